@@ -1,0 +1,215 @@
+import { z } from 'zod'
+import { type InputName, readInputs } from './inputs.js'
+import { validateBranchPrefix } from './tasks/ids.js'
+
+/** An input the user got wrong: the message names the input and the form that would be right. */
+export class InputError extends Error {
+  constructor(
+    readonly input: string,
+    message: string,
+    options?: ErrorOptions
+  ) {
+    super(`Input '${input}': ${message}`, options)
+    this.name = 'InputError'
+  }
+}
+
+const list = (value: string): string[] =>
+  value
+    .split(/[\n,]/)
+    .map(s => s.trim())
+    .filter(Boolean)
+
+const bool = (name: InputName) =>
+  z.string().transform((v, ctx) => {
+    if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true'
+    ctx.addIssue({ code: 'custom', message: `expected true or false, got '${v}'`, path: [name] })
+    return z.NEVER
+  })
+
+const number = (name: InputName, opts: { int?: boolean; min: number; max?: number }) =>
+  z.string().transform((v, ctx) => {
+    const n = Number(v)
+    const ok = v !== '' && Number.isFinite(n) && (!opts.int || Number.isInteger(n))
+    if (ok && n >= opts.min && (opts.max === undefined || n <= opts.max)) return n
+    const range = opts.max === undefined ? `at least ${opts.min}` : `${opts.min} to ${opts.max}`
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `expected ${opts.int ? 'a whole number' : 'a number'} ${range}, got '${v}'`
+    })
+    return z.NEVER
+  })
+
+const oneOf = <T extends string>(name: InputName, values: readonly T[]) =>
+  z.string().transform((v, ctx) => {
+    if ((values as readonly string[]).includes(v)) return v as T
+    ctx.addIssue({ code: 'custom', path: [name], message: `expected one of ${values.join(', ')}, got '${v}'` })
+    return z.NEVER
+  })
+
+const author = z.string().transform((v, ctx) => {
+  const m = /^(.+?)\s*<([^<>\s]+)>$/.exec(v)
+  if (m?.[1] && m[2]) return { name: m[1], email: m[2] }
+  ctx.addIssue({ code: 'custom', path: ['commit-author'], message: `expected 'Name <email>', got '${v}'` })
+  return z.NEVER
+})
+
+const url = (name: InputName) =>
+  z.string().transform((v, ctx) => {
+    if (v === '') return undefined
+    if (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)) return v.replace(/\/+$/, '')
+    ctx.addIssue({ code: 'custom', path: [name], message: `expected an http(s) URL, got '${v}'` })
+    return z.NEVER
+  })
+
+const optional = z.string().transform(v => (v === '' ? undefined : v))
+
+export const PERMISSION_MODES = ['bypassPermissions', 'acceptEdits', 'dontAsk', 'default', 'plan'] as const
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
+
+const schema = z.object({
+  tasks: z.string(),
+  'tasks-file': optional,
+  'api-key': optional,
+  'base-url': url('base-url'),
+  'auth-header': oneOf('auth-header', ['auto', 'bearer', 'x-api-key'] as const),
+  model: optional,
+  'small-model': optional,
+  'max-parallel': number('max-parallel', { int: true, min: 1, max: 64 }),
+  'max-turns': number('max-turns', { int: true, min: 1, max: 1000 }),
+  'timeout-minutes': number('timeout-minutes', { min: 0.01, max: 360 }),
+  'permission-mode': oneOf('permission-mode', PERMISSION_MODES),
+  'allowed-tools': z.string().transform(list),
+  'disallowed-tools': z.string().transform(list),
+  tools: z.string().transform(v => (v === 'default' ? undefined : list(v))),
+  verify: optional,
+  'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
+  'base-branch': optional,
+  'branch-prefix': z.string().transform((v, ctx) => {
+    const problem = validateBranchPrefix(v)
+    if (!problem) return v
+    ctx.addIssue({ code: 'custom', path: ['branch-prefix'], message: problem })
+    return z.NEVER
+  }),
+  draft: bool('draft'),
+  labels: z.string().transform(list),
+  reviewers: z.string().transform(list),
+  assignees: z.string().transform(list),
+  'github-token': optional,
+  'commit-author': author,
+  'trigger-phrase': z.string().min(1),
+  'queue-label': z.string().min(1),
+  'max-tasks': number('max-tasks', { int: true, min: 1, max: 1000 }),
+  'allowed-bots': z.string().transform(list),
+  'claude-path': optional,
+  effort: oneOf('effort', EFFORTS),
+  'append-system-prompt': optional,
+  'claude-args': z.string().transform(v => v.split(/\s+/).filter(Boolean)),
+  'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
+  'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
+  'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
+  'dry-run': bool('dry-run')
+} satisfies Record<InputName, z.ZodType>)
+
+type Parsed = z.infer<typeof schema>
+
+export interface Config {
+  tasks: string
+  tasksFile?: string
+  apiKey?: string
+  baseUrl?: string
+  authHeader: 'auto' | 'bearer' | 'x-api-key'
+  model?: string
+  smallModel?: string
+  maxParallel: number
+  maxTurns: number
+  timeoutMs: number
+  permissionMode: Parsed['permission-mode']
+  allowedTools: string[]
+  disallowedTools: string[]
+  tools?: string[]
+  verify?: string
+  verifyTimeoutMs: number
+  baseBranch?: string
+  branchPrefix: string
+  draft: boolean
+  labels: string[]
+  reviewers: string[]
+  assignees: string[]
+  githubToken?: string
+  commitAuthor: { name: string; email: string }
+  triggerPhrase: string
+  queueLabel: string
+  maxTasks: number
+  allowedBots: string[]
+  claudePath?: string
+  effort: Parsed['effort']
+  appendSystemPrompt?: string
+  claudeArgs: string[]
+  maxAttempts: number
+  retryDelayMs: number
+  deadlineMs: number
+  dryRun: boolean
+}
+
+/** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
+const RESERVED_FLAGS = ['-p', '--print', '--output-format', '--settings', '--dangerously-skip-permissions']
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = schema.safeParse(readInputs(env))
+  if (!result.success) {
+    const issue = result.error.issues[0]
+    const input = String(issue?.path[0] ?? 'inputs')
+    throw new InputError(input, issue?.message ?? 'invalid', { cause: result.error })
+  }
+  const p = result.data
+  if (p['permission-mode'] === 'dontAsk' && p['allowed-tools'].length === 0) {
+    throw new InputError(
+      'permission-mode',
+      "dontAsk denies every tool not listed, so it needs 'allowed-tools' (e.g. 'Edit,Write,Bash(npm test)'); or use bypassPermissions"
+    )
+  }
+  const reserved = p['claude-args'].find(a => RESERVED_FLAGS.includes(a.split('=')[0] ?? a))
+  if (reserved) {
+    throw new InputError('claude-args', `'${reserved}' is set by the action itself and cannot be overridden`)
+  }
+  return {
+    tasks: p.tasks,
+    tasksFile: p['tasks-file'],
+    apiKey: p['api-key'],
+    baseUrl: p['base-url'],
+    authHeader: p['auth-header'],
+    model: p.model,
+    smallModel: p['small-model'],
+    maxParallel: p['max-parallel'],
+    maxTurns: p['max-turns'],
+    timeoutMs: Math.round(p['timeout-minutes'] * 60_000),
+    permissionMode: p['permission-mode'],
+    allowedTools: p['allowed-tools'],
+    disallowedTools: p['disallowed-tools'],
+    tools: p.tools,
+    verify: p.verify,
+    verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
+    baseBranch: p['base-branch'],
+    branchPrefix: p['branch-prefix'],
+    draft: p.draft,
+    labels: p.labels,
+    reviewers: p.reviewers,
+    assignees: p.assignees,
+    githubToken: p['github-token'],
+    commitAuthor: p['commit-author'],
+    triggerPhrase: p['trigger-phrase'],
+    queueLabel: p['queue-label'],
+    maxTasks: p['max-tasks'],
+    allowedBots: p['allowed-bots'],
+    claudePath: p['claude-path'],
+    effort: p.effort,
+    appendSystemPrompt: p['append-system-prompt'],
+    claudeArgs: p['claude-args'],
+    maxAttempts: p['max-attempts'],
+    retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
+    deadlineMs: Math.round(p['deadline-minutes'] * 60_000),
+    dryRun: p['dry-run']
+  }
+}

@@ -1,0 +1,74 @@
+import path from 'node:path'
+import type { Config } from '../config.js'
+import { FleetRepo } from '../git/repo.js'
+import type { Octokit, Repo } from '../github/client.js'
+import { prBody } from '../report/pr-body.js'
+import type { Task } from '../tasks/task.js'
+import type { Progress } from '../worker/spawn.js'
+import type { Outcome } from './outcome.js'
+import { runPool } from './pool.js'
+import { runTask } from './task.js'
+
+export interface FleetOptions {
+  config: Config
+  tasks: Task[]
+  remoteUrl: string
+  /** Credential for fetch and push, scoped to those commands. */
+  gitToken?: string
+  /** A fresh directory for the fleet's clone, worktrees, cages and transcripts. */
+  root: string
+  claude: string
+  apiKey: string
+  github?: { octokit: Octokit; repo: Repo }
+  runUrl?: string
+  deadline: number
+  log: (message: string) => void
+  onStart?: (task: Task) => void
+  onProgress?: (task: Task, progress: Progress) => void
+  onOutcome?: (outcome: Outcome) => void
+  hostEnv?: NodeJS.ProcessEnv
+}
+
+/** The engine the action and the CLI share: clone, then run every task through the pool. */
+export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[]; base: string }> {
+  const { config, tasks } = opts
+  const repo = await FleetRepo.open({ dir: path.join(opts.root, 'repo'), remoteUrl: opts.remoteUrl, token: opts.gitToken })
+  const base = config.baseBranch ?? (await repo.defaultBranch())
+  await repo.fetch(
+    base,
+    tasks.map(t => t.branch)
+  )
+  const byId = new Map(tasks.map(t => [t.id, t]))
+  const outcomes = await runPool(tasks, {
+    maxParallel: config.maxParallel,
+    deadline: opts.deadline,
+    onOutcome: opts.onOutcome,
+    run: task => {
+      opts.onStart?.(task)
+      return runTask(
+        {
+          worker: {
+            config,
+            claude: opts.claude,
+            apiKey: opts.apiKey,
+            root: opts.root,
+            host: opts.hostEnv ?? process.env,
+            isRoot: process.getuid?.() === 0,
+            log: opts.log,
+            onProgress: opts.onProgress
+          },
+          land: {
+            config,
+            repo,
+            base,
+            github: opts.github,
+            preserveDir: path.join(opts.root, 'preserved'),
+            prBody: outcome => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
+          }
+        },
+        task
+      )
+    }
+  })
+  return { outcomes, base }
+}

@@ -1,0 +1,79 @@
+import path from 'node:path'
+import type { Config } from '../config.js'
+import type { FleetRepo, Worktree } from '../git/repo.js'
+import type { Octokit, Repo } from '../github/client.js'
+import { upsertPullRequest } from '../github/pulls.js'
+import type { Task } from '../tasks/task.js'
+import type { Outcome } from './outcome.js'
+
+export interface LandContext {
+  config: Config
+  repo: FleetRepo
+  base: string
+  github?: { octokit: Octokit; repo: Repo }
+  preserveDir: string
+  prBody: (outcome: Outcome) => string
+}
+
+/** Commits whatever the worker left uncommitted, as the action's own identity. */
+export async function commitLeftovers(tree: Worktree, task: Task, config: Config, subject?: string): Promise<void> {
+  if (!(await tree.git.hasUncommitted())) return
+  const { name, email } = config.commitAuthor
+  const env = { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email }
+  await tree.git.exec(['add', '--all'])
+  await tree.git.exec(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', subject ?? `fleet(${task.id}): ${task.title}`], { env })
+}
+
+export async function hasNewCommits(tree: Worktree): Promise<boolean> {
+  return (await tree.git.out(['rev-parse', 'HEAD'])) !== tree.startSha
+}
+
+type Landing = Pick<Outcome, 'status' | 'prNumber' | 'prUrl' | 'error' | 'preserved' | 'branch'>
+
+/**
+ * Pushes the task's branch and, when `openPr`, opens or updates its PR. Work that cannot be pushed
+ * or PR'd is preserved (bundle + local ref) and the outcome says where.
+ */
+export async function land(ctx: LandContext, task: Task, draft: Outcome, openPr: boolean): Promise<Landing> {
+  const expected = await ctx.repo.remoteSha(task.branch)
+  const pushed = await ctx.repo.push(task.branch, expected)
+  if (!pushed.ok) {
+    const preserved = await preserve(ctx, task)
+    return { status: 'failed', branch: task.branch, error: `${pushed.reason}; ${preserved.note}`, preserved: preserved.where }
+  }
+  if (!openPr || !ctx.github) return { status: draft.status, branch: task.branch }
+  try {
+    const verifyFailed = draft.status === 'verify-failed'
+    const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {
+      branch: task.branch,
+      base: ctx.base,
+      title: verifyFailed ? `[verify failed] ${task.title}` : task.title,
+      body: ctx.prBody({ ...draft, branch: task.branch }),
+      draft: ctx.config.draft || verifyFailed,
+      labels: verifyFailed ? [...ctx.config.labels, 'fleet:verify-failed'] : ctx.config.labels,
+      reviewers: ctx.config.reviewers,
+      assignees: ctx.config.assignees
+    })
+    const status = verifyFailed ? 'verify-failed' : pr.created ? 'pr-opened' : 'pr-updated'
+    return { status, branch: task.branch, prNumber: pr.number, prUrl: pr.url }
+  } catch (error) {
+    const preserved = await preserve(ctx, task)
+    const message = error instanceof Error ? error.message : String(error)
+    return {
+      status: 'failed',
+      branch: task.branch,
+      error: `the branch was pushed but the pull request could not be opened: ${message}; ${preserved.note}`,
+      preserved: preserved.where
+    }
+  }
+}
+
+async function preserve(ctx: LandContext, task: Task): Promise<{ where?: string; note: string }> {
+  const file = path.join(ctx.preserveDir, `${task.id}.bundle`)
+  try {
+    await ctx.repo.preserve(task.branch, ctx.base, file)
+    return { where: file, note: `the work is preserved in ${file} (git bundle) and ref refs/fleet-preserved/${task.branch}` }
+  } catch (error) {
+    return { note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}` }
+  }
+}

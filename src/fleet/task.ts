@@ -1,0 +1,68 @@
+import type { Task } from '../tasks/task.js'
+import type { WorkerContext } from '../worker/run.js'
+import { runWorker } from '../worker/run.js'
+import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
+import type { Outcome } from './outcome.js'
+import { runVerify } from './verify.js'
+
+export interface TaskContext {
+  worker: WorkerContext
+  land: LandContext
+  now?: () => number
+}
+
+function startRef(task: Task, base: string): string {
+  return task.source.kind === 'follow-up' ? `refs/remotes/origin/${task.branch}` : `refs/remotes/origin/${base}`
+}
+
+/** One task's life: worktree -> worker -> verify -> commit -> push -> PR, ending in one outcome. */
+export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
+  const now = ctx.now ?? Date.now
+  const startedAt = now()
+  const { config } = ctx.land
+  await using tree = await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base))
+  const run = await runWorker(ctx.worker, task, tree.dir)
+  const outcome: Outcome = {
+    id: task.id,
+    title: task.title,
+    source: task.source,
+    status: 'failed',
+    turns: run.turns,
+    usage: run.usage,
+    model: run.model,
+    attempts: run.attempts,
+    finalMessage: run.finalMessage,
+    durationMs: 0,
+    startedAt
+  }
+  const finish = (fields: Partial<Outcome>): Outcome => {
+    const endedAt = now()
+    return { ...outcome, ...fields, endedAt, durationMs: endedAt - startedAt }
+  }
+
+  if (run.verdict.kind !== 'ok') {
+    // Failed work is still pushed (no PR), so nothing a worker produced is lost.
+    const status = run.verdict.kind
+    await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`)
+    if (!(await hasNewCommits(tree))) return finish({ status, error: run.verdict.error })
+    const landed = await land(ctx.land, task, { ...outcome, status }, false)
+    const where = landed.status === 'failed' ? landed.error : `its partial work is on branch ${task.branch}`
+    return finish({ status, branch: landed.branch, preserved: landed.preserved, error: `${run.verdict.error}; ${where}` })
+  }
+
+  const command = task.verify ?? config.verify
+  const verify = command ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs) : undefined
+  await commitLeftovers(tree, task, config)
+  if (!(await hasNewCommits(tree))) {
+    return finish({ status: 'no-changes', verify })
+  }
+  const verified = !verify || (verify.exitCode === 0 && !verify.timedOut)
+  const draft: Outcome = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify }
+  if (!verified) {
+    draft.error = verify.timedOut
+      ? `verify '${verify.command}' ran past verify-timeout-minutes`
+      : `verify '${verify.command}' exited with ${verify.exitCode}`
+  }
+  const landed = await land(ctx.land, task, draft, true)
+  return finish({ ...draft, ...landed, error: landed.error ?? draft.error })
+}

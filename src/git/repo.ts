@@ -1,0 +1,121 @@
+import { mkdir, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { authEnv, Git } from './git.js'
+
+export interface Worktree extends AsyncDisposable {
+  dir: string
+  git: Git
+  branch: string
+  /** The commit the worker started from: "no changes" means HEAD is still here. */
+  startSha: string
+}
+
+/**
+ * The fleet's own clone, made fresh in the runner's temp dir. Workers get worktrees of this clone,
+ * never of the checkout: its config holds no credential (actions/checkout persists the token in
+ * the checkout's .git/config, which every worktree of it shares). Credentials reach git only in
+ * the environment of the fetch and push commands.
+ */
+export class FleetRepo {
+  private constructor(
+    readonly git: Git,
+    readonly remoteUrl: string,
+    private readonly token: string | undefined,
+    private readonly env: NodeJS.ProcessEnv
+  ) {}
+
+  static async open(opts: { dir: string; remoteUrl: string; token?: string; env?: NodeJS.ProcessEnv }): Promise<FleetRepo> {
+    const env = opts.env ?? process.env
+    await rm(opts.dir, { recursive: true, force: true })
+    await mkdir(opts.dir, { recursive: true })
+    const git = Git.create(opts.dir, env)
+    await git.exec(['init', '--quiet'])
+    await git.exec(['remote', 'add', 'origin', opts.remoteUrl])
+    return new FleetRepo(git, opts.remoteUrl, opts.token, env)
+  }
+
+  private auth(): Record<string, string> {
+    return authEnv(this.remoteUrl, this.token, this.env)
+  }
+
+  /** The remote's default branch, from its HEAD symref. */
+  async defaultBranch(): Promise<string> {
+    const out = (await this.git.exec(['ls-remote', '--symref', 'origin', 'HEAD'], { env: this.auth() })).stdout
+    const match = /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(out)
+    if (!match?.[1]) throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
+    return match[1]
+  }
+
+  /** Fetches the base branch and the given work branches (missing work branches are fine). */
+  async fetch(base: string, branches: string[]): Promise<void> {
+    await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], {
+      env: this.auth()
+    })
+    if (branches.length === 0) return
+    const specs = branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
+    const listed = await this.git.exec(['ls-remote', '--heads', 'origin', ...branches.map(b => `refs/heads/${b}`)], {
+      env: this.auth()
+    })
+    const existing = specs.filter((_, i) => listed.stdout.includes(`refs/heads/${branches[i]}\n`))
+    if (existing.length) await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], { env: this.auth() })
+  }
+
+  remoteSha(branch: string): Promise<string | undefined> {
+    return this.git.tryRevParse(`refs/remotes/origin/${branch}`)
+  }
+
+  /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
+  async worktree(id: string, branch: string, startRef: string): Promise<Worktree> {
+    const dir = path.join(this.git.dir, '..', 'worktrees', id)
+    await rm(dir, { recursive: true, force: true })
+    await this.git.exec(['worktree', 'prune'])
+    await this.git.exec(['worktree', 'add', '--quiet', '--force', '-B', branch, dir, startRef])
+    const git = this.git.at(dir)
+    const startSha = await git.out(['rev-parse', 'HEAD'])
+    const repo = this.git
+    return {
+      dir,
+      git,
+      branch,
+      startSha,
+      async [Symbol.asyncDispose]() {
+        await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
+        await rm(dir, { recursive: true, force: true })
+      }
+    }
+  }
+
+  /**
+   * Pushes `branch` with a lease: the remote must still be where we last saw it (absent = must
+   * not exist), so a concurrent human push is never overwritten.
+   */
+  async push(branch: string, expected: string | undefined): Promise<{ ok: true } | { ok: false; reason: string }> {
+    const ref = `refs/heads/${branch}`
+    const result = await this.git.exec(
+      ['push', '--porcelain', `--force-with-lease=${ref}:${expected ?? ''}`, 'origin', `refs/heads/${branch}:${ref}`],
+      { env: this.auth(), allowFailure: true }
+    )
+    if (result.exitCode === 0) return { ok: true }
+    return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) }
+  }
+
+  /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */
+  async preserve(branch: string, base: string, file: string): Promise<void> {
+    await mkdir(path.dirname(file), { recursive: true })
+    await this.git.exec(['update-ref', `refs/fleet-preserved/${branch}`, `refs/heads/${branch}`])
+    await this.git.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^refs/remotes/origin/${base}`])
+  }
+}
+
+/** The remote's own words for a rejected push, as one sentence. */
+export function pushFailureReason(output: string): string {
+  const lines = output.split('\n').map(l => l.trim())
+  const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean)
+  if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
+    return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)'
+  }
+  const rejected = lines.find(l => l.startsWith('!') || /\[(remote )?rejected\]/.test(l))
+  const fatal = lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
+  const parts = [remote.join(' '), rejected, fatal].filter(Boolean)
+  return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`
+}

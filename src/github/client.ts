@@ -1,0 +1,36 @@
+import { getOctokit } from '@actions/github'
+import { retry } from '@octokit/plugin-retry'
+import { throttling } from '@octokit/plugin-throttling'
+
+export type Octokit = ReturnType<typeof getOctokit>
+
+export interface Repo {
+  owner: string
+  repo: string
+}
+
+/**
+ * Octokit with the retry plugin (5xx and network errors, with backoff) and the throttling plugin
+ * (primary and secondary rate limits: waits for `retry-after` / `x-ratelimit-reset`, twice).
+ */
+export function createClient(token: string, apiUrl: string, log: (m: string) => void): Octokit {
+  return getOctokit(
+    token,
+    {
+      baseUrl: apiUrl,
+      retry: { retries: 3 },
+      throttle: {
+        onRateLimit: (after: number, options: { method: string; url: string }, _o: unknown, count: number) => {
+          log(`GitHub rate limit on ${options.method} ${options.url}; retrying in ${after}s`)
+          return count < 2
+        },
+        onSecondaryRateLimit: (after: number, options: { method: string; url: string }, _o: unknown, count: number) => {
+          log(`GitHub secondary rate limit on ${options.method} ${options.url}; retrying in ${after}s`)
+          return count < 2
+        }
+      }
+    },
+    retry,
+    throttling
+  )
+}

@@ -1,0 +1,173 @@
+/**
+ * The action's inputs: one table that action.yml, the README and the config schema are checked
+ * against (test/unit/metadata.test.ts). CONTRACT.md fixes the names marked `contract`.
+ */
+export interface InputSpec {
+  description: string
+  default?: string
+  required?: boolean
+  contract?: boolean
+}
+
+export const INPUTS = {
+  tasks: {
+    contract: true,
+    description:
+      'Tasks given directly: one prompt per non-empty line, or a YAML/JSON list whose items are a string or {id?, prompt, title?, model?, max-turns?, verify?, effort?}.'
+  },
+  'tasks-file': {
+    contract: true,
+    description: 'Path, inside the workspace, of a YAML file holding such a list.'
+  },
+  'api-key': {
+    contract: true,
+    description:
+      "The model endpoint's key, from a repository secret. Masked at once, never logged, never on a command line. Required unless ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN is already in the environment."
+  },
+  'base-url': {
+    contract: true,
+    description: "Anthropic-compatible endpoint (e.g. https://api.z.ai/api/anthropic). Empty = Anthropic's."
+  },
+  'auth-header': {
+    contract: true,
+    default: 'auto',
+    description:
+      "How the key is sent: bearer (ANTHROPIC_AUTH_TOKEN), x-api-key (ANTHROPIC_API_KEY), or auto (x-api-key for Anthropic's own endpoint, bearer otherwise)."
+  },
+  model: {
+    contract: true,
+    description: "The worker's main model (mapped onto the opus and sonnet slots). Empty = the CLI default."
+  },
+  'small-model': {
+    contract: true,
+    description: 'The haiku slot, and the overflow model after repeated overload.'
+  },
+  'max-parallel': {
+    contract: true,
+    default: '4',
+    description: 'Workers running at once.'
+  },
+  'max-turns': { contract: true, default: '40', description: 'Turn cap per worker.' },
+  'timeout-minutes': {
+    contract: true,
+    default: '30',
+    description: 'Wall-clock cap per worker, in minutes (fractions allowed).'
+  },
+  'permission-mode': {
+    contract: true,
+    default: 'bypassPermissions',
+    description:
+      'Claude Code permission mode for workers: bypassPermissions, acceptEdits, dontAsk (needs allowed-tools), default or plan.'
+  },
+  'allowed-tools': {
+    contract: true,
+    description: 'Tool rules the worker may use without asking (comma or newline separated).'
+  },
+  'disallowed-tools': {
+    contract: true,
+    description: 'Tool rules the worker may not use (comma or newline separated).'
+  },
+  tools: {
+    default: 'Bash,Edit,Read,Write,Glob,Grep',
+    description:
+      "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn; 'default' = the CLI's full set."
+  },
+  verify: {
+    contract: true,
+    description:
+      "Shell command run in each task's worktree after its worker; its result gates the PR (a failure opens a draft PR labelled fleet:verify-failed)."
+  },
+  'verify-timeout-minutes': {
+    default: '10',
+    description: 'Wall-clock cap of the verify command, in minutes.'
+  },
+  'base-branch': {
+    contract: true,
+    description: "Branch the work starts from and the PRs target. Empty = the repository's default branch."
+  },
+  'branch-prefix': {
+    contract: true,
+    default: 'fleet/',
+    description: 'Prefix of every work branch.'
+  },
+  draft: { contract: true, default: 'false', description: 'Open PRs as drafts.' },
+  labels: { description: 'Labels added to every PR (comma or newline separated).' },
+  reviewers: { description: 'Users asked to review every PR (comma or newline separated).' },
+  assignees: { description: 'Users assigned to every PR (comma or newline separated).' },
+  'github-token': {
+    contract: true,
+    default: '${{ github.token }}',
+    description: 'Token for push, PRs and comments. Never given to a worker.'
+  },
+  'commit-author': {
+    default: 'github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>',
+    description: "Identity of the action's commits, as 'Name <email>'."
+  },
+  'trigger-phrase': {
+    contract: true,
+    default: '/fleet',
+    description: 'Comment command that delegates work.'
+  },
+  'queue-label': {
+    contract: true,
+    default: 'fleet',
+    description: 'Label that queues an issue for delegation (labelled event, or scheduled batch).'
+  },
+  'max-tasks': {
+    default: '20',
+    description: 'Most issues one scheduled batch takes from the queue (oldest first).'
+  },
+  'allowed-bots': {
+    description: 'Bot accounts allowed to delegate from comments and labels (comma separated).'
+  },
+  'claude-path': {
+    contract: true,
+    description: 'Path of the claude executable. Empty = claude on PATH, else the pinned version is installed.'
+  },
+  effort: {
+    default: 'high',
+    description: "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
+  },
+  'append-system-prompt': {
+    description: "Text appended to the worker's system prompt."
+  },
+  'claude-args': {
+    description: 'Extra CLI arguments for every worker, whitespace separated (power users).'
+  },
+  'max-attempts': {
+    default: '3',
+    description:
+      'Runs of a worker that hit overload or rate limits (429, 529, 5xx) before it fails; then one more on small-model if set.'
+  },
+  'retry-delay-seconds': {
+    default: '20',
+    description: 'Base of the jittered exponential backoff between worker attempts.'
+  },
+  'deadline-minutes': {
+    default: '340',
+    description:
+      'Run-wide deadline from the start of the step: after it no worker starts and unstarted tasks end not-started.'
+  },
+  'dry-run': {
+    contract: true,
+    default: 'false',
+    description: 'Plan and report the tasks; run no worker, push nothing.'
+  }
+} as const satisfies Record<string, InputSpec>
+
+export type InputName = keyof typeof INPUTS
+
+/** What the runner passes: `INPUT_<NAME>`, upper-cased, spaces to '_', hyphens kept. */
+export function inputEnvName(name: string): string {
+  return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+}
+
+export function readInputs(env: NodeJS.ProcessEnv): Record<InputName, string> {
+  const raw = {} as Record<InputName, string>
+  for (const name of Object.keys(INPUTS) as InputName[]) {
+    const given = env[inputEnvName(name)]?.trim() ?? ''
+    const spec: InputSpec = INPUTS[name]
+    raw[name] = given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given
+  }
+  return raw
+}

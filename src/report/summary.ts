@@ -1,0 +1,55 @@
+import type { Outcome } from '../fleet/outcome.js'
+import { cell, duration, tokens } from './markdown.js'
+import { totals } from './results.js'
+
+const ICON: Record<Outcome['status'], string> = {
+  'pr-opened': '✅',
+  'pr-updated': '🔁',
+  'no-changes': '➖',
+  'verify-failed': '⚠️',
+  failed: '❌',
+  'timed-out': '⏱️',
+  'not-started': '⏸️',
+  refused: '⛔'
+}
+
+function prCell(o: Outcome): string {
+  return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (o.branch ?? '')
+}
+
+/** A mermaid gantt of the workers: GitHub renders it in job summaries. */
+export function timeline(outcomes: Outcome[]): string {
+  const ran = outcomes.filter(o => o.startedAt !== undefined && o.endedAt !== undefined)
+  if (ran.length === 0) return ''
+  const t0 = Math.min(...ran.map(o => o.startedAt ?? 0))
+  const lines = ['```mermaid', 'gantt', '  title Workers', '  dateFormat x', '  axisFormat %M:%S', '  section Tasks']
+  for (const o of ran) {
+    const state = FAILING_TAG[o.status] ?? 'done'
+    lines.push(`  ${o.id.replace(/:/g, '_')} :${state}, ${(o.startedAt ?? 0) - t0}, ${(o.endedAt ?? 0) - t0}`)
+  }
+  lines.push('```')
+  return lines.join('\n')
+}
+
+const FAILING_TAG: Partial<Record<Outcome['status'], string>> = { failed: 'crit', 'timed-out': 'crit', 'verify-failed': 'active' }
+
+export function summaryMarkdown(outcomes: Outcome[], note?: string): string {
+  const t = totals(outcomes)
+  const out = ['## Fleet Worker', '']
+  if (note) out.push(note, '')
+  out.push(
+    `${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens.`,
+    '',
+    '| task | status | PR | turns | tokens in / out | duration | model | note |',
+    '|---|---|---|---|---|---|---|---|'
+  )
+  for (const o of outcomes) {
+    const tin = o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens
+    out.push(
+      `| ${cell(o.title)} (\`${o.id}\`) | ${ICON[o.status]} ${o.status} | ${prCell(o)} | ${o.turns} | ${tokens(tin)} / ${tokens(o.usage.output_tokens)} | ${duration(o.durationMs)} | ${cell(o.model ?? 'default')} | ${cell(o.error ?? '')} |`
+    )
+  }
+  const chart = timeline(outcomes)
+  if (chart) out.push('', chart)
+  return out.join('\n') + '\n'
+}

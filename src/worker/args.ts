@@ -1,0 +1,51 @@
+import type { Config } from '../config.js'
+import type { Task } from '../tasks/task.js'
+
+/**
+ * The worker's argv. The prompt is not here: it goes on stdin, so a task's text never becomes a
+ * command-line argument and is not bounded by ARG_MAX.
+ */
+export function workerArgs(config: Config, task: Task, settingsPath: string): string[] {
+  const args = [
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--no-session-persistence',
+    '--settings',
+    settingsPath,
+    '--permission-mode',
+    config.permissionMode,
+    '--max-turns',
+    String(task.maxTurns ?? config.maxTurns)
+  ]
+  if (config.tools) args.push('--tools', config.tools.join(','))
+  if (config.allowedTools.length) args.push('--allowed-tools', ...config.allowedTools)
+  if (config.disallowedTools.length) args.push('--disallowed-tools', ...config.disallowedTools)
+  if (config.appendSystemPrompt) args.push('--append-system-prompt', config.appendSystemPrompt)
+  return [...args, ...config.claudeArgs]
+}
+
+/** Seeded into the worker's empty config dir: its effort, and no hooks from anywhere. */
+export function workerSettings(config: Config, task: Task): Record<string, unknown> {
+  return { effortLevel: task.effort ?? config.effort, disableAllHooks: true }
+}
+
+/** Framing: the task is data to act on, stated once, with the rules of the cage. */
+export function workerPrompt(task: Task): string {
+  const origin =
+    task.source.kind === 'issue'
+      ? `It comes from issue #${task.source.issue}${task.source.item ? `, checklist item ${task.source.item}` : ''}.`
+      : task.source.kind === 'follow-up'
+        ? `It is a follow-up on pull request #${task.source.pr}: the branch already holds earlier work.`
+        : ''
+  return [
+    `You are a Fleet Worker. Do the task below in this git repository (branch ${task.branch}).`,
+    'Edit files and run commands as needed; commit if you like. You cannot push: the fleet reviews and lands your work.',
+    origin,
+    '',
+    '<task>',
+    task.prompt,
+    '</task>'
+  ].join('\n')
+}

@@ -1,0 +1,62 @@
+import { execFile } from 'node:child_process'
+import { access, constants } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { InputError } from '../config.js'
+
+const run = promisify(execFile)
+
+/** The claude CLI this release is tested with; test/unit/pin.test.ts holds it to package.json. */
+export const CLAUDE_CODE_VERSION = '2.1.332'
+
+async function isExecutable(file: string): Promise<boolean> {
+  return access(file, constants.X_OK).then(
+    () => true,
+    () => false
+  )
+}
+
+export async function findOnPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
+  for (const dir of (pathVar ?? '').split(path.delimiter).filter(Boolean)) {
+    const candidate = path.join(dir, name)
+    if (await isExecutable(candidate)) return candidate
+  }
+  return undefined
+}
+
+/**
+ * Installs the pinned CLI under `dir`. npm 11 does not run a dependency's install scripts unless
+ * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
+ */
+async function installPinned(dir: string): Promise<string> {
+  await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], {
+    maxBuffer: 16 * 1024 * 1024
+  })
+  const pkg = path.join(dir, 'node_modules', '@anthropic-ai', 'claude-code')
+  await run(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg })
+  return path.join(dir, 'node_modules', '.bin', 'claude')
+}
+
+export interface Claude {
+  file: string
+  version: string
+}
+
+/** `claude-path`, else `claude` on PATH, else the pinned version installed under `installDir`. */
+export async function resolveClaude(opts: { claudePath?: string; pathVar?: string; installDir: string; log: (m: string) => void }): Promise<Claude> {
+  let file = opts.claudePath
+  if (file && !(await isExecutable(file))) {
+    throw new InputError('claude-path', `'${file}' is not an executable file; give the path of the claude binary, or leave it empty`)
+  }
+  file ??= await findOnPath('claude', opts.pathVar)
+  if (!file) {
+    opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`)
+    file = await installPinned(opts.installDir)
+  }
+  const { stdout } = await run(file, ['--version'], { env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' } })
+  const version = stdout.trim().split(/\s/)[0] ?? 'unknown'
+  if (version !== CLAUDE_CODE_VERSION) {
+    opts.log(`warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`)
+  }
+  return { file, version }
+}

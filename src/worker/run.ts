@@ -1,0 +1,92 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Config } from '../config.js'
+import type { Task } from '../tasks/task.js'
+import { workerArgs, workerPrompt, workerSettings } from './args.js'
+import { workerEnv } from './env.js'
+import { addUsage, judge, usageOf, type Usage, type Verdict, ZERO_USAGE } from './result.js'
+import { nextStep } from './retry.js'
+import { type Progress, spawnWorker } from './spawn.js'
+
+export interface WorkerContext {
+  config: Config
+  claude: string
+  apiKey: string
+  /** Per-run directory for config dirs, homes and transcripts. */
+  root: string
+  host: NodeJS.ProcessEnv
+  isRoot: boolean
+  log: (message: string) => void
+  onProgress?: (task: Task, progress: Progress) => void
+  sleep?: (ms: number) => Promise<void>
+}
+
+export interface WorkerRun {
+  verdict: Verdict
+  turns: number
+  usage: Usage
+  attempts: number
+  model?: string
+  finalMessage?: string
+  transcripts: string[]
+  /** The environment given to the worker, for running verify in the same cage (minus the key). */
+  env: Record<string, string>
+}
+
+const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
+
+/** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
+async function cage(ctx: WorkerContext, task: Task, attempt: number) {
+  const dir = path.join(ctx.root, 'workers', `${task.id}.${attempt}`)
+  await rm(dir, { recursive: true, force: true })
+  const paths = { configDir: path.join(dir, 'config'), home: path.join(dir, 'home'), tmp: path.join(dir, 'tmp') }
+  await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
+  const settings = path.join(paths.configDir, 'settings.json')
+  await writeFile(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2))
+  return { paths, settings, transcript: path.join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`) }
+}
+
+/** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
+export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Promise<WorkerRun> {
+  const { config } = ctx
+  await mkdir(path.join(ctx.root, 'transcripts'), { recursive: true })
+  let usage = ZERO_USAGE
+  let turns = 0
+  let model = task.model ?? config.model
+  const transcripts: string[] = []
+  for (let attempt = 1; ; attempt++) {
+    const { paths, settings, transcript } = await cage(ctx, task, attempt)
+    const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot: ctx.isRoot })
+    env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
+    env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
+    const exit = await spawnWorker({
+      file: ctx.claude,
+      args: workerArgs(config, task, settings),
+      env,
+      cwd,
+      stdin: workerPrompt(task),
+      timeoutMs: config.timeoutMs,
+      transcriptPath: transcript,
+      onProgress: p => ctx.onProgress?.(task, p)
+    })
+    transcripts.push(transcript)
+    usage = addUsage(usage, usageOf(exit.result))
+    turns += exit.result?.num_turns ?? 0
+    const verdict = judge(exit, { timeoutMinutes: config.timeoutMs / 60_000, maxTurns: task.maxTurns ?? config.maxTurns })
+    const next = nextStep(attempt, verdict, {
+      maxAttempts: config.maxAttempts,
+      baseDelayMs: config.retryDelayMs,
+      smallModel: config.smallModel
+    })
+    if (!next.retry) {
+      const safeEnv = { ...env }
+      delete safeEnv.ANTHROPIC_API_KEY
+      delete safeEnv.ANTHROPIC_AUTH_TOKEN
+      return { verdict, turns, usage, attempts: attempt, model, finalMessage: exit.result?.result, transcripts, env: safeEnv }
+    }
+    if (next.overflow) model = config.smallModel
+    const reason = verdict.kind === 'failed' ? verdict.error : verdict.kind
+    ctx.log(`[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${next.overflow ? ` on ${model}` : ''}`)
+    await (ctx.sleep ?? sleep)(next.delayMs)
+  }
+}

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process'
+import { createWriteStream } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { ResultSchema, type WorkerExit, type WorkerResult } from './result.js'
+
+export interface Progress {
+  turn: number
+  outputTokens: number
+}
+
+export interface SpawnOptions {
+  file: string
+  args: string[]
+  env: Record<string, string>
+  cwd: string
+  stdin: string
+  timeoutMs: number
+  transcriptPath: string
+  onProgress?: (progress: Progress) => void
+  /** Grace between SIGTERM and SIGKILL of the worker's process group. */
+  killGraceMs?: number
+}
+
+/** Process groups of live workers, so a cancelled run can stop them all (see stopAllWorkers). */
+const live = new Set<number>()
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal)
+  } catch {
+    // ESRCH: the group is already gone, which is what we wanted.
+  }
+}
+
+export function stopAllWorkers(): void {
+  for (const pid of live) killGroup(pid, 'SIGTERM')
+  setTimeout(() => {
+    for (const pid of live) killGroup(pid, 'SIGKILL')
+  }, 2000).unref()
+}
+
+function parseLine(line: string): Record<string, unknown> | undefined {
+  if (!line.startsWith('{')) return undefined
+  try {
+    return JSON.parse(line) as Record<string, unknown>
+  } catch {
+    return undefined
+  }
+}
+
+function outputTokensOf(event: Record<string, unknown>): number {
+  const message = event.message as { usage?: { output_tokens?: number } } | undefined
+  return message?.usage?.output_tokens ?? 0
+}
+
+/**
+ * Runs one worker in its own process group, reading its stream-json output as it arrives (kept
+ * as a transcript), and kills the whole group — SIGTERM, then SIGKILL — at the timeout, so the
+ * tools it started die with it.
+ */
+export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
+  const child = spawn(opts.file, opts.args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  const transcript = createWriteStream(opts.transcriptPath)
+  let stderr = ''
+  let result: WorkerResult | undefined
+  let timedOut = false
+  const progress: Progress = { turn: 0, outputTokens: 0 }
+
+  child.stdin.on('error', () => undefined) // a worker that dies early closes its stdin: not our error
+  child.stdin.end(opts.stdin)
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000)
+  })
+  const lines = createInterface({ input: child.stdout })
+  lines.on('line', line => {
+    transcript.write(`${line}\n`)
+    const event = parseLine(line)
+    if (!event) return
+    if (event.type === 'assistant') {
+      progress.turn += 1
+      progress.outputTokens += outputTokensOf(event)
+      opts.onProgress?.({ ...progress })
+    } else if (event.type === 'result') {
+      const parsed = ResultSchema.safeParse(event)
+      if (parsed.success) result = parsed.data
+    }
+  })
+
+  const pid = child.pid
+  if (pid !== undefined) live.add(pid)
+  const timer = setTimeout(() => {
+    timedOut = true
+    if (pid === undefined) return
+    killGroup(pid, 'SIGTERM')
+    setTimeout(() => killGroup(pid, 'SIGKILL'), opts.killGraceMs ?? 3000).unref()
+  }, opts.timeoutMs)
+
+  const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
+  const exit = await new Promise<{ code: number | null; signal: string | null; spawnError?: Error }>(resolve => {
+    child.once('error', error => resolve({ code: null, signal: null, spawnError: error }))
+    child.once('exit', (code, signal) => resolve({ code, signal }))
+  })
+  clearTimeout(timer)
+  if (pid !== undefined) {
+    // Tools the worker left running in the background die with it, and release its stdout.
+    killGroup(pid, 'SIGKILL')
+    live.delete(pid)
+  }
+  if (!exit.spawnError) await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())])
+  await new Promise<void>(resolve => transcript.end(resolve))
+  if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
+  return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr }
+}
