@@ -12,15 +12,17 @@ import { createClient } from './github/client.js'
 import { outputs } from './report/results.js'
 import { summaryMarkdown } from './report/summary.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
+import type { Task } from './tasks/task.js'
+import type { Progress } from './worker/spawn.js'
 import { resolveClaude } from './worker/install.js'
 import { stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(config: Config, env: NodeJS.ProcessEnv): string | undefined {
+function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | undefined {
   const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
-  if (key) core.setSecret(key)
+  if (key) io.setSecret(key)
   return key
 }
 
@@ -33,16 +35,34 @@ async function remoteUrlOf(ctx: RunContext): Promise<string> {
   return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
 }
 
-function report(outcomes: Outcome[], note?: string): Promise<unknown> {
-  for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
-  return core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
+/** The edges where the action and the CLI differ: logging and reporting. */
+export interface Io {
+  info(message: string): void
+  warning(message: string): void
+  setSecret(secret: string): void
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>
+  report(outcomes: Outcome[], note?: string): Promise<void>
+  onProgress?: (task: Task, progress: Progress) => void
 }
 
-async function fleetAction(env: NodeJS.ProcessEnv): Promise<Outcome[]> {
+export const actionsIo: Io = {
+  info: core.info,
+  warning: core.warning,
+  setSecret: core.setSecret,
+  group: core.group,
+  async report(outcomes, note) {
+    for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
+    await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
+  },
+  onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
+}
+
+/** The whole flow, from inputs and event to reported outcomes. */
+export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const startedAt = Date.now()
   const config = parseConfig(env)
-  const apiKey = modelKey(config, env)
-  if (config.githubToken) core.setSecret(config.githubToken)
+  const apiKey = modelKey(config, env, io)
+  if (config.githubToken) io.setSecret(config.githubToken)
   const ctx = await readContext(env)
   const request = readEvent(ctx.eventName, ctx.payload, {
     hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
@@ -50,8 +70,8 @@ async function fleetAction(env: NodeJS.ProcessEnv): Promise<Outcome[]> {
     queueLabel: config.queueLabel
   })
   if (request.kind === 'ignore') {
-    core.notice(`Nothing to do: ${request.reason}.`)
-    await report([], `Nothing to do: ${request.reason}.`)
+    io.info(`Nothing to do: ${request.reason}.`)
+    await io.report([], `Nothing to do: ${request.reason}.`)
     return []
   }
   if (request.kind !== 'tasks') {
@@ -61,22 +81,22 @@ async function fleetAction(env: NodeJS.ProcessEnv): Promise<Outcome[]> {
   if (tasks.length === 0) {
     throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
   }
-  core.info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`)
+  io.info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`)
   if (config.dryRun) {
     const planned = tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error: 'dry-run: planned, not run' }), branch: t.branch }))
-    await report(planned, 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.')
+    await io.report(planned, 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.')
     return planned
   }
   if (!apiKey) {
     throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
   }
-  const claude = await core.group('Worker binary', () =>
-    resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: core.info })
+  const claude = await io.group('Worker binary', () =>
+    resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
   )
-  core.info(`claude ${claude.version} at ${claude.file}`)
-  const octokit = config.githubToken ? createClient(config.githubToken, ctx.apiUrl, core.info) : undefined
+  io.info(`claude ${claude.version} at ${claude.file}`)
+  const octokit = config.githubToken ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
   const onSigterm = () => {
-    core.warning('Cancelled: stopping every worker and reporting what happened.')
+    io.warning('Cancelled: stopping every worker and reporting what happened.')
     stopAllWorkers()
   }
   process.once('SIGTERM', onSigterm)
@@ -92,12 +112,12 @@ async function fleetAction(env: NodeJS.ProcessEnv): Promise<Outcome[]> {
       github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined,
       runUrl: runUrl(ctx),
       deadline: startedAt + config.deadlineMs,
-      log: core.info,
-      onStart: task => core.info(`[${task.id}] started on ${task.branch}`),
-      onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`),
-      onOutcome: o => core.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+      log: io.info,
+      onStart: task => io.info(`[${task.id}] started on ${task.branch}`),
+      onProgress: io.onProgress,
+      onOutcome: o => io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
     })
-    await report(outcomes)
+    await io.report(outcomes)
     return outcomes
   } finally {
     process.off('SIGTERM', onSigterm)
@@ -107,7 +127,7 @@ async function fleetAction(env: NodeJS.ProcessEnv): Promise<Outcome[]> {
 /** The action's entry: the one place that fails the step. */
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   try {
-    const outcomes = await fleetAction(env)
+    const outcomes = await fleetAction(env, actionsIo)
     const bad = outcomes.filter(o => FAILING.includes(o.status))
     if (bad.length > 0) {
       core.setFailed(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`)

@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process'
+import { readdir, readFile, stat } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { extraheaderValue } from '../support/git-remote.js'
+import type { RunActionResult } from '../support/run-action.js'
+import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack } from './stack.js'
+
+const exec = promisify(execFile)
+
+/** The secrets of every scenario, and the forms they could leak in. */
+export function secrets(): Record<string, string> {
+  const header = extraheaderValue(GITHUB_TOKEN)
+  return {
+    'GitHub token': GITHUB_TOKEN,
+    'GitHub token (base64 in basic auth)': Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64'),
+    'checkout extraheader': header,
+    'model key': MODEL_KEY
+  }
+}
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => [])
+  return entries.filter(e => e.isFile()).map(e => path.join(e.parentPath, e.name))
+}
+
+/** Everything the outside world got from a run: what a leak would have to pass through. */
+async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string, string]>> {
+  const out: Array<[string, string]> = [
+    ['stdout', run.stdout],
+    ['stderr', run.stderr],
+    ['outputs', JSON.stringify(run.outputs)],
+    ['step summary', run.summary],
+    ['GitHub API requests', JSON.stringify(stack.github.requests)],
+    ['GitHub API state', JSON.stringify(stack.github.state)]
+  ]
+  // Everything workers sent to the model, tool results included — except the auth headers, which
+  // are where the model key belongs.
+  for (const r of stack.model.requests) out.push([`model request ${r.key ?? ''} step ${r.step}`, JSON.stringify(r.body)])
+  // Transcripts and preserved bundles are what Actions would upload as artifacts.
+  for (const file of await filesUnder(path.join(run.runnerTemp, 'fleet-worker'))) {
+    if (/\/(transcripts|preserved)\//.test(file) && (await stat(file)).size < 20_000_000) {
+      out.push([file, await readFile(file, 'latin1')])
+    }
+  }
+  // Every pushed commit: messages and content.
+  const bare = await bareRepoOf(stack)
+  const { stdout } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 })
+  out.push(['pushed commits', stdout])
+  return out
+}
+
+async function bareRepoOf(stack: Stack): Promise<string> {
+  const branches = await stack.git.branches(`${OWNER}/${REPO}`)
+  void branches
+  return stack.git.repoPath(`${OWNER}/${REPO}`)
+}
+
+/** Zero hits of any secret anywhere the run's products went. Throws with where it was found. */
+export async function assertNoLeaks(stack: Stack, run: RunActionResult): Promise<void> {
+  const hits: string[] = []
+  const texts = await corpus(stack, run)
+  for (const [name, secret] of Object.entries(secrets())) {
+    for (const [where, text] of texts) if (text.includes(secret)) hits.push(`${name} found in ${where}`)
+  }
+  if (hits.length) throw new Error(`secrets leaked:\n${hits.join('\n')}`)
+}

@@ -1,0 +1,111 @@
+/**
+ * The whole offline world of an end-to-end test: the scripted model server, a git remote that
+ * checks the token, the GitHub API mock, and a workspace laid out as actions/checkout leaves it.
+ * Every action run goes through `stack.run()`, which ends with the leak scan (test/e2e/leaks.ts):
+ * a scenario cannot run the action without it.
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { makeWorkspace, startGitRemote, type GitRemote, gitTestEnv } from '../support/git-remote.js'
+import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from '../support/github-mock.js'
+import { startModelServer, type ModelServer, type ModelServerOptions } from '../support/model-server.js'
+import { runAction, type RunActionResult } from '../support/run-action.js'
+import { assertNoLeaks } from './leaks.js'
+
+export const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef'
+export const MODEL_KEY = 'sk-fleet-e2e-model-key-0123456789'
+export const OWNER = 'acme'
+export const REPO = 'widgets'
+
+export interface Stack {
+  model: ModelServer
+  git: GitRemote
+  github: GitHubMock
+  workspace: string
+  cloneUrl: string
+  /** Runs `node dist/index.js` as the runner would, then scans everything for leaked secrets. */
+  run(opts: { inputs?: Record<string, string>; eventName?: string; payload?: object; env?: Record<string, string>; timeoutMs?: number; signalAfterMs?: { signal: NodeJS.Signals; ms: number } }): Promise<RunActionResult>
+  close(): Promise<void>
+}
+
+export interface StackOptions {
+  files?: Record<string, string>
+  model?: ModelServerOptions
+  github?: Partial<GitHubMockOptions>
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const home = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-home-'))
+  const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model })
+  const git = await startGitRemote({ token: GITHUB_TOKEN })
+  const github = await startGitHubMock({ owner: OWNER, repo: REPO, defaultBranch: 'main', token: GITHUB_TOKEN, ...opts.github })
+  const cloneUrl = await git.createRepo(`${OWNER}/${REPO}`, {
+    files: opts.files ?? { 'README.md': '# widgets\n', 'package.json': '{"name":"widgets","private":true}\n' }
+  })
+  const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN)
+  const runs: RunActionResult[] = []
+  const stack: Stack = {
+    model,
+    git,
+    github,
+    workspace,
+    cloneUrl,
+    async run(r) {
+      const result = await runAction({
+        inputs: {
+          'github-token': GITHUB_TOKEN,
+          'api-key': MODEL_KEY,
+          'base-url': model.url,
+          'max-parallel': '2',
+          'retry-delay-seconds': '0.2',
+          ...r.inputs
+        },
+        eventName: r.eventName ?? 'workflow_dispatch',
+        payload: r.payload ?? { inputs: {}, ref: 'refs/heads/main', repository: { full_name: `${OWNER}/${REPO}` } },
+        workspace,
+        repository: `${OWNER}/${REPO}`,
+        serverUrl: git.url.replace(/\/$/, ''),
+        apiUrl: github.url,
+        env: { ...(gitTestEnv(home) as Record<string, string>), ...r.env },
+        timeoutMs: r.timeoutMs ?? 120_000,
+        signalAfterMs: r.signalAfterMs
+      })
+      runs.push(result)
+      await assertNoLeaks(stack, result)
+      return result
+    },
+    async close() {
+      await Promise.allSettled([model.close(), git.close(), github.close()])
+      await rm(home, { recursive: true, force: true })
+      await rm(workspace, { recursive: true, force: true })
+      for (const r of runs) await rm(r.runnerTemp, { recursive: true, force: true })
+    }
+  }
+  return stack
+}
+
+/** The `results` output, parsed. */
+export interface ResultEntry {
+  id: string
+  status: string
+  branch: string | null
+  'pr-number': number | null
+  'pr-url': string | null
+  turns: number
+  'duration-ms': number
+  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }
+  error: string | null
+  model: string | null
+  attempts: number
+}
+
+export function results(run: RunActionResult): ResultEntry[] {
+  const raw = run.outputs.results
+  if (raw === undefined) throw new Error(`no results output; stderr: ${run.stderr}\nstdout: ${run.stdout.slice(-3000)}`)
+  return JSON.parse(raw) as ResultEntry[]
+}
+
+export function byId(run: RunActionResult): Map<string, ResultEntry> {
+  return new Map(results(run).map(r => [r.id, r]))
+}
