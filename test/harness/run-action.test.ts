@@ -1,0 +1,79 @@
+import * as core from '@actions/core'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { inputEnvName, parseFileCommand } from '../support/run-action.js'
+
+describe('parseFileCommand', () => {
+  let dir: string
+  let saved: string | undefined
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'file-command-'))
+    saved = process.env.GITHUB_OUTPUT
+  })
+
+  afterEach(async () => {
+    if (saved === undefined) delete process.env.GITHUB_OUTPUT
+    else process.env.GITHUB_OUTPUT = saved
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('reads back what @actions/core setOutput writes (heredoc format)', async () => {
+    const file = join(dir, 'output')
+    await writeFile(file, '')
+    process.env.GITHUB_OUTPUT = file
+    const report = { tasks: [{ id: 't1', outcome: 'landed' }], note: 'a=b<<c' }
+    core.setOutput('pr-urls', 'http://x/pull/1\nhttp://x/pull/2')
+    core.setOutput('report', report)
+    core.setOutput('empty', '')
+    core.setOutput('count', 3)
+
+    const written = await readFile(file, 'utf8')
+    expect(written).toMatch(/^pr-urls<<ghadelimiter_[0-9a-f-]{36}\n/)
+    expect(parseFileCommand(written)).toEqual({
+      'pr-urls': 'http://x/pull/1\nhttp://x/pull/2',
+      report: JSON.stringify(report),
+      empty: '',
+      count: '3'
+    })
+  })
+
+  it('reads name=value lines, as `echo "x=y" >> $GITHUB_OUTPUT` writes them', () => {
+    const content = 'landed=2\nurl=http://h/p?a=1&b=2\nexpr=x<<y\n\nlanded=3\n'
+    expect(parseFileCommand(content)).toEqual({
+      landed: '3',
+      url: 'http://h/p?a=1&b=2',
+      expr: 'x<<y'
+    })
+  })
+
+  it('mixes both formats, keeps blank lines inside a heredoc, and accepts CRLF', () => {
+    const content = 'a=1\r\nbody<<EOF\r\nline 1\r\n\r\nline 3\r\nEOF\r\nb=2\r\n'
+    expect(parseFileCommand(content)).toEqual({ a: '1', body: 'line 1\n\nline 3', b: '2' })
+  })
+
+  it('rejects what the runner rejects', () => {
+    expect(() => parseFileCommand('no separator here\n')).toThrow(/Invalid file command/)
+    expect(() => parseFileCommand('=value\n')).toThrow(/empty name/)
+    expect(() => parseFileCommand('x<<EOF\nnever closed\n')).toThrow(/no closing 'EOF'/)
+  })
+})
+
+describe('inputEnvName', () => {
+  it('follows @actions/core: spaces to underscores, hyphens kept, upper case', () => {
+    expect(inputEnvName('api-key')).toBe('INPUT_API-KEY')
+    expect(inputEnvName('max parallel')).toBe('INPUT_MAX_PARALLEL')
+  })
+
+  it('is the name core.getInput reads', () => {
+    const name = inputEnvName('anthropic-api-key')
+    process.env[name] = '  secret  '
+    try {
+      expect(core.getInput('anthropic-api-key')).toBe('secret')
+    } finally {
+      delete process.env[name]
+    }
+  })
+})

@@ -1,0 +1,413 @@
+// A real git smart-HTTP remote for end-to-end tests: `git http-backend` behind a token check, so
+// pushes, auth failures, hook rejections and outages behave as they do against GitHub.
+import { spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+
+export interface GitRemoteRequest {
+  method: string
+  path: string
+  authorized: boolean
+  service?: string
+}
+
+export interface CommitInfo {
+  sha: string
+  subject: string
+  body: string
+  /** `Name <email>` */
+  author: string
+}
+
+export interface GitRemote {
+  /** Base URL with a trailing slash, e.g. http://127.0.0.1:PORT/ */
+  url: string
+  createRepo(
+    name: string,
+    opts?: { branch?: string; files?: Record<string, string> }
+  ): Promise<string>
+  /** The bare repository on disk, for assertions that read it directly. */
+  repoPath(name: string): string
+  branches(name: string): Promise<Record<string, string>>
+  readFile(name: string, ref: string, path: string): Promise<string | undefined>
+  log(name: string, ref: string, n?: number): Promise<CommitInfo[]>
+  setPreReceive(name: string, script: string): Promise<void>
+  setDown(down: boolean): void
+  requests: GitRemoteRequest[]
+  close(): Promise<void>
+}
+
+interface GitResult {
+  exitCode: number | null
+  stdout: string
+  stderr: string
+}
+
+/** The config file and variables that pin git's behaviour, independent of the machine's config. */
+export function gitTestEnv(home: string): NodeJS.ProcessEnv {
+  mkdirSync(home, { recursive: true })
+  const globalConfig = join(home, '.gitconfig')
+  writeFileSync(
+    globalConfig,
+    [
+      '[user]',
+      '\tname = Fleet Test',
+      '\temail = fleet-test@example.com',
+      '[init]',
+      '\tdefaultBranch = main',
+      '[advice]',
+      '\tdetachedHead = false',
+      ''
+    ].join('\n')
+  )
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: home,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: globalConfig,
+    GIT_TERMINAL_PROMPT: '0'
+  }
+}
+
+/** The header value actions/checkout persists for a token. */
+export function extraheaderValue(token: string): string {
+  return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`
+}
+
+export async function runGit(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv
+): Promise<GitResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (c: Buffer) => out.push(c))
+    child.stderr.on('data', (c: Buffer) => err.push(c))
+    child.on('error', reject)
+    child.on('close', exitCode =>
+      resolve({
+        exitCode,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8')
+      })
+    )
+  })
+}
+
+async function gitOk(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const r = await runGit(args, cwd, env)
+  if (r.exitCode !== 0) {
+    throw new Error(`git ${args.join(' ')} failed (${r.exitCode}): ${r.stderr.trim()}`)
+  }
+  return r.stdout
+}
+
+/** Matches what GitHub accepts: Basic with the token as password (any user), or Bearer. */
+function isAuthorized(header: string | undefined, token: string): boolean {
+  if (!header) return false
+  const [scheme = '', credential = ''] = header.trim().split(/\s+/, 2)
+  if (scheme.toLowerCase() === 'bearer') return credential === token
+  if (scheme.toLowerCase() !== 'basic') return false
+  const decoded = Buffer.from(credential, 'base64').toString('utf8')
+  const colon = decoded.indexOf(':')
+  return colon > 0 && decoded.slice(colon + 1) === token
+}
+
+function serviceOf(pathname: string, query: URLSearchParams): string | undefined {
+  const fromQuery = query.get('service')
+  if (fromQuery) return fromQuery
+  return /\/(git-upload-pack|git-receive-pack)$/.exec(pathname)?.[1]
+}
+
+function repoDir(root: string, name: string): string {
+  if (!/^[\w.-]+(\/[\w.-]+)*$/.test(name) || name.split('/').includes('..')) {
+    throw new Error(`Bad repository name '${name}'`)
+  }
+  return join(root, name.endsWith('.git') ? name : `${name}.git`)
+}
+
+export async function startGitRemote(opts: { token: string }): Promise<GitRemote> {
+  const base = await mkdtemp(join(tmpdir(), 'fleet-git-remote-'))
+  const root = join(base, 'repos')
+  await mkdir(root)
+  const env = gitTestEnv(join(base, 'home'))
+  const requests: GitRemoteRequest[] = []
+  const backends = new Set<ReturnType<typeof spawn>>()
+  let down = false
+
+  const serveBackend = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    authorized: boolean
+  ) => {
+    const cgiEnv: NodeJS.ProcessEnv = {
+      ...env,
+      GIT_PROJECT_ROOT: root,
+      GIT_HTTP_EXPORT_ALL: '1',
+      GATEWAY_INTERFACE: 'CGI/1.1',
+      REQUEST_METHOD: req.method ?? 'GET',
+      PATH_INFO: decodeURIComponent(url.pathname),
+      QUERY_STRING: url.search.replace(/^\?/, ''),
+      CONTENT_TYPE: req.headers['content-type'] ?? '',
+      REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+      ...(authorized ? { REMOTE_USER: 'x-access-token' } : {}),
+      ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
+      ...(req.headers['content-encoding']
+        ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
+        : {}),
+      // Without this the backend speaks protocol v0 even when the client asked for v2.
+      ...(typeof req.headers['git-protocol'] === 'string'
+        ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
+        : {})
+    }
+    const child = spawn('git', ['http-backend'], { env: cgiEnv, stdio: ['pipe', 'pipe', 'pipe'] })
+    backends.add(child)
+    child.on('close', () => backends.delete(child))
+    // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
+    child.stdin.on('error', () => {})
+    req.pipe(child.stdin)
+
+    let head = Buffer.alloc(0)
+    let headersSent = false
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (headersSent) {
+        res.write(chunk)
+        return
+      }
+      head = Buffer.concat([head, chunk])
+      const text = head.toString('latin1')
+      const crlf = text.indexOf('\r\n\r\n')
+      const lf = text.indexOf('\n\n')
+      const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1
+      if (end < 0) return
+      let status = 200
+      for (const line of text.slice(0, end).split(/\r?\n/)) {
+        const colon = line.indexOf(':')
+        if (colon <= 0) continue
+        const key = line.slice(0, colon).trim()
+        const value = line.slice(colon + 1).trim()
+        if (key.toLowerCase() === 'status') status = Number.parseInt(value, 10)
+        else res.setHeader(key, value)
+      }
+      res.writeHead(status)
+      headersSent = true
+      res.write(head.subarray(end))
+    })
+    const stderr: Buffer[] = []
+    child.stderr.on('data', (c: Buffer) => stderr.push(c))
+    child.on('close', code => {
+      if (!headersSent) {
+        res.writeHead(500, { 'content-type': 'text/plain' })
+        res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`)
+        return
+      }
+      res.end()
+    })
+  }
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+    const authorized = isAuthorized(req.headers.authorization, opts.token)
+    const service = serviceOf(url.pathname, url.searchParams)
+    requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      authorized,
+      ...(service ? { service } : {})
+    })
+    if (down) {
+      req.resume()
+      res.writeHead(503, { 'content-type': 'text/plain' })
+      res.end('Service Unavailable\n')
+      return
+    }
+    if (!authorized) {
+      req.resume()
+      res.writeHead(401, {
+        'www-authenticate': 'Basic realm="GitHub"',
+        'content-type': 'text/plain'
+      })
+      res.end('Unauthorized\n')
+      return
+    }
+    serveBackend(req, res, url, authorized)
+  })
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => resolve())
+  })
+  const port = (server.address() as AddressInfo).port
+  const url = `http://127.0.0.1:${port}/`
+
+  const bare = (name: string) => repoDir(root, name)
+
+  return {
+    url,
+    requests,
+    async createRepo(name, repoOpts = {}) {
+      const branch = repoOpts.branch ?? 'main'
+      const files = repoOpts.files ?? { 'README.md': `# ${name}\n` }
+      const dir = bare(name)
+      await mkdir(dirname(dir), { recursive: true })
+      await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env)
+      await gitOk(['config', 'http.receivepack', 'true'], dir, env)
+      const seed = await mkdtemp(join(base, 'seed-'))
+      try {
+        await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env)
+        for (const [path, content] of Object.entries(files)) {
+          await mkdir(dirname(join(seed, path)), { recursive: true })
+          await writeFile(join(seed, path), content)
+        }
+        await gitOk(['add', '--all'], seed, env)
+        await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env)
+        await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env)
+      } finally {
+        await rm(seed, { recursive: true, force: true })
+      }
+      return `${url}${name.endsWith('.git') ? name : `${name}.git`}`
+    },
+    repoPath: bare,
+    async branches(name) {
+      const out = await gitOk(
+        ['for-each-ref', '--format=%(refname:strip=2) %(objectname)', 'refs/heads'],
+        bare(name),
+        env
+      )
+      const result: Record<string, string> = {}
+      for (const line of out.split('\n')) {
+        const space = line.lastIndexOf(' ')
+        if (space > 0) result[line.slice(0, space)] = line.slice(space + 1)
+      }
+      return result
+    },
+    async readFile(name, ref, path) {
+      const r = await runGit(['cat-file', 'blob', `${ref}:${path}`], bare(name), env)
+      return r.exitCode === 0 ? r.stdout : undefined
+    },
+    async log(name, ref, n = 20) {
+      const out = await gitOk(
+        ['log', `-n${n}`, '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e', ref, '--'],
+        bare(name),
+        env
+      )
+      return out
+        .split('\x1e')
+        .map(record => record.replace(/^\n/, ''))
+        .filter(record => record.length > 0)
+        .map(record => {
+          const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f')
+          return { sha, subject, body: body.replace(/\n+$/, ''), author }
+        })
+    },
+    async setPreReceive(name, script) {
+      const hook = join(bare(name), 'hooks', 'pre-receive')
+      await mkdir(dirname(hook), { recursive: true })
+      await writeFile(hook, script.startsWith('#!') ? script : `#!/bin/sh\n${script}\n`)
+      await chmod(hook, 0o755)
+    },
+    setDown(value) {
+      down = value
+    },
+    async close() {
+      for (const child of backends) child.kill('SIGKILL')
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+      await rm(base, { recursive: true, force: true })
+    }
+  }
+}
+
+export interface WorkspaceOptions {
+  /** Where to check out; a fresh temp dir by default (the caller removes it). */
+  dir?: string
+  /** actions/checkout `fetch-depth`: 1 by default, 0 for all branches and tags. */
+  fetchDepth?: number
+  /** Check out the commit detached (checkout's behaviour for a bare SHA ref) instead of the branch. */
+  detach?: boolean
+  /**
+   * Where the token lives. 'config' (checkout v4/v5): `http.<origin>/.extraheader` in .git/config.
+   * 'includeIf' (checkout v6): a separate file, included from .git/config by
+   * `includeIf.gitdir:<dir>/.git.path` and `includeIf.gitdir:<dir>/.git/worktrees/*.path`.
+   */
+  credentials?: 'config' | 'includeIf'
+  /** For credentials 'includeIf': the directory of the credentials file (RUNNER_TEMP in Actions). */
+  credentialsDir?: string
+}
+
+/** Clone `cloneUrl` into a workspace laid out exactly as actions/checkout leaves one. */
+export async function makeWorkspace(
+  cloneUrl: string,
+  token: string,
+  opts: WorkspaceOptions = {}
+): Promise<string> {
+  const dir = opts.dir ?? (await mkdtemp(join(tmpdir(), 'fleet-workspace-')))
+  await mkdir(dir, { recursive: true })
+  // Setup needs no identity: keep the machine's config out without a home of its own.
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: dir,
+    LC_ALL: 'C',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_TERMINAL_PROMPT: '0'
+  }
+  const git = (...args: string[]) => gitOk(args, dir, env)
+
+  await git('-c', 'init.defaultBranch=main', 'init', '--quiet')
+  await git('remote', 'add', 'origin', cloneUrl)
+  await git('config', '--local', 'gc.auto', '0')
+  const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`
+  if (opts.credentials === 'includeIf') {
+    const credDir = opts.credentialsDir ?? join(dir, '.git')
+    const credFile = join(credDir, `git-credentials-${randomUUID()}.config`)
+    await mkdir(credDir, { recursive: true })
+    await gitOk(['config', '--file', credFile, headerKey, extraheaderValue(token)], dir, env)
+    const gitDir = join(dir, '.git')
+    await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile)
+    await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile)
+  } else {
+    await git('config', '--local', headerKey, extraheaderValue(token))
+  }
+
+  // checkout gets ref and sha from the event (GITHUB_REF, GITHUB_SHA): here, the remote's HEAD.
+  const symref = await git('ls-remote', '--symref', 'origin', 'HEAD')
+  const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref)?.[1]
+  const sha = /^([0-9a-f]{40})\tHEAD$/m.exec(symref)?.[1]
+  if (!branch || !sha) throw new Error(`Cannot read the default branch of ${cloneUrl}: ${symref}`)
+
+  const depth = opts.fetchDepth ?? 1
+  const fetch = ['-c', 'protocol.version=2', 'fetch']
+  if (depth > 0) {
+    const refspec = opts.detach ? sha : `+${sha}:refs/remotes/origin/${branch}`
+    await git(
+      ...fetch,
+      '--no-tags',
+      '--prune',
+      '--no-recurse-submodules',
+      `--depth=${depth}`,
+      'origin',
+      refspec
+    )
+  } else {
+    await git(
+      ...fetch,
+      '--prune',
+      '--no-recurse-submodules',
+      'origin',
+      '+refs/heads/*:refs/remotes/origin/*',
+      '+refs/tags/*:refs/tags/*'
+    )
+  }
+  if (opts.detach) await git('checkout', '--quiet', '--force', sha)
+  else await git('checkout', '--quiet', '--force', '-B', branch, `refs/remotes/origin/${branch}`)
+  return dir
+}
