@@ -9,31 +9,15 @@ import { runFleet } from './fleet/engine.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { createClient } from './github/client.js'
+import { IssueTracking } from './github/tracking.js'
 import { outputs } from './report/results.js'
 import { summaryMarkdown } from './report/summary.js'
-import { tasksFromInputs } from './tasks/from-inputs.js'
 import type { Task } from './tasks/task.js'
-import type { Progress } from './worker/spawn.js'
+import { planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
-import { stopAllWorkers } from './worker/spawn.js'
+import { type Progress, stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
-
-/** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | undefined {
-  const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
-  if (key) io.setSecret(key)
-  return key
-}
-
-/** Where to push: the checkout's origin, else the repository on the server. */
-async function remoteUrlOf(ctx: RunContext): Promise<string> {
-  const origin = await exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin']).then(
-    r => r.stdout.trim(),
-    () => ''
-  )
-  return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
-}
 
 /** The edges where the action and the CLI differ: logging and reporting. */
 export interface Io {
@@ -57,6 +41,22 @@ export const actionsIo: Io = {
   onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
 }
 
+/** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
+function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | undefined {
+  const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
+  if (key) io.setSecret(key)
+  return key
+}
+
+/** Where to push: the checkout's origin, else the repository on the server. */
+async function remoteUrlOf(ctx: RunContext): Promise<string> {
+  const origin = await exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin']).then(
+    r => r.stdout.trim(),
+    () => ''
+  )
+  return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
+}
+
 /** The whole flow, from inputs and event to reported outcomes. */
 export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const startedAt = Date.now()
@@ -74,18 +74,24 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     await io.report([], `Nothing to do: ${request.reason}.`)
     return []
   }
-  if (request.kind !== 'tasks') {
-    throw new Error(`the ${request.kind} trigger is not built yet; give 'tasks' or 'tasks-file'`)
-  }
-  const tasks = await tasksFromInputs(config, ctx.workspace)
-  if (tasks.length === 0) {
-    throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
+  const repo = { owner: ctx.owner, repo: ctx.repo }
+  const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
+  const github = octokit ? { octokit, repo } : undefined
+  const plan = await planRequest(request, { config, ctx, github, log: io.info })
+  const { tasks } = plan
+  if (tasks.length === 0 && plan.refused.length === 0) {
+    if (request.kind === 'tasks') {
+      throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
+    }
+    await io.report([], 'Nothing to do: no queued issues.')
+    return []
   }
   io.info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`)
-  if (config.dryRun) {
+  if (config.dryRun || tasks.length === 0) {
     const planned = tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error: 'dry-run: planned, not run' }), branch: t.branch }))
-    await io.report(planned, 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.')
-    return planned
+    const note = tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined
+    await io.report([...plan.refused, ...planned], note)
+    return [...plan.refused, ...planned]
   }
   if (!apiKey) {
     throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
@@ -94,9 +100,14 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
   )
   io.info(`claude ${claude.version} at ${claude.file}`)
-  const octokit = config.githubToken ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
+
+  const tracking = github ? new IssueTracking(github.octokit, repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined
+  await tracking?.start()
+  let deadline = startedAt + config.deadlineMs
+  const byId = new Map(tasks.map(t => [t.id, t]))
   const onSigterm = () => {
-    io.warning('Cancelled: stopping every worker and reporting what happened.')
+    io.warning('Cancelled: no new worker starts; stopping the running ones and reporting every task.')
+    deadline = 0
     stopAllWorkers()
   }
   process.once('SIGTERM', onSigterm)
@@ -109,16 +120,24 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
       root: path.join(ctx.runnerTemp, 'fleet-worker', ctx.runId ?? String(process.pid)),
       claude: claude.file,
       apiKey,
-      github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined,
+      github,
       runUrl: runUrl(ctx),
-      deadline: startedAt + config.deadlineMs,
+      deadline: () => deadline,
       log: io.info,
-      onStart: task => io.info(`[${task.id}] started on ${task.branch}`),
+      onStart: task => {
+        io.info(`[${task.id}] started on ${task.branch}`)
+        tracking?.running(task)
+      },
       onProgress: io.onProgress,
-      onOutcome: o => io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+      onOutcome: o => {
+        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+        tracking?.finished(byId.get(o.id), o)
+      }
     })
-    await io.report(outcomes)
-    return outcomes
+    await tracking?.finish()
+    const all = [...plan.refused, ...outcomes]
+    await io.report(all)
+    return all
   } finally {
     process.off('SIGTERM', onSigterm)
   }

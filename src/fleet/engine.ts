@@ -21,7 +21,7 @@ export interface FleetOptions {
   apiKey: string
   github?: { octokit: Octokit; repo: Repo }
   runUrl?: string
-  deadline: number
+  deadline: () => number
   log: (message: string) => void
   onStart?: (task: Task) => void
   onProgress?: (task: Task, progress: Progress) => void

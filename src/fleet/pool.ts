@@ -5,8 +5,8 @@ import type { Outcome } from './outcome.js'
 
 export interface PoolOptions {
   maxParallel: number
-  /** Epoch ms after which no new task starts. */
-  deadline: number
+  /** Epoch ms after which no new task starts (read before each start: a cancel moves it). */
+  deadline: () => number
   run: (task: Task) => Promise<Outcome>
   onOutcome?: (outcome: Outcome) => void
   now?: () => number
@@ -27,7 +27,7 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
     tasks.map(task =>
       limit(async () => {
         let outcome: Outcome
-        if (now() >= opts.deadline) {
+        if (now() >= opts.deadline()) {
           outcome = emptyOutcome(task, { status: 'not-started', error: 'the run reached its deadline (deadline-minutes) before this task started' })
         } else {
           try {

@@ -1,0 +1,75 @@
+import type { Outcome } from '../fleet/outcome.js'
+import { cell } from '../report/markdown.js'
+import type { Task } from '../tasks/task.js'
+import type { Octokit, Repo } from './client.js'
+
+export const MARKER = '<!-- fleet-worker:status -->'
+
+export type TaskState = { state: 'queued' } | { state: 'running' } | { state: 'done'; outcome: Outcome }
+
+function stateCell(s: TaskState): string {
+  if (s.state !== 'done') return s.state
+  const o = s.outcome
+  const pr = o.prUrl ? ` [#${o.prNumber}](${o.prUrl})` : ''
+  return `${o.status}${pr}${o.error ? `: ${cell(o.error)}` : ''}`
+}
+
+export function liveBody(tasks: Task[], states: Map<string, TaskState>, runUrl?: string): string {
+  const lines = [
+    MARKER,
+    '### Fleet Worker',
+    '',
+    '| task | state |',
+    '|---|---|',
+    ...tasks.map(t => `| ${cell(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`)
+  ]
+  if (runUrl) lines.push('', `[Latest run](${runUrl})`)
+  return lines.join('\n')
+}
+
+/**
+ * One comment per issue, found again by its hidden marker so reruns never add a second one, and
+ * rewritten as the issue's tasks move. Updates are serialised and never fail the run.
+ */
+export class LiveComment {
+  private id: number | undefined
+  private chain: Promise<void> = Promise.resolve()
+  private readonly states = new Map<string, TaskState>()
+
+  constructor(
+    private readonly octokit: Octokit,
+    private readonly repo: Repo,
+    readonly issue: number,
+    private readonly tasks: Task[],
+    private readonly runUrl: string | undefined,
+    private readonly log: (m: string) => void
+  ) {}
+
+  set(taskId: string, state: TaskState): Promise<void> {
+    this.states.set(taskId, state)
+    this.chain = this.chain.then(() => this.write()).catch((error: unknown) => {
+      this.log(`could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`)
+    })
+    return this.chain
+  }
+
+  flush(): Promise<void> {
+    return this.chain
+  }
+
+  private async write(): Promise<void> {
+    const body = liveBody(this.tasks, this.states, this.runUrl)
+    this.id ??= await this.find()
+    if (this.id) {
+      await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body })
+    } else {
+      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.issue, body })
+      this.id = data.id
+    }
+  }
+
+  private async find(): Promise<number | undefined> {
+    const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.issue, per_page: 100 })
+    return comments.find(c => c.body?.includes(MARKER))?.id
+  }
+}

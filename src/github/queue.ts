@@ -1,0 +1,50 @@
+import type { Octokit, Repo } from './client.js'
+
+export interface QueueLabels {
+  queued: string
+  inProgress: string
+  done: string
+  failed: string
+}
+
+export function queueLabels(queueLabel: string): QueueLabels {
+  return { queued: queueLabel, inProgress: `${queueLabel}:in-progress`, done: `${queueLabel}:done`, failed: `${queueLabel}:failed` }
+}
+
+export interface QueuedIssue {
+  number: number
+  title: string
+  body: string
+}
+
+/** Open issues carrying the queue label and not already taken, oldest first, at most `max`. */
+export async function listQueue(octokit: Octokit, repo: Repo, labels: QueueLabels, max: number): Promise<QueuedIssue[]> {
+  const taken: QueuedIssue[] = []
+  for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
+    ...repo,
+    state: 'open',
+    labels: labels.queued,
+    sort: 'created',
+    direction: 'asc',
+    per_page: 100
+  })) {
+    for (const issue of page.data) {
+      if (issue.pull_request) continue
+      const names = issue.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')))
+      if (names.includes(labels.inProgress)) continue
+      taken.push({ number: issue.number, title: issue.title, body: issue.body ?? '' })
+      if (taken.length >= max) return taken
+    }
+  }
+  return taken
+}
+
+/** Moves an issue along queued -> in progress -> done | failed (or back to queued). */
+export async function moveIssue(octokit: Octokit, repo: Repo, issue: number, add: string[], remove: string[]): Promise<void> {
+  if (add.length) await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels: add })
+  for (const name of remove) {
+    await octokit.rest.issues.removeLabel({ ...repo, issue_number: issue, name }).catch((error: unknown) => {
+      if ((error as { status?: number }).status !== 404) throw error
+    })
+  }
+}

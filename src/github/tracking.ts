@@ -1,0 +1,79 @@
+import type { Outcome } from '../fleet/outcome.js'
+import type { Task } from '../tasks/task.js'
+import type { Octokit, Repo } from './client.js'
+import { LiveComment } from './live-comment.js'
+import { moveIssue, type QueueLabels } from './queue.js'
+
+const LANDED = ['pr-opened', 'pr-updated', 'no-changes']
+
+function issueOf(task: Task): number | undefined {
+  return task.source.kind === 'issue' ? task.source.issue : task.source.kind === 'follow-up' ? task.source.pr : undefined
+}
+
+/**
+ * What the issues see of a run: one live comment per issue (or PR, for a follow-up), and, for
+ * queued issues, labels that move queued -> in progress -> done | failed. A task that never
+ * finished (a cancelled run) puts its issue back in the queue.
+ */
+export class IssueTracking {
+  private readonly comments = new Map<number, LiveComment>()
+  private readonly tasksOf = new Map<number, Task[]>()
+  private readonly done = new Map<string, Outcome>()
+
+  constructor(
+    private readonly octokit: Octokit,
+    private readonly repo: Repo,
+    tasks: Task[],
+    private readonly queue: QueueLabels | undefined,
+    runUrl: string | undefined,
+    private readonly log: (m: string) => void
+  ) {
+    for (const task of tasks) {
+      const issue = issueOf(task)
+      if (issue === undefined) continue
+      this.tasksOf.set(issue, [...(this.tasksOf.get(issue) ?? []), task])
+    }
+    for (const [issue, issueTasks] of this.tasksOf) {
+      this.comments.set(issue, new LiveComment(octokit, repo, issue, issueTasks, runUrl, log))
+    }
+  }
+
+  async start(): Promise<void> {
+    for (const [issue, tasks] of this.tasksOf) {
+      if (this.queue) await moveIssue(this.octokit, this.repo, issue, [this.queue.inProgress], [this.queue.done, this.queue.failed])
+      const comment = this.comments.get(issue)
+      for (const task of tasks) void comment?.set(task.id, { state: 'queued' })
+    }
+  }
+
+  running(task: Task): void {
+    const issue = issueOf(task)
+    if (issue !== undefined) void this.comments.get(issue)?.set(task.id, { state: 'running' })
+  }
+
+  finished(task: Task | undefined, outcome: Outcome): void {
+    this.done.set(outcome.id, outcome)
+    const issue = task && issueOf(task)
+    if (issue !== undefined) void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome })
+  }
+
+  /** Settles every comment and label once the fleet is done (or cancelled). */
+  async finish(): Promise<void> {
+    for (const [issue, tasks] of this.tasksOf) {
+      const comment = this.comments.get(issue)
+      await comment?.flush()
+      if (!this.queue) continue
+      const outcomes = tasks.map(t => this.done.get(t.id))
+      try {
+        if (outcomes.some(o => !o || o.status === 'not-started')) {
+          await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress])
+        } else {
+          const ok = outcomes.every(o => o && LANDED.includes(o.status))
+          await moveIssue(this.octokit, this.repo, issue, [ok ? this.queue.done : this.queue.failed], [this.queue.queued, this.queue.inProgress])
+        }
+      } catch (error) {
+        this.log(`could not move the labels of #${issue}: ${error instanceof Error ? error.message : String(error)}`)
+      }
+    }
+  }
+}

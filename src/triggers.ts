@@ -1,0 +1,103 @@
+import type { Config } from './config.js'
+import type { RunContext } from './context.js'
+import type { Actor, IssueRef, Request } from './event.js'
+import type { Outcome } from './fleet/outcome.js'
+import { emptyOutcome } from './fleet/pool.js'
+import { checkAccess } from './github/access.js'
+import type { Octokit, Repo } from './github/client.js'
+import { listQueue, queueLabels, type QueueLabels } from './github/queue.js'
+import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
+import { tasksFromInputs } from './tasks/from-inputs.js'
+import { idProblem } from './tasks/ids.js'
+import type { Task } from './tasks/task.js'
+
+/** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
+export interface Plan {
+  tasks: Task[]
+  refused: Outcome[]
+  /** Set when the issues' queue labels move with their tasks (label and schedule triggers). */
+  queue?: QueueLabels
+}
+
+interface Deps {
+  config: Config
+  ctx: RunContext
+  github?: { octokit: Octokit; repo: Repo }
+  log: (m: string) => void
+}
+
+function needGithub(deps: Deps, trigger: string): { octokit: Octokit; repo: Repo } {
+  if (!deps.github) throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`)
+  return deps.github
+}
+
+async function refuse(deps: Deps, issue: IssueRef, actor: Actor, reason: string, id: string): Promise<Plan> {
+  const { octokit, repo } = needGithub(deps, 'comment')
+  deps.log(`refused: ${reason}`)
+  await octokit.rest.issues.createComment({
+    ...repo,
+    issue_number: issue.number,
+    body: `@${actor.login} Fleet Worker did not start: ${reason}.`
+  })
+  const task: Task = { id, title: issue.title, prompt: '', branch: '', source: { kind: 'issue', issue: issue.number } }
+  return { tasks: [], refused: [emptyOutcome(task, { status: 'refused', error: reason })] }
+}
+
+/** Only write access delegates; an accepted comment gets an 👀 reaction. */
+async function authorise(deps: Deps, issue: IssueRef, actor: Actor, commentId?: number): Promise<string | undefined> {
+  const { octokit, repo } = needGithub(deps, 'comment')
+  const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots)
+  if (!access.allowed) return access.reason
+  if (commentId) await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
+  return undefined
+}
+
+/** A follow-up on a fleet PR continues that PR's branch. */
+async function followUp(deps: Deps, request: Extract<Request, { kind: 'follow-up' }>): Promise<Plan> {
+  const { octokit, repo } = needGithub(deps, 'follow-up')
+  const prefix = deps.config.branchPrefix
+  const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number })
+  const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
+  if (!id || idProblem(id) || pr.state !== 'open') {
+    const why = pr.state !== 'open' ? 'the pull request is closed' : `the pull request's branch is not a ${prefix}* fleet branch`
+    return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`)
+  }
+  const denied = await authorise(deps, request.issue, request.actor, request.commentId)
+  if (denied) return refuse(deps, request.issue, request.actor, denied, id)
+  const refs = /\bRefs #(\d+)/.exec(pr.body ?? '')
+  const base = taskFromComment(request.issue, request.text, prefix)
+  return {
+    tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
+    refused: []
+  }
+}
+
+export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
+  const prefix = deps.config.branchPrefix
+  switch (request.kind) {
+    case 'tasks':
+      return { tasks: await tasksFromInputs(deps.config, deps.ctx.workspace), refused: [] }
+    case 'comment': {
+      const denied = await authorise(deps, request.issue, request.actor, request.commentId)
+      if (denied) return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
+      const tasks = request.text ? [taskFromComment(request.issue, request.text, prefix)] : tasksFromIssue(request.issue, prefix)
+      return { tasks, refused: [] }
+    }
+    case 'follow-up':
+      return followUp(deps, request)
+    case 'labeled': {
+      const denied = await authorise(deps, request.issue, request.actor)
+      if (denied) return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
+      return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) }
+    }
+    case 'queue': {
+      const { octokit, repo } = needGithub(deps, 'schedule')
+      const labels = queueLabels(deps.config.queueLabel)
+      const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks)
+      deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`)
+      return { tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)), refused: [], queue: labels }
+    }
+    case 'ignore':
+      return { tasks: [], refused: [] }
+  }
+}
