@@ -30745,23 +30745,25 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(2713);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(6251);
 
-await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .e)();
+await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)();
 
 __webpack_async_result__();
 } catch(e) { __webpack_async_result__(e); } }, 1);
 
 /***/ }),
 
-/***/ 2713:
+/***/ 6251:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  e: () => (/* binding */ main_run)
+  eF: () => (/* binding */ main_run)
 });
+
+// UNUSED EXPORTS: actionsIo, fleetAction
 
 ;// CONCATENATED MODULE: external "os"
 const external_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("os");
@@ -30787,7 +30789,7 @@ function utils_toCommandValue(input) {
  * @returns The command properties to send with the actual annotation command
  * See IssueCommandProperties: https://github.com/actions/runner/blob/main/src/Runner.Worker/ActionCommandManager.cs#L646
  */
-function toCommandProperties(annotationProperties) {
+function utils_toCommandProperties(annotationProperties) {
     if (!Object.keys(annotationProperties).length) {
         return {};
     }
@@ -33598,7 +33600,7 @@ function core_debug(message) {
  * @param properties optional properties to add to the annotation.
  */
 function error(message, properties = {}) {
-    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('error', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a warning issue
@@ -33606,7 +33608,7 @@ function error(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function warning(message, properties = {}) {
-    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    command_issueCommand('warning', utils_toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Adds a notice issue
@@ -33614,7 +33616,7 @@ function warning(message, properties = {}) {
  * @param properties optional properties to add to the annotation.
  */
 function notice(message, properties = {}) {
-    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+    issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
 }
 /**
  * Writes info to log with console.log.
@@ -44263,7 +44265,7 @@ async function runPool(tasks, opts) {
     const now = opts.now ?? Date.now;
     return Promise.all(tasks.map(task => limit(async () => {
         let outcome;
-        if (now() >= opts.deadline) {
+        if (now() >= opts.deadline()) {
             outcome = emptyOutcome(task, { status: 'not-started', error: 'the run reached its deadline (deadline-minutes) before this task started' });
         }
         else {
@@ -50238,6 +50240,197 @@ function createClient(token, apiUrl, log) {
     }, retry, throttling);
 }
 
+;// CONCATENATED MODULE: ./src/github/live-comment.ts
+
+const MARKER = '<!-- fleet-worker:status -->';
+function stateCell(s) {
+    if (s.state !== 'done')
+        return s.state;
+    const o = s.outcome;
+    const pr = o.prUrl ? ` [#${o.prNumber}](${o.prUrl})` : '';
+    return `${o.status}${pr}${o.error ? `: ${cell(o.error)}` : ''}`;
+}
+function liveBody(tasks, states, runUrl) {
+    const lines = [
+        MARKER,
+        '### Fleet Worker',
+        '',
+        '| task | state |',
+        '|---|---|',
+        ...tasks.map(t => `| ${cell(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`)
+    ];
+    if (runUrl)
+        lines.push('', `[Latest run](${runUrl})`);
+    return lines.join('\n');
+}
+/**
+ * One comment per issue, found again by its hidden marker so reruns never add a second one, and
+ * rewritten as the issue's tasks move. Updates are serialised and never fail the run.
+ */
+class LiveComment {
+    octokit;
+    repo;
+    issue;
+    tasks;
+    runUrl;
+    log;
+    id;
+    chain = Promise.resolve();
+    states = new Map();
+    constructor(octokit, repo, issue, tasks, runUrl, log) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.issue = issue;
+        this.tasks = tasks;
+        this.runUrl = runUrl;
+        this.log = log;
+    }
+    set(taskId, state) {
+        this.states.set(taskId, state);
+        this.chain = this.chain.then(() => this.write()).catch((error) => {
+            this.log(`could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`);
+        });
+        return this.chain;
+    }
+    flush() {
+        return this.chain;
+    }
+    async write() {
+        const body = liveBody(this.tasks, this.states, this.runUrl);
+        this.id ??= await this.find();
+        if (this.id) {
+            await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body });
+        }
+        else {
+            const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.issue, body });
+            this.id = data.id;
+        }
+    }
+    async find() {
+        const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.issue, per_page: 100 });
+        return comments.find(c => c.body?.includes(MARKER))?.id;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/queue.ts
+function queueLabels(queueLabel) {
+    return { queued: queueLabel, inProgress: `${queueLabel}:in-progress`, done: `${queueLabel}:done`, failed: `${queueLabel}:failed` };
+}
+/** Open issues carrying the queue label and not already taken, oldest first, at most `max`. */
+async function listQueue(octokit, repo, labels, max) {
+    const taken = [];
+    for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
+        ...repo,
+        state: 'open',
+        labels: labels.queued,
+        sort: 'created',
+        direction: 'asc',
+        per_page: 100
+    })) {
+        for (const issue of page.data) {
+            if (issue.pull_request)
+                continue;
+            const names = issue.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')));
+            if (names.includes(labels.inProgress))
+                continue;
+            taken.push({ number: issue.number, title: issue.title, body: issue.body ?? '' });
+            if (taken.length >= max)
+                return taken;
+        }
+    }
+    return taken;
+}
+/** Moves an issue along queued -> in progress -> done | failed (or back to queued). */
+async function moveIssue(octokit, repo, issue, add, remove) {
+    if (add.length)
+        await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels: add });
+    for (const name of remove) {
+        await octokit.rest.issues.removeLabel({ ...repo, issue_number: issue, name }).catch((error) => {
+            if (error.status !== 404)
+                throw error;
+        });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/tracking.ts
+
+
+const LANDED = ['pr-opened', 'pr-updated', 'no-changes'];
+function tracking_issueOf(task) {
+    return task.source.kind === 'issue' ? task.source.issue : task.source.kind === 'follow-up' ? task.source.pr : undefined;
+}
+/**
+ * What the issues see of a run: one live comment per issue (or PR, for a follow-up), and, for
+ * queued issues, labels that move queued -> in progress -> done | failed. A task that never
+ * finished (a cancelled run) puts its issue back in the queue.
+ */
+class IssueTracking {
+    octokit;
+    repo;
+    queue;
+    log;
+    comments = new Map();
+    tasksOf = new Map();
+    done = new Map();
+    constructor(octokit, repo, tasks, queue, runUrl, log) {
+        this.octokit = octokit;
+        this.repo = repo;
+        this.queue = queue;
+        this.log = log;
+        for (const task of tasks) {
+            const issue = tracking_issueOf(task);
+            if (issue === undefined)
+                continue;
+            this.tasksOf.set(issue, [...(this.tasksOf.get(issue) ?? []), task]);
+        }
+        for (const [issue, issueTasks] of this.tasksOf) {
+            this.comments.set(issue, new LiveComment(octokit, repo, issue, issueTasks, runUrl, log));
+        }
+    }
+    async start() {
+        for (const [issue, tasks] of this.tasksOf) {
+            if (this.queue)
+                await moveIssue(this.octokit, this.repo, issue, [this.queue.inProgress], [this.queue.done, this.queue.failed]);
+            const comment = this.comments.get(issue);
+            for (const task of tasks)
+                void comment?.set(task.id, { state: 'queued' });
+        }
+    }
+    running(task) {
+        const issue = tracking_issueOf(task);
+        if (issue !== undefined)
+            void this.comments.get(issue)?.set(task.id, { state: 'running' });
+    }
+    finished(task, outcome) {
+        this.done.set(outcome.id, outcome);
+        const issue = task && tracking_issueOf(task);
+        if (issue !== undefined)
+            void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome });
+    }
+    /** Settles every comment and label once the fleet is done (or cancelled). */
+    async finish() {
+        for (const [issue, tasks] of this.tasksOf) {
+            const comment = this.comments.get(issue);
+            await comment?.flush();
+            if (!this.queue)
+                continue;
+            const outcomes = tasks.map(t => this.done.get(t.id));
+            try {
+                if (outcomes.some(o => !o || o.status === 'not-started')) {
+                    await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress]);
+                }
+                else {
+                    const ok = outcomes.every(o => o && LANDED.includes(o.status));
+                    await moveIssue(this.octokit, this.repo, issue, [ok ? this.queue.done : this.queue.failed], [this.queue.queued, this.queue.inProgress]);
+                }
+            }
+            catch (error) {
+                this.log(`could not move the labels of #${issue}: ${error instanceof Error ? error.message : String(error)}`);
+            }
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/report/results.ts
 
 /** One `results` entry: every field CONTRACT.md names is present (null when it does not apply). */
@@ -50324,6 +50517,31 @@ function summaryMarkdown(outcomes, note) {
     if (chart)
         out.push('', chart);
     return out.join('\n') + '\n';
+}
+
+;// CONCATENATED MODULE: ./src/github/access.ts
+const WRITERS = ['admin', 'maintain', 'write'];
+/** Only people with write access (admin, maintain, write) delegate; bots only when named. */
+async function checkAccess(octokit, repo, actor, allowedBots) {
+    if (actor.isBot) {
+        const name = actor.login.replace(/\[bot\]$/, '');
+        return allowedBots.includes(actor.login) || allowedBots.includes(name)
+            ? { allowed: true }
+            : { allowed: false, reason: `@${actor.login} is a bot not listed in allowed-bots` };
+    }
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: actor.login });
+        const role = data.role_name || data.permission;
+        return WRITERS.includes(role) || WRITERS.includes(data.permission)
+            ? { allowed: true }
+            : { allowed: false, reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin` };
+    }
+    catch (error) {
+        if (error.status === 404) {
+            return { allowed: false, reason: `@${actor.login} is not a collaborator of this repository` };
+        }
+        throw error;
+    }
 }
 
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
@@ -50435,6 +50653,69 @@ function assertUniqueIds(tasks, source) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/tasks/from-issue.ts
+
+/**
+ * Issue and comment text is data for the worker, never for a shell or a ref. Strip what a reader
+ * of the issue cannot see but a model would: HTML comments, zero-width and bidi-control
+ * characters, other control characters.
+ */
+function cleanText(text) {
+    return text
+        .replace(/<!--[\s\S]*?(-->|$)/g, '')
+        .replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/g, '')
+        .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+        .replace(/\r\n?/g, '\n')
+        .trim();
+}
+const ITEM = /^\s*[-*+]\s+\[([ xX])\]\s+(.+)$/;
+/** The issue's `- [ ]` / `- [x]` items, numbered by position so ids stay put as items are checked. */
+function checklist(body) {
+    const items = [];
+    for (const line of cleanText(body).split('\n')) {
+        const m = ITEM.exec(line);
+        if (m?.[1] && m[2])
+            items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() });
+    }
+    return items;
+}
+/**
+ * The tasks an issue asks for: each unchecked checklist item (`issue-N-k`, k its position in the
+ * checklist), or the issue itself (`issue-N`) when it has no unchecked items.
+ */
+function tasksFromIssue(issue, prefix) {
+    const title = cleanText(issue.title);
+    const body = cleanText(issue.body);
+    const open = checklist(issue.body).filter(i => !i.checked);
+    if (open.length === 0) {
+        const id = `issue-${issue.number}`;
+        const prompt = `${title}\n\n${body}`.trim();
+        return [{ id, title: titleOf(title || prompt), prompt, branch: `${prefix}${id}`, source: { kind: 'issue', issue: issue.number } }];
+    }
+    return open.map(item => {
+        const id = `issue-${issue.number}-${item.position}`;
+        return {
+            id,
+            title: titleOf(item.text),
+            prompt: `${item.text}\n\n(This is one item of the checklist in issue #${issue.number}, "${title}". The issue reads:)\n\n${body}`,
+            branch: `${prefix}${id}`,
+            source: { kind: 'issue', issue: issue.number, item: item.position }
+        };
+    });
+}
+/** A `/fleet <text>` comment: the text is the task, on `issue-N`. */
+function taskFromComment(issue, text, prefix) {
+    const id = `issue-${issue.number}`;
+    const prompt = cleanText(text);
+    return {
+        id,
+        title: titleOf(prompt),
+        prompt: `${prompt}\n\n(Asked in a comment on issue #${issue.number}, "${cleanText(issue.title)}". The issue reads:)\n\n${cleanText(issue.body)}`,
+        branch: `${prefix}${id}`,
+        source: { kind: 'issue', issue: issue.number }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/tasks/from-inputs.ts
 
 
@@ -50475,6 +50756,91 @@ async function tasksFromInputs(config, workspace) {
         ids.add(t.id);
     }
     return tasks;
+}
+
+;// CONCATENATED MODULE: ./src/triggers.ts
+
+
+
+
+
+
+function needGithub(deps, trigger) {
+    if (!deps.github)
+        throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`);
+    return deps.github;
+}
+async function refuse(deps, issue, actor, reason, id) {
+    const { octokit, repo } = needGithub(deps, 'comment');
+    deps.log(`refused: ${reason}`);
+    await octokit.rest.issues.createComment({
+        ...repo,
+        issue_number: issue.number,
+        body: `@${actor.login} Fleet Worker did not start: ${reason}.`
+    });
+    const task = { id, title: issue.title, prompt: '', branch: '', source: { kind: 'issue', issue: issue.number } };
+    return { tasks: [], refused: [emptyOutcome(task, { status: 'refused', error: reason })] };
+}
+/** Only write access delegates; an accepted comment gets an 👀 reaction. */
+async function authorise(deps, issue, actor, commentId) {
+    const { octokit, repo } = needGithub(deps, 'comment');
+    const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots);
+    if (!access.allowed)
+        return access.reason;
+    if (commentId)
+        await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' });
+    return undefined;
+}
+/** A follow-up on a fleet PR continues that PR's branch. */
+async function followUp(deps, request) {
+    const { octokit, repo } = needGithub(deps, 'follow-up');
+    const prefix = deps.config.branchPrefix;
+    const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number });
+    const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : '';
+    if (!id || idProblem(id) || pr.state !== 'open') {
+        const why = pr.state !== 'open' ? 'the pull request is closed' : `the pull request's branch is not a ${prefix}* fleet branch`;
+        return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`);
+    }
+    const denied = await authorise(deps, request.issue, request.actor, request.commentId);
+    if (denied)
+        return refuse(deps, request.issue, request.actor, denied, id);
+    const refs = /\bRefs #(\d+)/.exec(pr.body ?? '');
+    const base = taskFromComment(request.issue, request.text, prefix);
+    return {
+        tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
+        refused: []
+    };
+}
+async function planRequest(request, deps) {
+    const prefix = deps.config.branchPrefix;
+    switch (request.kind) {
+        case 'tasks':
+            return { tasks: await tasksFromInputs(deps.config, deps.ctx.workspace), refused: [] };
+        case 'comment': {
+            const denied = await authorise(deps, request.issue, request.actor, request.commentId);
+            if (denied)
+                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
+            const tasks = request.text ? [taskFromComment(request.issue, request.text, prefix)] : tasksFromIssue(request.issue, prefix);
+            return { tasks, refused: [] };
+        }
+        case 'follow-up':
+            return followUp(deps, request);
+        case 'labeled': {
+            const denied = await authorise(deps, request.issue, request.actor);
+            if (denied)
+                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
+            return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) };
+        }
+        case 'queue': {
+            const { octokit, repo } = needGithub(deps, 'schedule');
+            const labels = queueLabels(deps.config.queueLabel);
+            const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks);
+            deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`);
+            return { tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)), refused: [], queue: labels };
+        }
+        case 'ignore':
+            return { tasks: [], refused: [] };
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/worker/install.ts
@@ -50545,12 +50911,25 @@ async function resolveClaude(opts) {
 
 
 
+
 const main_exec = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
+const actionsIo = {
+    info: info,
+    warning: warning,
+    setSecret: core_setSecret,
+    group: group,
+    async report(outcomes, note) {
+        for (const [name, value] of Object.entries(outputs(outcomes)))
+            setOutput(name, value);
+        await summary.addRaw(summaryMarkdown(outcomes, note)).write();
+    },
+    onProgress: (task, p) => info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
+};
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(config, env) {
+function modelKey(config, env, io) {
     const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN;
     if (key)
-        core_setSecret(key);
+        io.setSecret(key);
     return key;
 }
 /** Where to push: the checkout's origin, else the repository on the server. */
@@ -50558,17 +50937,13 @@ async function remoteUrlOf(ctx) {
     const origin = await main_exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin']).then(r => r.stdout.trim(), () => '');
     return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`;
 }
-function report(outcomes, note) {
-    for (const [name, value] of Object.entries(outputs(outcomes)))
-        setOutput(name, value);
-    return summary.addRaw(summaryMarkdown(outcomes, note)).write();
-}
-async function fleetAction(env) {
+/** The whole flow, from inputs and event to reported outcomes. */
+async function fleetAction(env, io) {
     const startedAt = Date.now();
     const config = parseConfig(env);
-    const apiKey = modelKey(config, env);
+    const apiKey = modelKey(config, env, io);
     if (config.githubToken)
-        core_setSecret(config.githubToken);
+        io.setSecret(config.githubToken);
     const ctx = await readContext(env);
     const request = readEvent(ctx.eventName, ctx.payload, {
         hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
@@ -50576,31 +50951,41 @@ async function fleetAction(env) {
         queueLabel: config.queueLabel
     });
     if (request.kind === 'ignore') {
-        notice(`Nothing to do: ${request.reason}.`);
-        await report([], `Nothing to do: ${request.reason}.`);
+        io.info(`Nothing to do: ${request.reason}.`);
+        await io.report([], `Nothing to do: ${request.reason}.`);
         return [];
     }
-    if (request.kind !== 'tasks') {
-        throw new Error(`the ${request.kind} trigger is not built yet; give 'tasks' or 'tasks-file'`);
+    const repo = { owner: ctx.owner, repo: ctx.repo };
+    const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined;
+    const github = octokit ? { octokit, repo } : undefined;
+    const plan = await planRequest(request, { config, ctx, github, log: io.info });
+    const { tasks } = plan;
+    if (tasks.length === 0 && plan.refused.length === 0) {
+        if (request.kind === 'tasks') {
+            throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'");
+        }
+        await io.report([], 'Nothing to do: no queued issues.');
+        return [];
     }
-    const tasks = await tasksFromInputs(config, ctx.workspace);
-    if (tasks.length === 0) {
-        throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'");
-    }
-    info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`);
-    if (config.dryRun) {
+    io.info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`);
+    if (config.dryRun || tasks.length === 0) {
         const planned = tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error: 'dry-run: planned, not run' }), branch: t.branch }));
-        await report(planned, 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.');
-        return planned;
+        const note = tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined;
+        await io.report([...plan.refused, ...planned], note);
+        return [...plan.refused, ...planned];
     }
     if (!apiKey) {
         throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
     }
-    const claude = await group('Worker binary', () => resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'), log: info }));
-    info(`claude ${claude.version} at ${claude.file}`);
-    const octokit = config.githubToken ? createClient(config.githubToken, ctx.apiUrl, info) : undefined;
+    const claude = await io.group('Worker binary', () => resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info }));
+    io.info(`claude ${claude.version} at ${claude.file}`);
+    const tracking = github ? new IssueTracking(github.octokit, repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined;
+    await tracking?.start();
+    let deadline = startedAt + config.deadlineMs;
+    const byId = new Map(tasks.map(t => [t.id, t]));
     const onSigterm = () => {
-        warning('Cancelled: stopping every worker and reporting what happened.');
+        io.warning('Cancelled: no new worker starts; stopping the running ones and reporting every task.');
+        deadline = 0;
         stopAllWorkers();
     };
     process.once('SIGTERM', onSigterm);
@@ -50613,16 +50998,24 @@ async function fleetAction(env) {
             root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', ctx.runId ?? String(process.pid)),
             claude: claude.file,
             apiKey,
-            github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined,
+            github,
             runUrl: runUrl(ctx),
-            deadline: startedAt + config.deadlineMs,
-            log: info,
-            onStart: task => info(`[${task.id}] started on ${task.branch}`),
-            onProgress: (task, p) => info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`),
-            onOutcome: o => info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+            deadline: () => deadline,
+            log: io.info,
+            onStart: task => {
+                io.info(`[${task.id}] started on ${task.branch}`);
+                tracking?.running(task);
+            },
+            onProgress: io.onProgress,
+            onOutcome: o => {
+                io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
+                tracking?.finished(byId.get(o.id), o);
+            }
         });
-        await report(outcomes);
-        return outcomes;
+        await tracking?.finish();
+        const all = [...plan.refused, ...outcomes];
+        await io.report(all);
+        return all;
     }
     finally {
         process.off('SIGTERM', onSigterm);
@@ -50631,7 +51024,7 @@ async function fleetAction(env) {
 /** The action's entry: the one place that fails the step. */
 async function main_run(env = process.env) {
     try {
-        const outcomes = await fleetAction(env);
+        const outcomes = await fleetAction(env, actionsIo);
         const bad = outcomes.filter(o => FAILING.includes(o.status));
         if (bad.length > 0) {
             setFailed(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`);

@@ -58,20 +58,32 @@ export class ContainerSpecError extends Error {}
  * Host-side variables that describe the runner, not the container: the image sets its own, and a
  * host PATH or HOME inside the container would point at paths that do not exist there.
  */
-const HOST_ONLY = new Set(['PATH', 'HOME', 'TMPDIR', 'TMP', 'TEMP', 'CLAUDE_CONFIG_DIR', 'IS_SANDBOX', 'GIT_DIR', 'GIT_WORK_TREE'])
+const HOST_ONLY = new Set([
+  'PATH',
+  'HOME',
+  'TMPDIR',
+  'TMP',
+  'TEMP',
+  'CLAUDE_CONFIG_DIR',
+  'IS_SANDBOX',
+  'GIT_DIR',
+  'GIT_WORK_TREE'
+])
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 // Docker's own rule for container names.
 const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/
 // registry[:port]/path[:tag][@sha256:digest], lower-case path as registries require.
-const IMAGE = /^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9][a-z0-9._-]*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/
+const IMAGE =
+  /^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9][a-z0-9._-]*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/
 const NETWORK = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/
 const USER = /^([0-9]+)(?::([0-9]+))?$/
 const CPUS = /^(?:[0-9]+(?:\.[0-9]+)?)$/
 const MEMORY = /^[0-9]+[bkmg]?$/i
 const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i
 // Credentials recognisable by shape, whatever variable they came in.
-const SECRET_SHAPE = /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/
+const SECRET_SHAPE =
+  /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/
 
 function fail(message: string): never {
   throw new ContainerSpecError(message)
@@ -82,7 +94,8 @@ function mountPath(label: string, value: string): string {
   if (!path.isAbsolute(value) || path.normalize(value) !== value || value === '/') {
     fail(`Invalid ${label} '${value}'. Expected an absolute, normalised path other than /.`)
   }
-  if (/[,\n\r"]/.test(value)) fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`)
+  if (/[,\n\r"]/.test(value))
+    fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`)
   return value
 }
 
@@ -99,7 +112,9 @@ function checkUser(user: string): string {
 
 function checkNetwork(network: string): string {
   if (network === 'host' || !NETWORK.test(network)) {
-    fail(`Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`)
+    fail(
+      `Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`
+    )
   }
   return network
 }
@@ -108,9 +123,12 @@ function limits(spec: ContainerSpec): string[] {
   const cpus = spec.cpus ?? DEFAULT_LIMITS.cpus
   const memory = spec.memory ?? DEFAULT_LIMITS.memory
   const pids = spec.pidsLimit ?? DEFAULT_LIMITS.pidsLimit
-  if (!CPUS.test(cpus) || Number(cpus) <= 0) fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`)
-  if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0) fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`)
-  if (!Number.isSafeInteger(pids) || pids <= 0) fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`)
+  if (!CPUS.test(cpus) || Number(cpus) <= 0)
+    fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`)
+  if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0)
+    fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`)
+  if (!Number.isSafeInteger(pids) || pids <= 0)
+    fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`)
   // memory-swap equal to memory: no swap on top, so the limit is the limit.
   return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)]
 }
@@ -124,7 +142,9 @@ function pinnedEnv(spec: ContainerSpec): string[] {
 
 function forwardedEnv(env: Record<string, string>): string[] {
   return Object.keys(env)
-    .map(name => (ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`)))
+    .map(name =>
+      ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`)
+    )
     .filter(name => !HOST_ONLY.has(name))
     .sort()
     .flatMap(name => ['--env', name])
@@ -134,18 +154,23 @@ function forwardedEnv(env: Record<string, string>): string[] {
 function assertNoSecrets(args: string[], env: Record<string, string>): void {
   const secrets = Object.entries(env)
     // Shorter values would match by accident (a 'y' in every path); real credentials are longer.
-    .filter(([name, value]) => value.length >= 8 && (SECRET_NAME.test(name) || SECRET_SHAPE.test(value)))
+    .filter(
+      ([name, value]) => value.length >= 8 && (SECRET_NAME.test(name) || SECRET_SHAPE.test(value))
+    )
     .map(([, value]) => value)
   for (const arg of args) {
     if (SECRET_SHAPE.test(arg) || secrets.some(secret => arg.includes(secret))) {
-      fail('A credential would appear on the container command line; pass it through the environment.')
+      fail(
+        'A credential would appear on the container command line; pass it through the environment.'
+      )
     }
   }
 }
 
 /** The argv and environment that start one worker in its own container. */
 export function containerCommand(spec: ContainerSpec): ContainerCommand {
-  if (!CONTAINER_NAME.test(spec.name)) fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`)
+  if (!CONTAINER_NAME.test(spec.name))
+    fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`)
   if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
     fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`)
   }
@@ -190,8 +215,12 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
 }
 
 /** The argv that stops a worker's container at once; `--rm` then removes it. */
-export function containerKillCommand(name: string, runtime: ContainerRuntime = 'docker'): { file: string; args: string[] } {
-  if (!CONTAINER_NAME.test(name)) fail(`Invalid container name '${name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`)
+export function containerKillCommand(
+  name: string,
+  runtime: ContainerRuntime = 'docker'
+): { file: string; args: string[] } {
+  if (!CONTAINER_NAME.test(name))
+    fail(`Invalid container name '${name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`)
   return { file: runtime, args: ['kill', '--signal', 'KILL', name] }
 }
 
@@ -199,7 +228,10 @@ export function containerKillCommand(name: string, runtime: ContainerRuntime = '
  * A host path under the worktree or config dir as the container sees it, for claude arguments
  * such as `--settings`; undefined for a path the container cannot see.
  */
-export function containerPath(spec: Pick<ContainerSpec, 'worktree' | 'configDir'>, hostPath: string): string | undefined {
+export function containerPath(
+  spec: Pick<ContainerSpec, 'worktree' | 'configDir'>,
+  hostPath: string
+): string | undefined {
   const roots: [string, string][] = [
     [spec.configDir, CONTAINER_CONFIG_DIR],
     [spec.worktree, CONTAINER_WORKSPACE]
@@ -207,7 +239,8 @@ export function containerPath(spec: Pick<ContainerSpec, 'worktree' | 'configDir'
   for (const [host, inside] of roots) {
     const rel = path.relative(host, hostPath)
     if (rel === '') return inside
-    if (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)) return path.posix.join(inside, ...rel.split(path.sep))
+    if (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel))
+      return path.posix.join(inside, ...rel.split(path.sep))
   }
   return undefined
 }
