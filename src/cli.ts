@@ -21,6 +21,7 @@ Usage:
   fleet-worker demo               a demo fleet on this machine: scripted model, local git remote,
                                   GitHub API mock; no key, no network (needs the dev dependencies)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
+                                  (--offline: no request to the endpoint)
 
 Options (the action's inputs):
 ${Object.entries(INPUTS)
@@ -42,6 +43,9 @@ function plainIo(): Io {
     info: m => console.log(m),
     warning: m => console.warn(`warning: ${m}`),
     setSecret: () => undefined,
+    setOutput: (name, value) => {
+      if (name === 'plan' || name === 'matrix') console.log(`${name}: ${value}`)
+    },
     group: async (name, fn) => {
       console.log(`== ${name}`)
       return fn()
@@ -63,7 +67,7 @@ export function cliEnv(args: string[], base: NodeJS.ProcessEnv): { env: NodeJS.P
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { ...options, repo: { type: 'string' }, repository: { type: 'string' }, 'api-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+    options: { ...options, offline: { type: 'boolean' }, repo: { type: 'string' }, repository: { type: 'string' }, 'api-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
   })
   const env: NodeJS.ProcessEnv = { ...base }
   for (const name of Object.keys(INPUTS) as InputName[]) {
@@ -90,6 +94,14 @@ async function main(argv: string[]): Promise<number> {
       if (command === 'plan') env[inputEnvName('dry-run')] = 'true'
       const outcomes = await fleetAction(env, plainIo())
       return outcomes.some(o => FAILING.includes(o.status)) ? 1 : 0
+    }
+    case 'doctor': {
+      const { doctor } = await import('./doctor.js')
+      const checks = await doctor(env, { offline: argv.includes('--offline') })
+      for (const c of checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`)
+      const failed = checks.filter(c => !c.ok).length
+      console.log(failed ? `\n${failed} problem(s) found.` : '\nReady.')
+      return failed ? 1 : 0
     }
     case 'demo': {
       const { demo } = await import('./demo.js')

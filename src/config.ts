@@ -109,6 +109,11 @@ const schema = z.object({
   'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
   'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
   'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
+  mode: oneOf('mode', ['all', 'plan', 'run', 'report'] as const),
+  shard: number('shard', { int: true, min: 0, max: 255 }),
+  'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
+  plan: optional,
+  'outcomes-dir': optional,
   'dry-run': bool('dry-run')
 } satisfies Record<InputName, z.ZodType>)
 
@@ -150,6 +155,11 @@ export interface Config {
   maxAttempts: number
   retryDelayMs: number
   deadlineMs: number
+  mode: Parsed['mode']
+  shard: number
+  maxJobs: number
+  plan?: string
+  outcomesDir?: string
   dryRun: boolean
 }
 
@@ -210,6 +220,11 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     maxAttempts: p['max-attempts'],
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
     deadlineMs: Math.round(p['deadline-minutes'] * 60_000),
+    mode: p.mode,
+    shard: p.shard,
+    maxJobs: p['max-jobs'],
+    plan: p.plan,
+    outcomesDir: p['outcomes-dir'],
     dryRun: p['dry-run']
   }
 }

@@ -25,7 +25,7 @@ export async function demo(): Promise<number> {
     const branches = await stack.git.branches(`${OWNER}/${REPO}`)
     console.log(`\nRemote branches: ${Object.keys(branches).sort().join(', ')}`)
     console.log('Pull requests in the API mock:')
-    for (const pr of stack.github.state.pulls) console.log(`  #${pr.number} ${pr.head.ref} -> ${pr.base.ref}: ${pr.title}`)
+    for (const pr of stack.github.state.pulls) console.log(`  #${pr.number} ${pr.pull.head} -> ${pr.pull.base}: ${pr.title}`)
     console.log('\nTasks:')
     for (const r of results(run)) {
       console.log(

@@ -148,6 +148,20 @@ export const INPUTS = {
     description:
       'Run-wide deadline from the start of the step: after it no worker starts and unstarted tasks end not-started.'
   },
+  mode: {
+    default: 'all',
+    description:
+      "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs."
+  },
+  shard: { default: '0', description: "With mode: run, the shard to run (the matrix's 'shard')." },
+  'max-jobs': { default: '20', description: 'With mode: plan, the most shards (matrix jobs) to plan.' },
+  plan: {
+    description: "With mode: run, the plan job's 'plan' output. Empty = plan again from the same inputs."
+  },
+  'outcomes-dir': {
+    description:
+      'Directory shared by the shard and report jobs (self-hosted runners) for their outcomes. Empty = run artifacts.'
+  },
   'dry-run': {
     contract: true,
     default: 'false',

@@ -8,43 +8,33 @@ import { readEvent } from './event.js'
 import { runFleet } from './fleet/engine.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
 import { emptyOutcome } from './fleet/pool.js'
-import { createClient } from './github/client.js'
+import { createClient, type Octokit, type Repo } from './github/client.js'
 import { IssueTracking } from './github/tracking.js'
-import { outputs } from './report/results.js'
-import { summaryMarkdown } from './report/summary.js'
+import { actionsIo, type Io } from './io.js'
+import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
+import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import type { Task } from './tasks/task.js'
 import { planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
-import { type Progress, stopAllWorkers } from './worker/spawn.js'
+import { stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
 
-/** The edges where the action and the CLI differ: logging and reporting. */
-export interface Io {
-  info(message: string): void
-  warning(message: string): void
-  setSecret(secret: string): void
-  group<T>(name: string, fn: () => Promise<T>): Promise<T>
-  report(outcomes: Outcome[], note?: string): Promise<void>
-  onProgress?: (task: Task, progress: Progress) => void
-}
+export { actionsIo, type Io }
 
-export const actionsIo: Io = {
-  info: core.info,
-  warning: core.warning,
-  setSecret: core.setSecret,
-  group: core.group,
-  async report(outcomes, note) {
-    for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
-    await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
-  },
-  onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
+interface Run {
+  config: Config
+  ctx: RunContext
+  io: Io
+  env: NodeJS.ProcessEnv
+  github?: { octokit: Octokit; repo: Repo }
+  startedAt: number
 }
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | undefined {
-  const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
-  if (key) io.setSecret(key)
+function modelKey(run: Run): string | undefined {
+  const key = run.config.apiKey ?? run.env.ANTHROPIC_API_KEY ?? run.env.ANTHROPIC_AUTH_TOKEN
+  if (key) run.io.setSecret(key)
   return key
 }
 
@@ -57,53 +47,50 @@ async function remoteUrlOf(ctx: RunContext): Promise<string> {
   return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
 }
 
-/** The whole flow, from inputs and event to reported outcomes. */
-export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
-  const startedAt = Date.now()
-  const config = parseConfig(env)
-  const apiKey = modelKey(config, env, io)
-  if (config.githubToken) io.setSecret(config.githubToken)
-  const ctx = await readContext(env)
+function store(run: Run): OutcomeStore {
+  return run.config.outcomesDir
+    ? dirStore(path.resolve(run.ctx.workspace, run.config.outcomesDir))
+    : artifactStore(path.join(run.ctx.runnerTemp, 'fleet-outcomes'))
+}
+
+/** The tasks this run is asked for: a plan handed over from mode: plan, or read from the event. */
+async function makePlan(run: Run): Promise<SavedPlan | { ignore: string }> {
+  const { config, ctx } = run
+  if (config.mode === 'run' && config.plan) {
+    const plan = parsePlan(config.plan, config.branchPrefix)
+    if (typeof plan === 'string') throw new InputError('plan', plan)
+    return plan
+  }
   const request = readEvent(ctx.eventName, ctx.payload, {
     hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
     triggerPhrase: config.triggerPhrase,
     queueLabel: config.queueLabel
   })
-  if (request.kind === 'ignore') {
-    io.info(`Nothing to do: ${request.reason}.`)
-    await io.report([], `Nothing to do: ${request.reason}.`)
-    return []
+  if (request.kind === 'ignore') return { ignore: request.reason }
+  const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
+  if (plan.tasks.length === 0 && plan.refused.length === 0 && request.kind === 'tasks') {
+    throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
   }
-  const repo = { owner: ctx.owner, repo: ctx.repo }
-  const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
-  const github = octokit ? { octokit, repo } : undefined
-  const plan = await planRequest(request, { config, ctx, github, log: io.info })
-  const { tasks } = plan
-  if (tasks.length === 0 && plan.refused.length === 0) {
-    if (request.kind === 'tasks') {
-      throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
-    }
-    await io.report([], 'Nothing to do: no queued issues.')
-    return []
-  }
-  io.info(`${tasks.length} tasks: ${tasks.map(t => t.id).join(', ')}`)
-  if (config.dryRun || tasks.length === 0) {
-    const planned = tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error: 'dry-run: planned, not run' }), branch: t.branch }))
-    const note = tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined
-    await io.report([...plan.refused, ...planned], note)
-    return [...plan.refused, ...planned]
-  }
-  if (!apiKey) {
-    throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
-  }
+  return { version: 1, shards: shardCount(plan.tasks.length, config.maxJobs), ...plan }
+}
+
+function planned(tasks: Task[], error: string): Outcome[] {
+  return tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error }), branch: t.branch }))
+}
+
+/** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
+async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<Outcome[]> {
+  const { config, ctx, io } = run
+  const apiKey = modelKey(run)
+  if (!apiKey) throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
   const claude = await io.group('Worker binary', () =>
-    resolveClaude({ claudePath: config.claudePath, pathVar: env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
+    resolveClaude({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
   )
   io.info(`claude ${claude.version} at ${claude.file}`)
-
-  const tracking = github ? new IssueTracking(github.octokit, repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined
+  const tracked = run.github && config.mode === 'all'
+  const tracking = tracked && run.github ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined
   await tracking?.start()
-  let deadline = startedAt + config.deadlineMs
+  let deadline = run.startedAt + config.deadlineMs
   const byId = new Map(tasks.map(t => [t.id, t]))
   const onSigterm = () => {
     io.warning('Cancelled: no new worker starts; stopping the running ones and reporting every task.')
@@ -117,10 +104,10 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
       tasks,
       remoteUrl: await remoteUrlOf(ctx),
       gitToken: config.githubToken,
-      root: path.join(ctx.runnerTemp, 'fleet-worker', ctx.runId ?? String(process.pid)),
+      root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`),
       claude: claude.file,
       apiKey,
-      github,
+      github: run.github,
       runUrl: runUrl(ctx),
       deadline: () => deadline,
       log: io.info,
@@ -135,12 +122,67 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
       }
     })
     await tracking?.finish()
-    const all = [...plan.refused, ...outcomes]
-    await io.report(all)
-    return all
+    return outcomes
   } finally {
     process.off('SIGTERM', onSigterm)
   }
+}
+
+/** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
+async function reportShards(run: Run): Promise<Outcome[]> {
+  const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard)
+  const outcomes = files.flatMap(f => f.outcomes)
+  run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
+  if (run.github) {
+    const tasks: Task[] = outcomes.map(o => ({ id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }))
+    const tracking = new IssueTracking(run.github.octokit, run.github.repo, tasks, files[0]?.queue, runUrl(run.ctx), run.io.info)
+    for (const o of outcomes) tracking.finished(tasks.find(t => t.id === o.id), o)
+    await tracking.finish()
+  }
+  await run.io.report(outcomes, `Merged from ${files.length} shards.`)
+  return outcomes
+}
+
+/** The whole flow, from inputs and event to reported outcomes. */
+export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
+  const config = parseConfig(env)
+  if (config.githubToken) io.setSecret(config.githubToken)
+  const ctx = await readContext(env)
+  const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
+  const run: Run = { config, ctx, io, env, startedAt: Date.now(), github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined }
+  modelKey(run)
+  if (config.mode === 'report') return reportShards(run)
+
+  const plan = await makePlan(run)
+  if ('ignore' in plan) {
+    io.info(`Nothing to do: ${plan.ignore}.`)
+    await io.report([], `Nothing to do: ${plan.ignore}.`)
+    return []
+  }
+  io.info(`${plan.tasks.length} tasks: ${plan.tasks.map(t => t.id).join(', ') || 'none'}`)
+  if (config.mode === 'plan') {
+    io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
+    io.setOutput('plan', JSON.stringify(plan))
+    if (run.github && plan.queue) await new IssueTracking(run.github.octokit, run.github.repo, plan.tasks, plan.queue, runUrl(ctx), io.info).start()
+    const all = [...plan.refused, ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)]
+    await io.report(all, `Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`)
+    return plan.refused
+  }
+  const isShard = config.mode === 'run'
+  const tasks = isShard ? shardOf(plan.tasks, config.shard, plan.shards) : plan.tasks
+  // Refusals are reported once, by shard 0.
+  const refused = isShard && config.shard !== 0 ? [] : plan.refused
+  if (isShard) io.info(`shard ${config.shard} of ${plan.shards}: ${tasks.map(t => t.id).join(', ') || 'no tasks'}`)
+  let outcomes: Outcome[]
+  if (config.dryRun || tasks.length === 0) {
+    outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')]
+    await io.report(outcomes, tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined)
+    return outcomes
+  }
+  outcomes = [...refused, ...(await runTasks(run, plan, tasks))]
+  if (isShard) await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
+  await io.report(outcomes)
+  return outcomes
 }
 
 /** The action's entry: the one place that fails the step. */

@@ -28,8 +28,8 @@ describe('a fleet from the tasks input to pull requests', () => {
     expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/gamma', 'docs/gamma.md')).toBe('# gamma\n')
 
     const open = stack.github.state.pulls.filter(p => p.state === 'open')
-    expect(open.map(p => p.head.ref).sort()).toEqual(['fleet/alpha', 'fleet/beta', 'fleet/gamma'])
-    expect(open.every(p => p.base.ref === 'main')).toBe(true)
+    expect(open.map(p => p.pull.head).sort()).toEqual(['fleet/alpha', 'fleet/beta', 'fleet/gamma'])
+    expect(open.every(p => p.pull.base === 'main')).toBe(true)
     expect(stack.github.invalid).toEqual([])
 
     const out = byId(run)

@@ -1,0 +1,2143 @@
+export const id = 767;
+export const ids = [767];
+export const modules = {
+
+/***/ 12767:
+/***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
+
+
+// EXPORTS
+__webpack_require__.d(__webpack_exports__, {
+  demo: () => (/* binding */ demo)
+});
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __webpack_require__(77598);
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __webpack_require__(37067);
+var external_node_http_default = /*#__PURE__*/__webpack_require__.n(external_node_http_);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __webpack_require__(76760);
+var external_node_path_default = /*#__PURE__*/__webpack_require__.n(external_node_path_);
+// EXTERNAL MODULE: external "node:timers/promises"
+var promises_ = __webpack_require__(58500);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
+var schemas = __webpack_require__(9691);
+;// CONCATENATED MODULE: ./test/support/model-server.ts
+// A scripted Anthropic-compatible Messages server for end-to-end tests, the bench and the demo.
+//
+// The script travels inside the task prompt ([[fleet-script]] {json} [[/fleet-script]]), so any
+// number of workers can share one server and each still plays its own script deterministically.
+// Which step to play is derived from the conversation (the number of assistant messages already
+// in the request), never from server state; only fault counters live in the server, per key, so
+// they survive the action re-running a worker.
+//
+// Measured against the real claude CLI 2.1.332 (-p, stream-json, --tools Bash,Edit,Read,Write):
+// - Every request is `POST /v1/messages?beta=true`, stream: true, ~18 kB body, headers include
+//   anthropic-version 2023-06-01, user-agent `claude-cli/2.1.332 (external, sdk-cli)`, x-app cli.
+// - The working directory is not in `system`: it is in a `role: "system"` entry of `messages`
+//   (after the first user message), as the line ` - Primary working directory: /abs/path`.
+// - The first user message has several text blocks: <system-reminder> blocks (git status,
+//   attribution) come first and the prompt is the last one.
+// - After a tool step the CLI sends back ONE assistant message holding text + tool_use, so
+//   "assistant messages so far" is the step index.
+// - result.usage is the plain sum, over every response, of the usage this server reported;
+//   within one response the last value of each field wins (message_delta over message_start),
+//   so output_tokens is message_delta's, not start + delta. HTTP errors add nothing, but a
+//   dropped stream's message_start usage IS added (input, cache, output_tokens 1) before the
+//   retry's. usageFor(key) computes exactly that sum from the recorded requests.
+//   (Measured with the cut 100 ms after message_start; cut in the same tick, it was racy.)
+// - A 200 with a non-SSE body (garbage) makes the CLI retry that turn at once with
+//   stream: false; garbage again there ends the run (exit 1). A dropped stream is retried
+//   (~0.5 s later) with stream: true.
+// - faults 529 x3 with CLAUDE_CODE_MAX_RETRIES=2: 3 attempts ~0.6 s and ~1.1 s apart, then
+//   exit 1, is_error true, subtype "success", terminal_reason "api_error", num_turns 1,
+//   api_error_status 529, api_error_type "overloaded_error", result "API Error: 529 <our
+//   message>. This is a server-side issue, usually temporary — try again in a moment.", usage 0.
+// - 401 with CLAUDE_CODE_MAX_RETRIES=0: one attempt, exit 1, api_error_status 401,
+//   api_error_type "authentication_error", result "Invalid API key · Fix external API key".
+// - hang with API_TIMEOUT_MS=1500, no retries: exit 1 after ~1.6 s, api_error_status null,
+//   result "Request timed out. If the API is slow to answer, ... set API_TIMEOUT_MS above 1500."
+// - Spawned with a piped stdin the CLI waits 3 s for input ("no stdin data received"): give it
+//   stdin 'ignore'.
+
+
+
+
+
+const repeat = schemas/* union */.KCZ([schemas/* boolean */.zMY(), schemas/* number */.aig().int().nonnegative()]);
+const scriptSchema = schemas/* object */.Ikc({
+    key: schemas/* string */.YjP().min(1).optional(),
+    steps: schemas/* array */.YOg(schemas/* union */.KCZ([
+        schemas/* object */.Ikc({
+            tool: schemas/* string */.YjP().min(1),
+            input: schemas/* record */.g1P(schemas/* string */.YjP(), schemas/* unknown */.L5J()),
+            text: schemas/* string */.YjP().optional()
+        }),
+        schemas/* object */.Ikc({ text: schemas/* string */.YjP() })
+    ])),
+    delayMs: schemas/* number */.aig().int().nonnegative().optional(),
+    faults: schemas/* array */.YOg(schemas/* object */.Ikc({
+        status: schemas/* number */.aig().int().min(400).max(599),
+        times: schemas/* number */.aig().int().nonnegative(),
+        retryAfter: schemas/* number */.aig().nonnegative().optional()
+    }))
+        .optional(),
+    // true = every request of this key; a number n = the next n requests after the faults.
+    hang: repeat.optional(),
+    drop: repeat.optional(),
+    garbage: repeat.optional()
+});
+const OPEN = '[[fleet-script]]';
+const CLOSE = '[[/fleet-script]]';
+const BLOCK = /\[\[fleet-script\]\]([\s\S]*?)\[\[\/fleet-script\]\]/;
+const CWD_LINE = /^\s*-?\s*(?:Primary working directory|Working directory):\s*(\S.*?)\s*$/m;
+const PATH_KEYS = ['file_path', 'notebook_path'];
+const DROP_AFTER_MS = 100;
+/** Renders the block to put in a prompt. */
+function script(s) {
+    return `${OPEN} ${JSON.stringify(s)} ${CLOSE}`;
+}
+/** The key the server files a script under: its own key, else a hash of its text. */
+function scriptKey(s) {
+    return s.key ?? hashKey(JSON.stringify(s));
+}
+function hashKey(text) {
+    return 'h' + (0,external_node_crypto_.createHash)('sha256').update(text.trim()).digest('hex').slice(0, 12);
+}
+/** Deterministic usage: distinct per step so a sum can be told from a max or a last value. */
+function usageForStep(step) {
+    return {
+        input_tokens: 100 + step,
+        output_tokens: 10 + step,
+        cache_read_input_tokens: 5,
+        cache_creation_input_tokens: 2
+    };
+}
+const SIDE_USAGE = {
+    input_tokens: 20,
+    output_tokens: 2,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0
+};
+function sumUsage(usages) {
+    const total = {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation_input_tokens: 0
+    };
+    for (const u of usages) {
+        if (!u)
+            continue;
+        total.input_tokens += u.input_tokens;
+        total.output_tokens += u.output_tokens;
+        total.cache_read_input_tokens += u.cache_read_input_tokens;
+        total.cache_creation_input_tokens += u.cache_creation_input_tokens;
+    }
+    return total;
+}
+function texts(content) {
+    if (typeof content === 'string')
+        return [content];
+    if (!Array.isArray(content))
+        return [];
+    return content.flatMap((b) => b?.type === 'text' && typeof b.text === 'string' ? [b.text] : []);
+}
+function toolResultTexts(content) {
+    if (!Array.isArray(content))
+        return [];
+    return content.flatMap((b) => b?.type === 'tool_result' ? [texts(b.content).join('\n')] : []);
+}
+function messagesOf(body) {
+    return Array.isArray(body.messages) ? body.messages : [];
+}
+function findCwd(body) {
+    const all = [...texts(body.system), ...messagesOf(body).flatMap(m => texts(m.content))];
+    for (const t of all) {
+        const m = CWD_LINE.exec(t);
+        if (m?.[1])
+            return m[1];
+    }
+    return undefined;
+}
+/** The user's own prompt: text blocks of the first user message, minus CLI reminders. */
+function promptText(first) {
+    return texts(first?.content)
+        .map(t => t.replace(/<system-reminder>[\s\S]*?<\/system-reminder>/g, '').trim())
+        .filter(t => t !== '')
+        .join('\n');
+}
+function resolveScript(first, opts) {
+    for (const t of texts(first?.content)) {
+        const m = BLOCK.exec(t);
+        if (!m)
+            continue;
+        const raw = m[1] ?? '';
+        let json;
+        try {
+            json = JSON.parse(raw);
+        }
+        catch (e) {
+            return { error: `fleet-script is not JSON: ${String(e)}` };
+        }
+        const parsed = scriptSchema.safeParse(json);
+        if (!parsed.success)
+            return { error: `fleet-script is invalid: ${parsed.error.message}` };
+        return { key: parsed.data.key ?? hashKey(raw), script: parsed.data };
+    }
+    if (!first)
+        return undefined;
+    const prompt = promptText(first);
+    const s = opts.defaultScript?.(prompt) ?? { steps: [] };
+    return { key: s.key ?? hashKey(prompt), script: s };
+}
+function credential(headers) {
+    const apiKey = headers['x-api-key'];
+    if (typeof apiKey === 'string')
+        return apiKey;
+    const m = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '');
+    return m?.[1];
+}
+/** Faults first, in order, then drop, garbage, hang: each phase covers its next n requests. */
+function misbehaviourAt(s, ordinal) {
+    const count = (r) => r === true ? Infinity : r === false ? 0 : (r ?? 0);
+    const phases = [
+        ...(s.faults ?? []).map((f) => [
+            f.times,
+            { kind: 'fault', status: f.status, retryAfter: f.retryAfter }
+        ]),
+        [count(s.drop), { kind: 'drop' }],
+        [count(s.garbage), { kind: 'garbage' }],
+        [count(s.hang), { kind: 'hang' }]
+    ];
+    let left = ordinal;
+    for (const [times, m] of phases) {
+        if (left < times)
+            return m;
+        left -= times;
+    }
+    return undefined;
+}
+const ERROR_TYPES = {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    500: 'api_error',
+    529: 'overloaded_error'
+};
+function sendError(res, status, message, retryAfter) {
+    const headers = { 'content-type': 'application/json' };
+    if (retryAfter !== undefined)
+        headers['retry-after'] = String(retryAfter);
+    res.writeHead(status, headers);
+    const type = ERROR_TYPES[status] ?? 'api_error';
+    res.end(JSON.stringify({ type: 'error', error: { type, message } }));
+}
+function absolutize(input, cwd) {
+    if (!cwd)
+        return input;
+    const out = { ...input };
+    for (const k of PATH_KEYS) {
+        const v = out[k];
+        if (typeof v === 'string' && !external_node_path_default().isAbsolute(v))
+            out[k] = external_node_path_default().resolve(cwd, v);
+    }
+    return out;
+}
+function sse(res, type, data) {
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+}
+function messageHead(id, model, usage) {
+    return {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model: model ?? 'unknown',
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: 1 }
+    };
+}
+function streamReply(res, id, model, r) {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    sse(res, 'message_start', { message: messageHead(id, model, r.usage) });
+    r.content.forEach((block, index) => {
+        if (block.type === 'text') {
+            sse(res, 'content_block_start', { index, content_block: { type: 'text', text: '' } });
+            sse(res, 'content_block_delta', { index, delta: { type: 'text_delta', text: block.text } });
+        }
+        else {
+            const start = { ...block, input: {} };
+            sse(res, 'content_block_start', { index, content_block: start });
+            // Two chunks, so the client really has to join partial JSON.
+            const json = JSON.stringify(block.input);
+            const cut = Math.floor(json.length / 2);
+            for (const part of [json.slice(0, cut), json.slice(cut)]) {
+                sse(res, 'content_block_delta', {
+                    index,
+                    delta: { type: 'input_json_delta', partial_json: part }
+                });
+            }
+        }
+        sse(res, 'content_block_stop', { index });
+    });
+    sse(res, 'message_delta', {
+        delta: { stop_reason: r.stopReason, stop_sequence: null },
+        usage: r.usage
+    });
+    sse(res, 'message_stop', {});
+    res.end();
+}
+function jsonReply(res, id, model, r) {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+        ...messageHead(id, model, r.usage),
+        content: r.content,
+        stop_reason: r.stopReason,
+        usage: r.usage
+    }));
+}
+// ---- the server --------------------------------------------------------------------------
+async function startModelServer(opts = {}) {
+    const requests = [];
+    const ordinals = new Map();
+    const closing = new AbortController();
+    let ids = 0;
+    function replyFor(s, step, cwd) {
+        const usage = usageForStep(step);
+        const planned = s.steps[step];
+        if (planned && 'tool' in planned) {
+            const id = `toolu_fleet_${String(++ids).padStart(6, '0')}`;
+            return {
+                content: [
+                    { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
+                    { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
+                ],
+                stopReason: 'tool_use',
+                usage
+            };
+        }
+        return {
+            content: [{ type: 'text', text: planned?.text ?? 'Done.' }],
+            stopReason: 'end_turn',
+            usage
+        };
+    }
+    async function handle(req, res, raw) {
+        const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+        const headers = {};
+        for (const [k, v] of Object.entries(req.headers)) {
+            if (v !== undefined)
+                headers[k] = Array.isArray(v) ? v.join(', ') : v;
+        }
+        if (req.method === 'HEAD' || req.method === 'GET')
+            return void res.writeHead(200).end();
+        if (pathname !== '/v1/messages' && pathname !== '/v1/messages/count_tokens') {
+            return sendError(res, 404, `no route for ${pathname}`);
+        }
+        let body = {};
+        let parseError;
+        try {
+            body = JSON.parse(raw.toString('utf8'));
+        }
+        catch (e) {
+            parseError = `body is not JSON: ${String(e)}`;
+        }
+        if (pathname === '/v1/messages/count_tokens') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            return void res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
+        }
+        const messages = messagesOf(body);
+        const first = messages.find(m => m.role === 'user');
+        const last = messages.at(-1);
+        const resolved = parseError ? { error: parseError } : resolveScript(first, opts);
+        const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+        const rec = {
+            key: resolved && 'key' in resolved ? resolved.key : undefined,
+            step: messages.filter(m => m.role === 'assistant').length,
+            model: typeof body.model === 'string' ? body.model : undefined,
+            path: req.url ?? '',
+            headers,
+            body,
+            bodyBytes: raw.length,
+            stream: body.stream === true,
+            cwd: findCwd(body),
+            toolResults: last?.role === 'user' ? toolResultTexts(last.content) : [],
+            outcome: 'reply',
+            status: 0,
+            usage: undefined,
+            at: Date.now()
+        };
+        requests.push(rec);
+        const fail = (outcome, status, message, retryAfter) => {
+            Object.assign(rec, { outcome, status });
+            sendError(res, status, message, retryAfter);
+        };
+        if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
+            return fail('unauthorized', 401, 'invalid x-api-key');
+        }
+        if (resolved && 'error' in resolved)
+            return fail('bad-request', 400, resolved.error);
+        const s = resolved?.script;
+        await (0,promises_.setTimeout)(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: closing.signal });
+        // The client gave up while we held the answer (its own timeout): nothing to send.
+        if (req.socket.destroyed)
+            return;
+        let reply;
+        if (!s || !resolved || !hasTools) {
+            rec.outcome = 'side';
+            reply = {
+                content: [{ type: 'text', text: 'OK.' }],
+                stopReason: 'end_turn',
+                usage: SIDE_USAGE
+            };
+        }
+        else {
+            const ordinal = ordinals.get(resolved.key) ?? 0;
+            ordinals.set(resolved.key, ordinal + 1);
+            const bad = misbehaviourAt(s, ordinal);
+            if (bad?.kind === 'fault') {
+                return fail('fault', bad.status, `scripted ${bad.status} (request ${ordinal + 1})`, bad.retryAfter);
+            }
+            if (bad?.kind === 'hang')
+                return void (rec.outcome = 'hang');
+            if (bad?.kind === 'garbage') {
+                Object.assign(rec, { outcome: 'garbage', status: 200 });
+                res.writeHead(200, { 'content-type': 'text/html' });
+                return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n');
+            }
+            if (bad?.kind === 'drop') {
+                // The CLI counts a dropped stream's message_start usage in its totals: record it too.
+                const head = messageHead(`msg_drop_${++ids}`, rec.model, usageForStep(rec.step));
+                Object.assign(rec, { outcome: 'drop', status: 200, usage: head.usage });
+                res.writeHead(200, { 'content-type': 'text/event-stream' });
+                sse(res, 'message_start', { message: head });
+                // Cut only after the client has surely parsed message_start: cutting in the same tick
+                // made the CLI count the partial usage in some runs and not in others.
+                sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+                sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } });
+                await (0,promises_.setTimeout)(DROP_AFTER_MS, undefined, { signal: closing.signal });
+                return void req.socket.destroy();
+            }
+            reply = replyFor(s, rec.step, rec.cwd);
+        }
+        Object.assign(rec, { status: 200, usage: reply.usage });
+        const id = `msg_fleet_${String(++ids).padStart(6, '0')}`;
+        if (rec.stream)
+            streamReply(res, id, rec.model, reply);
+        else
+            jsonReply(res, id, rec.model, reply);
+    }
+    const server = external_node_http_default().createServer((req, res) => {
+        const chunks = [];
+        req.on('data', (c) => chunks.push(c));
+        req.on('end', () => {
+            handle(req, res, Buffer.concat(chunks)).catch((e) => {
+                if (closing.signal.aborted)
+                    return;
+                if (!res.headersSent)
+                    sendError(res, 500, `model-server bug: ${String(e)}`);
+                else
+                    res.destroy();
+            });
+        });
+    });
+    await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address();
+    const close = async () => {
+        if (closing.signal.aborted)
+            return;
+        closing.abort();
+        const closed = new Promise(resolve => server.close(() => resolve()));
+        server.closeAllConnections();
+        await closed;
+    };
+    const requestsFor = (key) => requests.filter(r => r.key === key);
+    return {
+        url: `http://127.0.0.1:${port}`,
+        requests,
+        requestsFor,
+        usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
+        close,
+        [Symbol.asyncDispose]: close
+    };
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var external_node_fs_promises_ = __webpack_require__(51455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __webpack_require__(48161);
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __webpack_require__(31421);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __webpack_require__(73024);
+;// CONCATENATED MODULE: ./test/support/git-remote.ts
+// A real git smart-HTTP remote for end-to-end tests: `git http-backend` behind a token check, so
+// pushes, auth failures, hook rejections and outages behave as they do against GitHub.
+
+
+
+
+
+
+
+/** The config file and variables that pin git's behaviour, independent of the machine's config. */
+function gitTestEnv(home) {
+    (0,external_node_fs_.mkdirSync)(home, { recursive: true });
+    const globalConfig = (0,external_node_path_.join)(home, '.gitconfig');
+    (0,external_node_fs_.writeFileSync)(globalConfig, [
+        '[user]',
+        '\tname = Fleet Test',
+        '\temail = fleet-test@example.com',
+        '[init]',
+        '\tdefaultBranch = main',
+        '[advice]',
+        '\tdetachedHead = false',
+        ''
+    ].join('\n'));
+    return {
+        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        HOME: home,
+        LC_ALL: 'C',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: globalConfig,
+        GIT_TERMINAL_PROMPT: '0'
+    };
+}
+/** The header value actions/checkout persists for a token. */
+function extraheaderValue(token) {
+    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`;
+}
+async function runGit(args, cwd, env) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_.spawn)('git', args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (c) => out.push(c));
+        child.stderr.on('data', (c) => err.push(c));
+        child.on('error', reject);
+        child.on('close', exitCode => resolve({
+            exitCode,
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(err).toString('utf8')
+        }));
+    });
+}
+async function gitOk(args, cwd, env) {
+    const r = await runGit(args, cwd, env);
+    if (r.exitCode !== 0) {
+        throw new Error(`git ${args.join(' ')} failed (${r.exitCode}): ${r.stderr.trim()}`);
+    }
+    return r.stdout;
+}
+/** Matches what GitHub accepts: Basic with the token as password (any user), or Bearer. */
+function isAuthorized(header, token) {
+    if (!header)
+        return false;
+    const [scheme = '', credential = ''] = header.trim().split(/\s+/, 2);
+    if (scheme.toLowerCase() === 'bearer')
+        return credential === token;
+    if (scheme.toLowerCase() !== 'basic')
+        return false;
+    const decoded = Buffer.from(credential, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    return colon > 0 && decoded.slice(colon + 1) === token;
+}
+function serviceOf(pathname, query) {
+    const fromQuery = query.get('service');
+    if (fromQuery)
+        return fromQuery;
+    return /\/(git-upload-pack|git-receive-pack)$/.exec(pathname)?.[1];
+}
+function repoDir(root, name) {
+    if (!/^[\w.-]+(\/[\w.-]+)*$/.test(name) || name.split('/').includes('..')) {
+        throw new Error(`Bad repository name '${name}'`);
+    }
+    return (0,external_node_path_.join)(root, name.endsWith('.git') ? name : `${name}.git`);
+}
+async function startGitRemote(opts) {
+    const base = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-git-remote-'));
+    const root = (0,external_node_path_.join)(base, 'repos');
+    await (0,external_node_fs_promises_.mkdir)(root);
+    const env = gitTestEnv((0,external_node_path_.join)(base, 'home'));
+    const requests = [];
+    const backends = new Set();
+    let down = false;
+    const serveBackend = (req, res, url, authorized) => {
+        const cgiEnv = {
+            ...env,
+            GIT_PROJECT_ROOT: root,
+            GIT_HTTP_EXPORT_ALL: '1',
+            GATEWAY_INTERFACE: 'CGI/1.1',
+            REQUEST_METHOD: req.method ?? 'GET',
+            PATH_INFO: decodeURIComponent(url.pathname),
+            QUERY_STRING: url.search.replace(/^\?/, ''),
+            CONTENT_TYPE: req.headers['content-type'] ?? '',
+            REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+            ...(authorized ? { REMOTE_USER: 'x-access-token' } : {}),
+            ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
+            ...(req.headers['content-encoding']
+                ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
+                : {}),
+            // Without this the backend speaks protocol v0 even when the client asked for v2.
+            ...(typeof req.headers['git-protocol'] === 'string'
+                ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
+                : {})
+        };
+        const child = (0,external_node_child_process_.spawn)('git', ['http-backend'], { env: cgiEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+        backends.add(child);
+        child.on('close', () => backends.delete(child));
+        // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
+        child.stdin.on('error', () => { });
+        req.pipe(child.stdin);
+        let head = Buffer.alloc(0);
+        let headersSent = false;
+        child.stdout.on('data', (chunk) => {
+            if (headersSent) {
+                res.write(chunk);
+                return;
+            }
+            head = Buffer.concat([head, chunk]);
+            const text = head.toString('latin1');
+            const crlf = text.indexOf('\r\n\r\n');
+            const lf = text.indexOf('\n\n');
+            const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
+            if (end < 0)
+                return;
+            let status = 200;
+            for (const line of text.slice(0, end).split(/\r?\n/)) {
+                const colon = line.indexOf(':');
+                if (colon <= 0)
+                    continue;
+                const key = line.slice(0, colon).trim();
+                const value = line.slice(colon + 1).trim();
+                if (key.toLowerCase() === 'status')
+                    status = Number.parseInt(value, 10);
+                else
+                    res.setHeader(key, value);
+            }
+            res.writeHead(status);
+            headersSent = true;
+            res.write(head.subarray(end));
+        });
+        const stderr = [];
+        child.stderr.on('data', (c) => stderr.push(c));
+        child.on('close', code => {
+            if (!headersSent) {
+                res.writeHead(500, { 'content-type': 'text/plain' });
+                res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`);
+                return;
+            }
+            res.end();
+        });
+    };
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+        const authorized = isAuthorized(req.headers.authorization, opts.token);
+        const service = serviceOf(url.pathname, url.searchParams);
+        requests.push({
+            method: req.method ?? 'GET',
+            path: url.pathname,
+            authorized,
+            ...(service ? { service } : {})
+        });
+        if (down) {
+            req.resume();
+            res.writeHead(503, { 'content-type': 'text/plain' });
+            res.end('Service Unavailable\n');
+            return;
+        }
+        if (!authorized) {
+            req.resume();
+            res.writeHead(401, {
+                'www-authenticate': 'Basic realm="GitHub"',
+                'content-type': 'text/plain'
+            });
+            res.end('Unauthorized\n');
+            return;
+        }
+        serveBackend(req, res, url, authorized);
+    });
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => resolve());
+    });
+    const port = server.address().port;
+    const url = `http://127.0.0.1:${port}/`;
+    const bare = (name) => repoDir(root, name);
+    return {
+        url,
+        requests,
+        async createRepo(name, repoOpts = {}) {
+            const branch = repoOpts.branch ?? 'main';
+            const files = repoOpts.files ?? { 'README.md': `# ${name}\n` };
+            const dir = bare(name);
+            await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)(dir), { recursive: true });
+            await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env);
+            await gitOk(['config', 'http.receivepack', 'true'], dir, env);
+            const seed = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)(base, 'seed-'));
+            try {
+                await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env);
+                for (const [path, content] of Object.entries(files)) {
+                    await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(seed, path)), { recursive: true });
+                    await (0,external_node_fs_promises_.writeFile)((0,external_node_path_.join)(seed, path), content);
+                }
+                await gitOk(['add', '--all'], seed, env);
+                await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env);
+                await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env);
+            }
+            finally {
+                await (0,external_node_fs_promises_.rm)(seed, { recursive: true, force: true });
+            }
+            return `${url}${name.endsWith('.git') ? name : `${name}.git`}`;
+        },
+        repoPath: bare,
+        async branches(name) {
+            const out = await gitOk(['for-each-ref', '--format=%(refname:strip=2) %(objectname)', 'refs/heads'], bare(name), env);
+            const result = {};
+            for (const line of out.split('\n')) {
+                const space = line.lastIndexOf(' ');
+                if (space > 0)
+                    result[line.slice(0, space)] = line.slice(space + 1);
+            }
+            return result;
+        },
+        async readFile(name, ref, path) {
+            const r = await runGit(['cat-file', 'blob', `${ref}:${path}`], bare(name), env);
+            return r.exitCode === 0 ? r.stdout : undefined;
+        },
+        async log(name, ref, n = 20) {
+            const out = await gitOk(['log', `-n${n}`, '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e', ref, '--'], bare(name), env);
+            return out
+                .split('\x1e')
+                .map(record => record.replace(/^\n/, ''))
+                .filter(record => record.length > 0)
+                .map(record => {
+                const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f');
+                return { sha, subject, body: body.replace(/\n+$/, ''), author };
+            });
+        },
+        async setPreReceive(name, script) {
+            const hook = (0,external_node_path_.join)(bare(name), 'hooks', 'pre-receive');
+            await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)(hook), { recursive: true });
+            await (0,external_node_fs_promises_.writeFile)(hook, script.startsWith('#!') ? script : `#!/bin/sh\n${script}\n`);
+            await (0,external_node_fs_promises_.chmod)(hook, 0o755);
+        },
+        setDown(value) {
+            down = value;
+        },
+        async close() {
+            for (const child of backends)
+                child.kill('SIGKILL');
+            server.closeAllConnections();
+            await new Promise(resolve => server.close(() => resolve()));
+            await (0,external_node_fs_promises_.rm)(base, { recursive: true, force: true });
+        }
+    };
+}
+/** Clone `cloneUrl` into a workspace laid out exactly as actions/checkout leaves one. */
+async function makeWorkspace(cloneUrl, token, opts = {}) {
+    const dir = opts.dir ?? (await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-workspace-')));
+    await (0,external_node_fs_promises_.mkdir)(dir, { recursive: true });
+    // Setup needs no identity: keep the machine's config out without a home of its own.
+    const env = {
+        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        HOME: dir,
+        LC_ALL: 'C',
+        GIT_CONFIG_NOSYSTEM: '1',
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0'
+    };
+    const git = (...args) => gitOk(args, dir, env);
+    await git('-c', 'init.defaultBranch=main', 'init', '--quiet');
+    await git('remote', 'add', 'origin', cloneUrl);
+    await git('config', '--local', 'gc.auto', '0');
+    const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`;
+    if (opts.credentials === 'includeIf') {
+        const credDir = opts.credentialsDir ?? (0,external_node_path_.join)(dir, '.git');
+        const credFile = (0,external_node_path_.join)(credDir, `git-credentials-${(0,external_node_crypto_.randomUUID)()}.config`);
+        await (0,external_node_fs_promises_.mkdir)(credDir, { recursive: true });
+        await gitOk(['config', '--file', credFile, headerKey, extraheaderValue(token)], dir, env);
+        const gitDir = (0,external_node_path_.join)(dir, '.git');
+        await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile);
+        await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile);
+    }
+    else {
+        await git('config', '--local', headerKey, extraheaderValue(token));
+    }
+    // checkout gets ref and sha from the event (GITHUB_REF, GITHUB_SHA): here, the remote's HEAD.
+    const symref = await git('ls-remote', '--symref', 'origin', 'HEAD');
+    const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref)?.[1];
+    const sha = /^([0-9a-f]{40})\tHEAD$/m.exec(symref)?.[1];
+    if (!branch || !sha)
+        throw new Error(`Cannot read the default branch of ${cloneUrl}: ${symref}`);
+    const depth = opts.fetchDepth ?? 1;
+    const fetch = ['-c', 'protocol.version=2', 'fetch'];
+    if (depth > 0) {
+        const refspec = opts.detach ? sha : `+${sha}:refs/remotes/origin/${branch}`;
+        await git(...fetch, '--no-tags', '--prune', '--no-recurse-submodules', `--depth=${depth}`, 'origin', refspec);
+    }
+    else {
+        await git(...fetch, '--prune', '--no-recurse-submodules', 'origin', '+refs/heads/*:refs/remotes/origin/*', '+refs/tags/*:refs/tags/*');
+    }
+    if (opts.detach)
+        await git('checkout', '--quiet', '--force', sha);
+    else
+        await git('checkout', '--quiet', '--force', '-B', branch, `refs/remotes/origin/${branch}`);
+    return dir;
+}
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __webpack_require__(77030);
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __webpack_require__(73136);
+;// CONCATENATED MODULE: ./test/support/prism.ts
+// One Prism per test process, shared by every GitHub mock in it. Prism validates requests against
+// GitHub's OpenAPI description; loading even the trimmed spec takes ~2 s, so it is started lazily,
+// kept while mocks use it (and briefly after, so back-to-back tests reuse it), and never orphaned.
+
+
+
+
+const SPEC = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(7417), __webpack_require__.b));
+const CLI = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(79665), __webpack_require__.b));
+// Preloaded into Prism: it exits when our end of its stdin closes, i.e. when this process dies,
+// however it dies (SIGKILL from a test runner included).
+const EXIT_WITH_PARENT = 'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).on("error",()=>process.exit(0)).resume()';
+const IDLE_MS = 1500;
+let starting;
+let users = 0;
+let idle;
+async function acquirePrism() {
+    users++;
+    clearTimeout(idle);
+    starting ??= start();
+    try {
+        return await starting;
+    }
+    catch (error) {
+        users--;
+        starting = undefined;
+        throw error;
+    }
+}
+function releasePrism() {
+    users = Math.max(users - 1, 0);
+    if (users > 0)
+        return;
+    clearTimeout(idle);
+    idle = setTimeout(() => void stopPrism(), IDLE_MS).unref();
+}
+/** Stops Prism now (and waits for it), whatever still uses it. */
+async function stopPrism() {
+    clearTimeout(idle);
+    const current = starting;
+    starting = undefined;
+    if (!current)
+        return;
+    const prism = await current.catch(() => undefined);
+    if (prism)
+        await kill(prism.child);
+}
+async function start() {
+    const port = await freePort();
+    const began = performance.now();
+    const child = (0,external_node_child_process_.spawn)(process.execPath, [
+        '--import',
+        EXIT_WITH_PARENT,
+        CLI,
+        'mock',
+        SPEC,
+        '-p',
+        String(port),
+        '-h',
+        '127.0.0.1',
+        '-v',
+        'warn'
+    ], { detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Its own process group, killed whole at exit; the pipes are drained so Prism never blocks.
+    const killAtExit = () => signalGroup(child, 'SIGKILL');
+    process.once('exit', killAtExit);
+    child.once('exit', () => process.off('exit', killAtExit));
+    let output = '';
+    const keep = (chunk) => (output = (output + chunk.toString()).slice(-4000));
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.unref();
+    for (const stream of [child.stdin, child.stdout, child.stderr])
+        stream?.unref?.();
+    const exited = new Promise((_, reject) => child.once('exit', code => reject(new Error(`Prism exited (${code}) before listening:\n${output}`))));
+    exited.catch(() => undefined);
+    await Promise.race([waitForPort(port, 30_000), exited]);
+    const url = `http://127.0.0.1:${port}`;
+    const agent = new external_node_http_.Agent({ keepAlive: true });
+    return {
+        child,
+        url,
+        startupMs: Math.round(performance.now() - began),
+        forward: (method, path, headers, body) => send(agent, url, method, path, headers, body)
+    };
+}
+function send(agent, base, method, path, headers, body) {
+    return new Promise((resolve, reject) => {
+        const req = (0,external_node_http_.request)(new URL(path, base), { method, headers, agent }, res => {
+            const chunks = [];
+            res.on('data', (c) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+            res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end(body.length > 0 ? body : undefined);
+    });
+}
+function signalGroup(child, signal) {
+    if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null)
+        return;
+    try {
+        process.kill(-child.pid, signal);
+    }
+    catch {
+        // the group is already gone
+    }
+}
+async function kill(child) {
+    if (child.exitCode !== null || child.signalCode !== null)
+        return;
+    const gone = new Promise(resolve => child.once('exit', () => resolve()));
+    signalGroup(child, 'SIGTERM');
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 3000);
+    await gone;
+    clearTimeout(timer);
+}
+function freePort() {
+    return new Promise((resolve, reject) => {
+        const server = (0,external_node_net_.createServer)();
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', () => {
+            const address = server.address();
+            server.close(() => typeof address === 'object' && address
+                ? resolve(address.port)
+                : reject(new Error('no port')));
+        });
+    });
+}
+async function waitForPort(port, timeoutMs) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+        const open = await new Promise(resolve => {
+            const socket = (0,external_node_net_.connect)(port, '127.0.0.1');
+            socket.once('connect', () => (socket.destroy(), resolve(true)));
+            socket.once('error', () => resolve(false));
+        });
+        if (open)
+            return;
+        await new Promise(r => setTimeout(r, 25));
+    }
+    throw new Error(`Prism did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+;// CONCATENATED MODULE: ./test/support/github-state.ts
+// In-memory repository state behind the GitHub mock, and the JSON GitHub would render from it.
+
+const TOKEN_USER = 'github-actions[bot]';
+/** GitHub's timestamps carry no milliseconds. */
+const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+const fakeSha = (seed) => (0,external_node_crypto_.createHash)('sha1').update(seed).digest('hex');
+class GitHubState {
+    repo;
+    issues = [];
+    comments = [];
+    reactions = [];
+    labels = [];
+    collaborators = new Map();
+    nextId = 1;
+    userIds = new Map([[TOKEN_USER, 41898282]]);
+    constructor(repo) {
+        this.repo = repo;
+    }
+    get pulls() {
+        return this.issues.filter((i) => i.pull !== undefined);
+    }
+    issue(number) {
+        return this.issues.find(i => i.number === number);
+    }
+    pullByNumber(number) {
+        return this.pulls.find(p => p.number === number);
+    }
+    comment(id) {
+        return this.comments.find(c => c.id === id);
+    }
+    label(name) {
+        const key = name.toLowerCase();
+        return this.labels.find(l => l.name.toLowerCase() === key);
+    }
+    /** Adding an unknown label to an issue creates it, as GitHub does. */
+    ensureLabel(name, color = 'ededed', description = null) {
+        const existing = this.label(name);
+        if (existing)
+            return existing;
+        const created = { id: this.id(), name, color, description };
+        this.labels.push(created);
+        return created;
+    }
+    id() {
+        return 1000 + this.nextId++;
+    }
+    addIssue(seed) {
+        const created_at = seed.created_at ?? now();
+        const issue = {
+            number: this.issues.length + 1,
+            id: this.id(),
+            title: seed.title,
+            body: seed.body ?? null,
+            state: seed.state ?? 'open',
+            state_reason: seed.state === 'closed' ? 'completed' : null,
+            labels: (seed.labels ?? []).map(name => this.ensureLabel(name).name),
+            assignees: [],
+            user: seed.user ?? 'octocat',
+            created_at,
+            updated_at: created_at,
+            closed_at: seed.state === 'closed' ? created_at : null
+        };
+        this.issues.push(issue);
+        return issue;
+    }
+    addPull(seed) {
+        const base = seed.base ?? this.repo.defaultBranch;
+        const issue = this.addIssue({
+            title: seed.title ?? seed.head,
+            user: seed.user ?? TOKEN_USER,
+            ...(seed.body !== undefined && { body: seed.body }),
+            ...(seed.labels && { labels: seed.labels }),
+            ...(seed.state && { state: seed.state }),
+            ...(seed.created_at && { created_at: seed.created_at })
+        });
+        issue.state_reason = null;
+        const pull = {
+            head: seed.head,
+            base,
+            head_sha: seed.head_sha ?? fakeSha(`${seed.head}#${issue.number}`),
+            base_sha: fakeSha(base),
+            draft: seed.draft ?? false,
+            merged_at: null,
+            requested_reviewers: [],
+            maintainer_can_modify: false
+        };
+        return Object.assign(issue, { pull });
+    }
+    addComment(issueNumber, body, user = TOKEN_USER) {
+        const at = now();
+        const comment = {
+            id: this.id(),
+            issue_number: issueNumber,
+            body,
+            user,
+            created_at: at,
+            updated_at: at
+        };
+        this.comments.push(comment);
+        return comment;
+    }
+    // ---- rendering, in the shape of GitHub's REST responses ----
+    get repoApi() {
+        return `${this.repo.apiUrl}/repos/${this.repo.owner}/${this.repo.repo}`;
+    }
+    get repoHtml() {
+        return `${this.repo.serverUrl}/${this.repo.owner}/${this.repo.repo}`;
+    }
+    userJson(login, type) {
+        let id = this.userIds.get(login);
+        if (id === undefined)
+            this.userIds.set(login, (id = 9000 + this.userIds.size));
+        return {
+            login,
+            id,
+            node_id: nodeId('U', id),
+            avatar_url: `${this.repo.serverUrl}/${login}.png`,
+            gravatar_id: '',
+            url: `${this.repo.apiUrl}/users/${encodeURIComponent(login)}`,
+            html_url: `${this.repo.serverUrl}/${login}`,
+            type: type ?? (login.endsWith('[bot]') ? 'Bot' : 'User'),
+            site_admin: false
+        };
+    }
+    repoJson() {
+        const { owner, repo, defaultBranch } = this.repo;
+        return {
+            id: 4242,
+            node_id: nodeId('R', 4242),
+            name: repo,
+            full_name: `${owner}/${repo}`,
+            owner: this.userJson(owner, 'Organization'),
+            private: false,
+            visibility: 'public',
+            fork: false,
+            archived: false,
+            disabled: false,
+            description: null,
+            html_url: this.repoHtml,
+            url: this.repoApi,
+            clone_url: `${this.repoHtml}.git`,
+            default_branch: defaultBranch,
+            has_issues: true,
+            open_issues_count: this.issues.filter(i => i.state === 'open').length,
+            permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
+            created_at: '2020-01-01T00:00:00Z',
+            updated_at: '2020-01-01T00:00:00Z',
+            pushed_at: '2020-01-01T00:00:00Z'
+        };
+    }
+    labelJson(label) {
+        return {
+            id: label.id,
+            node_id: nodeId('LA', label.id),
+            url: `${this.repoApi}/labels/${encodeURIComponent(label.name)}`,
+            name: label.name,
+            color: label.color,
+            description: label.description,
+            default: false
+        };
+    }
+    labelsOf(issue) {
+        return issue.labels.map(name => this.labelJson(this.ensureLabel(name)));
+    }
+    assigneesOf(issue) {
+        return issue.assignees.map(login => this.userJson(login));
+    }
+    issueJson(issue) {
+        const url = `${this.repoApi}/issues/${issue.number}`;
+        const assignees = this.assigneesOf(issue);
+        return {
+            id: issue.id,
+            node_id: nodeId('I', issue.id),
+            url,
+            repository_url: this.repoApi,
+            labels_url: `${url}/labels{/name}`,
+            comments_url: `${url}/comments`,
+            events_url: `${url}/events`,
+            html_url: `${this.repoHtml}/${issue.pull ? 'pull' : 'issues'}/${issue.number}`,
+            number: issue.number,
+            state: issue.state,
+            state_reason: issue.state_reason,
+            title: issue.title,
+            body: issue.body,
+            user: this.userJson(issue.user),
+            labels: this.labelsOf(issue),
+            assignee: assignees[0] ?? null,
+            assignees,
+            milestone: null,
+            locked: false,
+            active_lock_reason: null,
+            comments: this.comments.filter(c => c.issue_number === issue.number).length,
+            created_at: issue.created_at,
+            updated_at: issue.updated_at,
+            closed_at: issue.closed_at,
+            author_association: this.association(issue.user),
+            ...(issue.pull && {
+                pull_request: {
+                    url: `${this.repoApi}/pulls/${issue.number}`,
+                    html_url: `${this.repoHtml}/pull/${issue.number}`,
+                    diff_url: `${this.repoHtml}/pull/${issue.number}.diff`,
+                    patch_url: `${this.repoHtml}/pull/${issue.number}.patch`,
+                    merged_at: issue.pull.merged_at
+                }
+            })
+        };
+    }
+    pullJson(pr) {
+        const url = `${this.repoApi}/pulls/${pr.number}`;
+        const html = `${this.repoHtml}/pull/${pr.number}`;
+        const issueUrl = `${this.repoApi}/issues/${pr.number}`;
+        const assignees = this.assigneesOf(pr);
+        const ref = (branch, sha) => ({
+            label: `${this.repo.owner}:${branch}`,
+            ref: branch,
+            sha,
+            user: this.userJson(this.repo.owner, 'Organization'),
+            repo: this.repoJson()
+        });
+        return {
+            url,
+            id: pr.id,
+            node_id: nodeId('PR', pr.id),
+            html_url: html,
+            diff_url: `${html}.diff`,
+            patch_url: `${html}.patch`,
+            issue_url: issueUrl,
+            commits_url: `${url}/commits`,
+            review_comments_url: `${url}/comments`,
+            review_comment_url: `${this.repoApi}/pulls/comments{/number}`,
+            comments_url: `${issueUrl}/comments`,
+            statuses_url: `${this.repoApi}/statuses/${pr.pull.head_sha}`,
+            number: pr.number,
+            state: pr.state,
+            locked: false,
+            title: pr.title,
+            user: this.userJson(pr.user),
+            body: pr.body,
+            labels: this.labelsOf(pr),
+            milestone: null,
+            active_lock_reason: null,
+            created_at: pr.created_at,
+            updated_at: pr.updated_at,
+            closed_at: pr.closed_at,
+            merged_at: pr.pull.merged_at,
+            merge_commit_sha: null,
+            assignee: assignees[0] ?? null,
+            assignees,
+            requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
+            requested_teams: [],
+            head: ref(pr.pull.head, pr.pull.head_sha),
+            base: ref(pr.pull.base, pr.pull.base_sha),
+            _links: {
+                self: { href: url },
+                html: { href: html },
+                issue: { href: issueUrl },
+                comments: { href: `${issueUrl}/comments` },
+                review_comments: { href: `${url}/comments` },
+                review_comment: { href: `${this.repoApi}/pulls/comments{/number}` },
+                commits: { href: `${url}/commits` },
+                statuses: { href: `${this.repoApi}/statuses/${pr.pull.head_sha}` }
+            },
+            author_association: this.association(pr.user),
+            auto_merge: null,
+            draft: pr.pull.draft,
+            merged: pr.pull.merged_at !== null,
+            mergeable: null,
+            rebaseable: null,
+            mergeable_state: 'unknown',
+            merged_by: null,
+            comments: this.comments.filter(c => c.issue_number === pr.number).length,
+            review_comments: 0,
+            maintainer_can_modify: pr.pull.maintainer_can_modify,
+            commits: 1,
+            additions: 0,
+            deletions: 0,
+            changed_files: 0
+        };
+    }
+    commentJson(comment) {
+        const issue = this.issue(comment.issue_number);
+        const kind = issue?.pull ? 'pull' : 'issues';
+        return {
+            id: comment.id,
+            node_id: nodeId('IC', comment.id),
+            url: `${this.repoApi}/issues/comments/${comment.id}`,
+            html_url: `${this.repoHtml}/${kind}/${comment.issue_number}#issuecomment-${comment.id}`,
+            issue_url: `${this.repoApi}/issues/${comment.issue_number}`,
+            body: comment.body,
+            user: this.userJson(comment.user),
+            created_at: comment.created_at,
+            updated_at: comment.updated_at,
+            author_association: this.association(comment.user)
+        };
+    }
+    reactionJson(reaction) {
+        return {
+            id: reaction.id,
+            node_id: nodeId('REA', reaction.id),
+            user: this.userJson(reaction.user),
+            content: reaction.content,
+            created_at: reaction.created_at
+        };
+    }
+    association(login) {
+        if (login === this.repo.owner)
+            return 'OWNER';
+        const role = this.collaborators.get(login);
+        return role && role !== 'none' ? 'COLLABORATOR' : 'NONE';
+    }
+}
+const nodeId = (kind, id) => Buffer.from(`${kind}_${id}`).toString('base64');
+
+;// CONCATENATED MODULE: ./test/support/github-routes.ts
+// The REST routes the mock answers from its state. Request shapes are already checked against
+// GitHub's OpenAPI description by Prism; these handlers add what a schema cannot: state, 404s for
+// things that do not exist, and GitHub's own 422s.
+
+const DOCS = 'https://docs.github.com/rest';
+const notFound = () => ({
+    status: 404,
+    body: { message: 'Not Found', documentation_url: DOCS, status: '404' }
+});
+const validationFailed = (errors) => ({
+    status: 422,
+    body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' }
+});
+const record = (body) => body && typeof body === 'object' && !Array.isArray(body) ? body : {};
+const strings = (value) => Array.isArray(value)
+    ? value.map(v => (typeof v === 'string' ? v : String(record(v).name ?? '')))
+    : [];
+/** One page of `items`, with the Link header GitHub sends (per_page defaults to 30, max 100). */
+function page(req, items, render) {
+    const perPage = Math.min(Number(req.query.get('per_page') ?? 30) || 30, 100);
+    const current = Math.max(Number(req.query.get('page') ?? 1) || 1, 1);
+    const last = Math.max(Math.ceil(items.length / perPage), 1);
+    const link = (n, rel) => {
+        const url = new URL(req.url);
+        url.searchParams.set('per_page', String(perPage));
+        url.searchParams.set('page', String(n));
+        return `<${url.href}>; rel="${rel}"`;
+    };
+    const links = [
+        ...(current > 1 ? [link(current - 1, 'prev')] : []),
+        ...(current < last ? [link(current + 1, 'next'), link(last, 'last')] : []),
+        ...(current > 1 ? [link(1, 'first')] : [])
+    ];
+    return {
+        status: 200,
+        body: items.slice((current - 1) * perPage, current * perPage).map(render),
+        ...(links.length > 0 && { headers: { link: links.join(', ') } })
+    };
+}
+function order(items, query) {
+    const key = query.get('sort') === 'updated' ? 'updated_at' : 'created_at';
+    const sign = query.get('direction') === 'asc' ? 1 : -1;
+    return [...items].sort((a, b) => sign * (a[key].localeCompare(b[key]) || a.number - b.number));
+}
+const stateFilter = (query) => {
+    const wanted = query.get('state') ?? 'open';
+    return (i) => wanted === 'all' || i.state === wanted;
+};
+const setState = (issue, state, reason) => {
+    if (state !== 'open' && state !== 'closed')
+        return;
+    if (state !== issue.state)
+        issue.closed_at = state === 'closed' ? now() : null;
+    issue.state = state;
+    issue.state_reason =
+        state === 'closed'
+            ? typeof reason === 'string'
+                ? reason
+                : 'completed'
+            : issue.pull
+                ? null
+                : 'reopened';
+};
+// ---- pulls ----
+function duplicateOpenPull(s, head, base, except) {
+    return s.pulls.find(p => p.state === 'open' && p.pull.head === head && p.pull.base === base && p.number !== except);
+}
+const pullExists = (s, head) => validationFailed([
+    {
+        resource: 'PullRequest',
+        code: 'custom',
+        message: `A pull request already exists for ${s.repo.owner}:${head}.`
+    }
+]);
+const listPulls = (s, req) => {
+    const head = req.query.get('head');
+    const base = req.query.get('base');
+    const matches = (p) => {
+        // GitHub ignores a head filter without the owner prefix: the cause of many duplicate PRs.
+        if (head?.includes(':')) {
+            const [owner, branch] = head.split(/:(.*)/s);
+            if (owner?.toLowerCase() !== s.repo.owner.toLowerCase() || p.pull.head !== branch)
+                return false;
+        }
+        return base === null || p.pull.base === base;
+    };
+    const pulls = order(s.pulls.filter(stateFilter(req.query)).filter(matches), req.query);
+    return page(req, pulls, p => s.pullJson(p));
+};
+const createPull = (s, req) => {
+    const body = record(req.body);
+    const head = String(body.head).replace(new RegExp(`^${s.repo.owner}:`, 'i'), '');
+    const base = String(body.base);
+    if (head === base)
+        return validationFailed([
+            { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }
+        ]);
+    if (duplicateOpenPull(s, head, base))
+        return pullExists(s, head);
+    const pr = s.addPull({
+        head,
+        base,
+        title: String(body.title ?? head),
+        user: req.caller,
+        draft: body.draft === true,
+        ...(typeof body.body === 'string' && { body: body.body })
+    });
+    pr.pull.maintainer_can_modify = body.maintainer_can_modify === true;
+    return { status: 201, body: s.pullJson(pr) };
+};
+const getPull = (s, _req, [n]) => {
+    const pr = s.pullByNumber(Number(n));
+    return pr ? { status: 200, body: s.pullJson(pr) } : notFound();
+};
+const updatePull = (s, req, [n]) => {
+    const pr = s.pullByNumber(Number(n));
+    if (!pr)
+        return notFound();
+    const body = record(req.body);
+    const base = typeof body.base === 'string' ? body.base : pr.pull.base;
+    const reopening = body.state === 'open' && pr.state === 'closed';
+    if ((reopening || base !== pr.pull.base) && duplicateOpenPull(s, pr.pull.head, base, pr.number))
+        return pullExists(s, pr.pull.head);
+    if (typeof body.title === 'string')
+        pr.title = body.title;
+    if (typeof body.body === 'string')
+        pr.body = body.body;
+    if (typeof body.maintainer_can_modify === 'boolean')
+        pr.pull.maintainer_can_modify = body.maintainer_can_modify;
+    pr.pull.base = base;
+    setState(pr, body.state);
+    pr.updated_at = now();
+    return { status: 200, body: s.pullJson(pr) };
+};
+const requestReviewers = (s, req, [n]) => {
+    const pr = s.pullByNumber(Number(n));
+    if (!pr)
+        return notFound();
+    const reviewers = strings(record(req.body).reviewers);
+    if (reviewers.includes(pr.user))
+        return validationFailed([
+            {
+                resource: 'PullRequest',
+                code: 'custom',
+                message: 'Review cannot be requested from pull request author.'
+            }
+        ]);
+    const outsider = reviewers.find(r => (s.collaborators.get(r) ?? 'none') === 'none');
+    if (outsider !== undefined)
+        return validationFailed([
+            {
+                resource: 'PullRequest',
+                code: 'custom',
+                message: `Reviews may only be requested from collaborators. One or more of the users or teams you specified is not a collaborator of the ${s.repo.owner}/${s.repo.repo} repository.`
+            }
+        ]);
+    for (const r of reviewers)
+        if (!pr.pull.requested_reviewers.includes(r))
+            pr.pull.requested_reviewers.push(r);
+    return { status: 201, body: s.pullJson(pr) };
+};
+// ---- issues ----
+const listIssues = (s, req) => {
+    const wanted = (req.query.get('labels') ?? '')
+        .split(',')
+        .map(l => l.trim().toLowerCase())
+        .filter(Boolean);
+    const creator = req.query.get('creator');
+    const since = req.query.get('since');
+    const issues = s.issues
+        .filter(stateFilter(req.query))
+        .filter(i => wanted.every(w => i.labels.some(l => l.toLowerCase() === w)))
+        .filter(i => creator === null || i.user === creator)
+        .filter(i => since === null || i.updated_at >= since);
+    // Like GitHub, pull requests are listed too (they carry `pull_request`).
+    return page(req, order(issues, req.query), i => s.issueJson(i));
+};
+const withIssue = (then) => (s, req, [n, ...rest]) => {
+    const issue = s.issue(Number(n));
+    return issue ? then(s, req, issue, rest) : notFound();
+};
+const updateIssue = withIssue((s, req, issue) => {
+    const body = record(req.body);
+    if (typeof body.title === 'string')
+        issue.title = body.title;
+    if (typeof body.body === 'string' || body.body === null)
+        issue.body = body.body;
+    if (Array.isArray(body.labels))
+        issue.labels = strings(body.labels).map(l => s.ensureLabel(l).name);
+    if (Array.isArray(body.assignees))
+        issue.assignees = assignable(s, strings(body.assignees));
+    setState(issue, body.state, body.state_reason);
+    issue.updated_at = now();
+    return { status: 200, body: s.issueJson(issue) };
+});
+const assignable = (s, logins) => logins.filter(l => (s.collaborators.get(l) ?? 'none') !== 'none');
+const addAssignees = withIssue((s, req, issue) => {
+    for (const login of assignable(s, strings(record(req.body).assignees)))
+        if (!issue.assignees.includes(login))
+            issue.assignees.push(login);
+    return { status: 201, body: s.issueJson(issue) };
+});
+const addLabels = withIssue((s, req, issue) => {
+    const names = Array.isArray(req.body) ? strings(req.body) : strings(record(req.body).labels);
+    for (const name of names) {
+        const label = s.ensureLabel(name);
+        if (!issue.labels.some(l => l.toLowerCase() === label.name.toLowerCase()))
+            issue.labels.push(label.name);
+    }
+    return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) };
+});
+const removeLabel = withIssue((s, _req, issue, [encoded]) => {
+    const name = decodeURIComponent(encoded ?? '').toLowerCase();
+    const at = issue.labels.findIndex(l => l.toLowerCase() === name);
+    if (at < 0)
+        return {
+            status: 404,
+            body: { message: 'Label does not exist', documentation_url: DOCS, status: '404' }
+        };
+    issue.labels.splice(at, 1);
+    return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) };
+});
+// ---- comments and reactions ----
+const listComments = withIssue((s, req, issue) => {
+    const since = req.query.get('since');
+    const comments = s.comments.filter(c => c.issue_number === issue.number && (since === null || c.updated_at >= since));
+    return page(req, comments, c => s.commentJson(c));
+});
+const createComment = withIssue((s, req, issue) => {
+    const comment = s.addComment(issue.number, String(record(req.body).body), req.caller);
+    return { status: 201, body: s.commentJson(comment) };
+});
+const updateComment = (s, req, [id]) => {
+    const comment = s.comment(Number(id));
+    if (!comment)
+        return notFound();
+    comment.body = String(record(req.body).body);
+    comment.updated_at = now();
+    return { status: 200, body: s.commentJson(comment) };
+};
+const createReaction = (s, req, [id]) => {
+    const comment = s.comment(Number(id));
+    if (!comment)
+        return notFound();
+    const content = String(record(req.body).content);
+    const existing = s.reactions.find(r => r.comment_id === comment.id && r.user === req.caller && r.content === content);
+    if (existing)
+        return { status: 200, body: s.reactionJson(existing) };
+    const reaction = {
+        id: s.id(),
+        comment_id: comment.id,
+        content,
+        user: req.caller,
+        created_at: now()
+    };
+    s.reactions.push(reaction);
+    return { status: 201, body: s.reactionJson(reaction) };
+};
+// ---- repository, labels, permissions ----
+/** GitHub's legacy `permission` field folds the finer roles into admin/write/read/none. */
+const LEGACY_PERMISSION = {
+    admin: 'admin',
+    maintain: 'write',
+    write: 'write',
+    triage: 'read',
+    read: 'read',
+    none: 'none'
+};
+const permission = (s, _req, [encoded]) => {
+    const login = decodeURIComponent(encoded ?? '');
+    const role = s.collaborators.get(login) ?? 'none';
+    return {
+        status: 200,
+        body: {
+            permission: LEGACY_PERMISSION[role],
+            role_name: role,
+            user: { ...s.userJson(login), role_name: role }
+        }
+    };
+};
+const createLabel = (s, req) => {
+    const body = record(req.body);
+    const name = String(body.name);
+    if (s.label(name))
+        return validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
+    const color = typeof body.color === 'string' ? body.color.replace(/^#/, '') : 'ededed';
+    const description = typeof body.description === 'string' ? body.description : null;
+    return { status: 201, body: s.labelJson(s.ensureLabel(name, color, description)) };
+};
+const getLabel = (s, _req, [encoded]) => {
+    const label = s.label(decodeURIComponent(encoded ?? ''));
+    return label ? { status: 200, body: s.labelJson(label) } : notFound();
+};
+const ROUTES = [
+    ['GET', /^$/, s => ({ status: 200, body: s.repoJson() })],
+    ['GET', /^\/pulls$/, listPulls],
+    ['POST', /^\/pulls$/, createPull],
+    ['GET', /^\/pulls\/(\d+)$/, getPull],
+    ['PATCH', /^\/pulls\/(\d+)$/, updatePull],
+    ['POST', /^\/pulls\/(\d+)\/requested_reviewers$/, requestReviewers],
+    ['GET', /^\/issues$/, listIssues],
+    ['GET', /^\/issues\/(\d+)$/, withIssue((s, _r, i) => ({ status: 200, body: s.issueJson(i) }))],
+    ['PATCH', /^\/issues\/(\d+)$/, updateIssue],
+    ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
+    ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
+    ['PATCH', /^\/issues\/comments\/(\d+)$/, updateComment],
+    ['POST', /^\/issues\/comments\/(\d+)\/reactions$/, createReaction],
+    ['POST', /^\/issues\/(\d+)\/labels$/, addLabels],
+    ['DELETE', /^\/issues\/(\d+)\/labels\/([^/]+)$/, removeLabel],
+    ['POST', /^\/issues\/(\d+)\/assignees$/, addAssignees],
+    ['GET', /^\/collaborators\/([^/]+)\/permission$/, permission],
+    ['GET', /^\/labels$/, (s, req) => page(req, s.labels, l => s.labelJson(l))],
+    ['POST', /^\/labels$/, createLabel],
+    ['GET', /^\/labels\/([^/]+)$/, getLabel]
+];
+/** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
+function route(s, req) {
+    const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(req.path);
+    if (!repo)
+        return undefined;
+    const [, owner = '', name = '', rest = ''] = repo;
+    for (const [method, pattern, handler] of ROUTES) {
+        const match = method === req.method ? pattern.exec(rest) : null;
+        if (!match)
+            continue;
+        const sameRepo = decodeURIComponent(owner).toLowerCase() === s.repo.owner.toLowerCase() &&
+            decodeURIComponent(name).toLowerCase() === s.repo.repo.toLowerCase();
+        return sameRepo ? handler(s, req, match.slice(1)) : notFound();
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./test/support/github-mock.ts
+// A stateful stand-in for GitHub's REST API on loopback. Every request is first validated by Prism
+// against GitHub's official OpenAPI description (trimmed: scripts/trim-github-spec.mjs); a request
+// Prism rejects is answered with Prism's verdict and recorded in `invalid`. Valid requests are
+// answered from in-memory state (github-state.ts, github-routes.ts), or with Prism's example for a
+// valid route the mock does not model.
+
+
+
+
+
+const github_mock_DOCS = 'https://docs.github.com/rest';
+async function startGitHubMock(opts) {
+    const prism = await acquirePrism();
+    const firstUse = !started.has(prism);
+    started.add(prism);
+    const requests = [];
+    const invalid = [];
+    const faults = [];
+    const server = (0,external_node_http_.createServer)((req, res) => {
+        handle(req, res).catch((error) => {
+            res.writeHead(500, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ message: `mock error: ${String(error)}` }));
+        });
+    });
+    await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${server.address().port}`;
+    const state = new GitHubState({
+        owner: opts.owner,
+        repo: opts.repo,
+        defaultBranch: opts.defaultBranch ?? 'main',
+        apiUrl: url,
+        serverUrl: opts.serverUrl ?? 'https://github.com'
+    });
+    for (const [login, role] of Object.entries(opts.collaborators ?? {}))
+        state.collaborators.set(login, role);
+    for (const seed of opts.issues ?? [])
+        state.addIssue(seed);
+    const caller = opts.tokenUser ?? TOKEN_USER;
+    async function handle(req, res) {
+        const raw = await readBody(req);
+        const target = new URL(req.url ?? '/', url);
+        const method = (req.method ?? 'GET').toUpperCase();
+        const body = parseJson(raw);
+        const reply = await answer(req, method, target, raw, body);
+        requests.push({
+            method,
+            path: target.pathname,
+            query: Object.fromEntries(target.searchParams),
+            status: reply.status,
+            body
+        });
+        github_mock_send(res, reply);
+    }
+    async function answer(req, method, target, raw, body) {
+        if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
+            return {
+                status: 401,
+                body: { message: 'Bad credentials', documentation_url: github_mock_DOCS, status: '401' }
+            };
+        const fault = faults.find(f => f.left > 0 && sameMethod(f.method, method) && f.path.test(target.pathname));
+        if (fault) {
+            fault.left--;
+            return {
+                status: fault.status,
+                body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: github_mock_DOCS },
+                ...(fault.headers && { headers: fault.headers })
+            };
+        }
+        const verdict = await prism.forward(method, target.pathname + target.search, prismHeaders(req), raw);
+        // Prism answers a valid request with a 2xx example; anything else is its rejection.
+        if (verdict.status >= 400) {
+            const problem = violations(verdict);
+            invalid.push({ method, path: target.pathname, status: verdict.status, problem });
+            return { status: verdict.status, body: rejection(problem) };
+        }
+        const modelled = route(state, {
+            method,
+            path: target.pathname,
+            query: target.searchParams,
+            body,
+            caller,
+            url: target
+        });
+        return modelled ?? { status: verdict.status, body: parseJson(verdict.body) };
+    }
+    return {
+        url,
+        state,
+        requests,
+        invalid,
+        prismStartupMs: firstUse ? prism.startupMs : 0,
+        fail: rule => void faults.push({ ...rule, left: rule.times ?? 1 }),
+        addIssue: seed => state.addIssue(seed),
+        addPull: seed => state.addPull(seed),
+        addComment: (n, text, user) => state.addComment(n, text, user),
+        close: async () => {
+            server.closeAllConnections();
+            await new Promise(resolve => server.close(() => resolve()));
+            releasePrism();
+        }
+    };
+}
+const started = new WeakSet();
+const sameMethod = (rule, method) => rule === '*' || rule.toUpperCase() === method;
+function authorised(header, token) {
+    const match = /^(?:token|bearer)\s+(\S+)$/i.exec(header ?? '');
+    return match?.[1] === token;
+}
+/** Prism answers 406 to GitHub's vendor media types, which Octokit always sends. */
+function prismHeaders(req) {
+    const headers = {};
+    for (const [name, value] of Object.entries(req.headers)) {
+        if (value === undefined || name === 'host' || name === 'connection')
+            continue;
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    }
+    if (/vnd\.github/i.test(headers.accept ?? ''))
+        headers.accept = 'application/json';
+    return headers;
+}
+function violations(verdict) {
+    const header = verdict.headers['sl-violations'];
+    if (typeof header === 'string') {
+        const all = parseJson(Buffer.from(header));
+        const onRequest = all?.filter(v => v.location?.[0] === 'request');
+        if (onRequest && onRequest.length > 0)
+            return onRequest;
+    }
+    return parseJson(verdict.body);
+}
+/** A GitHub-shaped error body that says why, so Octokit's error message names the violation. */
+function rejection(problem) {
+    const list = Array.isArray(problem) ? problem : undefined;
+    const detail = list
+        ? list.map(v => v.message).join('; ')
+        : (problem?.detail ?? 'invalid request');
+    return {
+        message: `Request does not match GitHub's OpenAPI description: ${detail}`,
+        documentation_url: github_mock_DOCS,
+        ...(list && { errors: list })
+    };
+}
+function github_mock_send(res, reply) {
+    const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
+    const reset = Math.floor(Date.now() / 1000) + 3600;
+    res.writeHead(reply.status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-github-media-type': 'github.v3; format=json',
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        'x-ratelimit-reset': String(reset),
+        'x-ratelimit-resource': 'core',
+        ...reply.headers
+    });
+    res.end(payload);
+}
+function readBody(req) {
+    return new Promise((resolve, reject) => {
+        const chunks = [];
+        req.on('data', (c) => chunks.push(c));
+        req.on('end', () => resolve(Buffer.concat(chunks)));
+        req.on('error', reject);
+    });
+}
+function parseJson(raw) {
+    if (raw.length === 0)
+        return undefined;
+    try {
+        return JSON.parse(raw.toString('utf8'));
+    }
+    catch {
+        return raw.toString('utf8');
+    }
+}
+
+;// CONCATENATED MODULE: ./test/support/run-action.ts
+// Runs the built action the way the Actions runner does: node on dist/index.js, no shell (dash
+// drops variables with hyphens, such as INPUT_API-KEY), a clean environment, and the runner's
+// file commands under RUNNER_TEMP.
+
+
+
+
+/** The action's entry point, as action.yml's `runs.main` names it. */
+const ACTION_ENTRY = (0,external_node_path_.resolve)(import.meta.dirname, '../../dist/index.js');
+/** How @actions/core names an input's variable: spaces become '_', hyphens stay. */
+function inputEnvName(name) {
+    return `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+}
+/**
+ * Parses a file-command file (GITHUB_OUTPUT, GITHUB_ENV, GITHUB_STATE) by the runner's rules:
+ * `name=value` when '=' comes before any '<<', otherwise `name<<DELIMITER` then lines up to a line
+ * that is exactly DELIMITER. Blank lines are skipped; a later value replaces an earlier one.
+ * Malformed content throws, as the runner fails the step on it.
+ */
+function parseFileCommand(content) {
+    const result = {};
+    const lines = content.split(/\r?\n/);
+    for (let i = 0; i < lines.length; i++) {
+        const line = lines[i] ?? '';
+        if (line === '')
+            continue;
+        const equals = line.indexOf('=');
+        const heredoc = line.indexOf('<<');
+        if (equals >= 0 && (heredoc < 0 || equals < heredoc)) {
+            const name = line.slice(0, equals);
+            if (!name)
+                throw new Error(`Invalid file command line ${i + 1}: empty name`);
+            result[name] = line.slice(equals + 1);
+            continue;
+        }
+        if (heredoc <= 0)
+            throw new Error(`Invalid file command line ${i + 1}: '${line}'`);
+        const name = line.slice(0, heredoc);
+        const delimiter = line.slice(heredoc + 2);
+        if (!delimiter)
+            throw new Error(`Invalid file command line ${i + 1}: empty delimiter`);
+        const end = lines.indexOf(delimiter, i + 1);
+        if (end < 0)
+            throw new Error(`Invalid file command for '${name}': no closing '${delimiter}'`);
+        result[name] = lines.slice(i + 1, end).join('\n');
+        i = end;
+    }
+    return result;
+}
+async function gitHead(workspace) {
+    const run = (args) => new Promise(done => {
+        const child = (0,external_node_child_process_.spawn)('git', args, {
+            cwd: workspace,
+            env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: workspace },
+            stdio: ['ignore', 'pipe', 'ignore']
+        });
+        let out = '';
+        child.stdout.on('data', (c) => (out += c.toString()));
+        child.on('error', () => done(undefined));
+        child.on('close', code => done(code === 0 ? out.trim() : undefined));
+    });
+    const [sha, ref] = await Promise.all([
+        run(['rev-parse', 'HEAD']),
+        run(['symbolic-ref', '-q', 'HEAD'])
+    ]);
+    return { ...(sha ? { sha } : {}), ...(ref ? { ref } : {}) };
+}
+function senderOf(payload) {
+    const sender = payload.sender;
+    return typeof sender?.login === 'string' ? sender.login : undefined;
+}
+async function runAction(opts) {
+    const runnerTemp = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-runner-temp-'));
+    const commands = (0,external_node_path_.join)(runnerTemp, '_runner_file_commands');
+    const workflowDir = (0,external_node_path_.join)(runnerTemp, '_github_workflow');
+    await (0,external_node_fs_promises_.mkdir)(commands);
+    await (0,external_node_fs_promises_.mkdir)(workflowDir);
+    const eventPath = (0,external_node_path_.join)(workflowDir, 'event.json');
+    await (0,external_node_fs_promises_.writeFile)(eventPath, JSON.stringify(opts.payload, null, 2));
+    const files = {
+        GITHUB_OUTPUT: (0,external_node_path_.join)(commands, 'set_output'),
+        GITHUB_STEP_SUMMARY: (0,external_node_path_.join)(commands, 'step_summary'),
+        GITHUB_ENV: (0,external_node_path_.join)(commands, 'set_env'),
+        GITHUB_PATH: (0,external_node_path_.join)(commands, 'add_path'),
+        GITHUB_STATE: (0,external_node_path_.join)(commands, 'save_state')
+    };
+    for (const file of Object.values(files))
+        await (0,external_node_fs_promises_.writeFile)(file, '');
+    const head = await gitHead(opts.workspace);
+    const env = {
+        PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+        HOME: process.env.HOME ?? (0,external_node_os_.tmpdir)(),
+        CI: 'true',
+        GITHUB_ACTIONS: 'true',
+        RUNNER_OS: 'Linux',
+        RUNNER_ARCH: 'X64',
+        RUNNER_TEMP: runnerTemp,
+        GITHUB_EVENT_NAME: opts.eventName,
+        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_REPOSITORY: opts.repository,
+        GITHUB_REPOSITORY_OWNER: opts.repository.split('/')[0] ?? '',
+        GITHUB_WORKSPACE: opts.workspace,
+        GITHUB_SERVER_URL: opts.serverUrl,
+        GITHUB_API_URL: opts.apiUrl,
+        GITHUB_GRAPHQL_URL: `${opts.apiUrl.replace(/\/$/, '')}/graphql`,
+        GITHUB_SHA: head.sha ?? '0'.repeat(40),
+        GITHUB_REF: head.ref ?? 'refs/heads/main',
+        GITHUB_ACTOR: senderOf(opts.payload) ?? 'octocat',
+        GITHUB_RUN_ID: String(1_000_000 + Math.floor(Math.random() * 1_000_000)),
+        GITHUB_RUN_NUMBER: '1',
+        GITHUB_RUN_ATTEMPT: '1',
+        GITHUB_WORKFLOW: 'Fleet',
+        GITHUB_JOB: 'fleet',
+        GITHUB_ACTION: '__run',
+        ...files
+    };
+    for (const [name, value] of Object.entries(opts.inputs))
+        env[inputEnvName(name)] = value;
+    Object.assign(env, opts.env);
+    const started = performance.now();
+    // Its own process group, so a timeout can also reach the workers it started.
+    const child = (0,external_node_child_process_.spawn)(process.execPath, [opts.entry ?? ACTION_ENTRY], {
+        cwd: opts.workspace,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true
+    });
+    const stdout = [];
+    const stderr = [];
+    child.stdout.on('data', (c) => stdout.push(c));
+    child.stderr.on('data', (c) => stderr.push(c));
+    const killGroup = (signal) => {
+        try {
+            if (child.pid)
+                process.kill(-child.pid, signal);
+        }
+        catch {
+            // The group is already gone.
+        }
+    };
+    const timers = [];
+    if (opts.signalAfterMs) {
+        const { signal, ms } = opts.signalAfterMs;
+        timers.push(setTimeout(() => child.kill(signal), ms));
+    }
+    timers.push(setTimeout(() => {
+        child.kill('SIGTERM');
+        timers.push(setTimeout(() => killGroup('SIGKILL'), 5000));
+    }, opts.timeoutMs ?? 90_000));
+    // Like the runner's orphan clean-up at job end: workers left behind must not outlive the run
+    // (they would also hold stdout open, and 'close' would never come).
+    child.on('exit', () => killGroup('SIGKILL'));
+    const [exitCode, signal] = await new Promise((done, fail) => {
+        child.on('error', fail);
+        child.on('close', (code, sig) => done([code, sig]));
+    });
+    for (const timer of timers)
+        clearTimeout(timer);
+    const durationMs = performance.now() - started;
+    return {
+        exitCode,
+        signal,
+        stdout: Buffer.concat(stdout).toString('utf8'),
+        stderr: Buffer.concat(stderr).toString('utf8'),
+        outputs: parseFileCommand(await (0,external_node_fs_promises_.readFile)(files.GITHUB_OUTPUT, 'utf8')),
+        summary: await (0,external_node_fs_promises_.readFile)(files.GITHUB_STEP_SUMMARY, 'utf8'),
+        runnerTemp,
+        durationMs
+    };
+}
+
+// EXTERNAL MODULE: external "node:util"
+var external_node_util_ = __webpack_require__(57975);
+;// CONCATENATED MODULE: ./test/e2e/leaks.ts
+
+
+
+
+
+
+const exec = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
+/** The secrets of every scenario, and the forms they could leak in. */
+function secrets() {
+    const header = extraheaderValue(GITHUB_TOKEN);
+    return {
+        'GitHub token': GITHUB_TOKEN,
+        'GitHub token (base64 in basic auth)': Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64'),
+        'checkout extraheader': header,
+        'model key': MODEL_KEY
+    };
+}
+async function filesUnder(dir) {
+    const entries = await (0,external_node_fs_promises_.readdir)(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+    return entries.filter(e => e.isFile()).map(e => external_node_path_default().join(e.parentPath, e.name));
+}
+/** Everything the outside world got from a run: what a leak would have to pass through. */
+async function corpus(stack, run) {
+    const out = [
+        ['stdout', run.stdout],
+        ['stderr', run.stderr],
+        ['outputs', JSON.stringify(run.outputs)],
+        ['step summary', run.summary],
+        ['GitHub API requests', JSON.stringify(stack.github.requests)],
+        ['GitHub API state', JSON.stringify(stack.github.state)]
+    ];
+    // Everything workers sent to the model, tool results included — except the auth headers, which
+    // are where the model key belongs.
+    for (const r of stack.model.requests)
+        out.push([`model request ${r.key ?? ''} step ${r.step}`, JSON.stringify(r.body)]);
+    // Transcripts and preserved bundles are what Actions would upload as artifacts.
+    for (const file of await filesUnder(external_node_path_default().join(run.runnerTemp, 'fleet-worker'))) {
+        if (/\/(transcripts|preserved)\//.test(file) && (await (0,external_node_fs_promises_.stat)(file)).size < 20_000_000) {
+            out.push([file, await (0,external_node_fs_promises_.readFile)(file, 'latin1')]);
+        }
+    }
+    // Every pushed commit: messages and content.
+    const bare = await bareRepoOf(stack);
+    const { stdout } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
+    out.push(['pushed commits', stdout]);
+    return out;
+}
+async function bareRepoOf(stack) {
+    const branches = await stack.git.branches(`${OWNER}/${REPO}`);
+    void branches;
+    return stack.git.repoPath(`${OWNER}/${REPO}`);
+}
+/** Zero hits of any secret anywhere the run's products went. Throws with where it was found. */
+async function assertNoLeaks(stack, run) {
+    const hits = [];
+    const texts = await corpus(stack, run);
+    for (const [name, secret] of Object.entries(secrets())) {
+        for (const [where, text] of texts)
+            if (text.includes(secret))
+                hits.push(`${name} found in ${where}`);
+    }
+    if (hits.length)
+        throw new Error(`secrets leaked:\n${hits.join('\n')}`);
+}
+
+;// CONCATENATED MODULE: ./test/e2e/stack.ts
+/**
+ * The whole offline world of an end-to-end test: the scripted model server, a git remote that
+ * checks the token, the GitHub API mock, and a workspace laid out as actions/checkout leaves it.
+ * Every action run goes through `stack.run()`, which ends with the leak scan (test/e2e/leaks.ts):
+ * a scenario cannot run the action without it.
+ */
+
+
+
+
+
+
+
+
+const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef';
+const MODEL_KEY = 'sk-fleet-e2e-model-key-0123456789';
+const OWNER = 'acme';
+const REPO = 'widgets';
+async function startStack(opts = {}) {
+    const home = await (0,external_node_fs_promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-e2e-home-'));
+    const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model });
+    const git = await startGitRemote({ token: GITHUB_TOKEN });
+    const github = await startGitHubMock({ owner: OWNER, repo: REPO, defaultBranch: 'main', token: GITHUB_TOKEN, ...opts.github });
+    const cloneUrl = await git.createRepo(`${OWNER}/${REPO}`, {
+        files: opts.files ?? { 'README.md': '# widgets\n', 'package.json': '{"name":"widgets","private":true}\n' }
+    });
+    const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN);
+    const runs = [];
+    const stack = {
+        model,
+        git,
+        github,
+        workspace,
+        cloneUrl,
+        async run(r) {
+            const result = await runAction({
+                inputs: {
+                    'github-token': GITHUB_TOKEN,
+                    'api-key': MODEL_KEY,
+                    'base-url': model.url,
+                    'max-parallel': '2',
+                    'retry-delay-seconds': '0.2',
+                    ...r.inputs
+                },
+                eventName: r.eventName ?? 'workflow_dispatch',
+                payload: r.payload ?? { inputs: {}, ref: 'refs/heads/main', repository: { full_name: `${OWNER}/${REPO}` } },
+                workspace,
+                repository: `${OWNER}/${REPO}`,
+                serverUrl: git.url.replace(/\/$/, ''),
+                apiUrl: github.url,
+                env: { ...gitTestEnv(home), ...r.env },
+                timeoutMs: r.timeoutMs ?? 120_000,
+                signalAfterMs: r.signalAfterMs
+            });
+            runs.push(result);
+            await assertNoLeaks(stack, result);
+            return result;
+        },
+        async close() {
+            await Promise.allSettled([model.close(), git.close(), github.close()]);
+            await (0,external_node_fs_promises_.rm)(home, { recursive: true, force: true });
+            await (0,external_node_fs_promises_.rm)(workspace, { recursive: true, force: true });
+            for (const r of runs)
+                await (0,external_node_fs_promises_.rm)(r.runnerTemp, { recursive: true, force: true });
+        }
+    };
+    return stack;
+}
+function results(run) {
+    const raw = run.outputs.results;
+    if (raw === undefined)
+        throw new Error(`no results output; stderr: ${run.stderr}\nstdout: ${run.stdout.slice(-3000)}`);
+    return JSON.parse(raw);
+}
+function byId(run) {
+    return new Map(results(run).map(r => [r.id, r]));
+}
+
+;// CONCATENATED MODULE: ./src/demo.ts
+/**
+ * `fleet-worker demo`: three tasks through the real action (node dist/index.js) and the real claude
+ * CLI, against the test harness's scripted model, git remote and GitHub API mock, all on loopback.
+ */
+
+
+const DEMO_TASKS = [
+    { id: 'add-contributing', title: 'Add CONTRIBUTING.md', file: 'CONTRIBUTING.md', content: '# Contributing\n\nOpen an issue first.\n' },
+    { id: 'add-editorconfig', title: 'Add .editorconfig', file: '.editorconfig', content: 'root = true\n\n[*]\nindent_style = space\n' },
+    { id: 'document-usage', title: 'Document usage', file: 'docs/usage.md', content: '# Usage\n\nRun `npm start`.\n' }
+];
+async function demo() {
+    console.log('Starting the scripted model server, a git remote and the GitHub API mock on loopback...');
+    const stack = await startStack();
+    try {
+        const tasks = DEMO_TASKS.map(t => ({
+            id: t.id,
+            title: t.title,
+            prompt: `${t.title}.\n${script({ key: t.id, delayMs: 300, steps: [{ tool: 'Bash', input: { command: 'ls' } }, { tool: 'Write', input: { file_path: t.file, content: t.content } }, { text: `Added ${t.file}.` }] })}`
+        }));
+        console.log(`Running ${tasks.length} tasks through node dist/index.js, 2 workers at a time...`);
+        const run = await stack.run({ inputs: { tasks: JSON.stringify(tasks), 'max-parallel': '2' } });
+        const branches = await stack.git.branches(`${OWNER}/${REPO}`);
+        console.log(`\nRemote branches: ${Object.keys(branches).sort().join(', ')}`);
+        console.log('Pull requests in the API mock:');
+        for (const pr of stack.github.state.pulls)
+            console.log(`  #${pr.number} ${pr.pull.head} -> ${pr.pull.base}: ${pr.title}`);
+        console.log('\nTasks:');
+        for (const r of results(run)) {
+            console.log(`  ${r.id.padEnd(18)} ${r.status.padEnd(11)} PR #${r['pr-number'] ?? '-'}  turns ${r.turns}  tokens in ${r.usage.input_tokens} out ${r.usage.output_tokens}  ${(r['duration-ms'] / 1000).toFixed(1)}s`);
+        }
+        console.log(`\nThe action exited ${run.exitCode}; no secret appeared in any output (leak scan passed).`);
+        return run.exitCode ?? 1;
+    }
+    finally {
+        await stack.close();
+    }
+}
+
+
+/***/ }),
+
+/***/ 79665:
+/***/ ((module, __unused_webpack_exports, __webpack_require__) => {
+
+module.exports = __webpack_require__.p + "7b2c106b640f3d2c9d4f.js";
+
+/***/ }),
+
+/***/ 7417:
+/***/ ((module, __unused_webpack_exports, __webpack_require__) => {
+
+module.exports = __webpack_require__.p + "e6aab85cd5e65e929816.json";
+
+/***/ })
+
+};

@@ -1,0 +1,30 @@
+import * as core from '@actions/core'
+import type { Outcome } from './fleet/outcome.js'
+import { outputs } from './report/results.js'
+import { summaryMarkdown } from './report/summary.js'
+import type { Task } from './tasks/task.js'
+import type { Progress } from './worker/spawn.js'
+
+/** The edges where the action and the CLI differ: logging, outputs and the summary. */
+export interface Io {
+  info(message: string): void
+  warning(message: string): void
+  setSecret(secret: string): void
+  setOutput(name: string, value: string): void
+  group<T>(name: string, fn: () => Promise<T>): Promise<T>
+  report(outcomes: Outcome[], note?: string): Promise<void>
+  onProgress?: (task: Task, progress: Progress) => void
+}
+
+export const actionsIo: Io = {
+  info: core.info,
+  warning: core.warning,
+  setSecret: core.setSecret,
+  setOutput: core.setOutput,
+  group: core.group,
+  async report(outcomes, note) {
+    for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
+    await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
+  },
+  onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
+}
