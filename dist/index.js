@@ -40541,8 +40541,10 @@ const bool = (name) => schemas_string().transform((v, ctx) => {
     return NEVER;
 });
 const config_number = (name, opts) => schemas_string().transform((v, ctx) => {
+    // Plain decimals only: Number() would also take '0x10', '1e1' and '0b11'.
+    const form = opts.int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
     const n = Number(v);
-    const ok = v !== '' && Number.isFinite(n) && (!opts.int || Number.isInteger(n));
+    const ok = form.test(v) && Number.isFinite(n);
     if (ok && n >= opts.min && (opts.max === undefined || n <= opts.max))
         return n;
     const range = opts.max === undefined ? `at least ${opts.min}` : `${opts.min} to ${opts.max}`;
@@ -40627,7 +40629,23 @@ const schema = object({
     'dry-run': bool('dry-run')
 });
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
-const RESERVED_FLAGS = ['-p', '--print', '--output-format', '--settings', '--dangerously-skip-permissions'];
+const RESERVED_FLAGS = [
+    '-p',
+    '--print',
+    '--output-format',
+    '--verbose',
+    '--settings',
+    '--no-session-persistence',
+    '--dangerously-skip-permissions',
+    '--permission-mode',
+    '--max-turns',
+    '--tools',
+    '--allowed-tools',
+    '--allowedTools',
+    '--disallowed-tools',
+    '--disallowedTools',
+    '--model'
+];
 function parseConfig(env) {
     const result = schema.safeParse(readInputs(env));
     if (!result.success) {
@@ -40641,7 +40659,7 @@ function parseConfig(env) {
     }
     const reserved = p['claude-args'].find(a => RESERVED_FLAGS.includes(a.split('=')[0] ?? a));
     if (reserved) {
-        throw new InputError('claude-args', `'${reserved}' is set by the action itself and cannot be overridden`);
+        throw new InputError('claude-args', `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`);
     }
     return {
         tasks: p.tasks,
@@ -40956,7 +40974,7 @@ function pushFailureReason(output) {
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
 /** Text from tasks and workers goes into tables and code blocks: keep it from breaking them. */
 function cell(text) {
-    return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ').slice(0, 200);
+    return text.replace(/\|/g, '\\|').replace(/\r\n?|\n/g, ' ').slice(0, 200);
 }
 function fence(text) {
     const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map(s => s.length));
@@ -41289,7 +41307,7 @@ function addUsage(a, b) {
 }
 /** Statuses where the action itself should run the worker again, after a backoff. */
 function isOverload(status) {
-    return status === 429 || status === 529 || (status >= 500 && status < 600);
+    return status === 408 || status === 429 || status === 529 || (status >= 500 && status < 600);
 }
 function apiError(status) {
     if (status === 401 || status === 403) {
@@ -41324,6 +41342,10 @@ function judge(exit, limits) {
     }
     if (typeof result.api_error_status === 'number') {
         return { kind: 'failed', ...apiError(result.api_error_status) };
+    }
+    if (result.terminal_reason === 'api_error') {
+        // No status: the request timed out or the connection failed. Worth another attempt.
+        return { kind: 'failed', error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`, retryable: true };
     }
     const detail = result.errors?.map(String).join('; ') || result.result || result.subtype;
     return { kind: 'failed', error: `the worker reported an error: ${detail.slice(0, 300)}`, retryable: false };
@@ -41463,6 +41485,8 @@ function workerEnv({ config, apiKey, model, paths, host, isRoot }) {
 }
 
 ;// CONCATENATED MODULE: ./src/worker/retry.ts
+/** No single wait longer than five minutes: past that, the deadline is the better judge. */
+const MAX_DELAY_MS = 5 * 60_000;
 /**
  * After attempt `attempt` (1-based) ended with `verdict`: run again? Overload and rate limits are
  * retried with full-jitter exponential backoff up to maxAttempts, then once more on the small
@@ -41474,7 +41498,7 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
     const overflow = attempt >= policy.maxAttempts;
     if (overflow && (!policy.smallModel || attempt > policy.maxAttempts))
         return { retry: false };
-    const cap = policy.baseDelayMs * 2 ** (attempt - 1);
+    const cap = Math.min(MAX_DELAY_MS, policy.baseDelayMs * 2 ** (attempt - 1));
     return { retry: true, delayMs: Math.round(cap / 2 + random() * (cap / 2)), overflow };
 }
 
@@ -42682,8 +42706,10 @@ function titleOf(prompt) {
     const line = prompt.trim().split('\n')[0]?.trim() ?? '';
     return line.length > 72 ? `${line.slice(0, 69)}...` : line;
 }
+/** A YAML list starts with '- '; a JSON list is bracketed. A line like "[docs] fix" is a prompt. */
 function looksLikeList(text) {
-    return /^\s*(\[|-\s)/.test(text);
+    const t = text.trim();
+    return /^-\s/.test(t) || (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t)));
 }
 function parseStructured(text, source) {
     // maxAliasCount guards against alias bombs ("billion laughs"); a list of tasks needs no aliases.
@@ -42775,7 +42801,10 @@ function assertUniqueIds(tasks, source) {
 function cleanText(text) {
     return text
         .replace(/<!--[\s\S]*?(-->|$)/g, '')
-        .replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/g, '')
+        .replace(/\p{Bidi_Control}/gu, '')
+        // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
+        // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
+        .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
         .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
         .replace(/\r\n?/g, '\n')
         .trim();
@@ -42784,7 +42813,13 @@ const ITEM = /^\s*[-*+]\s+\[([ xX])\]\s+(.+)$/;
 /** The issue's `- [ ]` / `- [x]` items, numbered by position so ids stay put as items are checked. */
 function checklist(body) {
     const items = [];
+    let fenced = false;
     for (const line of cleanText(body).split('\n')) {
+        // GitHub renders no checkbox inside a fenced code block.
+        if (/^\s*(```|~~~)/.test(line))
+            fenced = !fenced;
+        if (fenced)
+            continue;
         const m = ITEM.exec(line);
         if (m?.[1] && m[2])
             items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() });

@@ -29,8 +29,10 @@ const bool = (name: InputName) =>
 
 const number = (name: InputName, opts: { int?: boolean; min: number; max?: number }) =>
   z.string().transform((v, ctx) => {
+    // Plain decimals only: Number() would also take '0x10', '1e1' and '0b11'.
+    const form = opts.int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/
     const n = Number(v)
-    const ok = v !== '' && Number.isFinite(n) && (!opts.int || Number.isInteger(n))
+    const ok = form.test(v) && Number.isFinite(n)
     if (ok && n >= opts.min && (opts.max === undefined || n <= opts.max)) return n
     const range = opts.max === undefined ? `at least ${opts.min}` : `${opts.min} to ${opts.max}`
     ctx.addIssue({
@@ -164,7 +166,23 @@ export interface Config {
 }
 
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
-const RESERVED_FLAGS = ['-p', '--print', '--output-format', '--settings', '--dangerously-skip-permissions']
+const RESERVED_FLAGS = [
+  '-p',
+  '--print',
+  '--output-format',
+  '--verbose',
+  '--settings',
+  '--no-session-persistence',
+  '--dangerously-skip-permissions',
+  '--permission-mode',
+  '--max-turns',
+  '--tools',
+  '--allowed-tools',
+  '--allowedTools',
+  '--disallowed-tools',
+  '--disallowedTools',
+  '--model'
+]
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = schema.safeParse(readInputs(env))
@@ -182,7 +200,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const reserved = p['claude-args'].find(a => RESERVED_FLAGS.includes(a.split('=')[0] ?? a))
   if (reserved) {
-    throw new InputError('claude-args', `'${reserved}' is set by the action itself and cannot be overridden`)
+    throw new InputError('claude-args', `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`)
   }
   return {
     tasks: p.tasks,

@@ -804,8 +804,9 @@ var external_node_url_ = __webpack_require__(73136);
 
 
 
+
+
 const SPEC = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(7417), __webpack_require__.b));
-const CLI = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(79665), __webpack_require__.b));
 // Preloaded into Prism: it exits when our end of its stdin closes, i.e. when this process dies,
 // however it dies (SIGKILL from a test runner included).
 const EXIT_WITH_PARENT = 'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).on("error",()=>process.exit(0)).resume()';
@@ -850,7 +851,7 @@ async function start() {
     const child = (0,external_node_child_process_.spawn)(process.execPath, [
         '--import',
         EXIT_WITH_PARENT,
-        CLI,
+        prismCli(),
         'mock',
         SPEC,
         '-p',
@@ -913,6 +914,22 @@ async function kill(child) {
     const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 3000);
     await gone;
     clearTimeout(timer);
+}
+/**
+ * Found at run time rather than through a literal path, so that when the demo bundles this file
+ * (ncc) the CLI is still run from node_modules instead of being copied away from its own modules.
+ */
+function prismCli() {
+    for (const start of [external_node_path_default().dirname((0,external_node_url_.fileURLToPath)(import.meta.url)), process.cwd()]) {
+        for (let dir = start;; dir = external_node_path_default().dirname(dir)) {
+            const cli = external_node_path_default().join(dir, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js');
+            if ((0,external_node_fs_.existsSync)(cli))
+                return cli;
+            if (external_node_path_default().dirname(dir) === dir)
+                break;
+        }
+    }
+    throw new Error('@stoplight/prism-cli (a devDependency) is not installed: run npm ci');
 }
 function freePort() {
     return new Promise((resolve, reject) => {
@@ -1054,20 +1071,23 @@ class GitHubState {
         let id = this.userIds.get(login);
         if (id === undefined)
             this.userIds.set(login, (id = 9000 + this.userIds.size));
+        const url = `${this.repo.apiUrl}/users/${encodeURIComponent(login)}`;
         return {
             login,
             id,
             node_id: nodeId('U', id),
             avatar_url: `${this.repo.serverUrl}/${login}.png`,
             gravatar_id: '',
-            url: `${this.repo.apiUrl}/users/${encodeURIComponent(login)}`,
+            url,
             html_url: `${this.repo.serverUrl}/${login}`,
+            ...urlTemplates(url, USER_LINKS),
             type: type ?? (login.endsWith('[bot]') ? 'Bot' : 'User'),
             site_admin: false
         };
     }
     repoJson() {
         const { owner, repo, defaultBranch } = this.repo;
+        const open = this.issues.filter(i => i.state === 'open').length;
         return {
             id: 4242,
             node_id: nodeId('R', 4242),
@@ -1082,10 +1102,32 @@ class GitHubState {
             description: null,
             html_url: this.repoHtml,
             url: this.repoApi,
+            ...urlTemplates(this.repoApi, REPO_LINKS),
             clone_url: `${this.repoHtml}.git`,
+            git_url: `${this.repoHtml.replace(/^https?:/, 'git:')}.git`,
+            ssh_url: `git@${new URL(this.repo.serverUrl).host}:${owner}/${repo}.git`,
+            svn_url: this.repoHtml,
+            mirror_url: null,
+            homepage: null,
+            language: null,
+            license: null,
+            size: 0,
             default_branch: defaultBranch,
             has_issues: true,
-            open_issues_count: this.issues.filter(i => i.state === 'open').length,
+            has_downloads: false,
+            has_projects: false,
+            has_wiki: false,
+            has_pages: false,
+            has_discussions: false,
+            forks: 0,
+            forks_count: 0,
+            stargazers_count: 0,
+            watchers: 0,
+            watchers_count: 0,
+            network_count: 0,
+            subscribers_count: 0,
+            open_issues: open,
+            open_issues_count: open,
             permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
             created_at: '2020-01-01T00:00:00Z',
             updated_at: '2020-01-01T00:00:00Z',
@@ -1253,6 +1295,58 @@ class GitHubState {
         return role && role !== 'none' ? 'COLLABORATOR' : 'NONE';
     }
 }
+// The hypermedia URLs GitHub puts on every user and repository; clients rarely read them, but
+// GitHub's schema requires them.
+const USER_LINKS = {
+    events_url: '/events{/privacy}',
+    followers_url: '/followers',
+    following_url: '/following{/other_user}',
+    gists_url: '/gists{/gist_id}',
+    organizations_url: '/orgs',
+    received_events_url: '/received_events',
+    repos_url: '/repos',
+    starred_url: '/starred{/owner}{/repo}',
+    subscriptions_url: '/subscriptions'
+};
+const REPO_LINKS = Object.fromEntries(Object.entries({
+    archive: '/{archive_format}{/ref}',
+    assignees: '/assignees{/user}',
+    blobs: '/git/blobs{/sha}',
+    branches: '/branches{/branch}',
+    collaborators: '/collaborators{/collaborator}',
+    comments: '/comments{/number}',
+    commits: '/commits{/sha}',
+    compare: '/compare/{base}...{head}',
+    contents: '/contents/{+path}',
+    contributors: '/contributors',
+    deployments: '/deployments',
+    downloads: '/downloads',
+    events: '/events',
+    forks: '/forks',
+    git_commits: '/git/commits{/sha}',
+    git_refs: '/git/refs{/sha}',
+    git_tags: '/git/tags{/sha}',
+    hooks: '/hooks',
+    issue_comment: '/issues/comments{/number}',
+    issue_events: '/issues/events{/number}',
+    issues: '/issues{/number}',
+    keys: '/keys{/key_id}',
+    labels: '/labels{/name}',
+    languages: '/languages',
+    merges: '/merges',
+    milestones: '/milestones{/number}',
+    notifications: '/notifications{?since,all,participating}',
+    pulls: '/pulls{/number}',
+    releases: '/releases{/id}',
+    stargazers: '/stargazers',
+    statuses: '/statuses/{sha}',
+    subscribers: '/subscribers',
+    subscription: '/subscription',
+    tags: '/tags',
+    teams: '/teams',
+    trees: '/git/trees{/sha}'
+}).map(([name, suffix]) => [`${name}_url`, suffix]));
+const urlTemplates = (base, links) => Object.fromEntries(Object.entries(links).map(([key, suffix]) => [key, base + suffix]));
 const nodeId = (kind, id) => Buffer.from(`${kind}_${id}`).toString('base64');
 
 ;// CONCATENATED MODULE: ./test/support/github-routes.ts
@@ -2123,13 +2217,6 @@ async function demo() {
     }
 }
 
-
-/***/ }),
-
-/***/ 79665:
-/***/ ((module, __unused_webpack_exports, __webpack_require__) => {
-
-module.exports = __webpack_require__.p + "7b2c106b640f3d2c9d4f.js";
 
 /***/ }),
 

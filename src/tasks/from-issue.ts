@@ -9,7 +9,10 @@ import type { Task } from './task.js'
 export function cleanText(text: string): string {
   return text
     .replace(/<!--[\s\S]*?(-->|$)/g, '')
-    .replace(/[\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u2069\uFEFF\u00AD]/g, '')
+    .replace(/\p{Bidi_Control}/gu, '')
+    // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
+    // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
+    .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
     .replace(/\r\n?/g, '\n')
     .trim()
@@ -27,7 +30,11 @@ const ITEM = /^\s*[-*+]\s+\[([ xX])\]\s+(.+)$/
 /** The issue's `- [ ]` / `- [x]` items, numbered by position so ids stay put as items are checked. */
 export function checklist(body: string): ChecklistItem[] {
   const items: ChecklistItem[] = []
+  let fenced = false
   for (const line of cleanText(body).split('\n')) {
+    // GitHub renders no checkbox inside a fenced code block.
+    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
+    if (fenced) continue
     const m = ITEM.exec(line)
     if (m?.[1] && m[2]) items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() })
   }

@@ -30,8 +30,10 @@ export function titleOf(prompt: string): string {
   return line.length > 72 ? `${line.slice(0, 69)}...` : line
 }
 
+/** A YAML list starts with '- '; a JSON list is bracketed. A line like "[docs] fix" is a prompt. */
 function looksLikeList(text: string): boolean {
-  return /^\s*(\[|-\s)/.test(text)
+  const t = text.trim()
+  return /^-\s/.test(t) || (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t)))
 }
 
 function parseStructured(text: string, source: string): unknown[] {

@@ -73,7 +73,7 @@ export type Verdict =
 
 /** Statuses where the action itself should run the worker again, after a backoff. */
 function isOverload(status: number): boolean {
-  return status === 429 || status === 529 || (status >= 500 && status < 600)
+  return status === 408 || status === 429 || status === 529 || (status >= 500 && status < 600)
 }
 
 function apiError(status: number): { error: string; retryable: boolean } {
@@ -106,6 +106,10 @@ export function judge(exit: WorkerExit, limits: { timeoutMinutes: number; maxTur
   }
   if (typeof result.api_error_status === 'number') {
     return { kind: 'failed', ...apiError(result.api_error_status) }
+  }
+  if (result.terminal_reason === 'api_error') {
+    // No status: the request timed out or the connection failed. Worth another attempt.
+    return { kind: 'failed', error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`, retryable: true }
   }
   const detail = result.errors?.map(String).join('; ') || result.result || result.subtype
   return { kind: 'failed', error: `the worker reported an error: ${detail.slice(0, 300)}`, retryable: false }

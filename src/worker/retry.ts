@@ -6,6 +6,9 @@ export interface RetryPolicy {
   smallModel?: string
 }
 
+/** No single wait longer than five minutes: past that, the deadline is the better judge. */
+const MAX_DELAY_MS = 5 * 60_000
+
 export type NextStep = { retry: false } | { retry: true; delayMs: number; overflow: boolean }
 
 /**
@@ -17,6 +20,6 @@ export function nextStep(attempt: number, verdict: Verdict, policy: RetryPolicy,
   if (verdict.kind !== 'failed' || !verdict.retryable) return { retry: false }
   const overflow = attempt >= policy.maxAttempts
   if (overflow && (!policy.smallModel || attempt > policy.maxAttempts)) return { retry: false }
-  const cap = policy.baseDelayMs * 2 ** (attempt - 1)
+  const cap = Math.min(MAX_DELAY_MS, policy.baseDelayMs * 2 ** (attempt - 1))
   return { retry: true, delayMs: Math.round(cap / 2 + random() * (cap / 2)), overflow }
 }

@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { afterPhrase, readEvent, type EventSettings } from '../../src/event.js'
+import {
+  issueComment,
+  issuesLabeled,
+  issuesOpened,
+  schedule,
+  workflowDispatch
+} from '../support/events.js'
+
+const settings: EventSettings = { hasTasks: false, triggerPhrase: '/fleet', queueLabel: 'fleet' }
+const repo = { owner: 'acme', repo: 'app' }
+
+function comment(body: string, over: Partial<Parameters<typeof issueComment>[0]> = {}) {
+  return issueComment({
+    ...repo,
+    issueNumber: 12,
+    issueTitle: 'Login is broken',
+    issueBody: '- [ ] fix login\n- [ ] add a test',
+    commentBody: body,
+    commenter: 'maintainer',
+    commentId: 555,
+    ...over
+  })
+}
+
+describe('readEvent: issue comments', () => {
+  it("'/fleet do x' delegates 'do x', with the issue, comment and commenter", () => {
+    const request = readEvent('issue_comment', comment('/fleet do x'), settings)
+    expect(request).toEqual({
+      kind: 'comment',
+      issue: {
+        number: 12,
+        title: 'Login is broken',
+        body: '- [ ] fix login\n- [ ] add a test',
+        isPullRequest: false
+      },
+      commentId: 555,
+      actor: { login: 'maintainer', isBot: false },
+      text: 'do x'
+    })
+  })
+
+  it("'/fleet' alone delegates with empty text (the checklist, or the issue)", () => {
+    expect(readEvent('issue_comment', comment('/fleet'), settings)).toMatchObject({
+      kind: 'comment',
+      text: ''
+    })
+    expect(readEvent('issue_comment', comment('  /fleet  \n'), settings)).toMatchObject({
+      kind: 'comment',
+      text: ''
+    })
+  })
+
+  it('the text may start on the next line and span several', () => {
+    expect(readEvent('issue_comment', comment('/fleet\nfix a\nand b'), settings)).toMatchObject({
+      text: 'fix a\nand b'
+    })
+  })
+
+  it.each(['/fleetwood please', 'please /fleet do x', 'hello', '', '/flee do x'])(
+    "'%s' is ignored",
+    body => {
+      expect(readEvent('issue_comment', comment(body), settings).kind).toBe('ignore')
+    }
+  )
+
+  it('honours a custom trigger phrase', () => {
+    const custom = { ...settings, triggerPhrase: '@bot run' }
+    expect(readEvent('issue_comment', comment('@bot run tidy up'), custom)).toMatchObject({
+      kind: 'comment',
+      text: 'tidy up'
+    })
+    expect(readEvent('issue_comment', comment('/fleet tidy up'), custom).kind).toBe('ignore')
+  })
+
+  it('an edited comment is ignored, even one that now starts with the phrase', () => {
+    const edited = comment('/fleet do x', { action: 'edited', previousBody: 'typo' })
+    expect(edited.action).toBe('edited')
+    expect(readEvent('issue_comment', edited, settings).kind).toBe('ignore')
+  })
+
+  it('a comment on a pull request is a follow-up on that PR', () => {
+    const request = readEvent(
+      'issue_comment',
+      comment('/fleet also handle null', { onPullRequest: true }),
+      settings
+    )
+    expect(request).toMatchObject({
+      kind: 'follow-up',
+      text: 'also handle null',
+      issue: { number: 12, isPullRequest: true }
+    })
+  })
+
+  it('a bot commenter is recognised as a bot', () => {
+    const request = readEvent(
+      'issue_comment',
+      comment('/fleet x', { commenter: 'renovate[bot]' }),
+      settings
+    )
+    expect(request).toMatchObject({ actor: { login: 'renovate[bot]', isBot: true } })
+  })
+
+  it('reads the unmodified webhook example fixture too', () => {
+    const url = new URL('../fixtures/events/issue_comment.created.json', import.meta.url)
+    const raw = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown> & {
+      comment: { body: string }
+    }
+    expect(readEvent('issue_comment', raw, settings).kind).toBe('ignore')
+    raw.comment.body = `/fleet ${raw.comment.body}`
+    expect(readEvent('issue_comment', raw, settings).kind).toBe('comment')
+  })
+})
+
+describe('readEvent: labels, schedule, dispatch, other events', () => {
+  const labeled = (label: string) =>
+    issuesLabeled({
+      ...repo,
+      issueNumber: 5,
+      title: 'Queue me',
+      body: 'Body',
+      label,
+      sender: 'maintainer'
+    })
+
+  it('labelling with the queue label delegates the issue, with who added the label', () => {
+    expect(readEvent('issues', labeled('fleet'), settings)).toEqual({
+      kind: 'labeled',
+      issue: { number: 5, title: 'Queue me', body: 'Body', isPullRequest: false },
+      actor: { login: 'maintainer', isBot: false }
+    })
+  })
+
+  it('another label, or another issues action, is ignored', () => {
+    expect(readEvent('issues', labeled('bug'), settings).kind).toBe('ignore')
+    const opened = issuesOpened({
+      ...repo,
+      issueNumber: 5,
+      title: 't',
+      body: 'b',
+      author: 'x',
+      labels: ['fleet']
+    })
+    expect(readEvent('issues', opened, settings).kind).toBe('ignore')
+  })
+
+  it('schedule runs the queue', () => {
+    expect(readEvent('schedule', schedule({ ...repo, cron: '0 3 * * *' }), settings)).toEqual({
+      kind: 'queue'
+    })
+  })
+
+  it('workflow_dispatch without tasks runs the queue', () => {
+    expect(
+      readEvent('workflow_dispatch', workflowDispatch({ ...repo, inputs: {} }), settings)
+    ).toEqual({ kind: 'queue' })
+  })
+
+  it('an event with no trigger of its own is ignored, with a reason', () => {
+    const request = readEvent('push', {}, settings)
+    expect(request.kind).toBe('ignore')
+    expect(request.kind === 'ignore' && request.reason).toContain('push')
+  })
+
+  it('given tasks win on any event', () => {
+    const withTasks = { ...settings, hasTasks: true }
+    for (const [name, payload] of [
+      ['issue_comment', comment('/fleet do x')],
+      ['issues', labeled('fleet')],
+      ['schedule', schedule({ ...repo, cron: '0 3 * * *' })],
+      ['workflow_dispatch', workflowDispatch({ ...repo, inputs: { tasks: 'x' } })],
+      ['push', {}]
+    ] as const) {
+      expect(readEvent(name, payload, withTasks), name).toEqual({ kind: 'tasks' })
+    }
+  })
+})
+
+describe('afterPhrase', () => {
+  it.each([
+    ['/fleet do x', 'do x'],
+    ['/fleet', ''],
+    ['\n  /fleet\tdo  x  ', 'do  x'],
+    ['/fleetwood', undefined],
+    ['/fleet-now x', undefined],
+    ['x /fleet', undefined]
+  ])('%j -> %j', (body, text) => {
+    expect(afterPhrase(body, '/fleet')).toBe(text)
+  })
+})

@@ -1,0 +1,115 @@
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { parse } from 'yaml'
+import { INPUTS } from '../../src/inputs.js'
+
+const root = new URL('../../', import.meta.url)
+const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
+
+interface ActionYml {
+  inputs: Record<string, { description?: string; required?: boolean; default?: string }>
+  outputs: Record<string, { description?: string }>
+  runs: { using: string; main: string }
+}
+const action = parse(read('action.yml')) as ActionYml
+
+// Copied from CONTRACT.md's tables: CI runs on a fresh clone, where that document is not around.
+const CONTRACT_INPUTS = [
+  'tasks',
+  'tasks-file',
+  'api-key',
+  'base-url',
+  'auth-header',
+  'model',
+  'small-model',
+  'max-parallel',
+  'max-turns',
+  'timeout-minutes',
+  'permission-mode',
+  'allowed-tools',
+  'disallowed-tools',
+  'verify',
+  'base-branch',
+  'branch-prefix',
+  'draft',
+  'github-token',
+  'trigger-phrase',
+  'queue-label',
+  'claude-path',
+  'dry-run'
+]
+const CONTRACT_DEFAULTS: Record<string, string> = {
+  'auth-header': 'auto',
+  'max-parallel': '4',
+  'max-turns': '40',
+  'timeout-minutes': '30',
+  'permission-mode': 'bypassPermissions',
+  'branch-prefix': 'fleet/',
+  draft: 'false',
+  'github-token': '${{ github.token }}',
+  'trigger-phrase': '/fleet',
+  'queue-label': 'fleet',
+  'dry-run': 'false'
+}
+const CONTRACT_OUTPUTS = ['results', 'pull-requests', 'succeeded', 'failed']
+
+describe('action.yml', () => {
+  it('runs on node24 from dist/index.js', () => {
+    expect(action.runs).toMatchObject({ using: 'node24', main: 'dist/index.js' })
+  })
+
+  it('declares exactly the inputs of src/inputs.ts, with the same defaults and descriptions', () => {
+    expect(Object.keys(action.inputs).sort()).toEqual(Object.keys(INPUTS).sort())
+    for (const [name, spec] of Object.entries(INPUTS)) {
+      const declared = action.inputs[name]
+      expect(declared?.default, name).toBe('default' in spec ? spec.default : undefined)
+      expect(declared?.description, name).toBe(spec.description)
+    }
+    expect(action.inputs['github-token']?.default).toBe('${{ github.token }}')
+  })
+
+  it("has every input CONTRACT.md names, with the contract's defaults", () => {
+    for (const name of CONTRACT_INPUTS) expect(action.inputs, name).toHaveProperty([name])
+    for (const [name, value] of Object.entries(CONTRACT_DEFAULTS))
+      expect(action.inputs[name]?.default, name).toBe(value)
+    const marked = Object.entries(INPUTS)
+      .filter(([, s]) => 'contract' in s && s.contract)
+      .map(([n]) => n)
+    expect(marked.sort()).toEqual([...CONTRACT_INPUTS].sort())
+  })
+
+  it('requires no input: api-key may come from the environment, the rest have defaults or are optional', () => {
+    for (const [name, spec] of Object.entries(action.inputs))
+      expect(spec.required ?? false, name).toBe(false)
+  })
+
+  it('has every output CONTRACT.md names, each described', () => {
+    for (const name of CONTRACT_OUTPUTS) {
+      expect(action.outputs, name).toHaveProperty([name])
+      expect(action.outputs[name]?.description, name).toBeTruthy()
+    }
+  })
+})
+
+/** The input names listed in the README's inputs table: a table whose first header cell is "input". */
+function readmeInputs(readme: string): string[] | undefined {
+  const lines = readme.split('\n')
+  const header = lines.findIndex(l => /^\|\s*`?inputs?`?\s*\|/i.test(l))
+  if (header < 0) return undefined
+  const names: string[] = []
+  for (const line of lines.slice(header + 2)) {
+    if (!line.startsWith('|')) break
+    const name = /^\|\s*`([^`]+)`/.exec(line)?.[1]
+    if (name) names.push(...name.split(/`,\s*`/))
+  }
+  return names
+}
+
+describe('README', () => {
+  it('lists every input in its inputs table', ({ skip }) => {
+    if (!existsSync(new URL('README.md', root))) skip('README.md does not exist yet')
+    const names = readmeInputs(read('README.md'))
+    if (!names) skip("README.md has no inputs table yet (a table whose first column is 'input')")
+    for (const name of Object.keys(INPUTS)) expect(names, name).toContain(name)
+  })
+})
