@@ -5,7 +5,9 @@
 //   npm install --prefix /tmp/openapi @octokit/openapi
 //   node scripts/trim-github-spec.mjs [source.json] [output.json]
 import { readFileSync, writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
+import console from 'node:console'
+import process from 'node:process'
+import { URL, fileURLToPath } from 'node:url'
 
 const source =
   process.argv[2] ?? '/tmp/openapi/node_modules/@octokit/openapi/generated/api.github.com.json'
@@ -62,7 +64,7 @@ const unwrapExampleRefs = node => {
   if (!node || typeof node !== 'object') return node
   if (typeof node.$ref === 'string' && node.$ref.startsWith(EXAMPLE_REF)) {
     patched++
-    return unwrapExampleRefs(structuredClone(exampleValue(node.$ref)))
+    return unwrapExampleRefs(JSON.parse(JSON.stringify(exampleValue(node.$ref))))
   }
   return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, unwrapExampleRefs(v)]))
 }

@@ -1,0 +1,269 @@
+// A stateful stand-in for GitHub's REST API on loopback. Every request is first validated by Prism
+// against GitHub's official OpenAPI description (trimmed: scripts/trim-github-spec.mjs); a request
+// Prism rejects is answered with Prism's verdict and recorded in `invalid`. Valid requests are
+// answered from in-memory state (github-state.ts, github-routes.ts), or with Prism's example for a
+// valid route the mock does not model.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { acquirePrism, releasePrism, type Prism, type PrismResponse } from './prism.js'
+import { type Reply, route } from './github-routes.js'
+import {
+  GitHubState,
+  type IssueSeed,
+  type MockComment,
+  type MockIssue,
+  type MockPull,
+  type PullSeed,
+  type Role,
+  TOKEN_USER
+} from './github-state.js'
+
+export type {
+  MockComment,
+  MockIssue,
+  MockLabel,
+  MockPull,
+  MockReaction,
+  Role
+} from './github-state.js'
+export { GitHubState } from './github-state.js'
+
+export interface GitHubMockOptions {
+  owner: string
+  repo: string
+  defaultBranch?: string
+  collaborators?: Record<string, Role>
+  issues?: IssueSeed[]
+  /** When set, requests without `authorization: token|bearer <token>` get 401. */
+  token?: string
+  /** Login that owns what the token creates (comments, PRs, reactions). */
+  tokenUser?: string
+  /** Base of `html_url` fields; GITHUB_SERVER_URL in a test. */
+  serverUrl?: string
+}
+
+export interface RecordedRequest {
+  method: string
+  path: string
+  query: Record<string, string>
+  status: number
+  body: unknown
+}
+
+export interface InvalidRequest {
+  method: string
+  path: string
+  status: number
+  /** Prism's violations (or its problem document when it matched no route). */
+  problem: unknown
+}
+
+export interface FaultRule {
+  method: string
+  path: RegExp
+  status: number
+  /** How many matching requests fail; default 1. */
+  times?: number
+  headers?: Record<string, string>
+  body?: unknown
+}
+
+export interface GitHubMock {
+  /** Base URL for Octokit's baseUrl / GITHUB_API_URL. */
+  url: string
+  state: GitHubState
+  requests: RecordedRequest[]
+  invalid: InvalidRequest[]
+  /** How long the shared Prism took to start (0 when it was already running). */
+  prismStartupMs: number
+  fail(rule: FaultRule): void
+  addIssue(seed: IssueSeed): MockIssue
+  addPull(seed: PullSeed): MockPull
+  addComment(issueNumber: number, body: string, user?: string): MockComment
+  close(): Promise<void>
+}
+
+const DOCS = 'https://docs.github.com/rest'
+
+export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMock> {
+  const prism = await acquirePrism()
+  const firstUse = !started.has(prism)
+  started.add(prism)
+  const requests: RecordedRequest[] = []
+  const invalid: InvalidRequest[] = []
+  const faults: Array<FaultRule & { left: number }> = []
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      res.writeHead(500, { 'content-type': 'application/json' })
+      res.end(JSON.stringify({ message: `mock error: ${String(error)}` }))
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const state = new GitHubState({
+    owner: opts.owner,
+    repo: opts.repo,
+    defaultBranch: opts.defaultBranch ?? 'main',
+    apiUrl: url,
+    serverUrl: opts.serverUrl ?? 'https://github.com'
+  })
+  for (const [login, role] of Object.entries(opts.collaborators ?? {}))
+    state.collaborators.set(login, role)
+  for (const seed of opts.issues ?? []) state.addIssue(seed)
+  const caller = opts.tokenUser ?? TOKEN_USER
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const raw = await readBody(req)
+    const target = new URL(req.url ?? '/', url)
+    const method = (req.method ?? 'GET').toUpperCase()
+    const body = parseJson(raw)
+    const reply = await answer(req, method, target, raw, body)
+    requests.push({
+      method,
+      path: target.pathname,
+      query: Object.fromEntries(target.searchParams),
+      status: reply.status,
+      body
+    })
+    send(res, reply)
+  }
+
+  async function answer(
+    req: IncomingMessage,
+    method: string,
+    target: URL,
+    raw: Buffer,
+    body: unknown
+  ): Promise<Reply> {
+    if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
+      return {
+        status: 401,
+        body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' }
+      }
+    const fault = faults.find(
+      f => f.left > 0 && sameMethod(f.method, method) && f.path.test(target.pathname)
+    )
+    if (fault) {
+      fault.left--
+      return {
+        status: fault.status,
+        body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS },
+        ...(fault.headers && { headers: fault.headers })
+      }
+    }
+    const verdict = await prism.forward(
+      method,
+      target.pathname + target.search,
+      prismHeaders(req),
+      raw
+    )
+    // Prism answers a valid request with a 2xx example; anything else is its rejection.
+    if (verdict.status >= 400) {
+      const problem = violations(verdict)
+      invalid.push({ method, path: target.pathname, status: verdict.status, problem })
+      return { status: verdict.status, body: rejection(problem) }
+    }
+    const modelled = route(state, {
+      method,
+      path: target.pathname,
+      query: target.searchParams,
+      body,
+      caller,
+      url: target
+    })
+    return modelled ?? { status: verdict.status, body: parseJson(verdict.body) }
+  }
+
+  return {
+    url,
+    state,
+    requests,
+    invalid,
+    prismStartupMs: firstUse ? prism.startupMs : 0,
+    fail: rule => void faults.push({ ...rule, left: rule.times ?? 1 }),
+    addIssue: seed => state.addIssue(seed),
+    addPull: seed => state.addPull(seed),
+    addComment: (n, text, user) => state.addComment(n, text, user),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+      releasePrism()
+    }
+  }
+}
+
+const started = new WeakSet<Prism>()
+
+const sameMethod = (rule: string, method: string) => rule === '*' || rule.toUpperCase() === method
+
+function authorised(header: string | undefined, token: string): boolean {
+  const match = /^(?:token|bearer)\s+(\S+)$/i.exec(header ?? '')
+  return match?.[1] === token
+}
+
+/** Prism answers 406 to GitHub's vendor media types, which Octokit always sends. */
+function prismHeaders(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || name === 'host' || name === 'connection') continue
+    headers[name] = Array.isArray(value) ? value.join(', ') : value
+  }
+  if (/vnd\.github/i.test(headers.accept ?? '')) headers.accept = 'application/json'
+  return headers
+}
+
+function violations(verdict: PrismResponse): unknown {
+  const header = verdict.headers['sl-violations']
+  if (typeof header === 'string') {
+    const all = parseJson(Buffer.from(header)) as Array<{ location?: string[] }> | undefined
+    const onRequest = all?.filter(v => v.location?.[0] === 'request')
+    if (onRequest && onRequest.length > 0) return onRequest
+  }
+  return parseJson(verdict.body)
+}
+
+/** A GitHub-shaped error body that says why, so Octokit's error message names the violation. */
+function rejection(problem: unknown): Record<string, unknown> {
+  const list = Array.isArray(problem) ? (problem as Array<{ message?: string }>) : undefined
+  const detail = list
+    ? list.map(v => v.message).join('; ')
+    : ((problem as { title?: string; detail?: string } | undefined)?.detail ?? 'invalid request')
+  return {
+    message: `Request does not match GitHub's OpenAPI description: ${detail}`,
+    documentation_url: DOCS,
+    ...(list && { errors: list })
+  }
+}
+
+function send(res: ServerResponse, reply: Reply): void {
+  const payload = reply.body === undefined ? '' : JSON.stringify(reply.body)
+  const reset = Math.floor(Date.now() / 1000) + 3600
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-github-media-type': 'github.v3; format=json',
+    'x-ratelimit-limit': '5000',
+    'x-ratelimit-remaining': '4999',
+    'x-ratelimit-reset': String(reset),
+    'x-ratelimit-resource': 'core',
+    ...reply.headers
+  })
+  res.end(payload)
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => resolve(Buffer.concat(chunks)))
+    req.on('error', reject)
+  })
+}
+
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) return undefined
+  try {
+    return JSON.parse(raw.toString('utf8')) as unknown
+  } catch {
+    return raw.toString('utf8')
+  }
+}

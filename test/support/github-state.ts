@@ -1,0 +1,505 @@
+// In-memory repository state behind the GitHub mock, and the JSON GitHub would render from it.
+import { createHash } from 'node:crypto'
+
+export type Role = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
+
+export interface MockLabel {
+  id: number
+  name: string
+  color: string
+  description: string | null
+}
+
+export interface PullFields {
+  head: string
+  base: string
+  head_sha: string
+  base_sha: string
+  draft: boolean
+  merged_at: string | null
+  requested_reviewers: string[]
+  maintainer_can_modify: boolean
+}
+
+/** Issues and pull requests share one number sequence, as on GitHub: a PR is an issue with `pull`. */
+export interface MockIssue {
+  number: number
+  id: number
+  title: string
+  body: string | null
+  state: 'open' | 'closed'
+  state_reason: string | null
+  labels: string[]
+  assignees: string[]
+  user: string
+  created_at: string
+  updated_at: string
+  closed_at: string | null
+  pull?: PullFields
+}
+
+export type MockPull = MockIssue & { pull: PullFields }
+
+export interface MockComment {
+  id: number
+  issue_number: number
+  body: string
+  user: string
+  created_at: string
+  updated_at: string
+}
+
+export interface MockReaction {
+  id: number
+  comment_id: number
+  content: string
+  user: string
+  created_at: string
+}
+
+export interface IssueSeed {
+  title: string
+  body?: string
+  labels?: string[]
+  user?: string
+  state?: 'open' | 'closed'
+  created_at?: string
+}
+
+export interface PullSeed {
+  head: string
+  base?: string
+  title?: string
+  body?: string
+  labels?: string[]
+  user?: string
+  state?: 'open' | 'closed'
+  draft?: boolean
+  head_sha?: string
+  created_at?: string
+}
+
+export interface RepoInfo {
+  owner: string
+  repo: string
+  defaultBranch: string
+  /** Base of API `url` fields (the mock's own URL). */
+  apiUrl: string
+  /** Base of `html_url` fields. */
+  serverUrl: string
+}
+
+export const TOKEN_USER = 'github-actions[bot]'
+
+/** GitHub's timestamps carry no milliseconds. */
+export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
+
+const fakeSha = (seed: string): string => createHash('sha1').update(seed).digest('hex')
+
+export class GitHubState {
+  readonly issues: MockIssue[] = []
+  readonly comments: MockComment[] = []
+  readonly reactions: MockReaction[] = []
+  readonly labels: MockLabel[] = []
+  readonly collaborators = new Map<string, Role>()
+  private nextId = 1
+  private readonly userIds = new Map<string, number>([[TOKEN_USER, 41898282]])
+
+  constructor(readonly repo: RepoInfo) {}
+
+  get pulls(): MockPull[] {
+    return this.issues.filter((i): i is MockPull => i.pull !== undefined)
+  }
+
+  issue(number: number): MockIssue | undefined {
+    return this.issues.find(i => i.number === number)
+  }
+
+  pullByNumber(number: number): MockPull | undefined {
+    return this.pulls.find(p => p.number === number)
+  }
+
+  comment(id: number): MockComment | undefined {
+    return this.comments.find(c => c.id === id)
+  }
+
+  label(name: string): MockLabel | undefined {
+    const key = name.toLowerCase()
+    return this.labels.find(l => l.name.toLowerCase() === key)
+  }
+
+  /** Adding an unknown label to an issue creates it, as GitHub does. */
+  ensureLabel(name: string, color = 'ededed', description: string | null = null): MockLabel {
+    const existing = this.label(name)
+    if (existing) return existing
+    const created = { id: this.id(), name, color, description }
+    this.labels.push(created)
+    return created
+  }
+
+  id(): number {
+    return 1000 + this.nextId++
+  }
+
+  addIssue(seed: IssueSeed): MockIssue {
+    const created_at = seed.created_at ?? now()
+    const issue: MockIssue = {
+      number: this.issues.length + 1,
+      id: this.id(),
+      title: seed.title,
+      body: seed.body ?? null,
+      state: seed.state ?? 'open',
+      state_reason: seed.state === 'closed' ? 'completed' : null,
+      labels: (seed.labels ?? []).map(name => this.ensureLabel(name).name),
+      assignees: [],
+      user: seed.user ?? 'octocat',
+      created_at,
+      updated_at: created_at,
+      closed_at: seed.state === 'closed' ? created_at : null
+    }
+    this.issues.push(issue)
+    return issue
+  }
+
+  addPull(seed: PullSeed): MockPull {
+    const base = seed.base ?? this.repo.defaultBranch
+    const issue = this.addIssue({
+      title: seed.title ?? seed.head,
+      user: seed.user ?? TOKEN_USER,
+      ...(seed.body !== undefined && { body: seed.body }),
+      ...(seed.labels && { labels: seed.labels }),
+      ...(seed.state && { state: seed.state }),
+      ...(seed.created_at && { created_at: seed.created_at })
+    })
+    issue.state_reason = null
+    const pull: PullFields = {
+      head: seed.head,
+      base,
+      head_sha: seed.head_sha ?? fakeSha(`${seed.head}#${issue.number}`),
+      base_sha: fakeSha(base),
+      draft: seed.draft ?? false,
+      merged_at: null,
+      requested_reviewers: [],
+      maintainer_can_modify: false
+    }
+    return Object.assign(issue, { pull })
+  }
+
+  addComment(issueNumber: number, body: string, user = TOKEN_USER): MockComment {
+    const at = now()
+    const comment = {
+      id: this.id(),
+      issue_number: issueNumber,
+      body,
+      user,
+      created_at: at,
+      updated_at: at
+    }
+    this.comments.push(comment)
+    return comment
+  }
+
+  // ---- rendering, in the shape of GitHub's REST responses ----
+
+  private get repoApi(): string {
+    return `${this.repo.apiUrl}/repos/${this.repo.owner}/${this.repo.repo}`
+  }
+
+  private get repoHtml(): string {
+    return `${this.repo.serverUrl}/${this.repo.owner}/${this.repo.repo}`
+  }
+
+  userJson(login: string, type?: 'Organization'): Record<string, unknown> {
+    let id = this.userIds.get(login)
+    if (id === undefined) this.userIds.set(login, (id = 9000 + this.userIds.size))
+    const url = `${this.repo.apiUrl}/users/${encodeURIComponent(login)}`
+    return {
+      login,
+      id,
+      node_id: nodeId('U', id),
+      avatar_url: `${this.repo.serverUrl}/${login}.png`,
+      gravatar_id: '',
+      url,
+      html_url: `${this.repo.serverUrl}/${login}`,
+      ...urlTemplates(url, USER_LINKS),
+      type: type ?? (login.endsWith('[bot]') ? 'Bot' : 'User'),
+      site_admin: false
+    }
+  }
+
+  repoJson(): Record<string, unknown> {
+    const { owner, repo, defaultBranch } = this.repo
+    const open = this.issues.filter(i => i.state === 'open').length
+    return {
+      id: 4242,
+      node_id: nodeId('R', 4242),
+      name: repo,
+      full_name: `${owner}/${repo}`,
+      owner: this.userJson(owner, 'Organization'),
+      private: false,
+      visibility: 'public',
+      fork: false,
+      archived: false,
+      disabled: false,
+      description: null,
+      html_url: this.repoHtml,
+      url: this.repoApi,
+      ...urlTemplates(this.repoApi, REPO_LINKS),
+      clone_url: `${this.repoHtml}.git`,
+      git_url: `${this.repoHtml.replace(/^https?:/, 'git:')}.git`,
+      ssh_url: `git@${new URL(this.repo.serverUrl).host}:${owner}/${repo}.git`,
+      svn_url: this.repoHtml,
+      mirror_url: null,
+      homepage: null,
+      language: null,
+      license: null,
+      size: 0,
+      default_branch: defaultBranch,
+      has_issues: true,
+      has_downloads: false,
+      has_projects: false,
+      has_wiki: false,
+      has_pages: false,
+      has_discussions: false,
+      forks: 0,
+      forks_count: 0,
+      stargazers_count: 0,
+      watchers: 0,
+      watchers_count: 0,
+      network_count: 0,
+      subscribers_count: 0,
+      open_issues: open,
+      open_issues_count: open,
+      permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
+      created_at: '2020-01-01T00:00:00Z',
+      updated_at: '2020-01-01T00:00:00Z',
+      pushed_at: '2020-01-01T00:00:00Z'
+    }
+  }
+
+  labelJson(label: MockLabel): Record<string, unknown> {
+    return {
+      id: label.id,
+      node_id: nodeId('LA', label.id),
+      url: `${this.repoApi}/labels/${encodeURIComponent(label.name)}`,
+      name: label.name,
+      color: label.color,
+      description: label.description,
+      default: false
+    }
+  }
+
+  private labelsOf(issue: MockIssue): Record<string, unknown>[] {
+    return issue.labels.map(name => this.labelJson(this.ensureLabel(name)))
+  }
+
+  private assigneesOf(issue: MockIssue): Record<string, unknown>[] {
+    return issue.assignees.map(login => this.userJson(login))
+  }
+
+  issueJson(issue: MockIssue): Record<string, unknown> {
+    const url = `${this.repoApi}/issues/${issue.number}`
+    const assignees = this.assigneesOf(issue)
+    return {
+      id: issue.id,
+      node_id: nodeId('I', issue.id),
+      url,
+      repository_url: this.repoApi,
+      labels_url: `${url}/labels{/name}`,
+      comments_url: `${url}/comments`,
+      events_url: `${url}/events`,
+      html_url: `${this.repoHtml}/${issue.pull ? 'pull' : 'issues'}/${issue.number}`,
+      number: issue.number,
+      state: issue.state,
+      state_reason: issue.state_reason,
+      title: issue.title,
+      body: issue.body,
+      user: this.userJson(issue.user),
+      labels: this.labelsOf(issue),
+      assignee: assignees[0] ?? null,
+      assignees,
+      milestone: null,
+      locked: false,
+      active_lock_reason: null,
+      comments: this.comments.filter(c => c.issue_number === issue.number).length,
+      created_at: issue.created_at,
+      updated_at: issue.updated_at,
+      closed_at: issue.closed_at,
+      author_association: this.association(issue.user),
+      ...(issue.pull && {
+        pull_request: {
+          url: `${this.repoApi}/pulls/${issue.number}`,
+          html_url: `${this.repoHtml}/pull/${issue.number}`,
+          diff_url: `${this.repoHtml}/pull/${issue.number}.diff`,
+          patch_url: `${this.repoHtml}/pull/${issue.number}.patch`,
+          merged_at: issue.pull.merged_at
+        }
+      })
+    }
+  }
+
+  pullJson(pr: MockPull): Record<string, unknown> {
+    const url = `${this.repoApi}/pulls/${pr.number}`
+    const html = `${this.repoHtml}/pull/${pr.number}`
+    const issueUrl = `${this.repoApi}/issues/${pr.number}`
+    const assignees = this.assigneesOf(pr)
+    const ref = (branch: string, sha: string) => ({
+      label: `${this.repo.owner}:${branch}`,
+      ref: branch,
+      sha,
+      user: this.userJson(this.repo.owner, 'Organization'),
+      repo: this.repoJson()
+    })
+    return {
+      url,
+      id: pr.id,
+      node_id: nodeId('PR', pr.id),
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: issueUrl,
+      commits_url: `${url}/commits`,
+      review_comments_url: `${url}/comments`,
+      review_comment_url: `${this.repoApi}/pulls/comments{/number}`,
+      comments_url: `${issueUrl}/comments`,
+      statuses_url: `${this.repoApi}/statuses/${pr.pull.head_sha}`,
+      number: pr.number,
+      state: pr.state,
+      locked: false,
+      title: pr.title,
+      user: this.userJson(pr.user),
+      body: pr.body,
+      labels: this.labelsOf(pr),
+      milestone: null,
+      active_lock_reason: null,
+      created_at: pr.created_at,
+      updated_at: pr.updated_at,
+      closed_at: pr.closed_at,
+      merged_at: pr.pull.merged_at,
+      merge_commit_sha: null,
+      assignee: assignees[0] ?? null,
+      assignees,
+      requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
+      requested_teams: [],
+      head: ref(pr.pull.head, pr.pull.head_sha),
+      base: ref(pr.pull.base, pr.pull.base_sha),
+      _links: {
+        self: { href: url },
+        html: { href: html },
+        issue: { href: issueUrl },
+        comments: { href: `${issueUrl}/comments` },
+        review_comments: { href: `${url}/comments` },
+        review_comment: { href: `${this.repoApi}/pulls/comments{/number}` },
+        commits: { href: `${url}/commits` },
+        statuses: { href: `${this.repoApi}/statuses/${pr.pull.head_sha}` }
+      },
+      author_association: this.association(pr.user),
+      auto_merge: null,
+      draft: pr.pull.draft,
+      merged: pr.pull.merged_at !== null,
+      mergeable: null,
+      rebaseable: null,
+      mergeable_state: 'unknown',
+      merged_by: null,
+      comments: this.comments.filter(c => c.issue_number === pr.number).length,
+      review_comments: 0,
+      maintainer_can_modify: pr.pull.maintainer_can_modify,
+      commits: 1,
+      additions: 0,
+      deletions: 0,
+      changed_files: 0
+    }
+  }
+
+  commentJson(comment: MockComment): Record<string, unknown> {
+    const issue = this.issue(comment.issue_number)
+    const kind = issue?.pull ? 'pull' : 'issues'
+    return {
+      id: comment.id,
+      node_id: nodeId('IC', comment.id),
+      url: `${this.repoApi}/issues/comments/${comment.id}`,
+      html_url: `${this.repoHtml}/${kind}/${comment.issue_number}#issuecomment-${comment.id}`,
+      issue_url: `${this.repoApi}/issues/${comment.issue_number}`,
+      body: comment.body,
+      user: this.userJson(comment.user),
+      created_at: comment.created_at,
+      updated_at: comment.updated_at,
+      author_association: this.association(comment.user)
+    }
+  }
+
+  reactionJson(reaction: MockReaction): Record<string, unknown> {
+    return {
+      id: reaction.id,
+      node_id: nodeId('REA', reaction.id),
+      user: this.userJson(reaction.user),
+      content: reaction.content,
+      created_at: reaction.created_at
+    }
+  }
+
+  private association(login: string): string {
+    if (login === this.repo.owner) return 'OWNER'
+    const role = this.collaborators.get(login)
+    return role && role !== 'none' ? 'COLLABORATOR' : 'NONE'
+  }
+}
+
+// The hypermedia URLs GitHub puts on every user and repository; clients rarely read them, but
+// GitHub's schema requires them.
+const USER_LINKS = {
+  events_url: '/events{/privacy}',
+  followers_url: '/followers',
+  following_url: '/following{/other_user}',
+  gists_url: '/gists{/gist_id}',
+  organizations_url: '/orgs',
+  received_events_url: '/received_events',
+  repos_url: '/repos',
+  starred_url: '/starred{/owner}{/repo}',
+  subscriptions_url: '/subscriptions'
+}
+const REPO_LINKS = Object.fromEntries(
+  Object.entries({
+    archive: '/{archive_format}{/ref}',
+    assignees: '/assignees{/user}',
+    blobs: '/git/blobs{/sha}',
+    branches: '/branches{/branch}',
+    collaborators: '/collaborators{/collaborator}',
+    comments: '/comments{/number}',
+    commits: '/commits{/sha}',
+    compare: '/compare/{base}...{head}',
+    contents: '/contents/{+path}',
+    contributors: '/contributors',
+    deployments: '/deployments',
+    downloads: '/downloads',
+    events: '/events',
+    forks: '/forks',
+    git_commits: '/git/commits{/sha}',
+    git_refs: '/git/refs{/sha}',
+    git_tags: '/git/tags{/sha}',
+    hooks: '/hooks',
+    issue_comment: '/issues/comments{/number}',
+    issue_events: '/issues/events{/number}',
+    issues: '/issues{/number}',
+    keys: '/keys{/key_id}',
+    labels: '/labels{/name}',
+    languages: '/languages',
+    merges: '/merges',
+    milestones: '/milestones{/number}',
+    notifications: '/notifications{?since,all,participating}',
+    pulls: '/pulls{/number}',
+    releases: '/releases{/id}',
+    stargazers: '/stargazers',
+    statuses: '/statuses/{sha}',
+    subscribers: '/subscribers',
+    subscription: '/subscription',
+    tags: '/tags',
+    teams: '/teams',
+    trees: '/git/trees{/sha}'
+  }).map(([name, suffix]) => [`${name}_url`, suffix])
+)
+
+const urlTemplates = (base: string, links: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(links).map(([key, suffix]) => [key, base + suffix]))
+
+const nodeId = (kind: string, id: number): string => Buffer.from(`${kind}_${id}`).toString('base64')

@@ -1,0 +1,209 @@
+// One Prism per test process, shared by every GitHub mock in it. Prism validates requests against
+// GitHub's OpenAPI description; loading even the trimmed spec takes ~2 s, so it is started lazily,
+// kept while mocks use it (and briefly after, so back-to-back tests reuse it), and never orphaned.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { Agent, request } from 'node:http'
+import { createServer, connect } from 'node:net'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const SPEC = fileURLToPath(new URL('../fixtures/github-api.trimmed.json', import.meta.url))
+// Preloaded into Prism: it exits when our end of its stdin closes, i.e. when this process dies,
+// however it dies (SIGKILL from a test runner included).
+const EXIT_WITH_PARENT =
+  'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).on("error",()=>process.exit(0)).resume()'
+const IDLE_MS = 1500
+
+export interface PrismResponse {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  body: Buffer
+}
+
+export interface Prism {
+  url: string
+  startupMs: number
+  forward(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: Buffer
+  ): Promise<PrismResponse>
+}
+
+interface Running extends Prism {
+  child: ChildProcess
+}
+
+let starting: Promise<Running> | undefined
+let users = 0
+let idle: NodeJS.Timeout | undefined
+
+export async function acquirePrism(): Promise<Prism> {
+  users++
+  clearTimeout(idle)
+  starting ??= start()
+  try {
+    return await starting
+  } catch (error) {
+    users--
+    starting = undefined
+    throw error
+  }
+}
+
+export function releasePrism(): void {
+  users = Math.max(users - 1, 0)
+  if (users > 0) return
+  clearTimeout(idle)
+  idle = setTimeout(() => void stopPrism(), IDLE_MS).unref()
+}
+
+/** Stops Prism now (and waits for it), whatever still uses it. */
+export async function stopPrism(): Promise<void> {
+  clearTimeout(idle)
+  const current = starting
+  starting = undefined
+  if (!current) return
+  const prism = await current.catch(() => undefined)
+  if (prism) await kill(prism.child)
+}
+
+async function start(): Promise<Running> {
+  const port = await freePort()
+  const began = performance.now()
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      EXIT_WITH_PARENT,
+      prismCli(),
+      'mock',
+      SPEC,
+      '-p',
+      String(port),
+      '-h',
+      '127.0.0.1',
+      '-v',
+      'warn'
+    ],
+    { detached: true, stdio: ['pipe', 'pipe', 'pipe'] }
+  )
+  // Its own process group, killed whole at exit; the pipes are drained so Prism never blocks.
+  const killAtExit = () => signalGroup(child, 'SIGKILL')
+  process.once('exit', killAtExit)
+  child.once('exit', () => process.off('exit', killAtExit))
+  let output = ''
+  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000))
+  child.stdout?.on('data', keep)
+  child.stderr?.on('data', keep)
+  child.unref()
+  for (const stream of [child.stdin, child.stdout, child.stderr])
+    (stream as { unref?: () => void } | null)?.unref?.()
+
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', code =>
+      reject(new Error(`Prism exited (${code}) before listening:\n${output}`))
+    )
+  )
+  exited.catch(() => undefined)
+  await Promise.race([waitForPort(port, 30_000), exited])
+  // A Prism that dies under us is started afresh by the next mock rather than reused.
+  const current = starting
+  child.once('exit', () => {
+    if (starting === current) starting = undefined
+  })
+  const url = `http://127.0.0.1:${port}`
+  const agent = new Agent({ keepAlive: true })
+  return {
+    child,
+    url,
+    startupMs: Math.round(performance.now() - began),
+    forward: (method, path, headers, body) => send(agent, url, method, path, headers, body)
+  }
+}
+
+function send(
+  agent: Agent,
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer
+): Promise<PrismResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, base), { method, headers, agent }, res => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) })
+      )
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body.length > 0 ? body : undefined)
+  })
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return
+  try {
+    process.kill(-child.pid, signal)
+  } catch {
+    // the group is already gone
+  }
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const gone = new Promise<void>(resolve => child.once('exit', () => resolve()))
+  signalGroup(child, 'SIGTERM')
+  const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), 3000)
+  await gone
+  clearTimeout(timer)
+}
+
+/**
+ * Found at run time rather than through a literal path, so that when the demo bundles this file
+ * (ncc) the CLI is still run from node_modules instead of being copied away from its own modules.
+ */
+function prismCli(): string {
+  for (const start of [path.dirname(fileURLToPath(import.meta.url)), process.cwd()]) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      const cli = path.join(dir, 'node_modules', '@stoplight', 'prism-cli', 'dist', 'index.js')
+      if (existsSync(cli)) return cli
+      if (path.dirname(dir) === dir) break
+    }
+  }
+  throw new Error('@stoplight/prism-cli (a devDependency) is not installed: run npm ci')
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() =>
+        typeof address === 'object' && address
+          ? resolve(address.port)
+          : reject(new Error('no port'))
+      )
+    })
+  })
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>(resolve => {
+      const socket = connect(port, '127.0.0.1')
+      socket.once('connect', () => (socket.destroy(), resolve(true)))
+      socket.once('error', () => resolve(false))
+    })
+    if (open) return
+    await new Promise(r => setTimeout(r, 25))
+  }
+  throw new Error(`Prism did not listen on ${port} within ${timeoutMs} ms`)
+}
