@@ -26,8 +26,14 @@ async function filesUnder(dir: string): Promise<string[]> {
 
 /** Everything the outside world got from a run: what a leak would have to pass through. */
 async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string, string]>> {
+  // `::add-mask::<secret>` is how the action tells the runner what to mask; the runner consumes
+  // those lines, so they are the one place a secret is meant to appear.
+  const stdout = run.stdout
+    .split('\n')
+    .filter(line => !line.startsWith('::add-mask::'))
+    .join('\n')
   const out: Array<[string, string]> = [
-    ['stdout', run.stdout],
+    ['stdout', stdout],
     ['stderr', run.stderr],
     ['outputs', JSON.stringify(run.outputs)],
     ['step summary', run.summary],
@@ -45,14 +51,12 @@ async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string
   }
   // Every pushed commit: messages and content.
   const bare = await bareRepoOf(stack)
-  const { stdout } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 })
-  out.push(['pushed commits', stdout])
+  const { stdout: pushed } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 })
+  out.push(['pushed commits', pushed])
   return out
 }
 
 async function bareRepoOf(stack: Stack): Promise<string> {
-  const branches = await stack.git.branches(`${OWNER}/${REPO}`)
-  void branches
   return stack.git.repoPath(`${OWNER}/${REPO}`)
 }
 
