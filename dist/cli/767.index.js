@@ -875,6 +875,12 @@ async function start() {
     const exited = new Promise((_, reject) => child.once('exit', code => reject(new Error(`Prism exited (${code}) before listening:\n${output}`))));
     exited.catch(() => undefined);
     await Promise.race([waitForPort(port, 30_000), exited]);
+    // A Prism that dies under us is started afresh by the next mock rather than reused.
+    const current = starting;
+    child.once('exit', () => {
+        if (starting === current)
+            starting = undefined;
+    });
     const url = `http://127.0.0.1:${port}`;
     const agent = new external_node_http_.Agent({ keepAlive: true });
     return {
@@ -1364,9 +1370,8 @@ const validationFailed = (errors) => ({
     body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' }
 });
 const record = (body) => body && typeof body === 'object' && !Array.isArray(body) ? body : {};
-const strings = (value) => Array.isArray(value)
-    ? value.map(v => (typeof v === 'string' ? v : String(record(v).name ?? '')))
-    : [];
+const github_routes_text = (value) => typeof value === 'string' ? value : typeof value === 'number' ? String(value) : '';
+const strings = (value) => Array.isArray(value) ? value.map(v => (typeof v === 'string' ? v : github_routes_text(record(v).name))) : [];
 /** One page of `items`, with the Link header GitHub sends (per_page defaults to 30, max 100). */
 function page(req, items, render) {
     const perPage = Math.min(Number(req.query.get('per_page') ?? 30) || 30, 100);
@@ -1441,8 +1446,8 @@ const listPulls = (s, req) => {
 };
 const createPull = (s, req) => {
     const body = record(req.body);
-    const head = String(body.head).replace(new RegExp(`^${s.repo.owner}:`, 'i'), '');
-    const base = String(body.base);
+    const head = github_routes_text(body.head).replace(new RegExp(`^${s.repo.owner}:`, 'i'), '');
+    const base = github_routes_text(body.base);
     if (head === base)
         return validationFailed([
             { resource: 'PullRequest', code: 'custom', message: `No commits between ${base} and ${head}` }
@@ -1452,7 +1457,7 @@ const createPull = (s, req) => {
     const pr = s.addPull({
         head,
         base,
-        title: String(body.title ?? head),
+        title: github_routes_text(body.title) || head,
         user: req.caller,
         draft: body.draft === true,
         ...(typeof body.body === 'string' && { body: body.body })
@@ -1579,14 +1584,14 @@ const listComments = withIssue((s, req, issue) => {
     return page(req, comments, c => s.commentJson(c));
 });
 const createComment = withIssue((s, req, issue) => {
-    const comment = s.addComment(issue.number, String(record(req.body).body), req.caller);
+    const comment = s.addComment(issue.number, github_routes_text(record(req.body).body), req.caller);
     return { status: 201, body: s.commentJson(comment) };
 });
 const updateComment = (s, req, [id]) => {
     const comment = s.comment(Number(id));
     if (!comment)
         return notFound();
-    comment.body = String(record(req.body).body);
+    comment.body = github_routes_text(record(req.body).body);
     comment.updated_at = now();
     return { status: 200, body: s.commentJson(comment) };
 };
@@ -1594,7 +1599,7 @@ const createReaction = (s, req, [id]) => {
     const comment = s.comment(Number(id));
     if (!comment)
         return notFound();
-    const content = String(record(req.body).content);
+    const content = github_routes_text(record(req.body).content);
     const existing = s.reactions.find(r => r.comment_id === comment.id && r.user === req.caller && r.content === content);
     if (existing)
         return { status: 200, body: s.reactionJson(existing) };
@@ -1632,7 +1637,7 @@ const permission = (s, _req, [encoded]) => {
 };
 const createLabel = (s, req) => {
     const body = record(req.body);
-    const name = String(body.name);
+    const name = github_routes_text(body.name);
     if (s.label(name))
         return validationFailed([{ resource: 'Label', code: 'already_exists', field: 'name' }]);
     const color = typeof body.color === 'string' ? body.color.replace(/^#/, '') : 'ededed';
@@ -2056,8 +2061,14 @@ async function filesUnder(dir) {
 }
 /** Everything the outside world got from a run: what a leak would have to pass through. */
 async function corpus(stack, run) {
+    // `::add-mask::<secret>` is how the action tells the runner what to mask; the runner consumes
+    // those lines, so they are the one place a secret is meant to appear.
+    const stdout = run.stdout
+        .split('\n')
+        .filter(line => !line.startsWith('::add-mask::'))
+        .join('\n');
     const out = [
-        ['stdout', run.stdout],
+        ['stdout', stdout],
         ['stderr', run.stderr],
         ['outputs', JSON.stringify(run.outputs)],
         ['step summary', run.summary],
@@ -2076,13 +2087,11 @@ async function corpus(stack, run) {
     }
     // Every pushed commit: messages and content.
     const bare = await bareRepoOf(stack);
-    const { stdout } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
-    out.push(['pushed commits', stdout]);
+    const { stdout: pushed } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
+    out.push(['pushed commits', pushed]);
     return out;
 }
 async function bareRepoOf(stack) {
-    const branches = await stack.git.branches(`${OWNER}/${REPO}`);
-    void branches;
     return stack.git.repoPath(`${OWNER}/${REPO}`);
 }
 /** Zero hits of any secret anywhere the run's products went. Throws with where it was found. */
