@@ -50,8 +50,9 @@ function plainIo(): Io {
       console.log(`== ${name}`)
       return fn()
     },
-    async report(outcomes: Outcome[], note?: string) {
+    report: (outcomes: Outcome[], note?: string) => {
       console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`)
+      return Promise.resolve()
     },
     onProgress: (task, p) => {
       const line = `[${task.id}] turn ${p.turn} · ${p.outputTokens} output tokens · ${((Date.now() - started) / 1000).toFixed(1)}s`

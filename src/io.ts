@@ -7,12 +7,12 @@ import type { Progress } from './worker/spawn.js'
 
 /** The edges where the action and the CLI differ: logging, outputs and the summary. */
 export interface Io {
-  info(message: string): void
-  warning(message: string): void
-  setSecret(secret: string): void
-  setOutput(name: string, value: string): void
-  group<T>(name: string, fn: () => Promise<T>): Promise<T>
-  report(outcomes: Outcome[], note?: string): Promise<void>
+  info: (message: string) => void
+  warning: (message: string) => void
+  setSecret: (secret: string) => void
+  setOutput: (name: string, value: string) => void
+  group: <T>(name: string, fn: () => Promise<T>) => Promise<T>
+  report: (outcomes: Outcome[], note?: string) => Promise<void>
   onProgress?: (task: Task, progress: Progress) => void
 }
 

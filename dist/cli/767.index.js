@@ -2086,13 +2086,10 @@ async function corpus(stack, run) {
         }
     }
     // Every pushed commit: messages and content.
-    const bare = await bareRepoOf(stack);
+    const bare = stack.git.repoPath(`${OWNER}/${REPO}`);
     const { stdout: pushed } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
     out.push(['pushed commits', pushed]);
     return out;
-}
-async function bareRepoOf(stack) {
-    return stack.git.repoPath(`${OWNER}/${REPO}`);
 }
 /** Zero hits of any secret anywhere the run's products went. Throws with where it was found. */
 async function assertNoLeaks(stack, run) {

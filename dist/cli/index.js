@@ -58452,7 +58452,10 @@ class FleetRepo {
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
         await (0,promises_.rm)(dir, { recursive: true, force: true });
         await this.git.exec(['worktree', 'prune']);
-        await this.git.exec(['worktree', 'add', '--quiet', '--force', '-B', branch, dir, startRef]);
+        // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
+        // starting together then fail on its lock ("could not lock config file"); the push names its
+        // refs anyway.
+        await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef]);
         const git = this.git.at(dir);
         const startSha = await git.out(['rev-parse', 'HEAD']);
         const repo = this.git;
@@ -60288,6 +60291,7 @@ function cleanText(text) {
         // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
         // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
         .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
+        // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
         .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
         .replace(/\r\n?/g, '\n')
         .trim();
@@ -60713,8 +60717,9 @@ function plainIo() {
             console.log(`== ${name}`);
             return fn();
         },
-        async report(outcomes, note) {
+        report: (outcomes, note) => {
             console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`);
+            return Promise.resolve();
         },
         onProgress: (task, p) => {
             const line = `[${task.id}] turn ${p.turn} · ${p.outputTokens} output tokens · ${((Date.now() - started) / 1000).toFixed(1)}s`;

@@ -13,6 +13,7 @@ export function cleanText(text: string): string {
     // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
     // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
     .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
     .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
     .replace(/\r\n?/g, '\n')
     .trim()
