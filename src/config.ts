@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
+import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 
 /** An input the user got wrong: the message names the input and the form that would be right. */
@@ -116,6 +117,8 @@ const schema = z.object({
   'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
   plan: optional,
   'outcomes-dir': optional,
+  'price-input': z.string().transform(v => v),
+  'price-output': z.string().transform(v => v),
   'dry-run': bool('dry-run')
 } satisfies Record<InputName, z.ZodType>)
 
@@ -162,6 +165,7 @@ export interface Config {
   maxJobs: number
   plan?: string
   outcomesDir?: string
+  price?: Price
   dryRun: boolean
 }
 
@@ -183,6 +187,15 @@ const RESERVED_FLAGS = [
   '--disallowedTools',
   '--model'
 ]
+
+function parsePrice(input: string, output: string): Price | undefined {
+  if (input === '' && output === '') return undefined
+  const value = (name: string, v: string) => {
+    if (/^(\d+(\.\d*)?|\.\d+)$/.test(v)) return Number(v)
+    throw new InputError(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`)
+  }
+  return { input: value('price-input', input), output: value('price-output', output) }
+}
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = schema.safeParse(readInputs(env))
@@ -243,6 +256,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     maxJobs: p['max-jobs'],
     plan: p.plan,
     outcomesDir: p['outcomes-dir'],
+    price: parsePrice(p['price-input'], p['price-output']),
     dryRun: p['dry-run']
   }
 }

@@ -162,6 +162,11 @@ export const INPUTS = {
     description:
       'Directory shared by the shard and report jobs (self-hosted runners) for their outcomes. Empty = run artifacts.'
   },
+  'price-input': {
+    description:
+      'Your price in USD per million input tokens (cached tokens count as input). With price-output, the summary shows a cost.'
+  },
+  'price-output': { description: 'Your price in USD per million output tokens.' },
   'dry-run': {
     contract: true,
     default: 'false',

@@ -2,6 +2,7 @@ import path from 'node:path'
 import type { Config } from '../config.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
+import { costOf } from '../report/cost.js'
 import { prBody } from '../report/pr-body.js'
 import type { Task } from '../tasks/task.js'
 import type { Progress } from '../worker/spawn.js'
@@ -43,9 +44,9 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
     maxParallel: config.maxParallel,
     deadline: opts.deadline,
     onOutcome: opts.onOutcome,
-    run: task => {
+    run: async task => {
       opts.onStart?.(task)
-      return runTask(
+      const outcome = await runTask(
         {
           worker: {
             config,
@@ -68,6 +69,7 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
         },
         task
       )
+      return config.price ? { ...outcome, costUsd: costOf(outcome.usage, config.price) } : outcome
     }
   })
   return { outcomes, base }

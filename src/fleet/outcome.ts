@@ -42,6 +42,8 @@ export interface Outcome {
   /** Where work that could not be pushed was kept. */
   preserved?: string
   finalMessage?: string
+  /** From the price inputs, when given. */
+  costUsd?: number
   startedAt?: number
   endedAt?: number
 }

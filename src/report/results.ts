@@ -16,7 +16,8 @@ export function resultEntry(o: Outcome) {
     title: o.title,
     model: o.model ?? null,
     attempts: o.attempts,
-    preserved: o.preserved ?? null
+    preserved: o.preserved ?? null,
+    'cost-usd': o.costUsd ?? null
   }
 }
 
@@ -26,6 +27,7 @@ export interface Totals {
   tokensIn: number
   tokensOut: number
   turns: number
+  costUsd?: number
 }
 
 const SUCCEEDED = ['pr-opened', 'pr-updated', 'no-changes']
@@ -36,7 +38,8 @@ export function totals(outcomes: Outcome[]): Totals {
     failed: outcomes.filter(o => FAILING.includes(o.status)).length,
     tokensIn: outcomes.reduce((n, o) => n + o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens, 0),
     tokensOut: outcomes.reduce((n, o) => n + o.usage.output_tokens, 0),
-    turns: outcomes.reduce((n, o) => n + o.turns, 0)
+    turns: outcomes.reduce((n, o) => n + o.turns, 0),
+    costUsd: outcomes.some(o => o.costUsd !== undefined) ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0) : undefined
   }
 }
 

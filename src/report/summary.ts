@@ -1,4 +1,5 @@
 import type { Outcome } from '../fleet/outcome.js'
+import { usd } from './cost.js'
 import { cell, duration, tokens } from './markdown.js'
 import { totals } from './results.js'
 
@@ -38,7 +39,7 @@ export function summaryMarkdown(outcomes: Outcome[], note?: string): string {
   const out = ['## Fleet Worker', '']
   if (note) out.push(note, '')
   out.push(
-    `${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens.`,
+    `${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens${t.costUsd !== undefined ? `, about ${usd(t.costUsd)} at your prices` : ''}.`,
     '',
     '| task | status | PR | turns | tokens in / out | duration | model | note |',
     '|---|---|---|---|---|---|---|---|'
