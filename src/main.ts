@@ -13,6 +13,7 @@ import { IssueTracking } from './github/tracking.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
+import { keepWork } from './report/artifacts.js'
 import type { Task } from './tasks/task.js'
 import { planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
@@ -79,7 +80,7 @@ function planned(tasks: Task[], error: string): Outcome[] {
 }
 
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
-async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<Outcome[]> {
+async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
   const apiKey = modelKey(run)
   if (!apiKey) throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
@@ -98,13 +99,14 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<Outco
     stopAllWorkers()
   }
   process.once('SIGTERM', onSigterm)
+  const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`)
   try {
     const { outcomes } = await runFleet({
       config,
       tasks,
       remoteUrl: await remoteUrlOf(ctx),
       gitToken: config.githubToken,
-      root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`),
+      root,
       claude: claude.file,
       apiKey,
       github: run.github,
@@ -122,7 +124,8 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<Outco
       }
     })
     await tracking?.finish()
-    return outcomes
+    const note = await keepWork(root, `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`, run.env)
+    return { outcomes, note }
   } finally {
     process.off('SIGTERM', onSigterm)
   }
@@ -179,9 +182,10 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     await io.report(outcomes, tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined)
     return outcomes
   }
-  outcomes = [...refused, ...(await runTasks(run, plan, tasks))]
+  const ran = await runTasks(run, plan, tasks)
+  outcomes = [...refused, ...ran.outcomes]
   if (isShard) await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
-  await io.report(outcomes)
+  await io.report(outcomes, ran.note)
   return outcomes
 }
 
