@@ -13,12 +13,21 @@ function issueOf(task: Task): number | undefined {
 /**
  * What the issues see of a run: one live comment per issue (or PR, for a follow-up), and, for
  * queued issues, labels that move queued -> in progress -> done | failed. A task that never
- * finished (a cancelled run) puts its issue back in the queue.
+ * finished, or whose worker a cancel stopped, puts its issue back in the queue.
  */
 export class IssueTracking {
   private readonly comments = new Map<number, LiveComment>()
   private readonly tasksOf = new Map<number, Task[]>()
   private readonly done = new Map<string, Outcome>()
+  private readonly active = new Set<string>()
+  /** Tasks whose worker was running when the run was cancelled: stopped, not failed on merit. */
+  private readonly interrupted = new Set<string>()
+  private listening = false
+  // The runner cancels a run with SIGTERM to the action, which then stops its workers: their
+  // outcomes read 'failed', but the issue deserves the next run, not the failed label.
+  private readonly onCancel = () => {
+    for (const id of this.active) this.interrupted.add(id)
+  }
 
   constructor(
     private readonly octokit: Octokit,
@@ -47,25 +56,34 @@ export class IssueTracking {
   }
 
   running(task: Task): void {
+    if (this.queue && !this.listening) {
+      process.on('SIGTERM', this.onCancel)
+      this.listening = true
+    }
+    this.active.add(task.id)
     const issue = issueOf(task)
     if (issue !== undefined) void this.comments.get(issue)?.set(task.id, { state: 'running' })
   }
 
   finished(task: Task | undefined, outcome: Outcome): void {
     this.done.set(outcome.id, outcome)
+    this.active.delete(outcome.id)
     const issue = task && issueOf(task)
     if (issue !== undefined) void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome })
   }
 
   /** Settles every comment and label once the fleet is done (or cancelled). */
   async finish(): Promise<void> {
+    process.off('SIGTERM', this.onCancel)
+    this.listening = false
+    const stopped = (o: Outcome) => this.interrupted.has(o.id) && !LANDED.includes(o.status)
     for (const [issue, tasks] of this.tasksOf) {
       const comment = this.comments.get(issue)
       await comment?.flush()
       if (!this.queue) continue
       const outcomes = tasks.map(t => this.done.get(t.id))
       try {
-        if (outcomes.some(o => !o || o.status === 'not-started')) {
+        if (outcomes.some(o => !o || o.status === 'not-started' || stopped(o))) {
           await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress])
         } else {
           const ok = outcomes.every(o => o && LANDED.includes(o.status))
