@@ -5,7 +5,7 @@ import type { Outcome } from './fleet/outcome.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { checkAccess } from './github/access.js'
 import type { Octokit, Repo } from './github/client.js'
-import { listQueue, queueLabels, type QueueLabels } from './github/queue.js'
+import { listQueue, moveIssue, queueLabels, type QueueLabels } from './github/queue.js'
 import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
@@ -48,7 +48,12 @@ async function authorise(deps: Deps, issue: IssueRef, actor: Actor, commentId?: 
   const { octokit, repo } = needGithub(deps, 'comment')
   const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots)
   if (!access.allowed) return access.reason
-  if (commentId) await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
+  if (commentId) {
+    // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
+    await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' }).catch((error: unknown) => {
+      deps.log(`could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`)
+    })
+  }
   return undefined
 }
 
@@ -58,14 +63,21 @@ async function followUp(deps: Deps, request: Extract<Request, { kind: 'follow-up
   const prefix = deps.config.branchPrefix
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number })
   const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
-  if (!id || idProblem(id) || pr.state !== 'open') {
-    const why = pr.state !== 'open' ? 'the pull request is closed' : `the pull request's branch is not a ${prefix}* fleet branch`
+  // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
+  const fromFork = pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`
+  if (!id || idProblem(id) || pr.state !== 'open' || fromFork) {
+    const why =
+      pr.state !== 'open'
+        ? 'the pull request is closed'
+        : fromFork
+          ? 'the pull request comes from a fork'
+          : `the pull request's branch is not a ${prefix}* fleet branch`
     return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`)
   }
   const denied = await authorise(deps, request.issue, request.actor, request.commentId)
   if (denied) return refuse(deps, request.issue, request.actor, denied, id)
   const refs = /\bRefs #(\d+)/.exec(pr.body ?? '')
-  const base = taskFromComment(request.issue, request.text, prefix)
+  const base = taskFromComment(request.issue, request.text, prefix, 'pull request')
   return {
     tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
     refused: []
@@ -87,7 +99,12 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
       return followUp(deps, request)
     case 'labeled': {
       const denied = await authorise(deps, request.issue, request.actor)
-      if (denied) return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
+      if (denied) {
+        // Take the label off too, or the next scheduled batch would run what was refused here.
+        const { octokit, repo } = needGithub(deps, 'label')
+        await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel])
+        return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
+      }
       return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) }
     }
     case 'queue': {

@@ -74,13 +74,13 @@ export function tasksFromIssue(issue: IssueInfo, prefix: string): Task[] {
 }
 
 /** A `/fleet <text>` comment: the text is the task, on `issue-N`. */
-export function taskFromComment(issue: IssueInfo, text: string, prefix: string): Task {
+export function taskFromComment(issue: IssueInfo, text: string, prefix: string, on = 'issue'): Task {
   const id = `issue-${issue.number}`
   const prompt = cleanText(text)
   return {
     id,
     title: titleOf(prompt),
-    prompt: `${prompt}\n\n(Asked in a comment on issue #${issue.number}, "${cleanText(issue.title)}". The issue reads:)\n\n${cleanText(issue.body)}`,
+    prompt: `${prompt}\n\n(Asked in a comment on ${on} #${issue.number}, "${cleanText(issue.title)}". The ${on} reads:)\n\n${cleanText(issue.body)}`,
     branch: `${prefix}${id}`,
     source: { kind: 'issue', issue: issue.number }
   }
