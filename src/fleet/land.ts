@@ -28,6 +28,8 @@ export async function hasNewCommits(tree: Worktree): Promise<boolean> {
   return (await tree.git.out(['rev-parse', 'HEAD'])) !== tree.startSha
 }
 
+const VERIFY_FAILED = 'fleet:verify-failed'
+
 type Landing = Pick<Outcome, 'status' | 'prNumber' | 'prUrl' | 'error' | 'preserved' | 'branch'>
 
 /**
@@ -50,7 +52,9 @@ export async function land(ctx: LandContext, task: Task, draft: Outcome, openPr:
       title: verifyFailed ? `[verify failed] ${task.title}` : task.title,
       body: ctx.prBody({ ...draft, branch: task.branch }),
       draft: ctx.config.draft || verifyFailed,
-      labels: verifyFailed ? [...ctx.config.labels, 'fleet:verify-failed'] : ctx.config.labels,
+      labels: verifyFailed ? [...ctx.config.labels, VERIFY_FAILED] : ctx.config.labels,
+      // A passing re-run must not leave the PR marked as failing (REST cannot undo draft, though).
+      unlabel: verifyFailed ? [] : [VERIFY_FAILED],
       reviewers: ctx.config.reviewers,
       assignees: ctx.config.assignees
     })

@@ -46,7 +46,8 @@ export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
     await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`)
     if (!(await hasNewCommits(tree))) return finish({ status, error: run.verdict.error })
     const landed = await land(ctx.land, task, { ...outcome, status }, false)
-    const where = landed.status === 'failed' ? landed.error : `its partial work is on branch ${task.branch}`
+    // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
+    const where = landed.error ?? `its partial work is on branch ${task.branch}`
     return finish({ status, branch: landed.branch, preserved: landed.preserved, error: `${run.verdict.error}; ${where}` })
   }
 
@@ -57,7 +58,8 @@ export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
     return finish({ status: 'no-changes', verify })
   }
   const verified = !verify || (verify.exitCode === 0 && !verify.timedOut)
-  const draft: Outcome = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify }
+  // The PR body is written before the outcome is final: give it the time spent so far, not 0.
+  const draft: Outcome = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify, durationMs: now() - startedAt }
   if (!verified) {
     draft.error = verify.timedOut
       ? `verify '${verify.command}' ran past verify-timeout-minutes`

@@ -69,7 +69,10 @@ export class FleetRepo {
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
     await rm(dir, { recursive: true, force: true })
     await this.git.exec(['worktree', 'prune'])
-    await this.git.exec(['worktree', 'add', '--quiet', '--force', '-B', branch, dir, startRef])
+    // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
+    // starting together then fail on its lock ("could not lock config file"); the push names its
+    // refs anyway.
+    await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef])
     const git = this.git.at(dir)
     const startSha = await git.out(['rev-parse', 'HEAD'])
     const repo = this.git
@@ -109,13 +112,18 @@ export class FleetRepo {
 
 /** The remote's own words for a rejected push, as one sentence. */
 export function pushFailureReason(output: string): string {
-  const lines = output.split('\n').map(l => l.trim())
+  const lines = output.split('\n').map(l => l.replace(/\s+/g, ' ').trim())
   const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean)
   if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
     return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)'
   }
-  const rejected = lines.find(l => l.startsWith('!') || /\[(remote )?rejected\]/.test(l))
-  const fatal = lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
+  // Porcelain's "!<TAB>src:dst<TAB>[rejected] (reason)": the bracketed verdict is the part to read.
+  const rejected = lines.map(l => /\[(?:remote )?rejected\].*$/.exec(l)?.[0]).find(Boolean)
+  if (rejected && /\(stale info\)/.test(rejected)) {
+    return 'the push was rejected: the branch changed on the remote after it was fetched (someone else pushed to it), so it was not overwritten'
+  }
+  // git's closing "error: failed to push some refs" says nothing the lines above do not.
+  const fatal = rejected || remote.length ? undefined : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
   const parts = [remote.join(' '), rejected, fatal].filter(Boolean)
   return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`
 }

@@ -7,6 +7,8 @@ export interface PullRequestSpec {
   body: string
   draft: boolean
   labels: string[]
+  /** Labels a previous run may have put on the open PR that no longer hold (fleet:verify-failed). */
+  unlabel?: string[]
   reviewers: string[]
   assignees: string[]
 }
@@ -30,6 +32,8 @@ export async function upsertPullRequest(octokit: Octokit, repo: Repo, spec: Pull
   if (open) {
     await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: spec.title, body: spec.body, base: spec.base })
     ref = { number: open.number, url: open.html_url, created: false }
+    const stale = open.labels.filter(l => spec.unlabel?.includes(l.name))
+    for (const { name } of stale) await octokit.rest.issues.removeLabel({ ...repo, issue_number: open.number, name })
   } else {
     const { data } = await octokit.rest.pulls.create({
       ...repo,
