@@ -35,6 +35,14 @@ export interface WorkerRun {
 
 const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
 
+/** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
+let sandboxNoted = false
+function noteSandbox(ctx: WorkerContext): void {
+  if (!ctx.isRoot || sandboxNoted) return
+  sandboxNoted = true
+  ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.')
+}
+
 /** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
 async function cage(ctx: WorkerContext, task: Task, attempt: number) {
   const dir = path.join(ctx.root, 'workers', `${task.id}.${attempt}`)
@@ -50,6 +58,7 @@ async function cage(ctx: WorkerContext, task: Task, attempt: number) {
 export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Promise<WorkerRun> {
   const { config } = ctx
   await mkdir(path.join(ctx.root, 'transcripts'), { recursive: true })
+  noteSandbox(ctx)
   let usage = ZERO_USAGE
   let turns = 0
   let model = task.model ?? config.model

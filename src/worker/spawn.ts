@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { createWriteStream } from 'node:fs'
+import { readdir, readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { ResultSchema, type WorkerExit, type WorkerResult } from './result.js'
 
@@ -37,6 +38,40 @@ export function stopAllWorkers(): void {
   setTimeout(() => {
     for (const pid of live) killGroup(pid, 'SIGKILL')
   }, 2000).unref()
+}
+
+/**
+ * Processes still carrying `marker` (NAME=value) in their environment. A tool that started a
+ * daemon in a new session (`setsid cmd &`) has left the worker's process group, so the group
+ * kill misses it, but it still inherits the worker's environment. Linux only (/proc); a process
+ * that also wipes its environment (`env -i`) escapes this too: the container mode bounds that.
+ */
+async function strays(marker: string): Promise<number[]> {
+  const needle = Buffer.from(`\0${marker}\0`)
+  const names = await readdir('/proc').catch(() => [] as string[])
+  const pids = names.filter(n => /^\d+$/.test(n)).map(Number).filter(p => p !== process.pid)
+  const found = await Promise.all(
+    pids.map(async p => {
+      const env = await readFile(`/proc/${p}/environ`).catch(() => undefined)
+      return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle) ? p : undefined
+    })
+  )
+  return found.filter((p): p is number => p !== undefined)
+}
+
+/** Kills the worker's escaped descendants; again, in case one forked while being found. */
+async function killStrays(marker: string): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const pids = await strays(marker)
+    if (pids.length === 0) return
+    for (const p of pids) {
+      try {
+        process.kill(p, 'SIGKILL')
+      } catch {
+        // Gone already.
+      }
+    }
+  }
 }
 
 function parseLine(line: string): Record<string, unknown> | undefined {
@@ -111,6 +146,9 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     killGroup(pid, 'SIGKILL')
     live.delete(pid)
   }
+  // The config dir is unique to this worker attempt, so its variable marks exactly its processes.
+  const configDir = opts.env.CLAUDE_CONFIG_DIR
+  if (configDir) await killStrays(`CLAUDE_CONFIG_DIR=${configDir}`)
   if (!exit.spawnError) await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())])
   await new Promise<void>(resolve => transcript.end(resolve))
   if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
