@@ -7,7 +7,6 @@
 // tree: node, claude, git); and the peak of the RSS summed over the whole process tree, sampled
 // from /proc every 50 ms (summed RSS counts shared pages, such as the claude binary, once per
 // process: an upper bound).
-/* global process, console, performance, setInterval, clearInterval */
 import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
