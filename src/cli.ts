@@ -33,7 +33,8 @@ ${Object.entries(INPUTS)
   --api-url URL                GitHub API URL [default: https://api.github.com]
   -h, --help                   this help
 
-Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push and PRs).
+Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push; and PRs
+with --repository).
 `
 
 function plainIo(): Io {
@@ -79,8 +80,8 @@ export function cliEnv(args: string[], base: NodeJS.ProcessEnv): { env: NodeJS.P
   if (typeof values.repository === 'string') env.GITHUB_REPOSITORY = values.repository
   if (typeof values['api-url'] === 'string') env.GITHUB_API_URL = values['api-url']
   if (base.GITHUB_TOKEN && !env[inputEnvName('github-token')]) env[inputEnvName('github-token')] = base.GITHUB_TOKEN
-  // Without a repository to open PRs in, the fleet pushes branches only.
-  if (!env.GITHUB_REPOSITORY) delete env[inputEnvName('github-token')]
+  // Without a repository to open PRs in, the token still authenticates the pushes (a remote that
+  // checks tokens refuses them otherwise); no PR is opened, as no API client is made without one.
   env.GITHUB_EVENT_NAME = 'workflow_dispatch'
   if (values.help) positionals.unshift('help')
   return { env, positionals }

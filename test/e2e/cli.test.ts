@@ -1,0 +1,155 @@
+// Issue 7, through dist/: the CLI front door on a developer's machine. It runs the CLI itself (not
+// the action), so the leak scan is called here by hand on what the CLI produced.
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { INPUTS } from '../../src/inputs.js'
+import { gitTestEnv, runGit } from '../support/git-remote.js'
+import { script } from '../support/model-server.js'
+import type { RunActionResult } from '../support/run-action.js'
+import { assertNoLeaks } from './leaks.js'
+import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack, startStack } from './stack.js'
+
+const CLI = path.resolve(import.meta.dirname, '../../dist/cli/index.js')
+const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')
+const FULL = `${OWNER}/${REPO}`
+const IDS = ['c1', 'c2', 'c3']
+const TASKS_YAML = IDS.map(id => {
+  const s = script({
+    key: id,
+    steps: [
+      { tool: 'Write', input: { file_path: `${id}.txt`, content: `cli ${id}\n` } },
+      { text: 'done' }
+    ]
+  })
+  return `- id: ${id}\n  prompt: ${JSON.stringify(`Write ${id}.txt ${s}`)}\n`
+}).join('')
+
+interface CliRun {
+  exitCode: number | null
+  stdout: string
+  stderr: string
+}
+
+describe('the fleet-worker CLI', () => {
+  let stack: Stack
+  let temp: string
+  let repo: string
+  let env: NodeJS.ProcessEnv
+
+  const cli = (args: string[], extra: NodeJS.ProcessEnv = {}) =>
+    new Promise<CliRun>((done, fail) => {
+      // stdout is a pipe here: not a TTY, so progress must come as plain lines.
+      const child = spawn(process.execPath, [CLI, ...args], {
+        cwd: repo,
+        env: { ...env, ...extra },
+        stdio: ['ignore', 'pipe', 'pipe']
+      })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()))
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()))
+      const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+      child.on('error', fail)
+      child.on('close', exitCode => {
+        clearTimeout(timer)
+        done({ exitCode, stdout, stderr })
+      })
+    })
+
+  beforeAll(async () => {
+    stack = await startStack()
+    temp = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-cli-'))
+    const base = gitTestEnv(path.join(temp, 'home'))
+    // A developer's clone: origin is the remote, and no credential is kept in its config.
+    repo = path.join(temp, 'repo')
+    const auth = {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: `http.${new URL(stack.cloneUrl).origin}/.extraheader`,
+      GIT_CONFIG_VALUE_0: `AUTHORIZATION: bearer ${GITHUB_TOKEN}`
+    }
+    const clone = await runGit(['clone', '--quiet', stack.cloneUrl, repo], temp, {
+      ...base,
+      ...auth
+    })
+    expect(clone.exitCode, clone.stderr).toBe(0)
+    await writeFile(path.join(repo, 'tasks.yml'), TASKS_YAML)
+    env = { ...base, PATH: `${BIN}:${base.PATH ?? ''}`, RUNNER_TEMP: path.join(temp, 'runner') }
+  })
+  afterAll(async () => {
+    await stack?.close()
+    if (temp) await rm(temp, { recursive: true, force: true })
+  })
+
+  it('--help documents every input', async () => {
+    const help = await cli(['--help'])
+    expect(help.exitCode).toBe(0)
+    const missing = Object.keys(INPUTS).filter(name => !help.stdout.includes(`--${name} `))
+    expect(missing).toEqual([])
+    for (const option of ['--repo', '--repository', 'GITHUB_TOKEN', 'ANTHROPIC_API_KEY'])
+      expect(help.stdout).toContain(option)
+  })
+
+  it('plan prints the ids and branches and runs nothing', async () => {
+    const plan = await cli(['plan', '--tasks-file', 'tasks.yml', '--base-url', stack.model.url], {
+      ANTHROPIC_API_KEY: MODEL_KEY
+    })
+    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    for (const id of IDS) {
+      expect(plan.stdout).toContain(`\`${id}\``)
+      expect(plan.stdout).toContain(`fleet/${id}`)
+    }
+    expect(stack.model.requests).toHaveLength(0)
+    expect(Object.keys(await stack.git.branches(FULL)).filter(b => b.startsWith('fleet/'))).toEqual(
+      []
+    )
+  })
+
+  it('run pushes every branch with GITHUB_TOKEN and no --repository, opens no PR, prints plain progress lines', async () => {
+    const run = await cli(
+      [
+        'run',
+        '--tasks-file',
+        'tasks.yml',
+        '--repo',
+        repo,
+        '--base-url',
+        stack.model.url,
+        '--max-parallel',
+        '2'
+      ],
+      {
+        ANTHROPIC_API_KEY: MODEL_KEY,
+        GITHUB_TOKEN
+      }
+    )
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    for (const id of IDS) {
+      expect(await stack.git.readFile(FULL, `fleet/${id}`, `${id}.txt`)).toBe(`cli ${id}\n`)
+      // One plain line per worker turn: task, turn, tokens, elapsed; no carriage-return redraws.
+      expect(run.stdout).toMatch(
+        new RegExp(`^\\[${id}\\] turn 1 · \\d+ output tokens · \\d+\\.\\d+s$`, 'm')
+      )
+      expect(run.stdout).toMatch(new RegExp(`^\\[${id}\\] turn 2 · `, 'm'))
+    }
+    expect(run.stdout).not.toContain('\r')
+    expect(stack.github.requests).toHaveLength(0)
+    expect(stack.github.state.pulls).toHaveLength(0)
+    // The remote checked the token on every push.
+    expect(
+      stack.git.requests.filter(r => r.service === 'git-receive-pack').every(r => r.authorized)
+    ).toBe(true)
+
+    const shaped: RunActionResult = {
+      ...run,
+      signal: null,
+      outputs: {},
+      summary: '',
+      runnerTemp: env.RUNNER_TEMP ?? '',
+      durationMs: 0
+    }
+    await assertNoLeaks(stack, shaped)
+  })
+})
