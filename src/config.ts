@@ -2,6 +2,8 @@ import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
 import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
+import { ContainerSpecError, containerCommand } from './worker/container.js'
+import type { ContainerConfig } from './worker/isolation.js'
 
 /** An input the user got wrong: the message names the input and the form that would be right. */
 export class InputError extends Error {
@@ -109,6 +111,13 @@ const schema = z.object({
   effort: oneOf('effort', EFFORTS),
   'append-system-prompt': optional,
   'claude-args': z.string().transform(v => v.split(/\s+/).filter(Boolean)),
+  isolation: oneOf('isolation', ['process', 'container'] as const),
+  'container-image': z.string(),
+  'container-runtime': oneOf('container-runtime', ['docker', 'podman'] as const),
+  'container-cpus': z.string(),
+  'container-memory': z.string(),
+  'container-pids-limit': number('container-pids-limit', { int: true, min: 1, max: 4_194_304 }),
+  'container-network': z.string(),
   'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
   'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
   'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
@@ -157,6 +166,8 @@ export interface Config {
   effort: Parsed['effort']
   appendSystemPrompt?: string
   claudeArgs: string[]
+  isolation: 'process' | 'container'
+  container: ContainerConfig
   maxAttempts: number
   retryDelayMs: number
   deadlineMs: number
@@ -187,6 +198,26 @@ const RESERVED_FLAGS = [
   '--disallowedTools',
   '--model'
 ]
+
+const CONTAINER_INPUTS: Record<string, string> = {
+  image: 'container-image',
+  cpus: 'container-cpus',
+  memory: 'container-memory',
+  'pids-limit': 'container-pids-limit',
+  network: 'container-network'
+}
+
+/** Container settings checked by the same rules the worker's command is built with, up front. */
+function checkContainer(c: ContainerConfig): ContainerConfig {
+  try {
+    containerCommand({ ...c, name: 'fleet-check', worktree: '/w', configDir: '/c', env: {}, claudeArgs: [] })
+  } catch (error) {
+    if (!(error instanceof ContainerSpecError)) throw error
+    const field = /^Invalid ([a-z-]+)/.exec(error.message)?.[1] ?? ''
+    throw new InputError(CONTAINER_INPUTS[field] ?? 'isolation', error.message)
+  }
+  return c
+}
 
 function parsePrice(input: string, output: string): Price | undefined {
   if (input === '' && output === '') return undefined
@@ -248,6 +279,15 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     effort: p.effort,
     appendSystemPrompt: p['append-system-prompt'],
     claudeArgs: p['claude-args'],
+    isolation: p.isolation,
+    container: (p.isolation === 'container' ? checkContainer : (c: ContainerConfig) => c)({
+      runtime: p['container-runtime'],
+      image: p['container-image'],
+      cpus: p['container-cpus'],
+      memory: p['container-memory'],
+      pidsLimit: p['container-pids-limit'],
+      network: p['container-network']
+    }),
     maxAttempts: p['max-attempts'],
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
     deadlineMs: Math.round(p['deadline-minutes'] * 60_000),

@@ -134,6 +134,31 @@ export const INPUTS = {
   'claude-args': {
     description: 'Extra CLI arguments for every worker, whitespace separated (power users).'
   },
+  isolation: {
+    default: 'process',
+    description:
+      "Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md)."
+  },
+  'container-image': {
+    default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
+    description:
+      "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
+  },
+  'container-runtime': { default: 'docker', description: 'With isolation: container, docker or podman.' },
+  'container-cpus': { default: '2', description: "With isolation: container, each worker's CPU limit (--cpus)." },
+  'container-memory': {
+    default: '4g',
+    description: "With isolation: container, each worker's memory limit, no swap on top (--memory), e.g. 2g or 512m."
+  },
+  'container-pids-limit': {
+    default: '1024',
+    description: "With isolation: container, each worker's process limit (--pids-limit)."
+  },
+  'container-network': {
+    default: 'bridge',
+    description:
+      "With isolation: container, the workers' network: bridge, none, or a named network. host is refused: it would give a worker the runner's loopback services."
+  },
   'max-attempts': {
     default: '3',
     description:

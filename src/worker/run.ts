@@ -1,12 +1,14 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { setTimeout as wait } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import type { Task } from '../tasks/task.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import { workerEnv } from './env.js'
+import { launchWorker } from './isolation.js'
 import { addUsage, judge, usageOf, type Usage, type Verdict, ZERO_USAGE } from './result.js'
 import { nextStep } from './retry.js'
-import { type Progress, spawnWorker } from './spawn.js'
+import { type Progress, stopSignal } from './spawn.js'
 
 export interface WorkerContext {
   config: Config
@@ -33,12 +35,13 @@ export interface WorkerRun {
   env: Record<string, string>
 }
 
-const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms))
+/** A backoff a cancel cuts short: the next spawn then refuses to start the worker. */
+const sleep = (ms: number) => wait(ms, undefined, { signal: stopSignal }).catch(() => undefined)
 
 /** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
 let sandboxNoted = false
 function noteSandbox(ctx: WorkerContext): void {
-  if (!ctx.isRoot || sandboxNoted) return
+  if (!ctx.isRoot || ctx.config.isolation === 'container' || sandboxNoted) return
   sandboxNoted = true
   ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.')
 }
@@ -65,18 +68,26 @@ export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Pr
   const transcripts: string[] = []
   for (let attempt = 1; ; attempt++) {
     const { paths, settings, transcript } = await cage(ctx, task, attempt)
-    const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot: ctx.isRoot })
+    // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
+    const isRoot = ctx.isRoot && config.isolation !== 'container'
+    const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot })
     env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
     env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
-    const exit = await spawnWorker({
-      file: ctx.claude,
-      args: workerArgs(config, task, settings),
+    const exit = await launchWorker(config, {
+      taskId: task.id,
+      attempt,
+      claude: ctx.claude,
+      args: settingsPath => workerArgs(config, task, settingsPath),
+      settings,
+      paths,
       env,
       cwd,
       stdin: workerPrompt(task),
       timeoutMs: config.timeoutMs,
       transcriptPath: transcript,
-      onProgress: p => ctx.onProgress?.(task, p)
+      onProgress: p => ctx.onProgress?.(task, p),
+      host: ctx.host,
+      log: ctx.log
     })
     transcripts.push(transcript)
     usage = addUsage(usage, usageOf(exit.result))

@@ -1,0 +1,313 @@
+// isolation: container through dist/ with podman and the image scripts/podman-check.sh builds: a
+// worker commits from inside its container and the work lands; it cannot see the checkout; a
+// timeout kills its container. Skipped (with the reason) where podman cannot run here.
+import { execFile, spawnSync } from 'node:child_process'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
+import net from 'node:net'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RecordedRequest, script } from '../support/model-server.js'
+import { secrets } from './leaks.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from './stack.js'
+
+const exec = promisify(execFile)
+const IMAGE = process.env.FLEET_E2E_IMAGE ?? 'localhost/fleet-worker:check'
+const ROOT = path.resolve(import.meta.dirname, '../..')
+
+// Podman's default rlimits (nofile 1048576, nproc 4194304) make runc fail on VMs with lower hard
+// limits (scripts/podman-check.sh); the action passes CONTAINERS_CONF through to the runtime.
+const confDir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-podman-'))
+const CONTAINERS_CONF = path.join(confDir, 'containers.conf')
+await writeFile(
+  CONTAINERS_CONF,
+  '[containers]\ndefault_ulimits = ["nofile=16384:16384", "nproc=8192:8192"]\n'
+)
+const podmanEnv = { ...process.env, CONTAINERS_CONF }
+const podman = (...args: string[]) =>
+  spawnSync('podman', args, { env: podmanEnv, encoding: 'utf8', timeout: 60_000 })
+
+/** Why this file cannot run here, or undefined. Builds the image once if it is missing. */
+function unavailable(): string | undefined {
+  const info = podman('info', '--format', '{{.Host.OCIRuntime.Name}}')
+  if (info.status !== 0)
+    return `podman info failed: ${(info.stderr || info.error?.message || '').trim()}`
+  if (podman('image', 'exists', IMAGE).status === 0) return undefined
+  if (process.getuid?.() !== 0) return `image ${IMAGE} is missing and building it needs root`
+  // ~80 s cold: debootstrap stand-in base + the real Dockerfile (docs/container.md).
+  const built = spawnSync('bash', [path.join(ROOT, 'scripts/podman-check.sh')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 900_000
+  })
+  if (podman('image', 'exists', IMAGE).status !== 0) {
+    return `image ${IMAGE} could not be built: ${(built.stdout + built.stderr).slice(-800)}`
+  }
+  return undefined
+}
+const skipReason = unavailable()
+if (skipReason) {
+  console.warn(`container e2e skipped: ${skipReason}`)
+  await rm(confDir, { recursive: true, force: true })
+}
+
+/** A task whose worker runs each command with Bash, one turn each, then says it is done. */
+const bashTask = (id: string, commands: string[], extra: object = {}) => ({
+  id,
+  prompt: `Inspect the cage.\n${script({ key: id, steps: [...commands.map(command => ({ tool: 'Bash', input: { command } })), { text: 'Done.' }] })}`,
+  ...extra
+})
+
+function outputOf(requests: RecordedRequest[], k: number): string {
+  const text = requests.find(r => r.outcome === 'reply' && r.step === k + 1)?.toolResults.join('\n')
+  if (text === undefined)
+    throw new Error(
+      `no tool result for command ${k}: ${JSON.stringify(requests.map(r => [r.step, r.outcome]))}`
+    )
+  return text
+}
+
+/** The names of this run's containers, from the action's log line for each. */
+const containerNames = (stdout: string) =>
+  [...stdout.matchAll(/\] container (fleet-[a-z0-9._-]+) \(/g)].map(m => m[1] ?? '')
+
+const RUNNER_SECRETS = {
+  GITHUB_TOKEN,
+  ACTIONS_RUNTIME_TOKEN: 'actions-runtime-token-e2e-0123456789',
+  DEPLOY_PASSWORD: 'deploy-password-e2e-0123456789'
+}
+
+describe.skipIf(skipReason !== undefined)(
+  `isolation: container (podman, ${IMAGE})${skipReason ? ` skipped: ${skipReason}` : ''}`,
+  () => {
+    let stack: Stack
+    let relay: net.Server
+    let baseUrl: string
+    const anchor = `fleet-e2e-anchor-${process.pid}`
+
+    beforeAll(async () => {
+      stack = await startStack()
+      // The model server listens on the host's loopback, which a bridge-network container cannot
+      // reach (and host networking is refused on purpose). The test relays it onto the podman
+      // bridge's gateway address, which exists while a container is attached: an idle anchor
+      // container keeps it up for the whole file.
+      const started = podman(
+        'run',
+        '-d',
+        '--rm',
+        '--name',
+        anchor,
+        '--network',
+        'bridge',
+        IMAGE,
+        'sleep',
+        '900'
+      )
+      if (started.status !== 0) throw new Error(`anchor container: ${started.stderr}`)
+      const gateway = podman(
+        'network',
+        'inspect',
+        'podman',
+        '--format',
+        '{{range .Subnets}}{{.Gateway}}{{end}}'
+      ).stdout.trim()
+      const modelPort = Number(new URL(stack.model.url).port)
+      relay = net.createServer(client => {
+        const upstream = net.connect(modelPort, '127.0.0.1')
+        client.pipe(upstream).pipe(client)
+        client.on('error', () => upstream.destroy())
+        upstream.on('error', () => client.destroy())
+      })
+      await new Promise<void>((resolve, reject) =>
+        relay.once('error', reject).listen(0, gateway, resolve)
+      )
+      baseUrl = `http://${gateway}:${(relay.address() as net.AddressInfo).port}`
+    }, 120_000)
+
+    afterAll(async () => {
+      relay?.close()
+      podman('rm', '--force', '--time', '0', anchor)
+      await stack?.close()
+      await rm(confDir, { recursive: true, force: true })
+    })
+
+    const inputs = (extra: Record<string, string>) => ({
+      isolation: 'container',
+      'container-runtime': 'podman',
+      'container-image': IMAGE,
+      'container-cpus': '1',
+      'container-memory': '1g',
+      'container-pids-limit': '256',
+      'base-url': baseUrl,
+      ...extra
+    })
+
+    it('runs a worker in its container: its commit lands on the branch and the PR opens', async () => {
+      const content = 'written inside a container\n'
+      const task = {
+        id: 'boxed',
+        prompt: `Write and commit a file.\n${script({
+          key: 'boxed',
+          steps: [
+            { tool: 'Write', input: { file_path: '/workspace/boxed.txt', content } },
+            {
+              tool: 'Bash',
+              input: {
+                command:
+                  'git add boxed.txt && git commit -q -m "boxed: committed in the container" && id -u && git rev-parse --abbrev-ref HEAD'
+              }
+            },
+            { text: 'Committed.' }
+          ]
+        })}`
+      }
+      const run = await stack.run({
+        inputs: inputs({ tasks: JSON.stringify([task]) }),
+        env: { CONTAINERS_CONF }
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expect(byId(run).get('boxed')?.status).toBe('pr-opened')
+      expect(containerNames(run.stdout)).toHaveLength(1)
+
+      // uid 1001 (the action runs as root here), on the task's branch in its own clone.
+      const ran = outputOf(stack.model.requestsFor('boxed'), 1)
+      expect(ran.split('\n').map(l => l.trim())).toEqual(
+        expect.arrayContaining(['1001', 'fleet/boxed'])
+      )
+      expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/boxed', 'boxed.txt')).toBe(content)
+      // The worker's own commit came back from its clone, authored as the action's identity.
+      const log = await stack.git.log(`${OWNER}/${REPO}`, 'fleet/boxed', 3)
+      expect(log[0]?.subject).toBe('boxed: committed in the container')
+      expect(log[0]?.author).toMatch(/^github-actions\[bot\] </)
+      expect(stack.github.state.pulls.map(p => p.pull.head)).toContain('fleet/boxed')
+    }, 240_000)
+
+    it('hides the checkout, the fleet clone and the runner from a worker', async () => {
+      const ws = stack.workspace
+      const task = bashTask('cage', [
+        // PID 1 is tini: its environment is everything the container was given. The model key is
+        // the worker's own credential (claude needs it), so it is blanked for the leak scan.
+        "tr '\\0' '\\n' </proc/1/environ | sed -E 's/^(ANTHROPIC_AUTH_TOKEN|ANTHROPIC_API_KEY)=.*/\\1=<model key>/'",
+        'ls -a /; echo ---; ls -a /tmp; echo ---; id',
+        `cat '${ws}/.git/config' 2>&1; test -e '${ws}' && echo WORKSPACE-VISIBLE || echo WORKSPACE-ABSENT`,
+        'alt=$(cat "$GIT_DIR/objects/info/alternates"); echo ALT=$alt; ls -a "$(dirname "$alt")"; cat "$(dirname "$alt")/config" 2>&1; git rev-parse --abbrev-ref HEAD; touch "$alt/planted" 2>&1 || echo OBJECTS-READONLY'
+      ])
+      const run = await stack.run({
+        inputs: inputs({ tasks: JSON.stringify([task]) }),
+        env: { ...RUNNER_SECRETS, CONTAINERS_CONF }
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expect(byId(run).get('cage')?.status).toBe('no-changes')
+
+      const out = [0, 1, 2, 3].map(k => outputOf(stack.model.requestsFor('cage'), k))
+      if (process.env.DEBUG_CAGE) console.log(out.join('\n=====\n'))
+      for (const [name, secret] of Object.entries({ ...secrets(), ...RUNNER_SECRETS })) {
+        expect(out.join('\n'), `${name} visible to the worker`).not.toContain(secret)
+      }
+      const env = new Map(
+        (out[0] ?? '').split('\n').flatMap(l => {
+          const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(l)
+          return m?.[1] ? [[m[1], m[2] ?? ''] as const] : []
+        })
+      )
+      expect(
+        [...env.keys()].filter(
+          n => /^(GITHUB_|ACTIONS_|INPUT_|RUNNER_)/.test(n) || n in RUNNER_SECRETS
+        )
+      ).toEqual([])
+      expect(env.get('ANTHROPIC_AUTH_TOKEN')).toBe('<model key>')
+      expect(env.get('HOME')).toBe('/home/fleet')
+      expect(env.get('CLAUDE_CONFIG_DIR')).toBe('/home/fleet/.claude-config')
+      expect(env.get('GIT_DIR')).toBe('/fleet/git')
+      // Not root in the container, so claude is not told it is sandboxed.
+      expect(env.has('IS_SANDBOX')).toBe(false)
+      expect(env.has('CONTAINERS_CONF')).toBe(false)
+
+      expect(out[1]).toMatch(/^workspace$/m)
+      expect(out[1]).not.toContain(path.basename(ws))
+      expect(out[1]).toMatch(/uid=1001/)
+      // The checkout does not exist in the container, let alone its credential.
+      expect(out[2]).toMatch(/No such file or directory/)
+      expect(out[2]).toContain('WORKSPACE-ABSENT')
+      // Of the fleet's clone only the objects are there, read-only; its config is not.
+      const alt = /^ALT=(.*)$/m.exec(out[3] ?? '')?.[1] ?? ''
+      expect(alt.startsWith(run.runnerTemp)).toBe(true)
+      expect(out[3]).toMatch(/^\.\n\.\.\nobjects$/m)
+      expect(out[3]).toMatch(/config: No such file or directory/)
+      expect(out[3]).toMatch(/^fleet\/cage$/m)
+      expect(out[3]).toContain('OBJECTS-READONLY')
+    }, 240_000)
+
+    it("puts back the worktree's .git: a worker cannot point the action's git at a repository it wrote", async () => {
+      // The worktree is bind-mounted read-write, .git file included. A hostile worker points it at a
+      // gitdir it wrote in its config dir, whose core.fsmonitor the action's next `git status` on
+      // the host would run. Paths come from the .git file itself (the fleet's layout is public).
+      const host =
+        'unset GIT_DIR GIT_WORK_TREE; root=$(sed -e "s|^gitdir: ||" -e "s|/repo/.git/worktrees/.*||" /workspace/.git); evil=$root/workers/repoint.1/config/evil'
+      const mine = '/home/fleet/.claude-config/evil'
+      const task = bashTask('repoint', [
+        `${host}; git init -q --bare ${mine} && git --git-dir=${mine} config core.bare false && printf '#!/bin/sh\\ntouch %s/PWNED\\n' "$root" > ${mine}/fsmonitor && chmod +x ${mine}/fsmonitor && git --git-dir=${mine} config core.fsmonitor "$evil/fsmonitor" && printf 'gitdir: %s\\n' "$evil" > /workspace/.git && cat /workspace/.git`
+      ])
+      const run = await stack.run({
+        inputs: inputs({ tasks: JSON.stringify([task]) }),
+        env: { CONTAINERS_CONF }
+      })
+      const planted = outputOf(stack.model.requestsFor('repoint'), 0)
+      expect(planted).toMatch(/^gitdir: .*\/workers\/repoint\.1\/config\/evil$/m)
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expect(byId(run).get('repoint')?.status).toBe('no-changes')
+      const fleet = path.join(run.runnerTemp, 'fleet-worker')
+      const pwned = (await readdir(fleet, { recursive: true })).filter(f => f.endsWith('PWNED'))
+      expect(pwned).toEqual([])
+    }, 240_000)
+
+    it('kills the container at the timeout: the task ends timed-out and no container is left', async () => {
+      // (claude refuses a bare long `sleep`; a tool that never ends is what a timeout is for.)
+      const task = {
+        id: 'stuck',
+        prompt: `Wait.\n${script({ key: 'stuck', steps: [{ tool: 'Bash', input: { command: 'tail -f /dev/null', timeout: 600_000 } }, { text: 'never' }] })}`
+      }
+      const seen = new Set<string>()
+      let done = false
+      const started = Date.now()
+      const running = stack
+        .run({
+          inputs: inputs({
+            tasks: JSON.stringify([task]),
+            'timeout-minutes': '0.4',
+            'max-attempts': '1'
+          }),
+          env: { CONTAINERS_CONF }
+        })
+        .finally(() => (done = true))
+      while (!done) {
+        const ps = await exec(
+          'podman',
+          ['ps', '--filter', 'label=fleet-worker=1', '--format', '{{.Names}}'],
+          { env: podmanEnv }
+        )
+        for (const name of ps.stdout.split('\n')) if (name.endsWith('-stuck-1')) seen.add(name)
+        await new Promise(r => setTimeout(r, 500))
+      }
+      const run = await running
+      const elapsed = Date.now() - started
+      expect(run.exitCode, run.stdout + run.stderr).not.toBe(0)
+      const r = byId(run).get('stuck')
+      expect(r?.status).toBe('timed-out')
+      // The worker was running in its container, and the run did not wait for its tool.
+      const names = containerNames(run.stdout)
+      expect(names).toHaveLength(1)
+      expect([...seen]).toEqual(names)
+      expect(elapsed).toBeLessThan(150_000)
+      // Stopped by the container kill, not by the backstop on the runtime CLI's process group.
+      expect(run.stdout).toContain(`[stuck] timeout: podman kill ${names[0]} done`)
+      const left = await exec(
+        'podman',
+        ['ps', '--all', '--filter', `name=${names[0]}`, '--format', '{{.Names}}'],
+        { env: podmanEnv }
+      )
+      expect(left.stdout.trim()).toBe('')
+    }, 240_000)
+  }
+)
