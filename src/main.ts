@@ -17,7 +17,7 @@ import { keepWork } from './report/artifacts.js'
 import type { Task } from './tasks/task.js'
 import { planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
-import { stopAllWorkers } from './worker/spawn.js'
+import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
 
@@ -93,12 +93,13 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ out
   await tracking?.start()
   let deadline = run.startedAt + config.deadlineMs
   const byId = new Map(tasks.map(t => [t.id, t]))
-  const onSigterm = () => {
-    io.warning('Cancelled: no new worker starts; stopping the running ones and reporting every task.')
+  // The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree.
+  const onCancel = (signal: NodeJS.Signals) => {
+    io.warning(`Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`)
     deadline = 0
-    stopAllWorkers()
+    stopAllWorkers('the run was cancelled')
   }
-  process.once('SIGTERM', onSigterm)
+  for (const signal of CANCEL_SIGNALS) process.once(signal, onCancel)
   const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`)
   try {
     const { outcomes } = await runFleet({
@@ -127,7 +128,7 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ out
     const note = await keepWork(root, `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`, run.env)
     return { outcomes, note }
   } finally {
-    process.off('SIGTERM', onSigterm)
+    for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
   }
 }
 

@@ -1,6 +1,7 @@
 import pLimit from 'p-limit'
 import type { Task } from '../tasks/task.js'
 import { ZERO_USAGE } from '../worker/result.js'
+import { stopSignal } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
 
 export interface PoolOptions {
@@ -27,7 +28,9 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
     tasks.map(task =>
       limit(async () => {
         let outcome: Outcome
-        if (now() >= opts.deadline()) {
+        if (stopSignal.aborted) {
+          outcome = emptyOutcome(task, { status: 'not-started', error: `${String(stopSignal.reason)} before this task started` })
+        } else if (now() >= opts.deadline()) {
           outcome = emptyOutcome(task, { status: 'not-started', error: 'the run reached its deadline (deadline-minutes) before this task started' })
         } else {
           try {

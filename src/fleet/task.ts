@@ -1,3 +1,4 @@
+import type { Worktree } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import type { WorkerContext } from '../worker/run.js'
 import { runWorker } from '../worker/run.js'
@@ -15,6 +16,18 @@ function startRef(task: Task, base: string): string {
   return task.source.kind === 'follow-up' ? `refs/remotes/origin/${task.branch}` : `refs/remotes/origin/${base}`
 }
 
+/**
+ * A worker may switch branches (`git checkout -B main`, `-b feature`): its work is where its HEAD
+ * is, so the task's branch is moved there and HEAD put back on it (index and files untouched).
+ * Only the task's branch is ever pushed; without this its commits on another branch were lost.
+ */
+async function followHead(tree: Worktree, branch: string): Promise<void> {
+  const head = await tree.git.tryRevParse('HEAD')
+  if (!head) return
+  await tree.git.exec(['update-ref', `refs/heads/${branch}`, head])
+  await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
+}
+
 /** One task's life: worktree -> worker -> verify -> commit -> push -> PR, ending in one outcome. */
 export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
   const now = ctx.now ?? Date.now
@@ -22,6 +35,7 @@ export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
   const { config } = ctx.land
   await using tree = await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base))
   const run = await runWorker(ctx.worker, task, tree.dir)
+  await followHead(tree, task.branch)
   const outcome: Outcome = {
     id: task.id,
     title: task.title,

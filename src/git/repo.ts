@@ -17,6 +17,18 @@ export interface Worktree extends AsyncDisposable {
  * the environment of the fetch and push commands.
  */
 export class FleetRepo {
+  /**
+   * Worktree adds, prunes and removes, one at a time: each reads every worktree's admin dir, and
+   * one half-written by a concurrent add fails it ("failed to read .git/worktrees/x/commondir").
+   */
+  private worktreeLock: Promise<unknown> = Promise.resolve()
+
+  private serial<T>(step: () => Promise<T>): Promise<T> {
+    const next = this.worktreeLock.then(step, step)
+    this.worktreeLock = next.catch(() => undefined)
+    return next
+  }
+
   private constructor(
     readonly git: Git,
     readonly remoteUrl: string,
@@ -67,23 +79,28 @@ export class FleetRepo {
   /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
   async worktree(id: string, branch: string, startRef: string): Promise<Worktree> {
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
-    await rm(dir, { recursive: true, force: true })
-    await this.git.exec(['worktree', 'prune'])
-    // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
-    // starting together then fail on its lock ("could not lock config file"); the push names its
-    // refs anyway.
-    await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef])
+    await this.serial(async () => {
+      await rm(dir, { recursive: true, force: true })
+      await this.git.exec(['worktree', 'prune'])
+      // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
+      // starting together then fail on its lock ("could not lock config file"); the push names its
+      // refs anyway.
+      await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef])
+    })
     const git = this.git.at(dir)
     const startSha = await git.out(['rev-parse', 'HEAD'])
     const repo = this.git
+    const serial = this.serial.bind(this)
     return {
       dir,
       git,
       branch,
       startSha,
       async [Symbol.asyncDispose]() {
-        await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
-        await rm(dir, { recursive: true, force: true })
+        await serial(async () => {
+          await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
+          await rm(dir, { recursive: true, force: true })
+        })
       }
     }
   }
@@ -116,6 +133,11 @@ export function pushFailureReason(output: string): string {
   const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean)
   if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
     return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)'
+  }
+  // Not a refusal: the remote was down or unreachable. The URL is left out; git names it already.
+  const unreachable = lines.map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1]).find(Boolean)
+  if (unreachable) {
+    return `the push could not reach the remote: ${unreachable}${remote.length ? ` (${remote.join(' ')})` : ''}`
   }
   // Porcelain's "!<TAB>src:dst<TAB>[rejected] (reason)": the bracketed verdict is the part to read.
   const rejected = lines.map(l => /\[(?:remote )?rejected\].*$/.exec(l)?.[0]).find(Boolean)

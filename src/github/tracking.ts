@@ -3,6 +3,7 @@ import type { Task } from '../tasks/task.js'
 import type { Octokit, Repo } from './client.js'
 import { LiveComment } from './live-comment.js'
 import { moveIssue, type QueueLabels } from './queue.js'
+import { CANCEL_SIGNALS } from '../worker/spawn.js'
 
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes']
 
@@ -23,7 +24,7 @@ export class IssueTracking {
   /** Tasks whose worker was running when the run was cancelled: stopped, not failed on merit. */
   private readonly interrupted = new Set<string>()
   private listening = false
-  // The runner cancels a run with SIGTERM to the action, which then stops its workers: their
+  // The runner cancels a run with SIGINT then SIGTERM to the action, which stops its workers: their
   // outcomes read 'failed', but the issue deserves the next run, not the failed label.
   private readonly onCancel = () => {
     for (const id of this.active) this.interrupted.add(id)
@@ -57,7 +58,7 @@ export class IssueTracking {
 
   running(task: Task): void {
     if (this.queue && !this.listening) {
-      process.on('SIGTERM', this.onCancel)
+      for (const signal of CANCEL_SIGNALS) process.on(signal, this.onCancel)
       this.listening = true
     }
     this.active.add(task.id)
@@ -74,7 +75,7 @@ export class IssueTracking {
 
   /** Settles every comment and label once the fleet is done (or cancelled). */
   async finish(): Promise<void> {
-    process.off('SIGTERM', this.onCancel)
+    for (const signal of CANCEL_SIGNALS) process.off(signal, this.onCancel)
     this.listening = false
     const stopped = (o: Outcome) => this.interrupted.has(o.id) && !LANDED.includes(o.status)
     for (const [issue, tasks] of this.tasksOf) {

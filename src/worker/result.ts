@@ -62,6 +62,8 @@ export interface WorkerExit {
   exitCode: number | null
   signal: string | null
   timedOut: boolean
+  /** Why the run stopped this worker (a cancel), when it did. */
+  stopped?: string
   result?: WorkerResult
   stderrTail: string
 }
@@ -96,6 +98,7 @@ export function judge(exit: WorkerExit, limits: { timeoutMinutes: number; maxTur
     return { kind: 'timed-out', error: `the worker ran past timeout-minutes (${limits.timeoutMinutes}) and was stopped` }
   }
   if (result && !result.is_error && exit.exitCode === 0) return { kind: 'ok' }
+  if (exit.stopped) return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false }
   if (!result) {
     const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? 'unknown'}`
     const tail = exit.stderrTail.trim().split('\n').slice(-1)[0]

@@ -33,7 +33,18 @@ function killGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-export function stopAllWorkers(): void {
+/** What the runner sends a step it cancels: SIGINT first, SIGTERM 7.5 s later. */
+export const CANCEL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
+
+/** Aborted by stopAllWorkers, with its reason: no worker starts after it, and waits end early. */
+const stopping = new AbortController()
+export const stopSignal: AbortSignal = stopping.signal
+/** Workers stopAllWorkers stopped: their outcome says why, not just the exit code it caused. */
+const stoppedPids = new Set<number>()
+
+export function stopAllWorkers(reason: string): void {
+  if (!stopping.signal.aborted) stopping.abort(reason)
+  for (const pid of live) stoppedPids.add(pid)
   for (const pid of live) killGroup(pid, 'SIGTERM')
   setTimeout(() => {
     for (const pid of live) killGroup(pid, 'SIGKILL')
@@ -94,6 +105,9 @@ function outputTokensOf(event: Record<string, unknown>): number {
  * tools it started die with it.
  */
 export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
+  if (stopping.signal.aborted) {
+    return { exitCode: null, signal: null, timedOut: false, stopped: String(stopping.signal.reason), stderrTail: '' }
+  }
   const child = spawn(opts.file, opts.args, {
     cwd: opts.cwd,
     env: opts.env,
@@ -152,5 +166,6 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   if (!exit.spawnError) await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())])
   await new Promise<void>(resolve => transcript.end(resolve))
   if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
-  return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr }
+  const stopped = pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined
+  return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr, ...(stopped ? { stopped } : {}) }
 }

@@ -1,0 +1,113 @@
+// Shared pieces of the fault and abuse scenarios (faults*.test.ts, abuse.test.ts): scripted tasks,
+// the orphan check, and waiting on what the servers have seen.
+import { execFile } from 'node:child_process'
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { promisify } from 'node:util'
+import { expect } from 'vitest'
+import { type Script, script, type Step } from '../support/model-server.js'
+import type { RunActionResult } from '../support/run-action.js'
+
+const exec = promisify(execFile)
+
+/** A task playing `s` under the model key `id`. */
+export const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
+  id,
+  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
+  ...extra
+})
+
+export const write = (file: string, content = `${file}\n`): Step => ({
+  tool: 'Write',
+  input: { file_path: file, content }
+})
+
+export const bash = (command: string): Step => ({ tool: 'Bash', input: { command } })
+
+export const writeThenDone = (file: string): Step[] => [write(file), { text: `Wrote ${file}.` }]
+
+/** Live processes whose command line mentions `needle` (the ps line itself excluded). */
+export async function processesMentioning(needle: string): Promise<string[]> {
+  const { stdout } = await exec('ps', ['-eo', 'pid,args'])
+  return stdout.split('\n').filter(line => line.includes(needle) && !/\bps -eo\b/.test(line))
+}
+
+/**
+ * No process of the run is left: every worker's argv names its settings file under RUNNER_TEMP,
+ * so a claude (or anything started with the run's paths) still alive shows up here.
+ */
+export async function expectNoOrphans(run: RunActionResult, ...needles: string[]): Promise<void> {
+  for (const needle of [run.runnerTemp, ...needles]) {
+    expect(await processesMentioning(needle), `processes left mentioning ${needle}`).toEqual([])
+  }
+}
+
+/** The run's own directory under RUNNER_TEMP: cages, transcripts, worktrees, preserved bundles. */
+export async function fleetDir(run: RunActionResult): Promise<string> {
+  const base = path.join(run.runnerTemp, 'fleet-worker')
+  const entries = (await readdir(base)).filter(e => /^\d+-\d+$/.test(e))
+  if (entries.length !== 1 || !entries[0])
+    throw new Error(`expected one run dir in ${base}: ${entries.join(', ')}`)
+  return path.join(base, entries[0])
+}
+
+export async function waitFor(what: string, ok: () => boolean, timeoutMs = 60_000): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+/**
+ * When each entry of a growing list (a mock's request log) was first seen, sampled every 20 ms:
+ * the mocks do not stamp their requests, and a wait of seconds needs no finer clock.
+ */
+export function arrivals(list: readonly unknown[]): { times: number[]; stop: () => void } {
+  const times: number[] = []
+  const timer = setInterval(() => {
+    while (times.length < list.length) times.push(Date.now())
+  }, 20)
+  return { times, stop: () => clearInterval(timer) }
+}
+
+async function environOf(pid: string): Promise<string> {
+  return `\0${await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '')}`
+}
+
+/** Pids whose command line contains `args` and whose environment contains `env` (Linux /proc). */
+export async function pidsWith(args: string, env: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter(n => /^\d+$/.test(n))
+  const found: number[] = []
+  for (const pid of pids) {
+    const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')).replace(
+      /\0/g,
+      ' '
+    )
+    if (cmdline.includes(args) && (await environOf(pid)).includes(env)) found.push(Number(pid))
+  }
+  return found
+}
+
+/**
+ * Signals the action running in `workspace`, as the runner does on a cancel: the node process
+ * with that GITHUB_WORKSPACE (workers never get the variable; the action's git children are git).
+ */
+export async function signalAction(workspace: string, signal: NodeJS.Signals): Promise<void> {
+  const pids = await pidsWith(process.execPath, `\0GITHUB_WORKSPACE=${workspace}\0`)
+  if (pids.length !== 1)
+    throw new Error(`expected one action process in ${workspace}: ${pids.join(', ')}`)
+  process.kill(pids[0] ?? 0, signal)
+}
+
+export async function waitForAsync(
+  what: string,
+  ok: () => Promise<boolean>,
+  timeoutMs = 60_000
+): Promise<void> {
+  const end = Date.now() + timeoutMs
+  while (!(await ok())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
