@@ -10,7 +10,7 @@ export const OUTPUTS = {
   results:
     'JSON array, one object per task: id, status, branch, pr-number, pr-url, turns, duration-ms, usage {input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, error (a sentence, when it failed), plus title, model, attempts, preserved.',
   'pull-requests': 'JSON array of the PR URLs opened or updated.',
-  succeeded: 'Count of tasks that ended pr-opened, pr-updated or no-changes.',
+  succeeded: 'Count of tasks that ended pr-opened, pr-updated, pushed (the CLI without a repository: branch only) or no-changes.',
   failed: 'Count of tasks that ended failed, timed-out, verify-failed or refused.',
   matrix: "With mode: plan, the shards as a job matrix: {\"include\": [{\"shard\": 0}, ...]}.",
   plan: "With mode: plan, the validated tasks (JSON) for the run shards' 'plan' input."

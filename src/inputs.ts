@@ -68,9 +68,9 @@ export const INPUTS = {
     description: 'Tool rules the worker may not use (comma or newline separated).'
   },
   tools: {
-    default: 'Bash,Edit,Read,Write,Glob,Grep',
+    default: 'Bash,Edit,Read,Write',
     description:
-      "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn; 'default' = the CLI's full set."
+      "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn (the CLI's full set makes each request ~2.6x larger; Bash covers grep and find); 'default' = the CLI's full set."
   },
   verify: {
     contract: true,

@@ -84,10 +84,14 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ out
   const { config, ctx, io } = run
   const apiKey = modelKey(run)
   if (!apiKey) throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
-  const claude = await io.group('Worker binary', () =>
-    resolveClaude({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
-  )
-  io.info(`claude ${claude.version} at ${claude.file}`)
+  // In container isolation the claude of the worker image runs; the runner needs none.
+  const claude =
+    config.isolation === 'container'
+      ? { file: 'claude', version: `the one in ${config.container.image}` }
+      : await io.group('Worker binary', () =>
+          resolveClaude({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
+        )
+  io.info(`claude: ${claude.version} (${claude.file})`)
   const tracked = run.github && config.mode === 'all'
   const tracking = tracked && run.github ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined
   await tracking?.start()

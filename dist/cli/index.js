@@ -30750,10 +30750,12 @@ module.exports = {
 /* harmony export */   o4: () => (/* binding */ parseConfig)
 /* harmony export */ });
 /* unused harmony export PERMISSION_MODES */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(9691);
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(88532);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(9691);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(88532);
 /* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(38422);
 /* harmony import */ var _tasks_ids_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(43356);
+/* harmony import */ var _worker_container_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(29773);
+
 
 
 
@@ -30770,13 +30772,13 @@ const list = (value) => value
     .split(/[\n,]/)
     .map(s => s.trim())
     .filter(Boolean);
-const bool = (name) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+const bool = (name) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     if (/^(true|false)$/i.test(v))
         return v.toLowerCase() === 'true';
     ctx.addIssue({ code: 'custom', message: `expected true or false, got '${v}'`, path: [name] });
-    return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
-const number = (name, opts) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+const number = (name, opts) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     // Plain decimals only: Number() would also take '0x10', '1e1' and '0b11'.
     const form = opts.int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
     const n = Number(v);
@@ -30789,34 +30791,34 @@ const number = (name, opts) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .Yj
         path: [name],
         message: `expected ${opts.int ? 'a whole number' : 'a number'} ${range}, got '${v}'`
     });
-    return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
-const oneOf = (name, values) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+const oneOf = (name, values) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     if (values.includes(v))
         return v;
     ctx.addIssue({ code: 'custom', path: [name], message: `expected one of ${values.join(', ')}, got '${v}'` });
-    return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
-const author = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+const author = zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     const m = /^(.+?)\s*<([^<>\s]+)>$/.exec(v);
     if (m?.[1] && m[2])
         return { name: m[1], email: m[2] };
     ctx.addIssue({ code: 'custom', path: ['commit-author'], message: `expected 'Name <email>', got '${v}'` });
-    return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
-const url = (name) => zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+const url = (name) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     if (v === '')
         return undefined;
     if (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol))
         return v.replace(/\/+$/, '');
     ctx.addIssue({ code: 'custom', path: [name], message: `expected an http(s) URL, got '${v}'` });
-    return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+    return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
-const optional = zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(v => (v === '' ? undefined : v));
+const optional = zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => (v === '' ? undefined : v));
 const PERMISSION_MODES = ['bypassPermissions', 'acceptEdits', 'dontAsk', 'default', 'plan'];
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
-const schema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
-    tasks: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP(),
+const schema = zod__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
+    tasks: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
     'tasks-file': optional,
     'api-key': optional,
     'base-url': url('base-url'),
@@ -30827,33 +30829,40 @@ const schema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     'max-turns': number('max-turns', { int: true, min: 1, max: 1000 }),
     'timeout-minutes': number('timeout-minutes', { min: 0.01, max: 360 }),
     'permission-mode': oneOf('permission-mode', PERMISSION_MODES),
-    'allowed-tools': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
-    'disallowed-tools': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
-    tools: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(v => (v === 'default' ? undefined : list(v))),
+    'allowed-tools': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
+    'disallowed-tools': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
+    tools: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => (v === 'default' ? undefined : list(v))),
     verify: optional,
     'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
     'base-branch': optional,
-    'branch-prefix': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform((v, ctx) => {
+    'branch-prefix': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
         const problem = (0,_tasks_ids_js__WEBPACK_IMPORTED_MODULE_1__/* .validateBranchPrefix */ .Vr)(v);
         if (!problem)
             return v;
         ctx.addIssue({ code: 'custom', path: ['branch-prefix'], message: problem });
-        return zod__WEBPACK_IMPORTED_MODULE_3__/* .NEVER */ .tm;
+        return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
     }),
     draft: bool('draft'),
-    labels: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
-    reviewers: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
-    assignees: zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
+    labels: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
+    reviewers: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
+    assignees: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     'github-token': optional,
     'commit-author': author,
-    'trigger-phrase': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
-    'queue-label': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().min(1),
+    'trigger-phrase': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().min(1),
+    'queue-label': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().min(1),
     'max-tasks': number('max-tasks', { int: true, min: 1, max: 1000 }),
-    'allowed-bots': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(list),
+    'allowed-bots': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     'claude-path': optional,
     effort: oneOf('effort', EFFORTS),
     'append-system-prompt': optional,
-    'claude-args': zod__WEBPACK_IMPORTED_MODULE_2__/* .string */ .YjP().transform(v => v.split(/\s+/).filter(Boolean)),
+    'claude-args': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v.split(/\s+/).filter(Boolean)),
+    isolation: oneOf('isolation', ['process', 'container']),
+    'container-image': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
+    'container-runtime': oneOf('container-runtime', ['docker', 'podman']),
+    'container-cpus': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
+    'container-memory': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
+    'container-pids-limit': number('container-pids-limit', { int: true, min: 1, max: 4_194_304 }),
+    'container-network': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
     'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
     'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
     'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
@@ -30862,6 +30871,8 @@ const schema = zod__WEBPACK_IMPORTED_MODULE_2__/* .object */ .Ikc({
     'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
     plan: optional,
     'outcomes-dir': optional,
+    'price-input': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v),
+    'price-output': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v),
     'dry-run': bool('dry-run')
 });
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
@@ -30882,6 +30893,36 @@ const RESERVED_FLAGS = [
     '--disallowedTools',
     '--model'
 ];
+const CONTAINER_INPUTS = {
+    image: 'container-image',
+    cpus: 'container-cpus',
+    memory: 'container-memory',
+    'pids-limit': 'container-pids-limit',
+    network: 'container-network'
+};
+/** Container settings checked by the same rules the worker's command is built with, up front. */
+function checkContainer(c) {
+    try {
+        (0,_worker_container_js__WEBPACK_IMPORTED_MODULE_2__/* .containerCommand */ .jF)({ ...c, name: 'fleet-check', worktree: '/w', configDir: '/c', env: {}, claudeArgs: [] });
+    }
+    catch (error) {
+        if (!(error instanceof _worker_container_js__WEBPACK_IMPORTED_MODULE_2__/* .ContainerSpecError */ .Jf))
+            throw error;
+        const field = /^Invalid ([a-z-]+)/.exec(error.message)?.[1] ?? '';
+        throw new InputError(CONTAINER_INPUTS[field] ?? 'isolation', error.message);
+    }
+    return c;
+}
+function parsePrice(input, output) {
+    if (input === '' && output === '')
+        return undefined;
+    const value = (name, v) => {
+        if (/^(\d+(\.\d*)?|\.\d+)$/.test(v))
+            return Number(v);
+        throw new InputError(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`);
+    };
+    return { input: value('price-input', input), output: value('price-output', output) };
+}
 function parseConfig(env) {
     const result = schema.safeParse((0,_inputs_js__WEBPACK_IMPORTED_MODULE_0__/* .readInputs */ .Ko)(env));
     if (!result.success) {
@@ -30930,6 +30971,15 @@ function parseConfig(env) {
         effort: p.effort,
         appendSystemPrompt: p['append-system-prompt'],
         claudeArgs: p['claude-args'],
+        isolation: p.isolation,
+        container: (p.isolation === 'container' ? checkContainer : (c) => c)({
+            runtime: p['container-runtime'],
+            image: p['container-image'],
+            cpus: p['container-cpus'],
+            memory: p['container-memory'],
+            pidsLimit: p['container-pids-limit'],
+            network: p['container-network']
+        }),
         maxAttempts: p['max-attempts'],
         retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
         deadlineMs: Math.round(p['deadline-minutes'] * 60_000),
@@ -30938,6 +30988,7 @@ function parseConfig(env) {
         maxJobs: p['max-jobs'],
         plan: p.plan,
         outcomesDir: p['outcomes-dir'],
+        price: parsePrice(p['price-input'], p['price-output']),
         dryRun: p['dry-run']
     };
 }
@@ -31008,8 +31059,8 @@ const INPUTS = {
         description: 'Tool rules the worker may not use (comma or newline separated).'
     },
     tools: {
-        default: 'Bash,Edit,Read,Write,Glob,Grep',
-        description: "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn; 'default' = the CLI's full set."
+        default: 'Bash,Edit,Read,Write',
+        description: "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn (the CLI's full set makes each request ~2.6x larger; Bash covers grep and find); 'default' = the CLI's full set."
     },
     verify: {
         contract: true,
@@ -31072,6 +31123,28 @@ const INPUTS = {
     'claude-args': {
         description: 'Extra CLI arguments for every worker, whitespace separated (power users).'
     },
+    isolation: {
+        default: 'process',
+        description: "Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md)."
+    },
+    'container-image': {
+        default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
+        description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
+    },
+    'container-runtime': { default: 'docker', description: 'With isolation: container, docker or podman.' },
+    'container-cpus': { default: '2', description: "With isolation: container, each worker's CPU limit (--cpus)." },
+    'container-memory': {
+        default: '4g',
+        description: "With isolation: container, each worker's memory limit, no swap on top (--memory), e.g. 2g or 512m."
+    },
+    'container-pids-limit': {
+        default: '1024',
+        description: "With isolation: container, each worker's process limit (--pids-limit)."
+    },
+    'container-network': {
+        default: 'bridge',
+        description: "With isolation: container, the workers' network: bridge, none, or a named network. host is refused: it would give a worker the runner's loopback services."
+    },
     'max-attempts': {
         default: '3',
         description: 'Runs of a worker that hit overload or rate limits (429, 529, 5xx) before it fails; then one more on small-model if set.'
@@ -31096,6 +31169,10 @@ const INPUTS = {
     'outcomes-dir': {
         description: 'Directory shared by the shard and report jobs (self-hosted runners) for their outcomes. Empty = run artifacts.'
     },
+    'price-input': {
+        description: 'Your price in USD per million input tokens (cached tokens count as input). With price-output, the summary shows a cost.'
+    },
+    'price-output': { description: 'Your price in USD per million output tokens.' },
     'dry-run': {
         contract: true,
         default: 'false',
@@ -31168,6 +31245,198 @@ function validateBranchPrefix(prefix) {
     return ok
         ? undefined
         : `expected a ref prefix such as 'fleet/' (letters, digits, . _ - /, no '..'), got '${prefix}'`;
+}
+
+
+/***/ }),
+
+/***/ 29773:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Az: () => (/* binding */ DEFAULT_USER),
+/* harmony export */   Be: () => (/* binding */ containerKillCommand),
+/* harmony export */   Jf: () => (/* binding */ ContainerSpecError),
+/* harmony export */   jF: () => (/* binding */ containerCommand),
+/* harmony export */   vK: () => (/* binding */ containerPath)
+/* harmony export */ });
+/* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GIT_DIR, DEFAULT_LIMITS */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Where things live inside the worker image (Dockerfile). */
+const CONTAINER_WORKSPACE = '/workspace';
+const CONTAINER_HOME = '/home/fleet';
+const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config';
+const CONTAINER_GIT_DIR = '/fleet/git';
+const DEFAULT_USER = '1001:1001';
+const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 };
+class ContainerSpecError extends Error {
+}
+/**
+ * Host-side variables that describe the runner, not the container: the image sets its own, and a
+ * host PATH or HOME inside the container would point at paths that do not exist there.
+ */
+const HOST_ONLY = new Set([
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'TMP',
+    'TEMP',
+    'CLAUDE_CONFIG_DIR',
+    'IS_SANDBOX',
+    'GIT_DIR',
+    'GIT_WORK_TREE'
+]);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Docker's own rule for container names.
+const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+// registry[:port]/path[:tag][@sha256:digest], lower-case path as registries require.
+const IMAGE = /^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9][a-z0-9._-]*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+const NETWORK = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+const USER = /^([0-9]+)(?::([0-9]+))?$/;
+const CPUS = /^(?:[0-9]+(?:\.[0-9]+)?)$/;
+const MEMORY = /^[0-9]+[bkmg]?$/i;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+// Credentials recognisable by shape, whatever variable they came in.
+const SECRET_SHAPE = /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/;
+function fail(message) {
+    throw new ContainerSpecError(message);
+}
+/** An absolute, normalised host path that cannot break `--mount`'s comma-separated syntax. */
+function mountPath(label, value) {
+    if (!node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(value) || node_path__WEBPACK_IMPORTED_MODULE_0___default().normalize(value) !== value || value === '/') {
+        fail(`Invalid ${label} '${value}'. Expected an absolute, normalised path other than /.`);
+    }
+    if (/[,\n\r"]/.test(value))
+        fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`);
+    return value;
+}
+function bind(src, dst, readonly = false) {
+    return ['--mount', `type=bind,src=${src},dst=${dst}${readonly ? ',readonly' : ''}`];
+}
+function checkUser(user) {
+    const match = USER.exec(user);
+    if (!match)
+        fail(`Invalid user '${user}'. Expected uid or uid:gid, numeric.`);
+    if (Number(match[1]) === 0)
+        fail(`Invalid user '${user}'. A container worker never runs as root.`);
+    return user;
+}
+function checkNetwork(network) {
+    if (network === 'host' || !NETWORK.test(network)) {
+        fail(`Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`);
+    }
+    return network;
+}
+function limits(spec) {
+    const cpus = spec.cpus ?? DEFAULT_LIMITS.cpus;
+    const memory = spec.memory ?? DEFAULT_LIMITS.memory;
+    const pids = spec.pidsLimit ?? DEFAULT_LIMITS.pidsLimit;
+    if (!CPUS.test(cpus) || Number(cpus) <= 0)
+        fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`);
+    if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0)
+        fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`);
+    if (!Number.isSafeInteger(pids) || pids <= 0)
+        fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`);
+    // memory-swap equal to memory: no swap on top, so the limit is the limit.
+    return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)];
+}
+/** Variables set inside the container to container paths; constants, never caller data. */
+function pinnedEnv(spec) {
+    const pinned = [`HOME=${CONTAINER_HOME}`, `CLAUDE_CONFIG_DIR=${CONTAINER_CONFIG_DIR}`];
+    if (spec.git)
+        pinned.push(`GIT_DIR=${CONTAINER_GIT_DIR}`, `GIT_WORK_TREE=${CONTAINER_WORKSPACE}`);
+    return pinned.flatMap(entry => ['--env', entry]);
+}
+function forwardedEnv(env) {
+    return Object.keys(env)
+        .map(name => ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`))
+        .filter(name => !HOST_ONLY.has(name))
+        .sort()
+        .flatMap(name => ['--env', name]);
+}
+/** A last line of defence: the argv is logged and visible in `ps`, so it must hold no credential. */
+function assertNoSecrets(args, env) {
+    const secrets = Object.entries(env)
+        // Shorter values would match by accident (a 'y' in every path); real credentials are longer.
+        .filter(([name, value]) => value.length >= 8 && (SECRET_NAME.test(name) || SECRET_SHAPE.test(value)))
+        .map(([, value]) => value);
+    for (const arg of args) {
+        if (SECRET_SHAPE.test(arg) || secrets.some(secret => arg.includes(secret))) {
+            fail('A credential would appear on the container command line; pass it through the environment.');
+        }
+    }
+}
+/** The argv and environment that start one worker in its own container. */
+function containerCommand(spec) {
+    if (!CONTAINER_NAME.test(spec.name))
+        fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
+    if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
+        fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`);
+    }
+    const mounts = [
+        ...bind(mountPath('worktree', spec.worktree), CONTAINER_WORKSPACE),
+        ...bind(mountPath('config dir', spec.configDir), CONTAINER_CONFIG_DIR)
+    ];
+    if (spec.git) {
+        mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR));
+        const objects = mountPath('objects dir', spec.git.objectsDir);
+        mounts.push(...bind(objects, objects, true));
+    }
+    const args = [
+        'run',
+        '--rm',
+        // Keeps stdin open: the prompt goes there, never on a command line (worker/args.ts).
+        '--interactive',
+        '--name',
+        spec.name,
+        '--label',
+        'fleet-worker=1',
+        '--user',
+        checkUser(spec.user ?? DEFAULT_USER),
+        '--workdir',
+        CONTAINER_WORKSPACE,
+        ...mounts,
+        ...limits(spec),
+        '--network',
+        checkNetwork(spec.network ?? 'bridge'),
+        '--security-opt',
+        'no-new-privileges',
+        '--cap-drop',
+        'ALL',
+        ...pinnedEnv(spec),
+        ...forwardedEnv(spec.env),
+        spec.image,
+        'claude',
+        ...spec.claudeArgs
+    ];
+    assertNoSecrets(args, spec.env);
+    return { file: spec.runtime ?? 'docker', args, env: { ...spec.env } };
+}
+/** The argv that stops a worker's container at once; `--rm` then removes it. */
+function containerKillCommand(name, runtime = 'docker') {
+    if (!CONTAINER_NAME.test(name))
+        fail(`Invalid container name '${name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
+    return { file: runtime, args: ['kill', '--signal', 'KILL', name] };
+}
+/**
+ * A host path under the worktree or config dir as the container sees it, for claude arguments
+ * such as `--settings`; undefined for a path the container cannot see.
+ */
+function containerPath(spec, hostPath) {
+    const roots = [
+        [spec.configDir, CONTAINER_CONFIG_DIR],
+        [spec.worktree, CONTAINER_WORKSPACE]
+    ];
+    for (const [host, inside] of roots) {
+        const rel = node_path__WEBPACK_IMPORTED_MODULE_0___default().relative(host, hostPath);
+        if (rel === '')
+            return inside;
+        if (rel !== '..' && !rel.startsWith(`..${(node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)}`) && !node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(rel))
+            return node_path__WEBPACK_IMPORTED_MODULE_0___default().posix.join(inside, ...rel.split((node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)));
+    }
+    return undefined;
 }
 
 
@@ -58403,6 +58672,16 @@ class FleetRepo {
     remoteUrl;
     token;
     env;
+    /**
+     * Worktree adds, prunes and removes, one at a time: each reads every worktree's admin dir, and
+     * one half-written by a concurrent add fails it ("failed to read .git/worktrees/x/commondir").
+     */
+    worktreeLock = Promise.resolve();
+    serial(step) {
+        const next = this.worktreeLock.then(step, step);
+        this.worktreeLock = next.catch(() => undefined);
+        return next;
+    }
     constructor(git, remoteUrl, token, env) {
         this.git = git;
         this.remoteUrl = remoteUrl;
@@ -58450,23 +58729,28 @@ class FleetRepo {
     /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
     async worktree(id, branch, startRef) {
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
-        await this.git.exec(['worktree', 'prune']);
-        // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
-        // starting together then fail on its lock ("could not lock config file"); the push names its
-        // refs anyway.
-        await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef]);
+        await this.serial(async () => {
+            await (0,promises_.rm)(dir, { recursive: true, force: true });
+            await this.git.exec(['worktree', 'prune']);
+            // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
+            // starting together then fail on its lock ("could not lock config file"); the push names its
+            // refs anyway.
+            await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef]);
+        });
         const git = this.git.at(dir);
         const startSha = await git.out(['rev-parse', 'HEAD']);
         const repo = this.git;
+        const serial = this.serial.bind(this);
         return {
             dir,
             git,
             branch,
             startSha,
             async [Symbol.asyncDispose]() {
-                await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true });
-                await (0,promises_.rm)(dir, { recursive: true, force: true });
+                await serial(async () => {
+                    await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true });
+                    await (0,promises_.rm)(dir, { recursive: true, force: true });
+                });
             }
         };
     }
@@ -58490,15 +58774,39 @@ class FleetRepo {
 }
 /** The remote's own words for a rejected push, as one sentence. */
 function pushFailureReason(output) {
-    const lines = output.split('\n').map(l => l.trim());
+    const lines = output.split('\n').map(l => l.replace(/\s+/g, ' ').trim());
     const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean);
     if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
         return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)';
     }
-    const rejected = lines.find(l => l.startsWith('!') || /\[(remote )?rejected\]/.test(l));
-    const fatal = lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'));
+    // Not a refusal: the remote was down or unreachable. The URL is left out; git names it already.
+    const unreachable = lines.map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1]).find(Boolean);
+    if (unreachable) {
+        return `the push could not reach the remote: ${unreachable}${remote.length ? ` (${remote.join(' ')})` : ''}`;
+    }
+    // Porcelain's "!<TAB>src:dst<TAB>[rejected] (reason)": the bracketed verdict is the part to read.
+    const rejected = lines.map(l => /\[(?:remote )?rejected\].*$/.exec(l)?.[0]).find(Boolean);
+    if (rejected && /\(stale info\)/.test(rejected)) {
+        return 'the push was rejected: the branch changed on the remote after it was fetched (someone else pushed to it), so it was not overwritten';
+    }
+    // git's closing "error: failed to push some refs" says nothing the lines above do not.
+    const fatal = rejected || remote.length ? undefined : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'));
     const parts = [remote.join(' '), rejected, fatal].filter(Boolean);
     return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`;
+}
+
+;// CONCATENATED MODULE: ./src/report/cost.ts
+/**
+ * A cost from the user's own prices. The CLI's `total_cost_usd` uses Anthropic's list prices for
+ * the model name, which means nothing on other endpoints, so it is never shown. Cached tokens are
+ * priced as input tokens: an upper bound where the provider discounts cache reads.
+ */
+function costOf(usage, price) {
+    const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    return (input * price.input + usage.output_tokens * price.output) / 1_000_000;
+}
+function usd(amount) {
+    return amount < 0.01 && amount > 0 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
 }
 
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
@@ -58864,6 +59172,8 @@ function judge(exit, limits) {
     }
     if (result && !result.is_error && exit.exitCode === 0)
         return { kind: 'ok' };
+    if (exit.stopped)
+        return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false };
     if (!result) {
         const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? 'unknown'}`;
         const tail = exit.stderrTail.trim().split('\n').slice(-1)[0];
@@ -58883,38 +59193,223 @@ function judge(exit, limits) {
     return { kind: 'failed', error: `the worker reported an error: ${detail.slice(0, 300)}`, retryable: false };
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
+;// CONCATENATED MODULE: external "node:readline"
+const external_node_readline_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+;// CONCATENATED MODULE: ./src/worker/spawn.ts
+
+
+
+
+
+/** Process groups of live workers, so a cancelled run can stop them all (see stopAllWorkers). */
+const live = new Set();
+function killGroup(pid, signal) {
+    try {
+        process.kill(-pid, signal);
+    }
+    catch {
+        // ESRCH: the group is already gone, which is what we wanted.
+    }
+}
+/** What the runner sends a step it cancels: SIGINT first, SIGTERM 7.5 s later. */
+const CANCEL_SIGNALS = ['SIGINT', 'SIGTERM'];
+/** Aborted by stopAllWorkers, with its reason: no worker starts after it, and waits end early. */
+const stopping = new AbortController();
+const stopSignal = stopping.signal;
+/** Workers stopAllWorkers stopped: their outcome says why, not just the exit code it caused. */
+const stoppedPids = new Set();
+function stopAllWorkers(reason) {
+    if (!stopping.signal.aborted)
+        stopping.abort(reason);
+    for (const pid of live)
+        stoppedPids.add(pid);
+    for (const pid of live)
+        killGroup(pid, 'SIGTERM');
+    setTimeout(() => {
+        for (const pid of live)
+            killGroup(pid, 'SIGKILL');
+    }, 2000).unref();
+}
+/**
+ * Processes still carrying `marker` (NAME=value) in their environment. A tool that started a
+ * daemon in a new session (`setsid cmd &`) has left the worker's process group, so the group
+ * kill misses it, but it still inherits the worker's environment. Linux only (/proc); a process
+ * that also wipes its environment (`env -i`) escapes this too: the container mode bounds that.
+ */
+async function strays(marker) {
+    const needle = Buffer.from(`\0${marker}\0`);
+    const names = await (0,promises_.readdir)('/proc').catch(() => []);
+    const pids = names.filter(n => /^\d+$/.test(n)).map(Number).filter(p => p !== process.pid);
+    const found = await Promise.all(pids.map(async (p) => {
+        const env = await (0,promises_.readFile)(`/proc/${p}/environ`).catch(() => undefined);
+        return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle) ? p : undefined;
+    }));
+    return found.filter((p) => p !== undefined);
+}
+/** Kills the worker's escaped descendants; again, in case one forked while being found. */
+async function killStrays(marker) {
+    for (let round = 0; round < 3; round++) {
+        const pids = await strays(marker);
+        if (pids.length === 0)
+            return;
+        for (const p of pids) {
+            try {
+                process.kill(p, 'SIGKILL');
+            }
+            catch {
+                // Gone already.
+            }
+        }
+    }
+}
+function parseLine(line) {
+    if (!line.startsWith('{'))
+        return undefined;
+    try {
+        return JSON.parse(line);
+    }
+    catch {
+        return undefined;
+    }
+}
+/**
+ * stream-json prints one `assistant` event per content block (text, then tool_use), each with the
+ * message's id and its usage so far: a turn is a new message id, and its output tokens are the
+ * last value seen for that id.
+ */
+function messageOf(event) {
+    const message = event.message;
+    return { id: message?.id, outputTokens: message?.usage?.output_tokens ?? 0 };
+}
+/**
+ * Runs one worker in its own process group, reading its stream-json output as it arrives (kept
+ * as a transcript), and kills the whole group — SIGTERM, then SIGKILL — at the timeout, so the
+ * tools it started die with it.
+ */
+async function spawnWorker(opts) {
+    if (stopping.signal.aborted) {
+        return { exitCode: null, signal: null, timedOut: false, stopped: String(stopping.signal.reason), stderrTail: '' };
+    }
+    const child = (0,external_node_child_process_.spawn)(opts.file, opts.args, {
+        cwd: opts.cwd,
+        env: opts.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe']
+    });
+    const transcript = (0,external_node_fs_.createWriteStream)(opts.transcriptPath);
+    let stderr = '';
+    let result;
+    let timedOut = false;
+    const progress = { turn: 0, outputTokens: 0 };
+    const tokensById = new Map();
+    child.stdin.on('error', () => undefined); // a worker that dies early closes its stdin: not our error
+    child.stdin.end(opts.stdin);
+    child.stderr.on('data', (chunk) => {
+        stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const lines = (0,external_node_readline_namespaceObject.createInterface)({ input: child.stdout });
+    lines.on('line', line => {
+        transcript.write(`${line}\n`);
+        const event = parseLine(line);
+        if (!event)
+            return;
+        if (event.type === 'assistant') {
+            const { id, outputTokens } = messageOf(event);
+            const key = id ?? `anonymous-${tokensById.size}`;
+            const isNewTurn = !tokensById.has(key);
+            tokensById.set(key, outputTokens);
+            progress.turn = tokensById.size;
+            progress.outputTokens = [...tokensById.values()].reduce((a, b) => a + b, 0);
+            if (isNewTurn)
+                opts.onProgress?.({ ...progress });
+        }
+        else if (event.type === 'result') {
+            const parsed = ResultSchema.safeParse(event);
+            if (parsed.success)
+                result = parsed.data;
+        }
+    });
+    const pid = child.pid;
+    if (pid !== undefined)
+        live.add(pid);
+    const timer = setTimeout(() => {
+        timedOut = true;
+        if (pid === undefined)
+            return;
+        killGroup(pid, 'SIGTERM');
+        setTimeout(() => killGroup(pid, 'SIGKILL'), opts.killGraceMs ?? 3000).unref();
+    }, opts.timeoutMs);
+    const closed = new Promise(resolve => child.once('close', () => resolve()));
+    const exit = await new Promise(resolve => {
+        child.once('error', error => resolve({ code: null, signal: null, spawnError: error }));
+        child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+    clearTimeout(timer);
+    if (pid !== undefined) {
+        // Tools the worker left running in the background die with it, and release its stdout.
+        killGroup(pid, 'SIGKILL');
+        live.delete(pid);
+    }
+    // The config dir is unique to this worker attempt, so its variable marks exactly its processes.
+    const configDir = opts.env.CLAUDE_CONFIG_DIR;
+    if (configDir)
+        await killStrays(`CLAUDE_CONFIG_DIR=${configDir}`);
+    if (!exit.spawnError)
+        await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())]);
+    await new Promise(resolve => transcript.end(resolve));
+    if (exit.spawnError)
+        stderr += `\n${exit.spawnError.message}`;
+    const stopped = pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined;
+    return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr, ...(stopped ? { stopped } : {}) };
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/pool.ts
 
 
+
+class NotStarted extends Error {
+    name = 'NotStarted';
+}
 function emptyOutcome(task, fields) {
     return { id: task.id, title: task.title, source: task.source, turns: 0, durationMs: 0, usage: ZERO_USAGE, attempts: 0, ...fields };
 }
 /**
- * Runs tasks N at a time. Every task ends in exactly one outcome: a task whose life threw is
- * `failed` with the reason, and one the deadline reached first is `not-started`.
+ * Runs tasks with at most N workers at once. Only the worker's part of a task holds a slot:
+ * pushing and opening the PR happen after it is given back, so the next worker starts while the
+ * API is still being asked. Every task ends in exactly one outcome: a task whose life threw is
+ * `failed` with the reason, and one the deadline or a cancel reached first is `not-started`.
  */
 async function runPool(tasks, opts) {
     const limit = pLimit(opts.maxParallel);
     const now = opts.now ?? Date.now;
-    return Promise.all(tasks.map(task => limit(async () => {
+    const slot = fn => limit(() => {
+        if (stopSignal.aborted)
+            throw new NotStarted(`${String(stopSignal.reason)} before this task started`);
+        if (now() >= opts.deadline())
+            throw new NotStarted('the run reached its deadline (deadline-minutes) before this task started');
+        return fn();
+    });
+    return Promise.all(tasks.map(async (task) => {
         let outcome;
-        if (now() >= opts.deadline()) {
-            outcome = emptyOutcome(task, { status: 'not-started', error: 'the run reached its deadline (deadline-minutes) before this task started' });
+        try {
+            outcome = await opts.run(task, slot);
         }
-        else {
-            try {
-                outcome = await opts.run(task);
-            }
-            catch (error) {
-                const message = error instanceof Error ? error.message : String(error);
-                outcome = emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` });
-            }
+        catch (error) {
+            const message = error instanceof Error ? error.message : String(error);
+            outcome =
+                error instanceof NotStarted
+                    ? emptyOutcome(task, { status: 'not-started', error: message })
+                    : emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` });
         }
         opts.onOutcome?.(outcome);
         return outcome;
-    })));
+    }));
 }
 
+// EXTERNAL MODULE: external "node:timers/promises"
+var external_node_timers_promises_ = __nccwpck_require__(58500);
 ;// CONCATENATED MODULE: ./src/worker/args.ts
 /**
  * The worker's argv. The prompt is not here: it goes on stdin, so a task's text never becomes a
@@ -58968,6 +59463,245 @@ function workerPrompt(task) {
 
 // EXTERNAL MODULE: ./src/worker/env.ts
 var worker_env = __nccwpck_require__(97705);
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: ./src/worker/container.ts
+var container = __nccwpck_require__(29773);
+;// CONCATENATED MODULE: ./src/worker/isolation.ts
+/**
+ * Where a worker runs: a child process (isolation: process) or its own container (isolation:
+ * container, docs/container.md). Both end in spawnWorker(); container mode adds the git clone the
+ * container may write, ownership, the kill on timeout, and bringing the worker's commits back.
+ */
+
+
+
+
+
+
+
+/** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
+const KILL_GRACE_MS = 10_000;
+/** Runtime CLI configuration taken from the host; never forwarded into the container. */
+const RUNTIME_VARS = [
+    'DOCKER_HOST',
+    'DOCKER_CONTEXT',
+    'DOCKER_CONFIG',
+    'DOCKER_CERT_PATH',
+    'DOCKER_TLS_VERIFY',
+    'CONTAINER_HOST',
+    'CONTAINERS_CONF',
+    'CONTAINERS_REGISTRIES_CONF',
+    'CONTAINERS_STORAGE_CONF',
+    'REGISTRY_AUTH_FILE',
+    'XDG_RUNTIME_DIR',
+    'XDG_CONFIG_HOME',
+    'XDG_DATA_HOME',
+    'HOME',
+    'TMPDIR'
+];
+// One per action process: container names of concurrent runs on one machine never collide.
+const RUN_TOKEN = (0,external_node_crypto_.randomBytes)(4).toString('hex');
+/** Containers of this process still running, for stopAllContainers on cancellation. */
+const isolation_live = new Map();
+function containerName(token, taskId, attempt) {
+    return `fleet-${token}-${taskId}-${attempt}`;
+}
+/**
+ * The container's uid:gid: the action's own when it is not root, so bind-mounted files stay the
+ * runner's (1001 on GitHub-hosted runners); the image's user (1001) when the action is root.
+ */
+function containerUser(uid, gid) {
+    return uid === undefined || uid === 0 || gid === undefined ? container/* DEFAULT_USER */.Az : `${uid}:${gid}`;
+}
+/**
+ * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
+ * runtime settings. HOME and TMPDIR are the host's, not the worker's temp ones (rootless podman
+ * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: spawnWorker hunts
+ * stray processes by it, and the runtime's own helpers (conmon) must not look like strays.
+ */
+function runtimeEnv(workerEnv, host) {
+    const env = { ...workerEnv };
+    delete env.CLAUDE_CONFIG_DIR;
+    delete env.HOME;
+    delete env.TMPDIR;
+    for (const name of RUNTIME_VARS) {
+        const value = host[name];
+        if (value)
+            env[name] = value;
+    }
+    return env;
+}
+function run(file, args, env) {
+    return new Promise(resolve => {
+        (0,external_node_child_process_.execFile)(file, args, { env, timeout: 30_000 }, error => resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0));
+    });
+}
+/** Stops every running worker container (a cancelled run); `--rm` removes them. */
+async function stopAllContainers(host = process.env) {
+    const env = runtimeEnv({ PATH: host.PATH ?? '' }, host);
+    await Promise.all([...isolation_live].map(([name, runtime]) => {
+        const kill = (0,container/* containerKillCommand */.Be)(name, runtime);
+        return run(kill.file, kill.args, env);
+    }));
+}
+// A cancelled run (stopAllWorkers) kills the containers too: a signal to the runtime CLI alone
+// may not reach them (docker's CLI is only a client).
+stopSignal.addEventListener('abort', () => void stopAllContainers(), { once: true });
+async function launchWorker(config, w) {
+    if (config.isolation === 'container')
+        return launchContainer(config.container, w);
+    return spawnWorker({
+        file: w.claude,
+        args: w.args(w.settings),
+        env: w.env,
+        cwd: w.cwd,
+        stdin: w.stdin,
+        timeoutMs: w.timeoutMs,
+        transcriptPath: w.transcriptPath,
+        onProgress: w.onProgress
+    });
+}
+/**
+ * The worker's own git (docs/container.md, "Git inside the container"): a `clone --shared` of the
+ * fleet's repository on the task's branch at the worktree's commit, plus origin's branches for
+ * orientation. It writes no objects; the fleet's objects are mounted read-only for its alternates.
+ */
+async function prepareGit(worktree, cageDir) {
+    const tree = Git.create(worktree);
+    const common = await tree.out(['rev-parse', '--path-format=absolute', '--git-common-dir']);
+    const head = await tree.out(['rev-parse', 'HEAD']);
+    const branch = await tree.out(['symbolic-ref', 'HEAD']);
+    const gitFile = await (0,promises_.readFile)(external_node_path_default().join(worktree, '.git'), 'utf8');
+    const cloneDir = external_node_path_default().join(cageDir, 'git');
+    await (0,promises_.rm)(cloneDir, { recursive: true, force: true });
+    await Git.create(cageDir).exec([
+        'clone',
+        '--quiet',
+        '--shared',
+        '--no-checkout',
+        common,
+        cloneDir
+    ]);
+    const clone = Git.create(cloneDir);
+    await clone.exec(['remote', 'remove', 'origin']);
+    await clone.exec([
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        common,
+        '+refs/remotes/origin/*:refs/remotes/origin/*'
+    ]);
+    await clone.exec(['update-ref', branch, head]);
+    await clone.exec(['symbolic-ref', 'HEAD', branch]);
+    await clone.exec(['read-tree', 'HEAD']);
+    return {
+        cloneDir,
+        gitDir: external_node_path_default().join(cloneDir, '.git'),
+        objectsDir: external_node_path_default().join(common, 'objects'),
+        gitFile,
+        head
+    };
+}
+async function chownTree(owner, dirs) {
+    // -h: a symlink the worker planted is re-owned itself, never what it points at.
+    const code = await run('chown', ['-R', '-h', owner, '--', ...dirs], { PATH: '/usr/bin:/bin' });
+    if (code !== 0)
+        throw new Error(`chown ${owner} failed (${code}) for ${dirs.join(' ')}`);
+}
+/**
+ * The worker's commits back onto the task's branch. Only upload-pack runs in the worker-written
+ * clone (git keeps it safe in untrusted repositories); the objects are checked on the way in. The
+ * reset is --mixed: the working tree, which the worker wrote in place, stays as it is.
+ */
+async function collectCommits(worktree, state, log) {
+    const tree = Git.create(worktree);
+    const fetched = await tree.exec(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', state.gitDir, 'HEAD'], { allowFailure: true });
+    if (fetched.exitCode !== 0) {
+        log(`could not read the worker's commits from its container clone: ${fetched.stderr.trim()}`);
+        return;
+    }
+    const sha = await tree.out(['rev-parse', 'FETCH_HEAD']);
+    if (sha !== state.head)
+        await tree.exec(['reset', '--quiet', '--mixed', sha]);
+}
+/** The spec of one attempt's container; pure apart from the names it is given. */
+function containerSpecFor(c, w, opts) {
+    const base = { worktree: w.cwd, configDir: w.paths.configDir };
+    const settings = (0,container/* containerPath */.vK)(base, w.settings);
+    if (!settings)
+        throw new Error(`settings file ${w.settings} is outside the container's mounts`);
+    return {
+        ...base,
+        runtime: c.runtime,
+        image: c.image,
+        name: opts.name,
+        env: w.env,
+        git: opts.git,
+        cpus: c.cpus,
+        memory: c.memory,
+        pidsLimit: c.pidsLimit,
+        network: c.network,
+        user: opts.user,
+        claudeArgs: w.args(settings)
+    };
+}
+async function launchContainer(c, w) {
+    const cageDir = external_node_path_default().dirname(w.paths.configDir);
+    const name = containerName(RUN_TOKEN, w.taskId, w.attempt);
+    const uid = process.getuid?.();
+    const self = `${uid ?? 0}:${process.getgid?.() ?? 0}`;
+    const user = containerUser(uid, process.getgid?.());
+    const git = await prepareGit(w.cwd, cageDir);
+    const mounted = [w.cwd, w.paths.configDir, git.cloneDir];
+    const cmd = (0,container/* containerCommand */.jF)(containerSpecFor(c, w, { name, user, git: { gitDir: git.gitDir, objectsDir: git.objectsDir } }));
+    const env = runtimeEnv(cmd.env, w.host);
+    w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`);
+    // Root action, uid-1001 container: the mounts must be the container user's while it runs.
+    if (uid === 0)
+        await chownTree(user, mounted);
+    let killed = false;
+    const kill = (0,container/* containerKillCommand */.Be)(name, c.runtime);
+    const timer = setTimeout(() => {
+        killed = true;
+        void run(kill.file, kill.args, env).then(code => w.log(`[${w.taskId}] timeout: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`));
+    }, w.timeoutMs);
+    isolation_live.set(name, c.runtime);
+    try {
+        const exit = await spawnWorker({
+            file: cmd.file,
+            args: cmd.args,
+            env,
+            cwd: w.cwd,
+            stdin: w.stdin,
+            // Backstop: the process group is killed only if the CLI outlives its container.
+            timeoutMs: w.timeoutMs + KILL_GRACE_MS,
+            transcriptPath: w.transcriptPath,
+            onProgress: w.onProgress
+        });
+        const timedOut = exit.timedOut || killed;
+        // A CLI killed before the runtime reaped the container can leave it behind: remove it.
+        if (timedOut)
+            await run(c.runtime, ['rm', '--force', name], env);
+        return { ...exit, timedOut };
+    }
+    finally {
+        clearTimeout(timer);
+        isolation_live.delete(name);
+        await finishGit(w, git, uid === 0 ? self : undefined);
+    }
+}
+async function finishGit(w, git, owner) {
+    // The worktree's .git decides which repository the action's own git commands open next; a
+    // worker could have pointed it at a gitdir it wrote (with hooks or fsmonitor config).
+    await (0,promises_.rm)(external_node_path_default().join(w.cwd, '.git'), { recursive: true, force: true });
+    await (0,promises_.writeFile)(external_node_path_default().join(w.cwd, '.git'), git.gitFile);
+    if (owner)
+        await chownTree(owner, [w.cwd, w.paths.configDir, git.cloneDir]);
+    await collectCommits(w.cwd, git, w.log);
+    await (0,promises_.rm)(git.cloneDir, { recursive: true, force: true });
+}
+
 ;// CONCATENATED MODULE: ./src/worker/retry.ts
 /** No single wait longer than five minutes: past that, the deadline is the better judge. */
 const MAX_DELAY_MS = 5 * 60_000;
@@ -58986,115 +59720,6 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
     return { retry: true, delayMs: Math.round(cap / 2 + random() * (cap / 2)), overflow };
 }
 
-// EXTERNAL MODULE: external "node:fs"
-var external_node_fs_ = __nccwpck_require__(73024);
-;// CONCATENATED MODULE: external "node:readline"
-const external_node_readline_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
-;// CONCATENATED MODULE: ./src/worker/spawn.ts
-
-
-
-
-/** Process groups of live workers, so a cancelled run can stop them all (see stopAllWorkers). */
-const live = new Set();
-function killGroup(pid, signal) {
-    try {
-        process.kill(-pid, signal);
-    }
-    catch {
-        // ESRCH: the group is already gone, which is what we wanted.
-    }
-}
-function stopAllWorkers() {
-    for (const pid of live)
-        killGroup(pid, 'SIGTERM');
-    setTimeout(() => {
-        for (const pid of live)
-            killGroup(pid, 'SIGKILL');
-    }, 2000).unref();
-}
-function parseLine(line) {
-    if (!line.startsWith('{'))
-        return undefined;
-    try {
-        return JSON.parse(line);
-    }
-    catch {
-        return undefined;
-    }
-}
-function outputTokensOf(event) {
-    const message = event.message;
-    return message?.usage?.output_tokens ?? 0;
-}
-/**
- * Runs one worker in its own process group, reading its stream-json output as it arrives (kept
- * as a transcript), and kills the whole group — SIGTERM, then SIGKILL — at the timeout, so the
- * tools it started die with it.
- */
-async function spawnWorker(opts) {
-    const child = (0,external_node_child_process_.spawn)(opts.file, opts.args, {
-        cwd: opts.cwd,
-        env: opts.env,
-        detached: true,
-        stdio: ['pipe', 'pipe', 'pipe']
-    });
-    const transcript = (0,external_node_fs_.createWriteStream)(opts.transcriptPath);
-    let stderr = '';
-    let result;
-    let timedOut = false;
-    const progress = { turn: 0, outputTokens: 0 };
-    child.stdin.on('error', () => undefined); // a worker that dies early closes its stdin: not our error
-    child.stdin.end(opts.stdin);
-    child.stderr.on('data', (chunk) => {
-        stderr = (stderr + chunk.toString()).slice(-4000);
-    });
-    const lines = (0,external_node_readline_namespaceObject.createInterface)({ input: child.stdout });
-    lines.on('line', line => {
-        transcript.write(`${line}\n`);
-        const event = parseLine(line);
-        if (!event)
-            return;
-        if (event.type === 'assistant') {
-            progress.turn += 1;
-            progress.outputTokens += outputTokensOf(event);
-            opts.onProgress?.({ ...progress });
-        }
-        else if (event.type === 'result') {
-            const parsed = ResultSchema.safeParse(event);
-            if (parsed.success)
-                result = parsed.data;
-        }
-    });
-    const pid = child.pid;
-    if (pid !== undefined)
-        live.add(pid);
-    const timer = setTimeout(() => {
-        timedOut = true;
-        if (pid === undefined)
-            return;
-        killGroup(pid, 'SIGTERM');
-        setTimeout(() => killGroup(pid, 'SIGKILL'), opts.killGraceMs ?? 3000).unref();
-    }, opts.timeoutMs);
-    const closed = new Promise(resolve => child.once('close', () => resolve()));
-    const exit = await new Promise(resolve => {
-        child.once('error', error => resolve({ code: null, signal: null, spawnError: error }));
-        child.once('exit', (code, signal) => resolve({ code, signal }));
-    });
-    clearTimeout(timer);
-    if (pid !== undefined) {
-        // Tools the worker left running in the background die with it, and release its stdout.
-        killGroup(pid, 'SIGKILL');
-        live.delete(pid);
-    }
-    if (!exit.spawnError)
-        await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())]);
-    await new Promise(resolve => transcript.end(resolve));
-    if (exit.spawnError)
-        stderr += `\n${exit.spawnError.message}`;
-    return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr };
-}
-
 ;// CONCATENATED MODULE: ./src/worker/run.ts
 
 
@@ -59103,7 +59728,18 @@ async function spawnWorker(opts) {
 
 
 
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+
+
+/** A backoff a cancel cuts short: the next spawn then refuses to start the worker. */
+const sleep = (ms) => (0,external_node_timers_promises_.setTimeout)(ms, undefined, { signal: stopSignal }).catch(() => undefined);
+/** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
+let sandboxNoted = false;
+function noteSandbox(ctx) {
+    if (!ctx.isRoot || ctx.config.isolation === 'container' || sandboxNoted)
+        return;
+    sandboxNoted = true;
+    ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.');
+}
 /** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
 async function cage(ctx, task, attempt) {
     const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}.${attempt}`);
@@ -59118,24 +59754,33 @@ async function cage(ctx, task, attempt) {
 async function runWorker(ctx, task, cwd) {
     const { config } = ctx;
     await (0,promises_.mkdir)(external_node_path_default().join(ctx.root, 'transcripts'), { recursive: true });
+    noteSandbox(ctx);
     let usage = ZERO_USAGE;
     let turns = 0;
     let model = task.model ?? config.model;
     const transcripts = [];
     for (let attempt = 1;; attempt++) {
         const { paths, settings, transcript } = await cage(ctx, task, attempt);
-        const env = (0,worker_env/* workerEnv */.u)({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot: ctx.isRoot });
+        // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
+        const isRoot = ctx.isRoot && config.isolation !== 'container';
+        const env = (0,worker_env/* workerEnv */.u)({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot });
         env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name;
         env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email;
-        const exit = await spawnWorker({
-            file: ctx.claude,
-            args: workerArgs(config, task, settings),
+        const exit = await launchWorker(config, {
+            taskId: task.id,
+            attempt,
+            claude: ctx.claude,
+            args: settingsPath => workerArgs(config, task, settingsPath),
+            settings,
+            paths,
             env,
             cwd,
             stdin: workerPrompt(task),
             timeoutMs: config.timeoutMs,
             transcriptPath: transcript,
-            onProgress: p => ctx.onProgress?.(task, p)
+            onProgress: p => ctx.onProgress?.(task, p),
+            host: ctx.host,
+            log: ctx.log
         });
         transcripts.push(transcript);
         usage = addUsage(usage, usageOf(exit.result));
@@ -59174,6 +59819,9 @@ async function upsertPullRequest(octokit, repo, spec) {
     if (open) {
         await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: spec.title, body: spec.body, base: spec.base });
         ref = { number: open.number, url: open.html_url, created: false };
+        const stale = open.labels.filter(l => spec.unlabel?.includes(l.name));
+        for (const { name } of stale)
+            await octokit.rest.issues.removeLabel({ ...repo, issue_number: open.number, name });
     }
     else {
         const { data } = await octokit.rest.pulls.create({
@@ -59212,6 +59860,7 @@ async function commitLeftovers(tree, task, config, subject) {
 async function hasNewCommits(tree) {
     return (await tree.git.out(['rev-parse', 'HEAD'])) !== tree.startSha;
 }
+const VERIFY_FAILED = 'fleet:verify-failed';
 /**
  * Pushes the task's branch and, when `openPr`, opens or updates its PR. Work that cannot be pushed
  * or PR'd is preserved (bundle + local ref) and the outcome says where.
@@ -59223,8 +59872,11 @@ async function land(ctx, task, draft, openPr) {
         const preserved = await preserve(ctx, task);
         return { status: 'failed', branch: task.branch, error: `${pushed.reason}; ${preserved.note}`, preserved: preserved.where };
     }
-    if (!openPr || !ctx.github)
+    if (!openPr)
         return { status: draft.status, branch: task.branch };
+    // No API client (the CLI without --repository): the branch is the deliverable.
+    if (!ctx.github)
+        return { status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed', branch: task.branch };
     try {
         const verifyFailed = draft.status === 'verify-failed';
         const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {
@@ -59233,7 +59885,9 @@ async function land(ctx, task, draft, openPr) {
             title: verifyFailed ? `[verify failed] ${task.title}` : task.title,
             body: ctx.prBody({ ...draft, branch: task.branch }),
             draft: ctx.config.draft || verifyFailed,
-            labels: verifyFailed ? [...ctx.config.labels, 'fleet:verify-failed'] : ctx.config.labels,
+            labels: verifyFailed ? [...ctx.config.labels, VERIFY_FAILED] : ctx.config.labels,
+            // A passing re-run must not leave the PR marked as failing (REST cannot undo draft, though).
+            unlabel: verifyFailed ? [] : [VERIFY_FAILED],
             reviewers: ctx.config.reviewers,
             assignees: ctx.config.assignees
         });
@@ -59356,15 +60010,30 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 function startRef(task, base) {
     return task.source.kind === 'follow-up' ? `refs/remotes/origin/${task.branch}` : `refs/remotes/origin/${base}`;
 }
-/** One task's life: worktree -> worker -> verify -> commit -> push -> PR, ending in one outcome. */
-async function runTask(ctx, task) {
+/**
+ * A worker may switch branches (`git checkout -B main`, `-b feature`): its work is where its HEAD
+ * is, so the task's branch is moved there and HEAD put back on it (index and files untouched).
+ * Only the task's branch is ever pushed; without this its commits on another branch were lost.
+ */
+async function followHead(tree, branch) {
+    const head = await tree.git.tryRevParse('HEAD');
+    if (!head)
+        return;
+    await tree.git.exec(['update-ref', `refs/heads/${branch}`, head]);
+    await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
+}
+/**
+ * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
+ * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
+ */
+async function work(ctx, task, startedAt) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
         const now = ctx.now ?? Date.now;
-        const startedAt = now();
         const { config } = ctx.land;
         const tree = __addDisposableResource(env_1, await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base)), true);
         const run = await runWorker(ctx.worker, task, tree.dir);
+        await followHead(tree, task.branch);
         const outcome = {
             id: task.id,
             title: task.title,
@@ -59378,35 +60047,27 @@ async function runTask(ctx, task) {
             durationMs: 0,
             startedAt
         };
-        const finish = (fields) => {
-            const endedAt = now();
-            return { ...outcome, ...fields, endedAt, durationMs: endedAt - startedAt };
-        };
         if (run.verdict.kind !== 'ok') {
             // Failed work is still pushed (no PR), so nothing a worker produced is lost.
             const status = run.verdict.kind;
             await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`);
-            if (!(await hasNewCommits(tree)))
-                return finish({ status, error: run.verdict.error });
-            const landed = await land(ctx.land, task, { ...outcome, status }, false);
-            const where = landed.status === 'failed' ? landed.error : `its partial work is on branch ${task.branch}`;
-            return finish({ status, branch: landed.branch, preserved: landed.preserved, error: `${run.verdict.error}; ${where}` });
+            const failed = { ...outcome, status, error: run.verdict.error };
+            return (await hasNewCommits(tree)) ? { kind: 'partial', outcome: failed, error: run.verdict.error } : { kind: 'done', outcome: failed };
         }
         const command = task.verify ?? config.verify;
         const verify = command ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs) : undefined;
         await commitLeftovers(tree, task, config);
-        if (!(await hasNewCommits(tree))) {
-            return finish({ status: 'no-changes', verify });
-        }
+        if (!(await hasNewCommits(tree)))
+            return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } };
         const verified = !verify || (verify.exitCode === 0 && !verify.timedOut);
-        const draft = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify };
+        // The PR body is written before the outcome is final: give it the time spent so far, not 0.
+        const draft = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify, durationMs: now() - startedAt };
         if (!verified) {
             draft.error = verify.timedOut
                 ? `verify '${verify.command}' ran past verify-timeout-minutes`
                 : `verify '${verify.command}' exited with ${verify.exitCode}`;
         }
-        const landed = await land(ctx.land, task, draft, true);
-        return finish({ ...draft, ...landed, error: landed.error ?? draft.error });
+        return { kind: 'land', outcome: draft };
     }
     catch (e_1) {
         env_1.error = e_1;
@@ -59418,8 +60079,32 @@ async function runTask(ctx, task) {
             await result_1;
     }
 }
+/**
+ * One task's life: the worker's part in a slot, then push -> PR outside it, ending in one outcome.
+ * `slot` defaults to running at once (a single task, or a caller without a pool).
+ */
+async function runTask(ctx, task, slot = fn => fn()) {
+    const now = ctx.now ?? Date.now;
+    const worked = await slot(() => work(ctx, task, now()));
+    const startedAt = worked.outcome.startedAt ?? now();
+    const finish = (fields) => {
+        const endedAt = now();
+        return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt };
+    };
+    if (worked.kind === 'done')
+        return finish({});
+    if (worked.kind === 'partial') {
+        const landed = await land(ctx.land, task, worked.outcome, false);
+        // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
+        const where = landed.error ?? `its partial work is on branch ${task.branch}`;
+        return finish({ branch: landed.branch, preserved: landed.preserved, error: `${worked.error}; ${where}` });
+    }
+    const landed = await land(ctx.land, task, worked.outcome, true);
+    return finish({ ...landed, error: landed.error ?? worked.outcome.error });
+}
 
 ;// CONCATENATED MODULE: ./src/fleet/engine.ts
+
 
 
 
@@ -59436,9 +60121,8 @@ async function runFleet(opts) {
         maxParallel: config.maxParallel,
         deadline: opts.deadline,
         onOutcome: opts.onOutcome,
-        run: task => {
-            opts.onStart?.(task);
-            return runTask({
+        run: async (task, slot) => {
+            const outcome = await runTask({
                 worker: {
                     config,
                     claude: opts.claude,
@@ -59457,7 +60141,11 @@ async function runFleet(opts) {
                     preserveDir: external_node_path_default().join(opts.root, 'preserved'),
                     prBody: outcome => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
                 }
-            }, task);
+            }, task, fn => slot(() => {
+                opts.onStart?.(task);
+                return fn();
+            }));
+            return config.price ? { ...outcome, costUsd: costOf(outcome.usage, config.price) } : outcome;
         }
     });
     return { outcomes, base };
@@ -59469,6 +60157,7 @@ var github = __nccwpck_require__(61351);
 var dist_bundle = __nccwpck_require__(49735);
 // EXTERNAL MODULE: ./node_modules/bottleneck/light.js
 var light = __nccwpck_require__(63251);
+var light_default = /*#__PURE__*/__nccwpck_require__.n(light);
 ;// CONCATENATED MODULE: ./node_modules/@octokit/plugin-throttling/dist-bundle/index.js
 // pkg/dist-src/index.js
 
@@ -59715,6 +60404,7 @@ throttling.triggersNotification = triggersNotification;
 
 
 
+
 /**
  * Octokit with the retry plugin (5xx and network errors, with backoff) and the throttling plugin
  * (primary and secondary rate limits: waits for `retry-after` / `x-ratelimit-reset`, twice).
@@ -59724,6 +60414,10 @@ function createClient(token, apiUrl, log) {
         baseUrl: apiUrl,
         retry: { retries: 3 },
         throttle: {
+            // The plugin spaces requests that notify people (new PRs, comments) 3 s apart, which alone
+            // makes 24 PRs take 72 s. GitHub asks for at least one second between mutating requests
+            // (docs: "Best practices for using the REST API"), so keep one at a time, 1 s apart.
+            notifications: new (light_default()).Group({ id: 'fleet-notifications', maxConcurrent: 1, minTime: 1000 }),
             onRateLimit: (after, options, _o, count) => {
                 log(`GitHub rate limit on ${options.method} ${options.url}; retrying in ${after}s`);
                 return count < 2;
@@ -59851,6 +60545,7 @@ async function moveIssue(octokit, repo, issue, add, remove) {
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
 
 
+
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes'];
 function tracking_issueOf(task) {
     return task.source.kind === 'issue' ? task.source.issue : task.source.kind === 'follow-up' ? task.source.pr : undefined;
@@ -59858,7 +60553,7 @@ function tracking_issueOf(task) {
 /**
  * What the issues see of a run: one live comment per issue (or PR, for a follow-up), and, for
  * queued issues, labels that move queued -> in progress -> done | failed. A task that never
- * finished (a cancelled run) puts its issue back in the queue.
+ * finished, or whose worker a cancel stopped, puts its issue back in the queue.
  */
 class IssueTracking {
     octokit;
@@ -59868,6 +60563,16 @@ class IssueTracking {
     comments = new Map();
     tasksOf = new Map();
     done = new Map();
+    active = new Set();
+    /** Tasks whose worker was running when the run was cancelled: stopped, not failed on merit. */
+    interrupted = new Set();
+    listening = false;
+    // The runner cancels a run with SIGINT then SIGTERM to the action, which stops its workers: their
+    // outcomes read 'failed', but the issue deserves the next run, not the failed label.
+    onCancel = () => {
+        for (const id of this.active)
+            this.interrupted.add(id);
+    };
     constructor(octokit, repo, tasks, queue, runUrl, log) {
         this.octokit = octokit;
         this.repo = repo;
@@ -59893,18 +60598,29 @@ class IssueTracking {
         }
     }
     running(task) {
+        if (this.queue && !this.listening) {
+            for (const signal of CANCEL_SIGNALS)
+                process.on(signal, this.onCancel);
+            this.listening = true;
+        }
+        this.active.add(task.id);
         const issue = tracking_issueOf(task);
         if (issue !== undefined)
             void this.comments.get(issue)?.set(task.id, { state: 'running' });
     }
     finished(task, outcome) {
         this.done.set(outcome.id, outcome);
+        this.active.delete(outcome.id);
         const issue = task && tracking_issueOf(task);
         if (issue !== undefined)
             void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome });
     }
     /** Settles every comment and label once the fleet is done (or cancelled). */
     async finish() {
+        for (const signal of CANCEL_SIGNALS)
+            process.off(signal, this.onCancel);
+        this.listening = false;
+        const stopped = (o) => this.interrupted.has(o.id) && !LANDED.includes(o.status);
         for (const [issue, tasks] of this.tasksOf) {
             const comment = this.comments.get(issue);
             await comment?.flush();
@@ -59912,7 +60628,7 @@ class IssueTracking {
                 continue;
             const outcomes = tasks.map(t => this.done.get(t.id));
             try {
-                if (outcomes.some(o => !o || o.status === 'not-started')) {
+                if (outcomes.some(o => !o || o.status === 'not-started' || stopped(o))) {
                     await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress]);
                 }
                 else {
@@ -59931,6 +60647,8 @@ class IssueTracking {
 const STATUSES = (/* unused pure expression or super */ null && ([
     'pr-opened',
     'pr-updated',
+    /** Pushed, no PR asked for: only when there is no GitHub API to ask (the CLI without a repository). */
+    'pushed',
     'no-changes',
     'verify-failed',
     'failed',
@@ -59958,17 +60676,19 @@ function resultEntry(o) {
         title: o.title,
         model: o.model ?? null,
         attempts: o.attempts,
-        preserved: o.preserved ?? null
+        preserved: o.preserved ?? null,
+        'cost-usd': o.costUsd ?? null
     };
 }
-const SUCCEEDED = ['pr-opened', 'pr-updated', 'no-changes'];
+const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes'];
 function totals(outcomes) {
     return {
         succeeded: outcomes.filter(o => SUCCEEDED.includes(o.status)).length,
         failed: outcomes.filter(o => outcome_FAILING.includes(o.status)).length,
         tokensIn: outcomes.reduce((n, o) => n + o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens, 0),
         tokensOut: outcomes.reduce((n, o) => n + o.usage.output_tokens, 0),
-        turns: outcomes.reduce((n, o) => n + o.turns, 0)
+        turns: outcomes.reduce((n, o) => n + o.turns, 0),
+        costUsd: outcomes.some(o => o.costUsd !== undefined) ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0) : undefined
     };
 }
 function outputs(outcomes) {
@@ -59985,9 +60705,11 @@ function outputs(outcomes) {
 ;// CONCATENATED MODULE: ./src/report/summary.ts
 
 
+
 const ICON = {
     'pr-opened': '✅',
     'pr-updated': '🔁',
+    pushed: '⬆️',
     'no-changes': '➖',
     'verify-failed': '⚠️',
     failed: '❌',
@@ -60018,7 +60740,7 @@ function summaryMarkdown(outcomes, note) {
     const out = ['## Fleet Worker', ''];
     if (note)
         out.push(note, '');
-    out.push(`${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens.`, '', '| task | status | PR | turns | tokens in / out | duration | model | note |', '|---|---|---|---|---|---|---|---|');
+    out.push(`${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens${t.costUsd !== undefined ? `, about ${usd(t.costUsd)} at your prices` : ''}.`, '', '| task | status | PR | turns | tokens in / out | duration | model | note |', '|---|---|---|---|---|---|---|---|');
     for (const o of outcomes) {
         const tin = o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens;
         out.push(`| ${cell(o.title)} (\`${o.id}\`) | ${ICON[o.status]} ${o.status} | ${prCell(o)} | ${o.turns} | ${tokens(tin)} / ${tokens(o.usage.output_tokens)} | ${duration(o.durationMs)} | ${cell(o.model ?? 'default')} | ${cell(o.error ?? '')} |`);
@@ -60139,6 +60861,36 @@ function artifactStore(tempDir) {
             return dirStore(tempDir).loadAll();
         }
     };
+}
+
+;// CONCATENATED MODULE: ./src/report/artifacts.ts
+
+
+/**
+ * Keeps what a person needs to see what workers did — their stream-json transcripts and any
+ * preserved git bundles — as one run artifact. Outside Actions (no runtime token) they stay on
+ * disk and the note says where.
+ */
+async function keepWork(root, name, env) {
+    const dirs = ['transcripts', 'preserved'].map(d => external_node_path_default().join(root, d));
+    const files = [];
+    for (const dir of dirs) {
+        const names = await (0,promises_.readdir)(dir).catch(() => []);
+        files.push(...names.map(n => external_node_path_default().join(dir, n)));
+    }
+    if (files.length === 0)
+        return undefined;
+    if (!env.ACTIONS_RUNTIME_TOKEN || !env.ACTIONS_RESULTS_URL) {
+        return `Worker transcripts and preserved work are in ${root} (not in Actions: no artifact uploaded).`;
+    }
+    try {
+        const { DefaultArtifactClient } = await __nccwpck_require__.e(/* import() */ 324).then(__nccwpck_require__.bind(__nccwpck_require__, 8324));
+        await new DefaultArtifactClient().uploadArtifact(name, files, root, { retentionDays: 14 });
+        return `Worker transcripts and preserved work: artifact \`${name}\`.`;
+    }
+    catch (error) {
+        return `Uploading the artifact ${name} failed (${error instanceof Error ? error.message : String(error)}); the files are in ${root}.`;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/access.ts
@@ -60338,13 +61090,13 @@ function tasksFromIssue(issue, prefix) {
     });
 }
 /** A `/fleet <text>` comment: the text is the task, on `issue-N`. */
-function taskFromComment(issue, text, prefix) {
+function taskFromComment(issue, text, prefix, on = 'issue') {
     const id = `issue-${issue.number}`;
     const prompt = cleanText(text);
     return {
         id,
         title: titleOf(prompt),
-        prompt: `${prompt}\n\n(Asked in a comment on issue #${issue.number}, "${cleanText(issue.title)}". The issue reads:)\n\n${cleanText(issue.body)}`,
+        prompt: `${prompt}\n\n(Asked in a comment on ${on} #${issue.number}, "${cleanText(issue.title)}". The ${on} reads:)\n\n${cleanText(issue.body)}`,
         branch: `${prefix}${id}`,
         source: { kind: 'issue', issue: issue.number }
     };
@@ -60421,8 +61173,12 @@ async function authorise(deps, issue, actor, commentId) {
     const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots);
     if (!access.allowed)
         return access.reason;
-    if (commentId)
-        await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' });
+    if (commentId) {
+        // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
+        await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' }).catch((error) => {
+            deps.log(`could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`);
+        });
+    }
     return undefined;
 }
 /** A follow-up on a fleet PR continues that PR's branch. */
@@ -60431,15 +61187,21 @@ async function followUp(deps, request) {
     const prefix = deps.config.branchPrefix;
     const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number });
     const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : '';
-    if (!id || (0,ids/* idProblem */.lx)(id) || pr.state !== 'open') {
-        const why = pr.state !== 'open' ? 'the pull request is closed' : `the pull request's branch is not a ${prefix}* fleet branch`;
+    // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
+    const fromFork = pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`;
+    if (!id || (0,ids/* idProblem */.lx)(id) || pr.state !== 'open' || fromFork) {
+        const why = pr.state !== 'open'
+            ? 'the pull request is closed'
+            : fromFork
+                ? 'the pull request comes from a fork'
+                : `the pull request's branch is not a ${prefix}* fleet branch`;
         return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`);
     }
     const denied = await authorise(deps, request.issue, request.actor, request.commentId);
     if (denied)
         return refuse(deps, request.issue, request.actor, denied, id);
     const refs = /\bRefs #(\d+)/.exec(pr.body ?? '');
-    const base = taskFromComment(request.issue, request.text, prefix);
+    const base = taskFromComment(request.issue, request.text, prefix, 'pull request');
     return {
         tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
         refused: []
@@ -60461,8 +61223,12 @@ async function planRequest(request, deps) {
             return followUp(deps, request);
         case 'labeled': {
             const denied = await authorise(deps, request.issue, request.actor);
-            if (denied)
+            if (denied) {
+                // Take the label off too, or the next scheduled batch would run what was refused here.
+                const { octokit, repo } = needGithub(deps, 'label');
+                await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel]);
                 return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
+            }
             return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) };
         }
         case 'queue': {
@@ -60480,6 +61246,7 @@ async function planRequest(request, deps) {
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -60548,26 +61315,32 @@ async function runTasks(run, plan, tasks) {
     const apiKey = modelKey(run);
     if (!apiKey)
         throw new src_config/* InputError */.dz('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
-    const claude = await io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info }));
-    io.info(`claude ${claude.version} at ${claude.file}`);
+    // In container isolation the claude of the worker image runs; the runner needs none.
+    const claude = config.isolation === 'container'
+        ? { file: 'claude', version: `the one in ${config.container.image}` }
+        : await io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info }));
+    io.info(`claude: ${claude.version} (${claude.file})`);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined;
     await tracking?.start();
     let deadline = run.startedAt + config.deadlineMs;
     const byId = new Map(tasks.map(t => [t.id, t]));
-    const onSigterm = () => {
-        io.warning('Cancelled: no new worker starts; stopping the running ones and reporting every task.');
+    // The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree.
+    const onCancel = (signal) => {
+        io.warning(`Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`);
         deadline = 0;
-        stopAllWorkers();
+        stopAllWorkers('the run was cancelled');
     };
-    process.once('SIGTERM', onSigterm);
+    for (const signal of CANCEL_SIGNALS)
+        process.once(signal, onCancel);
+    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
     try {
         const { outcomes } = await runFleet({
             config,
             tasks,
             remoteUrl: await remoteUrlOf(ctx),
             gitToken: config.githubToken,
-            root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`),
+            root,
             claude: claude.file,
             apiKey,
             github: run.github,
@@ -60585,10 +61358,12 @@ async function runTasks(run, plan, tasks) {
             }
         });
         await tracking?.finish();
-        return outcomes;
+        const note = await keepWork(root, `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`, run.env);
+        return { outcomes, note };
     }
     finally {
-        process.off('SIGTERM', onSigterm);
+        for (const signal of CANCEL_SIGNALS)
+            process.off(signal, onCancel);
     }
 }
 /** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
@@ -60645,14 +61420,15 @@ async function fleetAction(env, io) {
         await io.report(outcomes, tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined);
         return outcomes;
     }
-    outcomes = [...refused, ...(await runTasks(run, plan, tasks))];
+    const ran = await runTasks(run, plan, tasks);
+    outcomes = [...refused, ...ran.outcomes];
     if (isShard)
         await store(run).save({ shard: config.shard, outcomes, queue: plan.queue });
-    await io.report(outcomes);
+    await io.report(outcomes, ran.note);
     return outcomes;
 }
 /** The action's entry: the one place that fails the step. */
-async function run(env = process.env) {
+async function main_run(env = process.env) {
     try {
         const outcomes = await fleetAction(env, actionsIo);
         const bad = outcomes.filter(o => FAILING.includes(o.status));
@@ -60700,7 +61476,8 @@ ${Object.entries(inputs/* INPUTS */.mc)
   --api-url URL                GitHub API URL [default: https://api.github.com]
   -h, --help                   this help
 
-Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push and PRs).
+Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push; and PRs
+with --repository).
 `;
 function plainIo() {
     const tty = process.stdout.isTTY;
@@ -60751,9 +61528,8 @@ function cliEnv(args, base) {
         env.GITHUB_API_URL = values['api-url'];
     if (base.GITHUB_TOKEN && !env[(0,inputs/* inputEnvName */.d_)('github-token')])
         env[(0,inputs/* inputEnvName */.d_)('github-token')] = base.GITHUB_TOKEN;
-    // Without a repository to open PRs in, the fleet pushes branches only.
-    if (!env.GITHUB_REPOSITORY)
-        delete env[(0,inputs/* inputEnvName */.d_)('github-token')];
+    // Without a repository to open PRs in, the token still authenticates the pushes (a remote that
+    // checks tokens refuses them otherwise); no PR is opened, as no API client is made without one.
     env.GITHUB_EVENT_NAME = 'workflow_dispatch';
     if (values.help)
         positionals.unshift('help');

@@ -44,8 +44,7 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
     maxParallel: config.maxParallel,
     deadline: opts.deadline,
     onOutcome: opts.onOutcome,
-    run: async task => {
-      opts.onStart?.(task)
+    run: async (task, slot) => {
       const outcome = await runTask(
         {
           worker: {
@@ -67,7 +66,12 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
             prBody: outcome => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
           }
         },
-        task
+        task,
+        fn =>
+          slot(() => {
+            opts.onStart?.(task)
+            return fn()
+          })
       )
       return config.price ? { ...outcome, costUsd: costOf(outcome.usage, config.price) } : outcome
     }

@@ -43,7 +43,9 @@ export async function land(ctx: LandContext, task: Task, draft: Outcome, openPr:
     const preserved = await preserve(ctx, task)
     return { status: 'failed', branch: task.branch, error: `${pushed.reason}; ${preserved.note}`, preserved: preserved.where }
   }
-  if (!openPr || !ctx.github) return { status: draft.status, branch: task.branch }
+  if (!openPr) return { status: draft.status, branch: task.branch }
+  // No API client (the CLI without --repository): the branch is the deliverable.
+  if (!ctx.github) return { status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed', branch: task.branch }
   try {
     const verifyFailed = draft.status === 'verify-failed'
     const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {

@@ -4,6 +4,8 @@ import type { Usage } from '../worker/result.js'
 export const STATUSES = [
   'pr-opened',
   'pr-updated',
+  /** Pushed, no PR asked for: only when there is no GitHub API to ask (the CLI without a repository). */
+  'pushed',
   'no-changes',
   'verify-failed',
   'failed',

@@ -4,11 +4,19 @@ import { ZERO_USAGE } from '../worker/result.js'
 import { stopSignal } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
 
+/** Runs `fn` in one of the pool's worker slots; throws NotStarted when the run is over first. */
+export type Slot = <T>(fn: () => Promise<T>) => Promise<T>
+
+export class NotStarted extends Error {
+  override name = 'NotStarted'
+}
+
 export interface PoolOptions {
   maxParallel: number
   /** Epoch ms after which no new task starts (read before each start: a cancel moves it). */
   deadline: () => number
-  run: (task: Task) => Promise<Outcome>
+  /** A task's life; the part that needs a worker slot runs inside `slot`, landing after it. */
+  run: (task: Task, slot: Slot) => Promise<Outcome>
   onOutcome?: (outcome: Outcome) => void
   now?: () => number
 }
@@ -18,31 +26,34 @@ export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error
 }
 
 /**
- * Runs tasks N at a time. Every task ends in exactly one outcome: a task whose life threw is
- * `failed` with the reason, and one the deadline reached first is `not-started`.
+ * Runs tasks with at most N workers at once. Only the worker's part of a task holds a slot:
+ * pushing and opening the PR happen after it is given back, so the next worker starts while the
+ * API is still being asked. Every task ends in exactly one outcome: a task whose life threw is
+ * `failed` with the reason, and one the deadline or a cancel reached first is `not-started`.
  */
 export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome[]> {
   const limit = pLimit(opts.maxParallel)
   const now = opts.now ?? Date.now
+  const slot: Slot = fn =>
+    limit(() => {
+      if (stopSignal.aborted) throw new NotStarted(`${String(stopSignal.reason)} before this task started`)
+      if (now() >= opts.deadline()) throw new NotStarted('the run reached its deadline (deadline-minutes) before this task started')
+      return fn()
+    })
   return Promise.all(
-    tasks.map(task =>
-      limit(async () => {
-        let outcome: Outcome
-        if (stopSignal.aborted) {
-          outcome = emptyOutcome(task, { status: 'not-started', error: `${String(stopSignal.reason)} before this task started` })
-        } else if (now() >= opts.deadline()) {
-          outcome = emptyOutcome(task, { status: 'not-started', error: 'the run reached its deadline (deadline-minutes) before this task started' })
-        } else {
-          try {
-            outcome = await opts.run(task)
-          } catch (error) {
-            const message = error instanceof Error ? error.message : String(error)
-            outcome = emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` })
-          }
-        }
-        opts.onOutcome?.(outcome)
-        return outcome
-      })
-    )
+    tasks.map(async task => {
+      let outcome: Outcome
+      try {
+        outcome = await opts.run(task, slot)
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error)
+        outcome =
+          error instanceof NotStarted
+            ? emptyOutcome(task, { status: 'not-started', error: message })
+            : emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` })
+      }
+      opts.onOutcome?.(outcome)
+      return outcome
+    })
   )
 }

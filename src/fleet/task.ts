@@ -4,6 +4,7 @@ import type { WorkerContext } from '../worker/run.js'
 import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
 import type { Outcome } from './outcome.js'
+import type { Slot } from './pool.js'
 import { runVerify } from './verify.js'
 
 export interface TaskContext {
@@ -28,10 +29,18 @@ async function followHead(tree: Worktree, branch: string): Promise<void> {
   await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
 }
 
-/** One task's life: worktree -> worker -> verify -> commit -> push -> PR, ending in one outcome. */
-export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
+/** What the worker's part of a task leaves for landing: a finished outcome, or work to push. */
+type Worked =
+  | { kind: 'done'; outcome: Outcome }
+  | { kind: 'partial'; outcome: Outcome; error: string }
+  | { kind: 'land'; outcome: Outcome }
+
+/**
+ * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
+ * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
+ */
+async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Worked> {
   const now = ctx.now ?? Date.now
-  const startedAt = now()
   const { config } = ctx.land
   await using tree = await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base))
   const run = await runWorker(ctx.worker, task, tree.dir)
@@ -49,28 +58,17 @@ export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
     durationMs: 0,
     startedAt
   }
-  const finish = (fields: Partial<Outcome>): Outcome => {
-    const endedAt = now()
-    return { ...outcome, ...fields, endedAt, durationMs: endedAt - startedAt }
-  }
-
   if (run.verdict.kind !== 'ok') {
     // Failed work is still pushed (no PR), so nothing a worker produced is lost.
     const status = run.verdict.kind
     await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`)
-    if (!(await hasNewCommits(tree))) return finish({ status, error: run.verdict.error })
-    const landed = await land(ctx.land, task, { ...outcome, status }, false)
-    // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
-    const where = landed.error ?? `its partial work is on branch ${task.branch}`
-    return finish({ status, branch: landed.branch, preserved: landed.preserved, error: `${run.verdict.error}; ${where}` })
+    const failed = { ...outcome, status, error: run.verdict.error }
+    return (await hasNewCommits(tree)) ? { kind: 'partial', outcome: failed, error: run.verdict.error } : { kind: 'done', outcome: failed }
   }
-
   const command = task.verify ?? config.verify
   const verify = command ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs) : undefined
   await commitLeftovers(tree, task, config)
-  if (!(await hasNewCommits(tree))) {
-    return finish({ status: 'no-changes', verify })
-  }
+  if (!(await hasNewCommits(tree))) return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
   const verified = !verify || (verify.exitCode === 0 && !verify.timedOut)
   // The PR body is written before the outcome is final: give it the time spent so far, not 0.
   const draft: Outcome = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify, durationMs: now() - startedAt }
@@ -79,6 +77,28 @@ export async function runTask(ctx: TaskContext, task: Task): Promise<Outcome> {
       ? `verify '${verify.command}' ran past verify-timeout-minutes`
       : `verify '${verify.command}' exited with ${verify.exitCode}`
   }
-  const landed = await land(ctx.land, task, draft, true)
-  return finish({ ...draft, ...landed, error: landed.error ?? draft.error })
+  return { kind: 'land', outcome: draft }
+}
+
+/**
+ * One task's life: the worker's part in a slot, then push -> PR outside it, ending in one outcome.
+ * `slot` defaults to running at once (a single task, or a caller without a pool).
+ */
+export async function runTask(ctx: TaskContext, task: Task, slot: Slot = fn => fn()): Promise<Outcome> {
+  const now = ctx.now ?? Date.now
+  const worked = await slot(() => work(ctx, task, now()))
+  const startedAt = worked.outcome.startedAt ?? now()
+  const finish = (fields: Partial<Outcome>): Outcome => {
+    const endedAt = now()
+    return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt }
+  }
+  if (worked.kind === 'done') return finish({})
+  if (worked.kind === 'partial') {
+    const landed = await land(ctx.land, task, worked.outcome, false)
+    // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
+    const where = landed.error ?? `its partial work is on branch ${task.branch}`
+    return finish({ branch: landed.branch, preserved: landed.preserved, error: `${worked.error}; ${where}` })
+  }
+  const landed = await land(ctx.land, task, worked.outcome, true)
+  return finish({ ...landed, error: landed.error ?? worked.outcome.error })
 }

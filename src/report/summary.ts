@@ -6,6 +6,7 @@ import { totals } from './results.js'
 const ICON: Record<Outcome['status'], string> = {
   'pr-opened': '✅',
   'pr-updated': '🔁',
+  pushed: '⬆️',
   'no-changes': '➖',
   'verify-failed': '⚠️',
   failed: '❌',

@@ -94,9 +94,14 @@ function parseLine(line: string): Record<string, unknown> | undefined {
   }
 }
 
-function outputTokensOf(event: Record<string, unknown>): number {
-  const message = event.message as { usage?: { output_tokens?: number } } | undefined
-  return message?.usage?.output_tokens ?? 0
+/**
+ * stream-json prints one `assistant` event per content block (text, then tool_use), each with the
+ * message's id and its usage so far: a turn is a new message id, and its output tokens are the
+ * last value seen for that id.
+ */
+function messageOf(event: Record<string, unknown>): { id?: string; outputTokens: number } {
+  const message = event.message as { id?: string; usage?: { output_tokens?: number } } | undefined
+  return { id: message?.id, outputTokens: message?.usage?.output_tokens ?? 0 }
 }
 
 /**
@@ -119,6 +124,7 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   let result: WorkerResult | undefined
   let timedOut = false
   const progress: Progress = { turn: 0, outputTokens: 0 }
+  const tokensById = new Map<string, number>()
 
   child.stdin.on('error', () => undefined) // a worker that dies early closes its stdin: not our error
   child.stdin.end(opts.stdin)
@@ -131,9 +137,13 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     const event = parseLine(line)
     if (!event) return
     if (event.type === 'assistant') {
-      progress.turn += 1
-      progress.outputTokens += outputTokensOf(event)
-      opts.onProgress?.({ ...progress })
+      const { id, outputTokens } = messageOf(event)
+      const key = id ?? `anonymous-${tokensById.size}`
+      const isNewTurn = !tokensById.has(key)
+      tokensById.set(key, outputTokens)
+      progress.turn = tokensById.size
+      progress.outputTokens = [...tokensById.values()].reduce((a, b) => a + b, 0)
+      if (isNewTurn) opts.onProgress?.({ ...progress })
     } else if (event.type === 'result') {
       const parsed = ResultSchema.safeParse(event)
       if (parsed.success) result = parsed.data

@@ -38,7 +38,7 @@ describe('parseConfig defaults', () => {
       permissionMode: 'bypassPermissions',
       allowedTools: [],
       disallowedTools: [],
-      tools: ['Bash', 'Edit', 'Read', 'Write', 'Glob', 'Grep'],
+      tools: ['Bash', 'Edit', 'Read', 'Write'],
       verifyTimeoutMs: 10 * 60_000,
       branchPrefix: 'fleet/',
       draft: false,

@@ -52,7 +52,7 @@ describe('workerArgs', () => {
 
   it('joins the tools into one --tools value; leaves it out for the CLI default set', () => {
     const args = workerArgs(config(), task(), 's')
-    expect(valueOf(args, '--tools')).toBe('Bash,Edit,Read,Write,Glob,Grep')
+    expect(valueOf(args, '--tools')).toBe('Bash,Edit,Read,Write')
     expect(workerArgs(config({ tools: undefined }), task(), 's')).not.toContain('--tools')
   })
 
