@@ -61,7 +61,9 @@ function workerSpans() {
   let text = ''
   try {
     text = readFileSync(SHIM_LOG, 'utf8')
-  } catch {}
+  } catch {
+    // No worker has logged yet: no spans.
+  }
   writeFileSync(SHIM_LOG, '')
   const open = new Map()
   const spans = []
@@ -123,7 +125,7 @@ async function action(name, opts) {
   await rm(result.runnerTemp, { recursive: true, force: true })
   if (result.exitCode !== 0) {
     const bad = result.outputs.results
-      ? h.results(result).filter(r => r.status !== 'pr-opened')
+      ? h.results(result).filter(r => !LANDED.includes(r.status))
       : []
     throw new Error(
       `${name}: the action failed (${result.exitCode})\n${JSON.stringify(bad, null, 1)}\n${result.stdout.slice(-3000)}\n${result.stderr}`
@@ -133,6 +135,8 @@ async function action(name, opts) {
   return { result, m, results: h.results(result), spans: workerSpans() }
 }
 
+// 'pushed' is the status of a run without an API client (branches only).
+const LANDED = ['pr-opened', 'pushed']
 const allOpened = (rs, n) => rs.length === n && rs.every(r => r.status === 'pr-opened')
 const figures = {}
 
@@ -172,7 +176,7 @@ async function fleetBatch(name, prefix, env) {
   const overheads = run.results.map(r => r['duration-ms'] - (worker.get(r.id) ?? NaN))
   const branches = await stack.git.branches(FULL)
   const landed = run.results.filter(
-    r => r.status === 'pr-opened' && branches[`fleet/${r.id}`]
+    r => LANDED.includes(r.status) && branches[`fleet/${r.id}`]
   ).length
   return {
     tasks: N,

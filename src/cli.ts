@@ -25,7 +25,10 @@ Usage:
 
 Options (the action's inputs):
 ${Object.entries(INPUTS)
-  .map(([name, spec]) => `  --${name.padEnd(24)} ${spec.description}${'default' in spec ? ` [default: ${spec.default}]` : ''}`)
+  .map(
+    ([name, spec]) =>
+      `  --${name.padEnd(24)} ${spec.description}${'default' in spec ? ` [default: ${spec.default}]` : ''}`
+  )
   .join('\n')}
 
   --repo DIR                   the local repository (default: current directory)
@@ -64,12 +67,24 @@ function plainIo(): Io {
 }
 
 /** CLI options become the INPUT_* variables the action reads, so both parse inputs one way. */
-export function cliEnv(args: string[], base: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; positionals: string[] } {
-  const options = Object.fromEntries(Object.keys(INPUTS).map(name => [name, { type: 'string' as const }]))
+export function cliEnv(
+  args: string[],
+  base: NodeJS.ProcessEnv
+): { env: NodeJS.ProcessEnv; positionals: string[] } {
+  const options = Object.fromEntries(
+    Object.keys(INPUTS).map(name => [name, { type: 'string' as const }])
+  )
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { ...options, offline: { type: 'boolean' }, repo: { type: 'string' }, repository: { type: 'string' }, 'api-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+    options: {
+      ...options,
+      offline: { type: 'boolean' },
+      repo: { type: 'string' },
+      repository: { type: 'string' },
+      'api-url': { type: 'string' },
+      help: { type: 'boolean', short: 'h' }
+    }
   })
   const env: NodeJS.ProcessEnv = { ...base }
   for (const name of Object.keys(INPUTS) as InputName[]) {
@@ -79,7 +94,8 @@ export function cliEnv(args: string[], base: NodeJS.ProcessEnv): { env: NodeJS.P
   env.GITHUB_WORKSPACE = typeof values.repo === 'string' ? values.repo : process.cwd()
   if (typeof values.repository === 'string') env.GITHUB_REPOSITORY = values.repository
   if (typeof values['api-url'] === 'string') env.GITHUB_API_URL = values['api-url']
-  if (base.GITHUB_TOKEN && !env[inputEnvName('github-token')]) env[inputEnvName('github-token')] = base.GITHUB_TOKEN
+  if (base.GITHUB_TOKEN && !env[inputEnvName('github-token')])
+    env[inputEnvName('github-token')] = base.GITHUB_TOKEN
   // Without a repository to open PRs in, the token still authenticates the pushes (a remote that
   // checks tokens refuses them otherwise); no PR is opened, as no API client is made without one.
   env.GITHUB_EVENT_NAME = 'workflow_dispatch'

@@ -49,14 +49,22 @@ const number = (name: InputName, opts: { int?: boolean; min: number; max?: numbe
 const oneOf = <T extends string>(name: InputName, values: readonly T[]) =>
   z.string().transform((v, ctx) => {
     if ((values as readonly string[]).includes(v)) return v as T
-    ctx.addIssue({ code: 'custom', path: [name], message: `expected one of ${values.join(', ')}, got '${v}'` })
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `expected one of ${values.join(', ')}, got '${v}'`
+    })
     return z.NEVER
   })
 
 const author = z.string().transform((v, ctx) => {
   const m = /^(.+?)\s*<([^<>\s]+)>$/.exec(v)
   if (m?.[1] && m[2]) return { name: m[1], email: m[2] }
-  ctx.addIssue({ code: 'custom', path: ['commit-author'], message: `expected 'Name <email>', got '${v}'` })
+  ctx.addIssue({
+    code: 'custom',
+    path: ['commit-author'],
+    message: `expected 'Name <email>', got '${v}'`
+  })
   return z.NEVER
 })
 
@@ -70,7 +78,13 @@ const url = (name: InputName) =>
 
 const optional = z.string().transform(v => (v === '' ? undefined : v))
 
-export const PERMISSION_MODES = ['bypassPermissions', 'acceptEdits', 'dontAsk', 'default', 'plan'] as const
+export const PERMISSION_MODES = [
+  'bypassPermissions',
+  'acceptEdits',
+  'dontAsk',
+  'default',
+  'plan'
+] as const
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
 
 const schema = z.object({
@@ -210,7 +224,14 @@ const CONTAINER_INPUTS: Record<string, string> = {
 /** Container settings checked by the same rules the worker's command is built with, up front. */
 function checkContainer(c: ContainerConfig): ContainerConfig {
   try {
-    containerCommand({ ...c, name: 'fleet-check', worktree: '/w', configDir: '/c', env: {}, claudeArgs: [] })
+    containerCommand({
+      ...c,
+      name: 'fleet-check',
+      worktree: '/w',
+      configDir: '/c',
+      env: {},
+      claudeArgs: []
+    })
   } catch (error) {
     if (!(error instanceof ContainerSpecError)) throw error
     const field = /^Invalid ([a-z-]+)/.exec(error.message)?.[1] ?? ''
@@ -223,7 +244,10 @@ function parsePrice(input: string, output: string): Price | undefined {
   if (input === '' && output === '') return undefined
   const value = (name: string, v: string) => {
     if (/^(\d+(\.\d*)?|\.\d+)$/.test(v)) return Number(v)
-    throw new InputError(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`)
+    throw new InputError(
+      name,
+      `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`
+    )
   }
   return { input: value('price-input', input), output: value('price-output', output) }
 }
@@ -244,7 +268,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const reserved = p['claude-args'].find(a => RESERVED_FLAGS.includes(a.split('=')[0] ?? a))
   if (reserved) {
-    throw new InputError('claude-args', `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`)
+    throw new InputError(
+      'claude-args',
+      `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`
+    )
   }
   return {
     tasks: p.tasks,

@@ -20,7 +20,9 @@ export interface RunContext {
 export async function readContext(env: NodeJS.ProcessEnv): Promise<RunContext> {
   const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/')
   const eventPath = env.GITHUB_EVENT_PATH
-  const payload = eventPath ? (JSON.parse(await readFile(eventPath, 'utf8')) as Record<string, unknown>) : {}
+  const payload = eventPath
+    ? (JSON.parse(await readFile(eventPath, 'utf8')) as Record<string, unknown>)
+    : {}
   return {
     eventName: env.GITHUB_EVENT_NAME ?? 'workflow_dispatch',
     payload,
@@ -37,5 +39,7 @@ export async function readContext(env: NodeJS.ProcessEnv): Promise<RunContext> {
 }
 
 export function runUrl(ctx: RunContext): string | undefined {
-  return ctx.runId && ctx.owner ? `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}` : undefined
+  return ctx.runId && ctx.owner
+    ? `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}`
+    : undefined
 }

@@ -17,29 +17,55 @@ export interface Check {
 /** What one tiny request to the endpoint says about the setup. */
 export function endpointVerdict(status: number | undefined, error?: string): Check {
   const name = 'model endpoint'
-  if (error) return { name, ok: false, detail: `unreachable: ${error}; check base-url and the network` }
+  if (error)
+    return { name, ok: false, detail: `unreachable: ${error}; check base-url and the network` }
   if (status === undefined) return { name, ok: false, detail: 'no answer' }
   if (status >= 200 && status < 300) return { name, ok: true, detail: `answered ${status}` }
-  if (status === 401 || status === 403) return { name, ok: false, detail: `rejected the key (${status}); check api-key and auth-header` }
-  if (status === 404) return { name, ok: false, detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model' }
-  if (status === 429 || status === 529) return { name, ok: true, detail: `reachable but busy (${status}); workers will back off and retry` }
+  if (status === 401 || status === 403)
+    return {
+      name,
+      ok: false,
+      detail: `rejected the key (${status}); check api-key and auth-header`
+    }
+  if (status === 404)
+    return {
+      name,
+      ok: false,
+      detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model'
+    }
+  if (status === 429 || status === 529)
+    return {
+      name,
+      ok: true,
+      detail: `reachable but busy (${status}); workers will back off and retry`
+    }
   return { name, ok: false, detail: `answered ${status}` }
 }
 
 async function probe(config: Config, key: string): Promise<Check> {
   const base = config.baseUrl ?? 'https://api.anthropic.com'
-  const header = keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key }
+  const header =
+    keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN'
+      ? { authorization: `Bearer ${key}` }
+      : { 'x-api-key': key }
   try {
     const response = await fetch(`${base}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...header },
-      body: JSON.stringify({ model: config.model ?? 'claude-sonnet-4-5', max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
+      body: JSON.stringify({
+        model: config.model ?? 'claude-sonnet-4-5',
+        max_tokens: 1,
+        messages: [{ role: 'user', content: 'ping' }]
+      }),
       signal: AbortSignal.timeout(15_000)
     })
     return endpointVerdict(response.status)
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause?.code
-    return endpointVerdict(undefined, cause ?? (error instanceof Error ? error.message : String(error)))
+    return endpointVerdict(
+      undefined,
+      cause ?? (error instanceof Error ? error.message : String(error))
+    )
   }
 }
 
@@ -50,22 +76,47 @@ export async function doctor(env: NodeJS.ProcessEnv, opts: { offline: boolean })
     config = parseConfig(env)
     checks.push({ name: 'inputs', ok: true, detail: 'coherent' })
   } catch (error) {
-    checks.push({ name: 'inputs', ok: false, detail: error instanceof Error ? error.message : String(error) })
+    checks.push({
+      name: 'inputs',
+      ok: false,
+      detail: error instanceof Error ? error.message : String(error)
+    })
   }
   const onPath = config?.claudePath ?? (await findOnPath('claude', env.PATH))
   if (onPath) {
     try {
-      const claude = await resolveClaude({ claudePath: onPath, pathVar: env.PATH, installDir: path.join(os.tmpdir(), 'fleet-claude'), log: () => undefined })
+      const claude = await resolveClaude({
+        claudePath: onPath,
+        pathVar: env.PATH,
+        installDir: path.join(os.tmpdir(), 'fleet-claude'),
+        log: () => undefined
+      })
       const pinned = claude.version === CLAUDE_CODE_VERSION
-      checks.push({ name: 'claude', ok: true, detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${CLAUDE_CODE_VERSION})`}` })
+      checks.push({
+        name: 'claude',
+        ok: true,
+        detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${CLAUDE_CODE_VERSION})`}`
+      })
     } catch (error) {
-      checks.push({ name: 'claude', ok: false, detail: error instanceof Error ? error.message : String(error) })
+      checks.push({
+        name: 'claude',
+        ok: false,
+        detail: error instanceof Error ? error.message : String(error)
+      })
     }
   } else {
-    checks.push({ name: 'claude', ok: true, detail: `not on PATH: the action installs ${CLAUDE_CODE_VERSION} when it runs` })
+    checks.push({
+      name: 'claude',
+      ok: true,
+      detail: `not on PATH: the action installs ${CLAUDE_CODE_VERSION} when it runs`
+    })
   }
   const key = config?.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
-  checks.push(key ? { name: 'model key', ok: true, detail: 'present' } : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' })
+  checks.push(
+    key
+      ? { name: 'model key', ok: true, detail: 'present' }
+      : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' }
+  )
   if (!opts.offline && config && key) checks.push(await probe(config, key))
   return checks
 }

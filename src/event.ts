@@ -58,10 +58,15 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
   if (s.hasTasks) return { kind: 'tasks' }
   switch (eventName) {
     case 'issue_comment': {
-      if (payload.action !== 'created') return { kind: 'ignore', reason: `issue_comment ${str(payload.action)}: only new comments delegate` }
+      if (payload.action !== 'created')
+        return {
+          kind: 'ignore',
+          reason: `issue_comment ${str(payload.action)}: only new comments delegate`
+        }
       const comment = obj(payload.comment)
       const text = afterPhrase(str(comment.body), s.triggerPhrase)
-      if (text === undefined) return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
+      if (text === undefined)
+        return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
       const issue = issueOf(payload)
       const base = { issue, commentId: Number(comment.id), actor: actorOf(comment.user), text }
       return issue.isPullRequest ? { kind: 'follow-up', ...base } : { kind: 'comment', ...base }
@@ -69,7 +74,10 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
     case 'issues': {
       const label = str(obj(payload.label).name)
       if (payload.action !== 'labeled' || label !== s.queueLabel) {
-        return { kind: 'ignore', reason: `issues ${str(payload.action)} ${label}: only the '${s.queueLabel}' label delegates` }
+        return {
+          kind: 'ignore',
+          reason: `issues ${str(payload.action)} ${label}: only the '${s.queueLabel}' label delegates`
+        }
       }
       return { kind: 'labeled', issue: issueOf(payload), actor: actorOf(payload.sender) }
     }
@@ -77,6 +85,9 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
     case 'workflow_dispatch':
       return { kind: 'queue' }
     default:
-      return { kind: 'ignore', reason: `the ${eventName} event delegates nothing without 'tasks' or 'tasks-file'` }
+      return {
+        kind: 'ignore',
+        reason: `the ${eventName} event delegates nothing without 'tasks' or 'tasks-file'`
+      }
   }
 }

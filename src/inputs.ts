@@ -26,7 +26,8 @@ export const INPUTS = {
   },
   'base-url': {
     contract: true,
-    description: "Anthropic-compatible endpoint (e.g. https://api.z.ai/api/anthropic). Empty = Anthropic's."
+    description:
+      "Anthropic-compatible endpoint (e.g. https://api.z.ai/api/anthropic). Empty = Anthropic's."
   },
   'auth-header': {
     contract: true,
@@ -36,7 +37,8 @@ export const INPUTS = {
   },
   model: {
     contract: true,
-    description: "The worker's main model (mapped onto the opus and sonnet slots). Empty = the CLI default."
+    description:
+      "The worker's main model (mapped onto the opus and sonnet slots). Empty = the CLI default."
   },
   'small-model': {
     contract: true,
@@ -83,7 +85,8 @@ export const INPUTS = {
   },
   'base-branch': {
     contract: true,
-    description: "Branch the work starts from and the PRs target. Empty = the repository's default branch."
+    description:
+      "Branch the work starts from and the PRs target. Empty = the repository's default branch."
   },
   'branch-prefix': {
     contract: true,
@@ -122,11 +125,13 @@ export const INPUTS = {
   },
   'claude-path': {
     contract: true,
-    description: 'Path of the claude executable. Empty = claude on PATH, else the pinned version is installed.'
+    description:
+      'Path of the claude executable. Empty = claude on PATH, else the pinned version is installed.'
   },
   effort: {
     default: 'high',
-    description: "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
+    description:
+      "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
   },
   'append-system-prompt': {
     description: "Text appended to the worker's system prompt."
@@ -137,18 +142,25 @@ export const INPUTS = {
   isolation: {
     default: 'process',
     description:
-      "Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md)."
+      'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
   },
   'container-image': {
     default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
     description:
       "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
   },
-  'container-runtime': { default: 'docker', description: 'With isolation: container, docker or podman.' },
-  'container-cpus': { default: '2', description: "With isolation: container, each worker's CPU limit (--cpus)." },
+  'container-runtime': {
+    default: 'docker',
+    description: 'With isolation: container, docker or podman.'
+  },
+  'container-cpus': {
+    default: '2',
+    description: "With isolation: container, each worker's CPU limit (--cpus)."
+  },
   'container-memory': {
     default: '4g',
-    description: "With isolation: container, each worker's memory limit, no swap on top (--memory), e.g. 2g or 512m."
+    description:
+      "With isolation: container, each worker's memory limit, no swap on top (--memory), e.g. 2g or 512m."
   },
   'container-pids-limit': {
     default: '1024',
@@ -179,9 +191,13 @@ export const INPUTS = {
       "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs."
   },
   shard: { default: '0', description: "With mode: run, the shard to run (the matrix's 'shard')." },
-  'max-jobs': { default: '20', description: 'With mode: plan, the most shards (matrix jobs) to plan.' },
+  'max-jobs': {
+    default: '20',
+    description: 'With mode: plan, the most shards (matrix jobs) to plan.'
+  },
   plan: {
-    description: "With mode: run, the plan job's 'plan' output. Empty = plan again from the same inputs."
+    description:
+      "With mode: run, the plan job's 'plan' output. Empty = plan again from the same inputs."
   },
   'outcomes-dir': {
     description:
@@ -211,7 +227,8 @@ export function readInputs(env: NodeJS.ProcessEnv): Record<InputName, string> {
   for (const name of Object.keys(INPUTS) as InputName[]) {
     const given = env[inputEnvName(name)]?.trim() ?? ''
     const spec: InputSpec = INPUTS[name]
-    raw[name] = given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given
+    raw[name] =
+      given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given
   }
   return raw
 }

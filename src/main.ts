@@ -70,41 +70,76 @@ async function makePlan(run: Run): Promise<SavedPlan | { ignore: string }> {
   if (request.kind === 'ignore') return { ignore: request.reason }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
   if (plan.tasks.length === 0 && plan.refused.length === 0 && request.kind === 'tasks') {
-    throw new InputError('tasks', "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'")
+    throw new InputError(
+      'tasks',
+      "no tasks given: write one prompt per line, or a YAML list, in 'tasks' or in the file named by 'tasks-file'"
+    )
   }
   return { version: 1, shards: shardCount(plan.tasks.length, config.maxJobs), ...plan }
 }
 
 function planned(tasks: Task[], error: string): Outcome[] {
-  return tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error }), branch: t.branch }))
+  return tasks.map(t => ({
+    ...emptyOutcome(t, { status: 'not-started', error }),
+    branch: t.branch
+  }))
 }
 
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
-async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ outcomes: Outcome[]; note?: string }> {
+async function runTasks(
+  run: Run,
+  plan: SavedPlan,
+  tasks: Task[]
+): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
   const apiKey = modelKey(run)
-  if (!apiKey) throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}')
+  if (!apiKey)
+    throw new InputError(
+      'api-key',
+      'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
+    )
   // In container isolation the claude of the worker image runs; the runner needs none.
   const claude =
     config.isolation === 'container'
       ? { file: 'claude', version: `the one in ${config.container.image}` }
       : await io.group('Worker binary', () =>
-          resolveClaude({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info })
+          resolveClaude({
+            claudePath: config.claudePath,
+            pathVar: run.env.PATH,
+            installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
+            log: io.info
+          })
         )
   io.info(`claude: ${claude.version} (${claude.file})`)
   const tracked = run.github && config.mode === 'all'
-  const tracking = tracked && run.github ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined
+  const tracking =
+    tracked && run.github
+      ? new IssueTracking(
+          run.github.octokit,
+          run.github.repo,
+          tasks,
+          plan.queue,
+          runUrl(ctx),
+          io.info
+        )
+      : undefined
   await tracking?.start()
   let deadline = run.startedAt + config.deadlineMs
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree.
   const onCancel = (signal: NodeJS.Signals) => {
-    io.warning(`Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`)
+    io.warning(
+      `Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`
+    )
     deadline = 0
     stopAllWorkers('the run was cancelled')
   }
   for (const signal of CANCEL_SIGNALS) process.once(signal, onCancel)
-  const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`)
+  const root = path.join(
+    ctx.runnerTemp,
+    'fleet-worker',
+    `${ctx.runId ?? process.pid}-${config.shard}`
+  )
   try {
     const { outcomes } = await runFleet({
       config,
@@ -124,12 +159,18 @@ async function runTasks(run: Run, plan: SavedPlan, tasks: Task[]): Promise<{ out
       },
       onProgress: io.onProgress,
       onOutcome: o => {
-        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+        io.info(
+          `[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`
+        )
         tracking?.finished(byId.get(o.id), o)
       }
     })
     await tracking?.finish()
-    const note = await keepWork(root, `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`, run.env)
+    const note = await keepWork(
+      root,
+      `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
+      run.env
+    )
     return { outcomes, note }
   } finally {
     for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
@@ -142,9 +183,26 @@ async function reportShards(run: Run): Promise<Outcome[]> {
   const outcomes = files.flatMap(f => f.outcomes)
   run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
   if (run.github) {
-    const tasks: Task[] = outcomes.map(o => ({ id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }))
-    const tracking = new IssueTracking(run.github.octokit, run.github.repo, tasks, files[0]?.queue, runUrl(run.ctx), run.io.info)
-    for (const o of outcomes) tracking.finished(tasks.find(t => t.id === o.id), o)
+    const tasks: Task[] = outcomes.map(o => ({
+      id: o.id,
+      title: o.title,
+      prompt: '',
+      branch: o.branch ?? '',
+      source: o.source
+    }))
+    const tracking = new IssueTracking(
+      run.github.octokit,
+      run.github.repo,
+      tasks,
+      files[0]?.queue,
+      runUrl(run.ctx),
+      run.io.info
+    )
+    for (const o of outcomes)
+      tracking.finished(
+        tasks.find(t => t.id === o.id),
+        o
+      )
     await tracking.finish()
   }
   await run.io.report(outcomes, `Merged from ${files.length} shards.`)
@@ -156,8 +214,18 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   const config = parseConfig(env)
   if (config.githubToken) io.setSecret(config.githubToken)
   const ctx = await readContext(env)
-  const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined
-  const run: Run = { config, ctx, io, env, startedAt: Date.now(), github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined }
+  const octokit =
+    config.githubToken && ctx.owner
+      ? createClient(config.githubToken, ctx.apiUrl, io.info)
+      : undefined
+  const run: Run = {
+    config,
+    ctx,
+    io,
+    env,
+    startedAt: Date.now(),
+    github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
+  }
   modelKey(run)
   if (config.mode === 'report') return reportShards(run)
 
@@ -171,8 +239,19 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   if (config.mode === 'plan') {
     io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
     io.setOutput('plan', JSON.stringify(plan))
-    if (run.github && plan.queue) await new IssueTracking(run.github.octokit, run.github.repo, plan.tasks, plan.queue, runUrl(ctx), io.info).start()
-    const all = [...plan.refused, ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)]
+    if (run.github && plan.queue)
+      await new IssueTracking(
+        run.github.octokit,
+        run.github.repo,
+        plan.tasks,
+        plan.queue,
+        runUrl(ctx),
+        io.info
+      ).start()
+    const all = [
+      ...plan.refused,
+      ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
+    ]
     await io.report(all, `Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`)
     return plan.refused
   }
@@ -180,11 +259,19 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   const tasks = isShard ? shardOf(plan.tasks, config.shard, plan.shards) : plan.tasks
   // Refusals are reported once, by shard 0.
   const refused = isShard && config.shard !== 0 ? [] : plan.refused
-  if (isShard) io.info(`shard ${config.shard} of ${plan.shards}: ${tasks.map(t => t.id).join(', ') || 'no tasks'}`)
+  if (isShard)
+    io.info(
+      `shard ${config.shard} of ${plan.shards}: ${tasks.map(t => t.id).join(', ') || 'no tasks'}`
+    )
   let outcomes: Outcome[]
   if (config.dryRun || tasks.length === 0) {
     outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')]
-    await io.report(outcomes, tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined)
+    await io.report(
+      outcomes,
+      tasks.length
+        ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
+        : undefined
+    )
     return outcomes
   }
   const ran = await runTasks(run, plan, tasks)
@@ -200,7 +287,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     const outcomes = await fleetAction(env, actionsIo)
     const bad = outcomes.filter(o => FAILING.includes(o.status))
     if (bad.length > 0) {
-      core.setFailed(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`)
+      core.setFailed(
+        `${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`
+      )
     }
   } catch (error: unknown) {
     core.setFailed(error instanceof Error ? error.message : String(error))

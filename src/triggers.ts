@@ -27,11 +27,18 @@ interface Deps {
 }
 
 function needGithub(deps: Deps, trigger: string): { octokit: Octokit; repo: Repo } {
-  if (!deps.github) throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`)
+  if (!deps.github)
+    throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`)
   return deps.github
 }
 
-async function refuse(deps: Deps, issue: IssueRef, actor: Actor, reason: string, id: string): Promise<Plan> {
+async function refuse(
+  deps: Deps,
+  issue: IssueRef,
+  actor: Actor,
+  reason: string,
+  id: string
+): Promise<Plan> {
   const { octokit, repo } = needGithub(deps, 'comment')
   deps.log(`refused: ${reason}`)
   await octokit.rest.issues.createComment({
@@ -39,32 +46,51 @@ async function refuse(deps: Deps, issue: IssueRef, actor: Actor, reason: string,
     issue_number: issue.number,
     body: `@${actor.login} Fleet Worker did not start: ${reason}.`
   })
-  const task: Task = { id, title: issue.title, prompt: '', branch: '', source: { kind: 'issue', issue: issue.number } }
+  const task: Task = {
+    id,
+    title: issue.title,
+    prompt: '',
+    branch: '',
+    source: { kind: 'issue', issue: issue.number }
+  }
   return { tasks: [], refused: [emptyOutcome(task, { status: 'refused', error: reason })] }
 }
 
 /** Only write access delegates; an accepted comment gets an 👀 reaction. */
-async function authorise(deps: Deps, issue: IssueRef, actor: Actor, commentId?: number): Promise<string | undefined> {
+async function authorise(
+  deps: Deps,
+  issue: IssueRef,
+  actor: Actor,
+  commentId?: number
+): Promise<string | undefined> {
   const { octokit, repo } = needGithub(deps, 'comment')
   const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots)
   if (!access.allowed) return access.reason
   if (commentId) {
     // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
-    await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' }).catch((error: unknown) => {
-      deps.log(`could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`)
-    })
+    await octokit.rest.reactions
+      .createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
+      .catch((error: unknown) => {
+        deps.log(
+          `could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`
+        )
+      })
   }
   return undefined
 }
 
 /** A follow-up on a fleet PR continues that PR's branch. */
-async function followUp(deps: Deps, request: Extract<Request, { kind: 'follow-up' }>): Promise<Plan> {
+async function followUp(
+  deps: Deps,
+  request: Extract<Request, { kind: 'follow-up' }>
+): Promise<Plan> {
   const { octokit, repo } = needGithub(deps, 'follow-up')
   const prefix = deps.config.branchPrefix
   const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number })
   const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
   // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
-  const fromFork = pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`
+  const fromFork =
+    pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`
   if (!id || idProblem(id) || pr.state !== 'open' || fromFork) {
     const why =
       pr.state !== 'open'
@@ -79,7 +105,18 @@ async function followUp(deps: Deps, request: Extract<Request, { kind: 'follow-up
   const refs = /\bRefs #(\d+)/.exec(pr.body ?? '')
   const base = taskFromComment(request.issue, request.text, prefix, 'pull request')
   return {
-    tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
+    tasks: [
+      {
+        ...base,
+        id,
+        branch: pr.head.ref,
+        source: {
+          kind: 'follow-up',
+          pr: pr.number,
+          ...(refs?.[1] ? { issue: Number(refs[1]) } : {})
+        }
+      }
+    ],
     refused: []
   }
 }
@@ -91,8 +128,11 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
       return { tasks: await tasksFromInputs(deps.config, deps.ctx.workspace), refused: [] }
     case 'comment': {
       const denied = await authorise(deps, request.issue, request.actor, request.commentId)
-      if (denied) return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
-      const tasks = request.text ? [taskFromComment(request.issue, request.text, prefix)] : tasksFromIssue(request.issue, prefix)
+      if (denied)
+        return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
+      const tasks = request.text
+        ? [taskFromComment(request.issue, request.text, prefix)]
+        : tasksFromIssue(request.issue, prefix)
       return { tasks, refused: [] }
     }
     case 'follow-up':
@@ -105,14 +145,22 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
         await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel])
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       }
-      return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) }
+      return {
+        tasks: tasksFromIssue(request.issue, prefix),
+        refused: [],
+        queue: queueLabels(deps.config.queueLabel)
+      }
     }
     case 'queue': {
       const { octokit, repo } = needGithub(deps, 'schedule')
       const labels = queueLabels(deps.config.queueLabel)
       const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks)
       deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`)
-      return { tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)), refused: [], queue: labels }
+      return {
+        tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)),
+        refused: [],
+        queue: labels
+      }
     }
     case 'ignore':
       return { tasks: [], refused: [] }

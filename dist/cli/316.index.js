@@ -35,21 +35,39 @@ function endpointVerdict(status, error) {
     if (status >= 200 && status < 300)
         return { name, ok: true, detail: `answered ${status}` };
     if (status === 401 || status === 403)
-        return { name, ok: false, detail: `rejected the key (${status}); check api-key and auth-header` };
+        return {
+            name,
+            ok: false,
+            detail: `rejected the key (${status}); check api-key and auth-header`
+        };
     if (status === 404)
-        return { name, ok: false, detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model' };
+        return {
+            name,
+            ok: false,
+            detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model'
+        };
     if (status === 429 || status === 529)
-        return { name, ok: true, detail: `reachable but busy (${status}); workers will back off and retry` };
+        return {
+            name,
+            ok: true,
+            detail: `reachable but busy (${status}); workers will back off and retry`
+        };
     return { name, ok: false, detail: `answered ${status}` };
 }
 async function probe(config, key) {
     const base = config.baseUrl ?? 'https://api.anthropic.com';
-    const header = (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_4__/* .keyVariable */ .O)(config) === 'ANTHROPIC_AUTH_TOKEN' ? { authorization: `Bearer ${key}` } : { 'x-api-key': key };
+    const header = (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_4__/* .keyVariable */ .O)(config) === 'ANTHROPIC_AUTH_TOKEN'
+        ? { authorization: `Bearer ${key}` }
+        : { 'x-api-key': key };
     try {
         const response = await fetch(`${base}/v1/messages`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...header },
-            body: JSON.stringify({ model: config.model ?? 'claude-sonnet-4-5', max_tokens: 1, messages: [{ role: 'user', content: 'ping' }] }),
+            body: JSON.stringify({
+                model: config.model ?? 'claude-sonnet-4-5',
+                max_tokens: 1,
+                messages: [{ role: 'user', content: 'ping' }]
+            }),
             signal: AbortSignal.timeout(15_000)
         });
         return endpointVerdict(response.status);
@@ -67,24 +85,47 @@ async function doctor(env, opts) {
         checks.push({ name: 'inputs', ok: true, detail: 'coherent' });
     }
     catch (error) {
-        checks.push({ name: 'inputs', ok: false, detail: error instanceof Error ? error.message : String(error) });
+        checks.push({
+            name: 'inputs',
+            ok: false,
+            detail: error instanceof Error ? error.message : String(error)
+        });
     }
     const onPath = config?.claudePath ?? (await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .findOnPath */ .aY)('claude', env.PATH));
     if (onPath) {
         try {
-            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .resolveClaude */ .rZ)({ claudePath: onPath, pathVar: env.PATH, installDir: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(node_os__WEBPACK_IMPORTED_MODULE_0___default().tmpdir(), 'fleet-claude'), log: () => undefined });
+            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .resolveClaude */ .rZ)({
+                claudePath: onPath,
+                pathVar: env.PATH,
+                installDir: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(node_os__WEBPACK_IMPORTED_MODULE_0___default().tmpdir(), 'fleet-claude'),
+                log: () => undefined
+            });
             const pinned = claude.version === _worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3;
-            checks.push({ name: 'claude', ok: true, detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3})`}` });
+            checks.push({
+                name: 'claude',
+                ok: true,
+                detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3})`}`
+            });
         }
         catch (error) {
-            checks.push({ name: 'claude', ok: false, detail: error instanceof Error ? error.message : String(error) });
+            checks.push({
+                name: 'claude',
+                ok: false,
+                detail: error instanceof Error ? error.message : String(error)
+            });
         }
     }
     else {
-        checks.push({ name: 'claude', ok: true, detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3} when it runs` });
+        checks.push({
+            name: 'claude',
+            ok: true,
+            detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3} when it runs`
+        });
     }
     const key = config?.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN;
-    checks.push(key ? { name: 'model key', ok: true, detail: 'present' } : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' });
+    checks.push(key
+        ? { name: 'model key', ok: true, detail: 'present' }
+        : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' });
     if (!opts.offline && config && key)
         checks.push(await probe(config, key));
     return checks;

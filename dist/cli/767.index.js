@@ -2127,9 +2127,18 @@ async function startStack(opts = {}) {
     const home = await (0,external_node_fs_promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-e2e-home-'));
     const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model });
     const git = await startGitRemote({ token: GITHUB_TOKEN });
-    const github = await startGitHubMock({ owner: OWNER, repo: REPO, defaultBranch: 'main', token: GITHUB_TOKEN, ...opts.github });
+    const github = await startGitHubMock({
+        owner: OWNER,
+        repo: REPO,
+        defaultBranch: 'main',
+        token: GITHUB_TOKEN,
+        ...opts.github
+    });
     const cloneUrl = await git.createRepo(`${OWNER}/${REPO}`, {
-        files: opts.files ?? { 'README.md': '# widgets\n', 'package.json': '{"name":"widgets","private":true}\n' }
+        files: opts.files ?? {
+            'README.md': '# widgets\n',
+            'package.json': '{"name":"widgets","private":true}\n'
+        }
     });
     const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN);
     const runs = [];
@@ -2150,7 +2159,11 @@ async function startStack(opts = {}) {
                     ...r.inputs
                 },
                 eventName: r.eventName ?? 'workflow_dispatch',
-                payload: r.payload ?? { inputs: {}, ref: 'refs/heads/main', repository: { full_name: `${OWNER}/${REPO}` } },
+                payload: r.payload ?? {
+                    inputs: {},
+                    ref: 'refs/heads/main',
+                    repository: { full_name: `${OWNER}/${REPO}` }
+                },
                 workspace,
                 repository: `${OWNER}/${REPO}`,
                 serverUrl: git.url.replace(/\/$/, ''),
@@ -2191,9 +2204,24 @@ function byId(run) {
 
 
 const DEMO_TASKS = [
-    { id: 'add-contributing', title: 'Add CONTRIBUTING.md', file: 'CONTRIBUTING.md', content: '# Contributing\n\nOpen an issue first.\n' },
-    { id: 'add-editorconfig', title: 'Add .editorconfig', file: '.editorconfig', content: 'root = true\n\n[*]\nindent_style = space\n' },
-    { id: 'document-usage', title: 'Document usage', file: 'docs/usage.md', content: '# Usage\n\nRun `npm start`.\n' }
+    {
+        id: 'add-contributing',
+        title: 'Add CONTRIBUTING.md',
+        file: 'CONTRIBUTING.md',
+        content: '# Contributing\n\nOpen an issue first.\n'
+    },
+    {
+        id: 'add-editorconfig',
+        title: 'Add .editorconfig',
+        file: '.editorconfig',
+        content: 'root = true\n\n[*]\nindent_style = space\n'
+    },
+    {
+        id: 'document-usage',
+        title: 'Document usage',
+        file: 'docs/usage.md',
+        content: '# Usage\n\nRun `npm start`.\n'
+    }
 ];
 async function demo() {
     console.log('Starting the scripted model server, a git remote and the GitHub API mock on loopback...');

@@ -30796,14 +30796,22 @@ const number = (name, opts) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .Yj
 const oneOf = (name, values) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     if (values.includes(v))
         return v;
-    ctx.addIssue({ code: 'custom', path: [name], message: `expected one of ${values.join(', ')}, got '${v}'` });
+    ctx.addIssue({
+        code: 'custom',
+        path: [name],
+        message: `expected one of ${values.join(', ')}, got '${v}'`
+    });
     return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
 const author = zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
     const m = /^(.+?)\s*<([^<>\s]+)>$/.exec(v);
     if (m?.[1] && m[2])
         return { name: m[1], email: m[2] };
-    ctx.addIssue({ code: 'custom', path: ['commit-author'], message: `expected 'Name <email>', got '${v}'` });
+    ctx.addIssue({
+        code: 'custom',
+        path: ['commit-author'],
+        message: `expected 'Name <email>', got '${v}'`
+    });
     return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
 const url = (name) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform((v, ctx) => {
@@ -30815,7 +30823,13 @@ const url = (name) => zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().trans
     return zod__WEBPACK_IMPORTED_MODULE_4__/* .NEVER */ .tm;
 });
 const optional = zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => (v === '' ? undefined : v));
-const PERMISSION_MODES = ['bypassPermissions', 'acceptEdits', 'dontAsk', 'default', 'plan'];
+const PERMISSION_MODES = [
+    'bypassPermissions',
+    'acceptEdits',
+    'dontAsk',
+    'default',
+    'plan'
+];
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 const schema = zod__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
     tasks: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP(),
@@ -30903,7 +30917,14 @@ const CONTAINER_INPUTS = {
 /** Container settings checked by the same rules the worker's command is built with, up front. */
 function checkContainer(c) {
     try {
-        (0,_worker_container_js__WEBPACK_IMPORTED_MODULE_2__/* .containerCommand */ .jF)({ ...c, name: 'fleet-check', worktree: '/w', configDir: '/c', env: {}, claudeArgs: [] });
+        (0,_worker_container_js__WEBPACK_IMPORTED_MODULE_2__/* .containerCommand */ .jF)({
+            ...c,
+            name: 'fleet-check',
+            worktree: '/w',
+            configDir: '/c',
+            env: {},
+            claudeArgs: []
+        });
     }
     catch (error) {
         if (!(error instanceof _worker_container_js__WEBPACK_IMPORTED_MODULE_2__/* .ContainerSpecError */ .Jf))
@@ -31125,14 +31146,20 @@ const INPUTS = {
     },
     isolation: {
         default: 'process',
-        description: "Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md)."
+        description: 'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
     },
     'container-image': {
         default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
         description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
     },
-    'container-runtime': { default: 'docker', description: 'With isolation: container, docker or podman.' },
-    'container-cpus': { default: '2', description: "With isolation: container, each worker's CPU limit (--cpus)." },
+    'container-runtime': {
+        default: 'docker',
+        description: 'With isolation: container, docker or podman.'
+    },
+    'container-cpus': {
+        default: '2',
+        description: "With isolation: container, each worker's CPU limit (--cpus)."
+    },
     'container-memory': {
         default: '4g',
         description: "With isolation: container, each worker's memory limit, no swap on top (--memory), e.g. 2g or 512m."
@@ -31162,7 +31189,10 @@ const INPUTS = {
         description: "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs."
     },
     shard: { default: '0', description: "With mode: run, the shard to run (the matrix's 'shard')." },
-    'max-jobs': { default: '20', description: 'With mode: plan, the most shards (matrix jobs) to plan.' },
+    'max-jobs': {
+        default: '20',
+        description: 'With mode: plan, the most shards (matrix jobs) to plan.'
+    },
     plan: {
         description: "With mode: run, the plan job's 'plan' output. Empty = plan again from the same inputs."
     },
@@ -31188,7 +31218,8 @@ function readInputs(env) {
     for (const name of Object.keys(INPUTS)) {
         const given = env[inputEnvName(name)]?.trim() ?? '';
         const spec = INPUTS[name];
-        raw[name] = given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given;
+        raw[name] =
+            given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given;
     }
     return raw;
 }
@@ -31456,7 +31487,11 @@ function isAnthropic(baseUrl) {
     return !baseUrl || new URL(baseUrl).hostname === 'api.anthropic.com';
 }
 function keyVariable(config) {
-    const header = config.authHeader === 'auto' ? (isAnthropic(config.baseUrl) ? 'x-api-key' : 'bearer') : config.authHeader;
+    const header = config.authHeader === 'auto'
+        ? isAnthropic(config.baseUrl)
+            ? 'x-api-key'
+            : 'bearer'
+        : config.authHeader;
     return header === 'bearer' ? 'ANTHROPIC_AUTH_TOKEN' : 'ANTHROPIC_API_KEY';
 }
 /**
@@ -31542,7 +31577,15 @@ async function findOnPath(name, pathVar) {
  * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
  */
 async function installPinned(dir) {
-    await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], {
+    await run('npm', [
+        'install',
+        '--prefix',
+        dir,
+        '--no-save',
+        '--no-audit',
+        '--no-fund',
+        `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
+    ], {
         maxBuffer: 16 * 1024 * 1024
     });
     const pkg = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, 'node_modules', '@anthropic-ai', 'claude-code');
@@ -31560,7 +31603,9 @@ async function resolveClaude(opts) {
         opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`);
         file = await installPinned(opts.installDir);
     }
-    const { stdout } = await run(file, ['--version'], { env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' } });
+    const { stdout } = await run(file, ['--version'], {
+        env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
+    });
     const version = stdout.trim().split(/\s/)[0] ?? 'unknown';
     if (version !== CLAUDE_CODE_VERSION) {
         opts.log(`warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`);
@@ -58514,7 +58559,9 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 async function readContext(env) {
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? '').split('/');
     const eventPath = env.GITHUB_EVENT_PATH;
-    const payload = eventPath ? JSON.parse(await (0,promises_.readFile)(eventPath, 'utf8')) : {};
+    const payload = eventPath
+        ? JSON.parse(await (0,promises_.readFile)(eventPath, 'utf8'))
+        : {};
     return {
         eventName: env.GITHUB_EVENT_NAME ?? 'workflow_dispatch',
         payload,
@@ -58530,7 +58577,9 @@ async function readContext(env) {
     };
 }
 function runUrl(ctx) {
-    return ctx.runId && ctx.owner ? `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}` : undefined;
+    return ctx.runId && ctx.owner
+        ? `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}/actions/runs/${ctx.runId}`
+        : undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/event.ts
@@ -58565,7 +58614,10 @@ function readEvent(eventName, payload, s) {
     switch (eventName) {
         case 'issue_comment': {
             if (payload.action !== 'created')
-                return { kind: 'ignore', reason: `issue_comment ${str(payload.action)}: only new comments delegate` };
+                return {
+                    kind: 'ignore',
+                    reason: `issue_comment ${str(payload.action)}: only new comments delegate`
+                };
             const comment = obj(payload.comment);
             const text = afterPhrase(str(comment.body), s.triggerPhrase);
             if (text === undefined)
@@ -58577,7 +58629,10 @@ function readEvent(eventName, payload, s) {
         case 'issues': {
             const label = str(obj(payload.label).name);
             if (payload.action !== 'labeled' || label !== s.queueLabel) {
-                return { kind: 'ignore', reason: `issues ${str(payload.action)} ${label}: only the '${s.queueLabel}' label delegates` };
+                return {
+                    kind: 'ignore',
+                    reason: `issues ${str(payload.action)} ${label}: only the '${s.queueLabel}' label delegates`
+                };
             }
             return { kind: 'labeled', issue: issueOf(payload), actor: actorOf(payload.sender) };
         }
@@ -58585,7 +58640,10 @@ function readEvent(eventName, payload, s) {
         case 'workflow_dispatch':
             return { kind: 'queue' };
         default:
-            return { kind: 'ignore', reason: `the ${eventName} event delegates nothing without 'tasks' or 'tasks-file'` };
+            return {
+                kind: 'ignore',
+                reason: `the ${eventName} event delegates nothing without 'tasks' or 'tasks-file'`
+            };
     }
 }
 
@@ -58634,7 +58692,9 @@ class Git {
         return (await this.exec(args)).stdout.trim();
     }
     async tryRevParse(ref) {
-        const r = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { allowFailure: true });
+        const r = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+            allowFailure: true
+        });
         return r.exitCode === 0 ? r.stdout.trim() : undefined;
     }
     async hasUncommitted() {
@@ -58710,7 +58770,13 @@ class FleetRepo {
     }
     /** Fetches the base branch and the given work branches (missing work branches are fine). */
     async fetch(base, branches) {
-        await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], {
+        await this.git.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            'origin',
+            `+refs/heads/${base}:refs/remotes/origin/${base}`
+        ], {
             env: this.auth()
         });
         if (branches.length === 0)
@@ -58721,7 +58787,9 @@ class FleetRepo {
         });
         const existing = specs.filter((_, i) => listed.stdout.includes(`refs/heads/${branches[i]}\n`));
         if (existing.length)
-            await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], { env: this.auth() });
+            await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], {
+                env: this.auth()
+            });
     }
     remoteSha(branch) {
         return this.git.tryRevParse(`refs/remotes/origin/${branch}`);
@@ -58735,7 +58803,17 @@ class FleetRepo {
             // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
             // starting together then fail on its lock ("could not lock config file"); the push names its
             // refs anyway.
-            await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef]);
+            await this.git.exec([
+                'worktree',
+                'add',
+                '--quiet',
+                '--force',
+                '--no-track',
+                '-B',
+                branch,
+                dir,
+                startRef
+            ]);
         });
         const git = this.git.at(dir);
         const startSha = await git.out(['rev-parse', 'HEAD']);
@@ -58760,7 +58838,13 @@ class FleetRepo {
      */
     async push(branch, expected) {
         const ref = `refs/heads/${branch}`;
-        const result = await this.git.exec(['push', '--porcelain', `--force-with-lease=${ref}:${expected ?? ''}`, 'origin', `refs/heads/${branch}:${ref}`], { env: this.auth(), allowFailure: true });
+        const result = await this.git.exec([
+            'push',
+            '--porcelain',
+            `--force-with-lease=${ref}:${expected ?? ''}`,
+            'origin',
+            `refs/heads/${branch}:${ref}`
+        ], { env: this.auth(), allowFailure: true });
         if (result.exitCode === 0)
             return { ok: true };
         return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) };
@@ -58769,18 +58853,30 @@ class FleetRepo {
     async preserve(branch, base, file) {
         await (0,promises_.mkdir)(external_node_path_default().dirname(file), { recursive: true });
         await this.git.exec(['update-ref', `refs/fleet-preserved/${branch}`, `refs/heads/${branch}`]);
-        await this.git.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^refs/remotes/origin/${base}`]);
+        await this.git.exec([
+            'bundle',
+            'create',
+            '--quiet',
+            file,
+            `refs/heads/${branch}`,
+            `^refs/remotes/origin/${base}`
+        ]);
     }
 }
 /** The remote's own words for a rejected push, as one sentence. */
 function pushFailureReason(output) {
     const lines = output.split('\n').map(l => l.replace(/\s+/g, ' ').trim());
-    const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean);
+    const remote = lines
+        .filter(l => l.startsWith('remote:'))
+        .map(l => l.replace(/^remote:\s*/, ''))
+        .filter(Boolean);
     if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
         return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)';
     }
     // Not a refusal: the remote was down or unreachable. The URL is left out; git names it already.
-    const unreachable = lines.map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1]).find(Boolean);
+    const unreachable = lines
+        .map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1])
+        .find(Boolean);
     if (unreachable) {
         return `the push could not reach the remote: ${unreachable}${remote.length ? ` (${remote.join(' ')})` : ''}`;
     }
@@ -58790,7 +58886,9 @@ function pushFailureReason(output) {
         return 'the push was rejected: the branch changed on the remote after it was fetched (someone else pushed to it), so it was not overwritten';
     }
     // git's closing "error: failed to push some refs" says nothing the lines above do not.
-    const fatal = rejected || remote.length ? undefined : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'));
+    const fatal = rejected || remote.length
+        ? undefined
+        : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'));
     const parts = [remote.join(' '), rejected, fatal].filter(Boolean);
     return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`;
 }
@@ -58812,7 +58910,10 @@ function usd(amount) {
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
 /** Text from tasks and workers goes into tables and code blocks: keep it from breaking them. */
 function cell(text) {
-    return text.replace(/\|/g, '\\|').replace(/\r\n?|\n/g, ' ').slice(0, 200);
+    return text
+        .replace(/\|/g, '\\|')
+        .replace(/\r\n?|\n/g, ' ')
+        .slice(0, 200);
 }
 function fence(text) {
     const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map(s => s.length));
@@ -58842,10 +58943,14 @@ function prBody(task, o, run) {
     lines.push(`Opened by Fleet Worker for task \`${task.id}\`. A person reviews and merges.`, '');
     lines.push('### Task', '', fence(task.prompt.slice(0, 6000)), '');
     if (o.finalMessage)
-        lines.push('### Worker\'s final message', '', o.finalMessage.slice(0, 6000), '');
+        lines.push("### Worker's final message", '', o.finalMessage.slice(0, 6000), '');
     if (o.verify) {
         const v = o.verify;
-        const verdict = v.timedOut ? 'timed out' : v.exitCode === 0 ? 'passed' : `failed (exit ${v.exitCode})`;
+        const verdict = v.timedOut
+            ? 'timed out'
+            : v.exitCode === 0
+                ? 'passed'
+                : `failed (exit ${v.exitCode})`;
         lines.push(`### Verify: ${verdict}`, '', `\`${v.command}\``, '', fence(v.tail || '(no output)'), '');
     }
     lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${o.model ?? 'default'} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`, '');
@@ -59151,7 +59256,10 @@ function isOverload(status) {
 }
 function apiError(status) {
     if (status === 401 || status === 403) {
-        return { error: `the model endpoint rejected the key (${status}); check api-key and auth-header`, retryable: false };
+        return {
+            error: `the model endpoint rejected the key (${status}); check api-key and auth-header`,
+            retryable: false
+        };
     }
     if (status === 404) {
         return { error: 'the model endpoint answered 404; check base-url and model', retryable: false };
@@ -59168,29 +59276,50 @@ function apiError(status) {
 function judge(exit, limits) {
     const { result } = exit;
     if (exit.timedOut) {
-        return { kind: 'timed-out', error: `the worker ran past timeout-minutes (${limits.timeoutMinutes}) and was stopped` };
+        return {
+            kind: 'timed-out',
+            error: `the worker ran past timeout-minutes (${limits.timeoutMinutes}) and was stopped`
+        };
     }
     if (result && !result.is_error && exit.exitCode === 0)
         return { kind: 'ok' };
     if (exit.stopped)
         return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false };
     if (!result) {
-        const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? 'unknown'}`;
+        const how = exit.signal
+            ? `was killed by ${exit.signal}`
+            : `exited with code ${exit.exitCode ?? 'unknown'}`;
         const tail = exit.stderrTail.trim().split('\n').slice(-1)[0];
-        return { kind: 'failed', error: `the worker ${how} without a result${tail ? `: ${tail}` : ''}`, retryable: false };
+        return {
+            kind: 'failed',
+            error: `the worker ${how} without a result${tail ? `: ${tail}` : ''}`,
+            retryable: false
+        };
     }
     if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') {
-        return { kind: 'failed', error: `the worker used all ${limits.maxTurns} turns (max-turns) without finishing`, retryable: false };
+        return {
+            kind: 'failed',
+            error: `the worker used all ${limits.maxTurns} turns (max-turns) without finishing`,
+            retryable: false
+        };
     }
     if (typeof result.api_error_status === 'number') {
         return { kind: 'failed', ...apiError(result.api_error_status) };
     }
     if (result.terminal_reason === 'api_error') {
         // No status: the request timed out or the connection failed. Worth another attempt.
-        return { kind: 'failed', error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`, retryable: true };
+        return {
+            kind: 'failed',
+            error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`,
+            retryable: true
+        };
     }
     const detail = result.errors?.map(String).join('; ') || result.result || result.subtype;
-    return { kind: 'failed', error: `the worker reported an error: ${detail.slice(0, 300)}`, retryable: false };
+    return {
+        kind: 'failed',
+        error: `the worker reported an error: ${detail.slice(0, 300)}`,
+        retryable: false
+    };
 }
 
 // EXTERNAL MODULE: external "node:fs"
@@ -59241,7 +59370,10 @@ function stopAllWorkers(reason) {
 async function strays(marker) {
     const needle = Buffer.from(`\0${marker}\0`);
     const names = await (0,promises_.readdir)('/proc').catch(() => []);
-    const pids = names.filter(n => /^\d+$/.test(n)).map(Number).filter(p => p !== process.pid);
+    const pids = names
+        .filter(n => /^\d+$/.test(n))
+        .map(Number)
+        .filter(p => p !== process.pid);
     const found = await Promise.all(pids.map(async (p) => {
         const env = await (0,promises_.readFile)(`/proc/${p}/environ`).catch(() => undefined);
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle) ? p : undefined;
@@ -59290,7 +59422,13 @@ function messageOf(event) {
  */
 async function spawnWorker(opts) {
     if (stopping.signal.aborted) {
-        return { exitCode: null, signal: null, timedOut: false, stopped: String(stopping.signal.reason), stderrTail: '' };
+        return {
+            exitCode: null,
+            signal: null,
+            timedOut: false,
+            stopped: String(stopping.signal.reason),
+            stderrTail: ''
+        };
     }
     const child = (0,external_node_child_process_.spawn)(opts.file, opts.args, {
         cwd: opts.cwd,
@@ -59362,7 +59500,14 @@ async function spawnWorker(opts) {
     if (exit.spawnError)
         stderr += `\n${exit.spawnError.message}`;
     const stopped = pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined;
-    return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr, ...(stopped ? { stopped } : {}) };
+    return {
+        exitCode: exit.code,
+        signal: exit.signal,
+        timedOut,
+        result,
+        stderrTail: stderr,
+        ...(stopped ? { stopped } : {})
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/pool.ts
@@ -59373,7 +59518,16 @@ class NotStarted extends Error {
     name = 'NotStarted';
 }
 function emptyOutcome(task, fields) {
-    return { id: task.id, title: task.title, source: task.source, turns: 0, durationMs: 0, usage: ZERO_USAGE, attempts: 0, ...fields };
+    return {
+        id: task.id,
+        title: task.title,
+        source: task.source,
+        turns: 0,
+        durationMs: 0,
+        usage: ZERO_USAGE,
+        attempts: 0,
+        ...fields
+    };
 }
 /**
  * Runs tasks with at most N workers at once. Only the worker's part of a task holds a slot:
@@ -59401,7 +59555,10 @@ async function runPool(tasks, opts) {
             outcome =
                 error instanceof NotStarted
                     ? emptyOutcome(task, { status: 'not-started', error: message })
-                    : emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` });
+                    : emptyOutcome(task, {
+                        status: 'failed',
+                        error: `the fleet could not run this task: ${message}`
+                    });
         }
         opts.onOutcome?.(outcome);
         return outcome;
@@ -59744,11 +59901,19 @@ function noteSandbox(ctx) {
 async function cage(ctx, task, attempt) {
     const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}.${attempt}`);
     await (0,promises_.rm)(dir, { recursive: true, force: true });
-    const paths = { configDir: external_node_path_default().join(dir, 'config'), home: external_node_path_default().join(dir, 'home'), tmp: external_node_path_default().join(dir, 'tmp') };
+    const paths = {
+        configDir: external_node_path_default().join(dir, 'config'),
+        home: external_node_path_default().join(dir, 'home'),
+        tmp: external_node_path_default().join(dir, 'tmp')
+    };
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     const settings = external_node_path_default().join(paths.configDir, 'settings.json');
     await (0,promises_.writeFile)(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2));
-    return { paths, settings, transcript: external_node_path_default().join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`) };
+    return {
+        paths,
+        settings,
+        transcript: external_node_path_default().join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`)
+    };
 }
 /** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
 async function runWorker(ctx, task, cwd) {
@@ -59785,7 +59950,10 @@ async function runWorker(ctx, task, cwd) {
         transcripts.push(transcript);
         usage = addUsage(usage, usageOf(exit.result));
         turns += exit.result?.num_turns ?? 0;
-        const verdict = judge(exit, { timeoutMinutes: config.timeoutMs / 60_000, maxTurns: task.maxTurns ?? config.maxTurns });
+        const verdict = judge(exit, {
+            timeoutMinutes: config.timeoutMs / 60_000,
+            maxTurns: task.maxTurns ?? config.maxTurns
+        });
         const next = nextStep(attempt, verdict, {
             maxAttempts: config.maxAttempts,
             baseDelayMs: config.retryDelayMs,
@@ -59795,7 +59963,16 @@ async function runWorker(ctx, task, cwd) {
             const safeEnv = { ...env };
             delete safeEnv.ANTHROPIC_API_KEY;
             delete safeEnv.ANTHROPIC_AUTH_TOKEN;
-            return { verdict, turns, usage, attempts: attempt, model, finalMessage: exit.result?.result, transcripts, env: safeEnv };
+            return {
+                verdict,
+                turns,
+                usage,
+                attempts: attempt,
+                model,
+                finalMessage: exit.result?.result,
+                transcripts,
+                env: safeEnv
+            };
         }
         if (next.overflow)
             model = config.smallModel;
@@ -59817,7 +59994,13 @@ async function upsertPullRequest(octokit, repo, spec) {
     const open = existing.data.find(pr => pr.head.ref === spec.branch);
     let ref;
     if (open) {
-        await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: spec.title, body: spec.body, base: spec.base });
+        await octokit.rest.pulls.update({
+            ...repo,
+            pull_number: open.number,
+            title: spec.title,
+            body: spec.body,
+            base: spec.base
+        });
         ref = { number: open.number, url: open.html_url, created: false };
         const stale = open.labels.filter(l => spec.unlabel?.includes(l.name));
         for (const { name } of stale)
@@ -59837,10 +60020,18 @@ async function upsertPullRequest(octokit, repo, spec) {
     if (spec.labels.length)
         await octokit.rest.issues.addLabels({ ...repo, issue_number: ref.number, labels: spec.labels });
     if (ref.created && spec.reviewers.length) {
-        await octokit.rest.pulls.requestReviewers({ ...repo, pull_number: ref.number, reviewers: spec.reviewers });
+        await octokit.rest.pulls.requestReviewers({
+            ...repo,
+            pull_number: ref.number,
+            reviewers: spec.reviewers
+        });
     }
     if (ref.created && spec.assignees.length) {
-        await octokit.rest.issues.addAssignees({ ...repo, issue_number: ref.number, assignees: spec.assignees });
+        await octokit.rest.issues.addAssignees({
+            ...repo,
+            issue_number: ref.number,
+            assignees: spec.assignees
+        });
     }
     return ref;
 }
@@ -59853,9 +60044,22 @@ async function commitLeftovers(tree, task, config, subject) {
     if (!(await tree.git.hasUncommitted()))
         return;
     const { name, email } = config.commitAuthor;
-    const env = { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email };
+    const env = {
+        GIT_AUTHOR_NAME: name,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_COMMITTER_NAME: name,
+        GIT_COMMITTER_EMAIL: email
+    };
     await tree.git.exec(['add', '--all']);
-    await tree.git.exec(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', subject ?? `fleet(${task.id}): ${task.title}`], { env });
+    await tree.git.exec([
+        '-c',
+        'commit.gpgsign=false',
+        'commit',
+        '--quiet',
+        '--no-verify',
+        '-m',
+        subject ?? `fleet(${task.id}): ${task.title}`
+    ], { env });
 }
 async function hasNewCommits(tree) {
     return (await tree.git.out(['rev-parse', 'HEAD'])) !== tree.startSha;
@@ -59870,13 +60074,21 @@ async function land(ctx, task, draft, openPr) {
     const pushed = await ctx.repo.push(task.branch, expected);
     if (!pushed.ok) {
         const preserved = await preserve(ctx, task);
-        return { status: 'failed', branch: task.branch, error: `${pushed.reason}; ${preserved.note}`, preserved: preserved.where };
+        return {
+            status: 'failed',
+            branch: task.branch,
+            error: `${pushed.reason}; ${preserved.note}`,
+            preserved: preserved.where
+        };
     }
     if (!openPr)
         return { status: draft.status, branch: task.branch };
     // No API client (the CLI without --repository): the branch is the deliverable.
     if (!ctx.github)
-        return { status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed', branch: task.branch };
+        return {
+            status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed',
+            branch: task.branch
+        };
     try {
         const verifyFailed = draft.status === 'verify-failed';
         const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {
@@ -59909,10 +60121,15 @@ async function preserve(ctx, task) {
     const file = external_node_path_default().join(ctx.preserveDir, `${task.id}.bundle`);
     try {
         await ctx.repo.preserve(task.branch, ctx.base, file);
-        return { where: file, note: `the work is preserved in ${file} (git bundle) and ref refs/fleet-preserved/${task.branch}` };
+        return {
+            where: file,
+            note: `the work is preserved in ${file} (git bundle) and ref refs/fleet-preserved/${task.branch}`
+        };
     }
     catch (error) {
-        return { note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}` };
+        return {
+            note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}`
+        };
     }
 }
 
@@ -59927,7 +60144,12 @@ function tailOf(text, lines = TAIL_LINES) {
  * key, killing its process group at the timeout.
  */
 async function runVerify(command, cwd, env, timeoutMs) {
-    const child = (0,external_node_child_process_.spawn)('sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = (0,external_node_child_process_.spawn)('sh', ['-c', command], {
+        cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe']
+    });
     let output = '';
     const collect = (chunk) => {
         output = (output + chunk.toString()).slice(-64_000);
@@ -60008,7 +60230,9 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 function startRef(task, base) {
-    return task.source.kind === 'follow-up' ? `refs/remotes/origin/${task.branch}` : `refs/remotes/origin/${base}`;
+    return task.source.kind === 'follow-up'
+        ? `refs/remotes/origin/${task.branch}`
+        : `refs/remotes/origin/${base}`;
 }
 /**
  * A worker may switch branches (`git checkout -B main`, `-b feature`): its work is where its HEAD
@@ -60052,16 +60276,25 @@ async function work(ctx, task, startedAt) {
             const status = run.verdict.kind;
             await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`);
             const failed = { ...outcome, status, error: run.verdict.error };
-            return (await hasNewCommits(tree)) ? { kind: 'partial', outcome: failed, error: run.verdict.error } : { kind: 'done', outcome: failed };
+            return (await hasNewCommits(tree))
+                ? { kind: 'partial', outcome: failed, error: run.verdict.error }
+                : { kind: 'done', outcome: failed };
         }
         const command = task.verify ?? config.verify;
-        const verify = command ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs) : undefined;
+        const verify = command
+            ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
+            : undefined;
         await commitLeftovers(tree, task, config);
         if (!(await hasNewCommits(tree)))
             return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } };
         const verified = !verify || (verify.exitCode === 0 && !verify.timedOut);
         // The PR body is written before the outcome is final: give it the time spent so far, not 0.
-        const draft = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify, durationMs: now() - startedAt };
+        const draft = {
+            ...outcome,
+            status: verified ? 'pr-opened' : 'verify-failed',
+            verify,
+            durationMs: now() - startedAt
+        };
         if (!verified) {
             draft.error = verify.timedOut
                 ? `verify '${verify.command}' ran past verify-timeout-minutes`
@@ -60097,7 +60330,11 @@ async function runTask(ctx, task, slot = fn => fn()) {
         const landed = await land(ctx.land, task, worked.outcome, false);
         // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
         const where = landed.error ?? `its partial work is on branch ${task.branch}`;
-        return finish({ branch: landed.branch, preserved: landed.preserved, error: `${worked.error}; ${where}` });
+        return finish({
+            branch: landed.branch,
+            preserved: landed.preserved,
+            error: `${worked.error}; ${where}`
+        });
     }
     const landed = await land(ctx.land, task, worked.outcome, true);
     return finish({ ...landed, error: landed.error ?? worked.outcome.error });
@@ -60113,7 +60350,11 @@ async function runTask(ctx, task, slot = fn => fn()) {
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
 async function runFleet(opts) {
     const { config, tasks } = opts;
-    const repo = await FleetRepo.open({ dir: external_node_path_default().join(opts.root, 'repo'), remoteUrl: opts.remoteUrl, token: opts.gitToken });
+    const repo = await FleetRepo.open({
+        dir: external_node_path_default().join(opts.root, 'repo'),
+        remoteUrl: opts.remoteUrl,
+        token: opts.gitToken
+    });
     const base = config.baseBranch ?? (await repo.defaultBranch());
     await repo.fetch(base, tasks.map(t => t.branch));
     const byId = new Map(tasks.map(t => [t.id, t]));
@@ -60417,7 +60658,11 @@ function createClient(token, apiUrl, log) {
             // The plugin spaces requests that notify people (new PRs, comments) 3 s apart, which alone
             // makes 24 PRs take 72 s. GitHub asks for at least one second between mutating requests
             // (docs: "Best practices for using the REST API"), so keep one at a time, 1 s apart.
-            notifications: new (light_default()).Group({ id: 'fleet-notifications', maxConcurrent: 1, minTime: 1000 }),
+            notifications: new (light_default()).Group({
+                id: 'fleet-notifications',
+                maxConcurrent: 1,
+                minTime: 1000
+            }),
             onRateLimit: (after, options, _o, count) => {
                 log(`GitHub rate limit on ${options.method} ${options.url}; retrying in ${after}s`);
                 return count < 2;
@@ -60477,7 +60722,9 @@ class LiveComment {
     }
     set(taskId, state) {
         this.states.set(taskId, state);
-        this.chain = this.chain.then(() => this.write()).catch((error) => {
+        this.chain = this.chain
+            .then(() => this.write())
+            .catch((error) => {
             this.log(`could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`);
         });
         return this.chain;
@@ -60492,19 +60739,32 @@ class LiveComment {
             await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body });
         }
         else {
-            const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.issue, body });
+            const { data } = await this.octokit.rest.issues.createComment({
+                ...this.repo,
+                issue_number: this.issue,
+                body
+            });
             this.id = data.id;
         }
     }
     async find() {
-        const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.issue, per_page: 100 });
+        const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+            ...this.repo,
+            issue_number: this.issue,
+            per_page: 100
+        });
         return comments.find(c => c.body?.includes(MARKER))?.id;
     }
 }
 
 ;// CONCATENATED MODULE: ./src/github/queue.ts
 function queueLabels(queueLabel) {
-    return { queued: queueLabel, inProgress: `${queueLabel}:in-progress`, done: `${queueLabel}:done`, failed: `${queueLabel}:failed` };
+    return {
+        queued: queueLabel,
+        inProgress: `${queueLabel}:in-progress`,
+        done: `${queueLabel}:done`,
+        failed: `${queueLabel}:failed`
+    };
 }
 /** Open issues carrying the queue label and not already taken, oldest first, at most `max`. */
 async function listQueue(octokit, repo, labels, max) {
@@ -60535,7 +60795,9 @@ async function moveIssue(octokit, repo, issue, add, remove) {
     if (add.length)
         await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels: add });
     for (const name of remove) {
-        await octokit.rest.issues.removeLabel({ ...repo, issue_number: issue, name }).catch((error) => {
+        await octokit.rest.issues
+            .removeLabel({ ...repo, issue_number: issue, name })
+            .catch((error) => {
             if (error.status !== 404)
                 throw error;
         });
@@ -60548,7 +60810,11 @@ async function moveIssue(octokit, repo, issue, add, remove) {
 
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes'];
 function tracking_issueOf(task) {
-    return task.source.kind === 'issue' ? task.source.issue : task.source.kind === 'follow-up' ? task.source.pr : undefined;
+    return task.source.kind === 'issue'
+        ? task.source.issue
+        : task.source.kind === 'follow-up'
+            ? task.source.pr
+            : undefined;
 }
 /**
  * What the issues see of a run: one live comment per issue (or PR, for a follow-up), and, for
@@ -60685,10 +60951,15 @@ function totals(outcomes) {
     return {
         succeeded: outcomes.filter(o => SUCCEEDED.includes(o.status)).length,
         failed: outcomes.filter(o => outcome_FAILING.includes(o.status)).length,
-        tokensIn: outcomes.reduce((n, o) => n + o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens, 0),
+        tokensIn: outcomes.reduce((n, o) => n +
+            o.usage.input_tokens +
+            o.usage.cache_read_input_tokens +
+            o.usage.cache_creation_input_tokens, 0),
         tokensOut: outcomes.reduce((n, o) => n + o.usage.output_tokens, 0),
         turns: outcomes.reduce((n, o) => n + o.turns, 0),
-        costUsd: outcomes.some(o => o.costUsd !== undefined) ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0) : undefined
+        costUsd: outcomes.some(o => o.costUsd !== undefined)
+            ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0)
+            : undefined
     };
 }
 function outputs(outcomes) {
@@ -60726,7 +60997,14 @@ function timeline(outcomes) {
     if (ran.length === 0)
         return '';
     const t0 = Math.min(...ran.map(o => o.startedAt ?? 0));
-    const lines = ['```mermaid', 'gantt', '  title Workers', '  dateFormat x', '  axisFormat %M:%S', '  section Tasks'];
+    const lines = [
+        '```mermaid',
+        'gantt',
+        '  title Workers',
+        '  dateFormat x',
+        '  axisFormat %M:%S',
+        '  section Tasks'
+    ];
     for (const o of ran) {
         const state = FAILING_TAG[o.status] ?? 'done';
         lines.push(`  ${o.id.replace(/:/g, '_')} :${state}, ${(o.startedAt ?? 0) - t0}, ${(o.endedAt ?? 0) - t0}`);
@@ -60734,7 +61012,11 @@ function timeline(outcomes) {
     lines.push('```');
     return lines.join('\n');
 }
-const FAILING_TAG = { failed: 'crit', 'timed-out': 'crit', 'verify-failed': 'active' };
+const FAILING_TAG = {
+    failed: 'crit',
+    'timed-out': 'crit',
+    'verify-failed': 'active'
+};
 function summaryMarkdown(outcomes, note) {
     const t = totals(outcomes);
     const out = ['## Fleet Worker', ''];
@@ -60786,8 +61068,16 @@ function matrix(shards) {
 }
 const source = cli_schemas/* discriminatedUnion */.gMt('kind', [
     cli_schemas/* object */.Ikc({ kind: cli_schemas/* literal */.euz('input') }),
-    cli_schemas/* object */.Ikc({ kind: cli_schemas/* literal */.euz('issue'), issue: cli_schemas/* number */.aig().int().positive(), item: cli_schemas/* number */.aig().int().positive().optional() }),
-    cli_schemas/* object */.Ikc({ kind: cli_schemas/* literal */.euz('follow-up'), pr: cli_schemas/* number */.aig().int().positive(), issue: cli_schemas/* number */.aig().int().positive().optional() })
+    cli_schemas/* object */.Ikc({
+        kind: cli_schemas/* literal */.euz('issue'),
+        issue: cli_schemas/* number */.aig().int().positive(),
+        item: cli_schemas/* number */.aig().int().positive().optional()
+    }),
+    cli_schemas/* object */.Ikc({
+        kind: cli_schemas/* literal */.euz('follow-up'),
+        pr: cli_schemas/* number */.aig().int().positive(),
+        issue: cli_schemas/* number */.aig().int().positive().optional()
+    })
 ]);
 const task = cli_schemas/* object */.Ikc({
     id: cli_schemas/* string */.YjP().refine(id => !(0,ids/* idProblem */.lx)(id), 'invalid task id'),
@@ -60805,7 +61095,8 @@ const plan = cli_schemas/* object */.Ikc({
     shards: cli_schemas/* number */.aig().int().positive(),
     tasks: cli_schemas/* array */.YOg(task),
     refused: cli_schemas/* array */.YOg(cli_schemas/* looseObject */._H3({ id: cli_schemas/* string */.YjP(), status: cli_schemas/* literal */.euz('refused') })),
-    queue: cli_schemas/* object */.Ikc({ queued: cli_schemas/* string */.YjP(), inProgress: cli_schemas/* string */.YjP(), done: cli_schemas/* string */.YjP(), failed: cli_schemas/* string */.YjP() }).optional()
+    queue: cli_schemas/* object */.Ikc({ queued: cli_schemas/* string */.YjP(), inProgress: cli_schemas/* string */.YjP(), done: cli_schemas/* string */.YjP(), failed: cli_schemas/* string */.YjP() })
+        .optional()
 });
 /** A plan comes back through a workflow expression: validate it as untrusted input. */
 function parsePlan(text, prefix) {
@@ -60814,12 +61105,13 @@ function parsePlan(text, prefix) {
         json = JSON.parse(text);
     }
     catch {
-        return 'not JSON: pass the plan job\'s output unchanged, e.g. ${{ needs.plan.outputs.plan }}';
+        return "not JSON: pass the plan job's output unchanged, e.g. ${{ needs.plan.outputs.plan }}";
     }
     const parsed = plan.safeParse(json);
     if (!parsed.success)
         return `not a plan from mode: plan (${parsed.error.issues[0]?.message ?? 'invalid'})`;
-    const bad = parsed.data.tasks.find(t => t.branch !== `${prefix}${t.id}` && !(t.source.kind === 'follow-up' && t.branch.startsWith(prefix)));
+    const bad = parsed.data.tasks.find(t => t.branch !== `${prefix}${t.id}` &&
+        !(t.source.kind === 'follow-up' && t.branch.startsWith(prefix)));
     if (bad)
         return `task '${bad.id}' has branch '${bad.branch}', outside branch-prefix '${prefix}'`;
     return parsed.data;
@@ -60849,7 +61141,9 @@ function artifactStore(tempDir) {
             await (0,promises_.mkdir)(tempDir, { recursive: true });
             const local = external_node_path_default().join(tempDir, `${PREFIX}${file.shard}.json`);
             await (0,promises_.writeFile)(local, JSON.stringify(file));
-            await new DefaultArtifactClient().uploadArtifact(`${PREFIX}${file.shard}`, [local], tempDir, { retentionDays: 7 });
+            await new DefaultArtifactClient().uploadArtifact(`${PREFIX}${file.shard}`, [local], tempDir, {
+                retentionDays: 7
+            });
         },
         async loadAll() {
             const { DefaultArtifactClient } = await __nccwpck_require__.e(/* import() */ 324).then(__nccwpck_require__.bind(__nccwpck_require__, 8324));
@@ -60904,11 +61198,17 @@ async function checkAccess(octokit, repo, actor, allowedBots) {
             : { allowed: false, reason: `@${actor.login} is a bot not listed in allowed-bots` };
     }
     try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ ...repo, username: actor.login });
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            ...repo,
+            username: actor.login
+        });
         const role = data.role_name || data.permission;
         return WRITERS.includes(role) || WRITERS.includes(data.permission)
             ? { allowed: true }
-            : { allowed: false, reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin` };
+            : {
+                allowed: false,
+                reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin`
+            };
     }
     catch (error) {
         if (error.status === 404) {
@@ -61037,7 +61337,7 @@ function assertUniqueIds(tasks, source) {
  * characters, other control characters.
  */
 function cleanText(text) {
-    return text
+    return (text
         .replace(/<!--[\s\S]*?(-->|$)/g, '')
         .replace(/\p{Bidi_Control}/gu, '')
         // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
@@ -61046,7 +61346,7 @@ function cleanText(text) {
         // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
         .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
         .replace(/\r\n?/g, '\n')
-        .trim();
+        .trim());
 }
 const ITEM = /^\s*[-*+]\s+\[([ xX])\]\s+(.+)$/;
 /** The issue's `- [ ]` / `- [x]` items, numbered by position so ids stay put as items are checked. */
@@ -61076,7 +61376,15 @@ function tasksFromIssue(issue, prefix) {
     if (open.length === 0) {
         const id = `issue-${issue.number}`;
         const prompt = `${title}\n\n${body}`.trim();
-        return [{ id, title: titleOf(title || prompt), prompt, branch: `${prefix}${id}`, source: { kind: 'issue', issue: issue.number } }];
+        return [
+            {
+                id,
+                title: titleOf(title || prompt),
+                prompt,
+                branch: `${prefix}${id}`,
+                source: { kind: 'issue', issue: issue.number }
+            }
+        ];
     }
     return open.map(item => {
         const id = `issue-${issue.number}-${item.position}`;
@@ -61164,7 +61472,13 @@ async function refuse(deps, issue, actor, reason, id) {
         issue_number: issue.number,
         body: `@${actor.login} Fleet Worker did not start: ${reason}.`
     });
-    const task = { id, title: issue.title, prompt: '', branch: '', source: { kind: 'issue', issue: issue.number } };
+    const task = {
+        id,
+        title: issue.title,
+        prompt: '',
+        branch: '',
+        source: { kind: 'issue', issue: issue.number }
+    };
     return { tasks: [], refused: [emptyOutcome(task, { status: 'refused', error: reason })] };
 }
 /** Only write access delegates; an accepted comment gets an 👀 reaction. */
@@ -61175,7 +61489,9 @@ async function authorise(deps, issue, actor, commentId) {
         return access.reason;
     if (commentId) {
         // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
-        await octokit.rest.reactions.createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' }).catch((error) => {
+        await octokit.rest.reactions
+            .createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
+            .catch((error) => {
             deps.log(`could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`);
         });
     }
@@ -61203,7 +61519,18 @@ async function followUp(deps, request) {
     const refs = /\bRefs #(\d+)/.exec(pr.body ?? '');
     const base = taskFromComment(request.issue, request.text, prefix, 'pull request');
     return {
-        tasks: [{ ...base, id, branch: pr.head.ref, source: { kind: 'follow-up', pr: pr.number, ...(refs?.[1] ? { issue: Number(refs[1]) } : {}) } }],
+        tasks: [
+            {
+                ...base,
+                id,
+                branch: pr.head.ref,
+                source: {
+                    kind: 'follow-up',
+                    pr: pr.number,
+                    ...(refs?.[1] ? { issue: Number(refs[1]) } : {})
+                }
+            }
+        ],
         refused: []
     };
 }
@@ -61216,7 +61543,9 @@ async function planRequest(request, deps) {
             const denied = await authorise(deps, request.issue, request.actor, request.commentId);
             if (denied)
                 return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
-            const tasks = request.text ? [taskFromComment(request.issue, request.text, prefix)] : tasksFromIssue(request.issue, prefix);
+            const tasks = request.text
+                ? [taskFromComment(request.issue, request.text, prefix)]
+                : tasksFromIssue(request.issue, prefix);
             return { tasks, refused: [] };
         }
         case 'follow-up':
@@ -61229,14 +61558,22 @@ async function planRequest(request, deps) {
                 await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel]);
                 return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
             }
-            return { tasks: tasksFromIssue(request.issue, prefix), refused: [], queue: queueLabels(deps.config.queueLabel) };
+            return {
+                tasks: tasksFromIssue(request.issue, prefix),
+                refused: [],
+                queue: queueLabels(deps.config.queueLabel)
+            };
         }
         case 'queue': {
             const { octokit, repo } = needGithub(deps, 'schedule');
             const labels = queueLabels(deps.config.queueLabel);
             const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks);
             deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`);
-            return { tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)), refused: [], queue: labels };
+            return {
+                tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)),
+                refused: [],
+                queue: labels
+            };
         }
         case 'ignore':
             return { tasks: [], refused: [] };
@@ -61307,7 +61644,10 @@ async function makePlan(run) {
     return { version: 1, shards: shardCount(plan.tasks.length, config.maxJobs), ...plan };
 }
 function planned(tasks, error) {
-    return tasks.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error }), branch: t.branch }));
+    return tasks.map(t => ({
+        ...emptyOutcome(t, { status: 'not-started', error }),
+        branch: t.branch
+    }));
 }
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(run, plan, tasks) {
@@ -61318,10 +61658,17 @@ async function runTasks(run, plan, tasks) {
     // In container isolation the claude of the worker image runs; the runner needs none.
     const claude = config.isolation === 'container'
         ? { file: 'claude', version: `the one in ${config.container.image}` }
-        : await io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({ claudePath: config.claudePath, pathVar: run.env.PATH, installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'), log: io.info }));
+        : await io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
+            claudePath: config.claudePath,
+            pathVar: run.env.PATH,
+            installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'),
+            log: io.info
+        }));
     io.info(`claude: ${claude.version} (${claude.file})`);
     const tracked = run.github && config.mode === 'all';
-    const tracking = tracked && run.github ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info) : undefined;
+    const tracking = tracked && run.github
+        ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info)
+        : undefined;
     await tracking?.start();
     let deadline = run.startedAt + config.deadlineMs;
     const byId = new Map(tasks.map(t => [t.id, t]));
@@ -61372,7 +61719,13 @@ async function reportShards(run) {
     const outcomes = files.flatMap(f => f.outcomes);
     run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`);
     if (run.github) {
-        const tasks = outcomes.map(o => ({ id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }));
+        const tasks = outcomes.map(o => ({
+            id: o.id,
+            title: o.title,
+            prompt: '',
+            branch: o.branch ?? '',
+            source: o.source
+        }));
         const tracking = new IssueTracking(run.github.octokit, run.github.repo, tasks, files[0]?.queue, runUrl(run.ctx), run.io.info);
         for (const o of outcomes)
             tracking.finished(tasks.find(t => t.id === o.id), o);
@@ -61387,8 +61740,17 @@ async function fleetAction(env, io) {
     if (config.githubToken)
         io.setSecret(config.githubToken);
     const ctx = await readContext(env);
-    const octokit = config.githubToken && ctx.owner ? createClient(config.githubToken, ctx.apiUrl, io.info) : undefined;
-    const run = { config, ctx, io, env, startedAt: Date.now(), github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined };
+    const octokit = config.githubToken && ctx.owner
+        ? createClient(config.githubToken, ctx.apiUrl, io.info)
+        : undefined;
+    const run = {
+        config,
+        ctx,
+        io,
+        env,
+        startedAt: Date.now(),
+        github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
+    };
     modelKey(run);
     if (config.mode === 'report')
         return reportShards(run);
@@ -61404,7 +61766,10 @@ async function fleetAction(env, io) {
         io.setOutput('plan', JSON.stringify(plan));
         if (run.github && plan.queue)
             await new IssueTracking(run.github.octokit, run.github.repo, plan.tasks, plan.queue, runUrl(ctx), io.info).start();
-        const all = [...plan.refused, ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)];
+        const all = [
+            ...plan.refused,
+            ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
+        ];
         await io.report(all, `Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`);
         return plan.refused;
     }
@@ -61417,7 +61782,9 @@ async function fleetAction(env, io) {
     let outcomes;
     if (config.dryRun || tasks.length === 0) {
         outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')];
-        await io.report(outcomes, tasks.length ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.' : undefined);
+        await io.report(outcomes, tasks.length
+            ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
+            : undefined);
         return outcomes;
     }
     const ran = await runTasks(run, plan, tasks);
@@ -61513,7 +61880,14 @@ function cliEnv(args, base) {
     const { values, positionals } = (0,external_node_util_.parseArgs)({
         args,
         allowPositionals: true,
-        options: { ...options, offline: { type: 'boolean' }, repo: { type: 'string' }, repository: { type: 'string' }, 'api-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } }
+        options: {
+            ...options,
+            offline: { type: 'boolean' },
+            repo: { type: 'string' },
+            repository: { type: 'string' },
+            'api-url': { type: 'string' },
+            help: { type: 'boolean', short: 'h' }
+        }
     });
     const env = { ...base };
     for (const name of Object.keys(inputs/* INPUTS */.mc)) {

@@ -33,7 +33,11 @@ export interface FleetOptions {
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
 export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[]; base: string }> {
   const { config, tasks } = opts
-  const repo = await FleetRepo.open({ dir: path.join(opts.root, 'repo'), remoteUrl: opts.remoteUrl, token: opts.gitToken })
+  const repo = await FleetRepo.open({
+    dir: path.join(opts.root, 'repo'),
+    remoteUrl: opts.remoteUrl,
+    token: opts.gitToken
+  })
   const base = config.baseBranch ?? (await repo.defaultBranch())
   await repo.fetch(
     base,
@@ -63,7 +67,8 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
             base,
             github: opts.github,
             preserveDir: path.join(opts.root, 'preserved'),
-            prBody: outcome => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
+            prBody: outcome =>
+              prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
           }
         },
         task,

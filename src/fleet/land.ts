@@ -16,12 +16,33 @@ export interface LandContext {
 }
 
 /** Commits whatever the worker left uncommitted, as the action's own identity. */
-export async function commitLeftovers(tree: Worktree, task: Task, config: Config, subject?: string): Promise<void> {
+export async function commitLeftovers(
+  tree: Worktree,
+  task: Task,
+  config: Config,
+  subject?: string
+): Promise<void> {
   if (!(await tree.git.hasUncommitted())) return
   const { name, email } = config.commitAuthor
-  const env = { GIT_AUTHOR_NAME: name, GIT_AUTHOR_EMAIL: email, GIT_COMMITTER_NAME: name, GIT_COMMITTER_EMAIL: email }
+  const env = {
+    GIT_AUTHOR_NAME: name,
+    GIT_AUTHOR_EMAIL: email,
+    GIT_COMMITTER_NAME: name,
+    GIT_COMMITTER_EMAIL: email
+  }
   await tree.git.exec(['add', '--all'])
-  await tree.git.exec(['-c', 'commit.gpgsign=false', 'commit', '--quiet', '--no-verify', '-m', subject ?? `fleet(${task.id}): ${task.title}`], { env })
+  await tree.git.exec(
+    [
+      '-c',
+      'commit.gpgsign=false',
+      'commit',
+      '--quiet',
+      '--no-verify',
+      '-m',
+      subject ?? `fleet(${task.id}): ${task.title}`
+    ],
+    { env }
+  )
 }
 
 export async function hasNewCommits(tree: Worktree): Promise<boolean> {
@@ -36,16 +57,30 @@ type Landing = Pick<Outcome, 'status' | 'prNumber' | 'prUrl' | 'error' | 'preser
  * Pushes the task's branch and, when `openPr`, opens or updates its PR. Work that cannot be pushed
  * or PR'd is preserved (bundle + local ref) and the outcome says where.
  */
-export async function land(ctx: LandContext, task: Task, draft: Outcome, openPr: boolean): Promise<Landing> {
+export async function land(
+  ctx: LandContext,
+  task: Task,
+  draft: Outcome,
+  openPr: boolean
+): Promise<Landing> {
   const expected = await ctx.repo.remoteSha(task.branch)
   const pushed = await ctx.repo.push(task.branch, expected)
   if (!pushed.ok) {
     const preserved = await preserve(ctx, task)
-    return { status: 'failed', branch: task.branch, error: `${pushed.reason}; ${preserved.note}`, preserved: preserved.where }
+    return {
+      status: 'failed',
+      branch: task.branch,
+      error: `${pushed.reason}; ${preserved.note}`,
+      preserved: preserved.where
+    }
   }
   if (!openPr) return { status: draft.status, branch: task.branch }
   // No API client (the CLI without --repository): the branch is the deliverable.
-  if (!ctx.github) return { status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed', branch: task.branch }
+  if (!ctx.github)
+    return {
+      status: draft.status === 'verify-failed' ? 'verify-failed' : 'pushed',
+      branch: task.branch
+    }
   try {
     const verifyFailed = draft.status === 'verify-failed'
     const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {
@@ -78,8 +113,13 @@ async function preserve(ctx: LandContext, task: Task): Promise<{ where?: string;
   const file = path.join(ctx.preserveDir, `${task.id}.bundle`)
   try {
     await ctx.repo.preserve(task.branch, ctx.base, file)
-    return { where: file, note: `the work is preserved in ${file} (git bundle) and ref refs/fleet-preserved/${task.branch}` }
+    return {
+      where: file,
+      note: `the work is preserved in ${file} (git bundle) and ref refs/fleet-preserved/${task.branch}`
+    }
   } catch (error) {
-    return { note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}` }
+    return {
+      note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}`
+    }
   }
 }

@@ -22,7 +22,16 @@ export interface PoolOptions {
 }
 
 export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error'>): Outcome {
-  return { id: task.id, title: task.title, source: task.source, turns: 0, durationMs: 0, usage: ZERO_USAGE, attempts: 0, ...fields }
+  return {
+    id: task.id,
+    title: task.title,
+    source: task.source,
+    turns: 0,
+    durationMs: 0,
+    usage: ZERO_USAGE,
+    attempts: 0,
+    ...fields
+  }
 }
 
 /**
@@ -36,8 +45,12 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
   const now = opts.now ?? Date.now
   const slot: Slot = fn =>
     limit(() => {
-      if (stopSignal.aborted) throw new NotStarted(`${String(stopSignal.reason)} before this task started`)
-      if (now() >= opts.deadline()) throw new NotStarted('the run reached its deadline (deadline-minutes) before this task started')
+      if (stopSignal.aborted)
+        throw new NotStarted(`${String(stopSignal.reason)} before this task started`)
+      if (now() >= opts.deadline())
+        throw new NotStarted(
+          'the run reached its deadline (deadline-minutes) before this task started'
+        )
       return fn()
     })
   return Promise.all(
@@ -50,7 +63,10 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
         outcome =
           error instanceof NotStarted
             ? emptyOutcome(task, { status: 'not-started', error: message })
-            : emptyOutcome(task, { status: 'failed', error: `the fleet could not run this task: ${message}` })
+            : emptyOutcome(task, {
+                status: 'failed',
+                error: `the fleet could not run this task: ${message}`
+              })
       }
       opts.onOutcome?.(outcome)
       return outcome

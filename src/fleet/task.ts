@@ -14,7 +14,9 @@ export interface TaskContext {
 }
 
 function startRef(task: Task, base: string): string {
-  return task.source.kind === 'follow-up' ? `refs/remotes/origin/${task.branch}` : `refs/remotes/origin/${base}`
+  return task.source.kind === 'follow-up'
+    ? `refs/remotes/origin/${task.branch}`
+    : `refs/remotes/origin/${base}`
 }
 
 /**
@@ -42,7 +44,11 @@ type Worked =
 async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Worked> {
   const now = ctx.now ?? Date.now
   const { config } = ctx.land
-  await using tree = await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base))
+  await using tree = await ctx.land.repo.worktree(
+    task.id,
+    task.branch,
+    startRef(task, ctx.land.base)
+  )
   const run = await runWorker(ctx.worker, task, tree.dir)
   await followHead(tree, task.branch)
   const outcome: Outcome = {
@@ -63,15 +69,25 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
     const status = run.verdict.kind
     await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`)
     const failed = { ...outcome, status, error: run.verdict.error }
-    return (await hasNewCommits(tree)) ? { kind: 'partial', outcome: failed, error: run.verdict.error } : { kind: 'done', outcome: failed }
+    return (await hasNewCommits(tree))
+      ? { kind: 'partial', outcome: failed, error: run.verdict.error }
+      : { kind: 'done', outcome: failed }
   }
   const command = task.verify ?? config.verify
-  const verify = command ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs) : undefined
+  const verify = command
+    ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
+    : undefined
   await commitLeftovers(tree, task, config)
-  if (!(await hasNewCommits(tree))) return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
+  if (!(await hasNewCommits(tree)))
+    return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
   const verified = !verify || (verify.exitCode === 0 && !verify.timedOut)
   // The PR body is written before the outcome is final: give it the time spent so far, not 0.
-  const draft: Outcome = { ...outcome, status: verified ? 'pr-opened' : 'verify-failed', verify, durationMs: now() - startedAt }
+  const draft: Outcome = {
+    ...outcome,
+    status: verified ? 'pr-opened' : 'verify-failed',
+    verify,
+    durationMs: now() - startedAt
+  }
   if (!verified) {
     draft.error = verify.timedOut
       ? `verify '${verify.command}' ran past verify-timeout-minutes`
@@ -84,7 +100,11 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
  * One task's life: the worker's part in a slot, then push -> PR outside it, ending in one outcome.
  * `slot` defaults to running at once (a single task, or a caller without a pool).
  */
-export async function runTask(ctx: TaskContext, task: Task, slot: Slot = fn => fn()): Promise<Outcome> {
+export async function runTask(
+  ctx: TaskContext,
+  task: Task,
+  slot: Slot = fn => fn()
+): Promise<Outcome> {
   const now = ctx.now ?? Date.now
   const worked = await slot(() => work(ctx, task, now()))
   const startedAt = worked.outcome.startedAt ?? now()
@@ -97,7 +117,11 @@ export async function runTask(ctx: TaskContext, task: Task, slot: Slot = fn => f
     const landed = await land(ctx.land, task, worked.outcome, false)
     // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
     const where = landed.error ?? `its partial work is on branch ${task.branch}`
-    return finish({ branch: landed.branch, preserved: landed.preserved, error: `${worked.error}; ${where}` })
+    return finish({
+      branch: landed.branch,
+      preserved: landed.preserved,
+      error: `${worked.error}; ${where}`
+    })
   }
   const landed = await land(ctx.land, task, worked.outcome, true)
   return finish({ ...landed, error: landed.error ?? worked.outcome.error })

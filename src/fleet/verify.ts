@@ -11,8 +11,18 @@ export function tailOf(text: string, lines = TAIL_LINES): string {
  * Runs the verify command in a worktree with the worker's secret-free environment minus the model
  * key, killing its process group at the timeout.
  */
-export async function runVerify(command: string, cwd: string, env: Record<string, string>, timeoutMs: number): Promise<VerifyResult> {
-  const child = spawn('sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+export async function runVerify(
+  command: string,
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number
+): Promise<VerifyResult> {
+  const child = spawn('sh', ['-c', command], {
+    cwd,
+    env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe']
+  })
   let output = ''
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-64_000)

@@ -12,7 +12,9 @@ export class GitError extends Error {
     readonly args: string[],
     readonly result: GitResult
   ) {
-    super(`git ${args[0] ?? ''} failed (${result.exitCode}): ${result.stderr.trim().split('\n').slice(-3).join(' ')}`)
+    super(
+      `git ${args[0] ?? ''} failed (${result.exitCode}): ${result.stderr.trim().split('\n').slice(-3).join(' ')}`
+    )
   }
 }
 
@@ -34,7 +36,10 @@ export class Git {
     return new Git(dir, this.env)
   }
 
-  async exec(args: string[], opts: { env?: Record<string, string>; allowFailure?: boolean } = {}): Promise<GitResult> {
+  async exec(
+    args: string[],
+    opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
+  ): Promise<GitResult> {
     const full = ['-c', 'core.hooksPath=/dev/null', ...args]
     const result = await new Promise<GitResult>(resolve => {
       execFile(
@@ -56,7 +61,9 @@ export class Git {
   }
 
   async tryRevParse(ref: string): Promise<string | undefined> {
-    const r = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], { allowFailure: true })
+    const r = await this.exec(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], {
+      allowFailure: true
+    })
     return r.exitCode === 0 ? r.stdout.trim() : undefined
   }
 
@@ -69,7 +76,11 @@ export class Git {
  * Credentials for one command, through git's environment config (never argv, never a file):
  * `http.<origin>/.extraheader` as actions/checkout sets it.
  */
-export function authEnv(remoteUrl: string, token: string | undefined, base: NodeJS.ProcessEnv): Record<string, string> {
+export function authEnv(
+  remoteUrl: string,
+  token: string | undefined,
+  base: NodeJS.ProcessEnv
+): Record<string, string> {
   if (!token || !/^https?:/.test(remoteUrl)) return {}
   const index = Number(base.GIT_CONFIG_COUNT ?? 0) || 0
   const basic = Buffer.from(`x-access-token:${token}`).toString('base64')

@@ -36,7 +36,12 @@ export class FleetRepo {
     private readonly env: NodeJS.ProcessEnv
   ) {}
 
-  static async open(opts: { dir: string; remoteUrl: string; token?: string; env?: NodeJS.ProcessEnv }): Promise<FleetRepo> {
+  static async open(opts: {
+    dir: string
+    remoteUrl: string
+    token?: string
+    env?: NodeJS.ProcessEnv
+  }): Promise<FleetRepo> {
     const env = opts.env ?? process.env
     await rm(opts.dir, { recursive: true, force: true })
     await mkdir(opts.dir, { recursive: true })
@@ -52,24 +57,42 @@ export class FleetRepo {
 
   /** The remote's default branch, from its HEAD symref. */
   async defaultBranch(): Promise<string> {
-    const out = (await this.git.exec(['ls-remote', '--symref', 'origin', 'HEAD'], { env: this.auth() })).stdout
+    const out = (
+      await this.git.exec(['ls-remote', '--symref', 'origin', 'HEAD'], { env: this.auth() })
+    ).stdout
     const match = /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(out)
-    if (!match?.[1]) throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
+    if (!match?.[1])
+      throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
     return match[1]
   }
 
   /** Fetches the base branch and the given work branches (missing work branches are fine). */
   async fetch(base: string, branches: string[]): Promise<void> {
-    await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', `+refs/heads/${base}:refs/remotes/origin/${base}`], {
-      env: this.auth()
-    })
+    await this.git.exec(
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        'origin',
+        `+refs/heads/${base}:refs/remotes/origin/${base}`
+      ],
+      {
+        env: this.auth()
+      }
+    )
     if (branches.length === 0) return
     const specs = branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-    const listed = await this.git.exec(['ls-remote', '--heads', 'origin', ...branches.map(b => `refs/heads/${b}`)], {
-      env: this.auth()
-    })
+    const listed = await this.git.exec(
+      ['ls-remote', '--heads', 'origin', ...branches.map(b => `refs/heads/${b}`)],
+      {
+        env: this.auth()
+      }
+    )
     const existing = specs.filter((_, i) => listed.stdout.includes(`refs/heads/${branches[i]}\n`))
-    if (existing.length) await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], { env: this.auth() })
+    if (existing.length)
+      await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], {
+        env: this.auth()
+      })
   }
 
   remoteSha(branch: string): Promise<string | undefined> {
@@ -85,7 +108,17 @@ export class FleetRepo {
       // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
       // starting together then fail on its lock ("could not lock config file"); the push names its
       // refs anyway.
-      await this.git.exec(['worktree', 'add', '--quiet', '--force', '--no-track', '-B', branch, dir, startRef])
+      await this.git.exec([
+        'worktree',
+        'add',
+        '--quiet',
+        '--force',
+        '--no-track',
+        '-B',
+        branch,
+        dir,
+        startRef
+      ])
     })
     const git = this.git.at(dir)
     const startSha = await git.out(['rev-parse', 'HEAD'])
@@ -109,10 +142,19 @@ export class FleetRepo {
    * Pushes `branch` with a lease: the remote must still be where we last saw it (absent = must
    * not exist), so a concurrent human push is never overwritten.
    */
-  async push(branch: string, expected: string | undefined): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async push(
+    branch: string,
+    expected: string | undefined
+  ): Promise<{ ok: true } | { ok: false; reason: string }> {
     const ref = `refs/heads/${branch}`
     const result = await this.git.exec(
-      ['push', '--porcelain', `--force-with-lease=${ref}:${expected ?? ''}`, 'origin', `refs/heads/${branch}:${ref}`],
+      [
+        'push',
+        '--porcelain',
+        `--force-with-lease=${ref}:${expected ?? ''}`,
+        'origin',
+        `refs/heads/${branch}:${ref}`
+      ],
       { env: this.auth(), allowFailure: true }
     )
     if (result.exitCode === 0) return { ok: true }
@@ -123,19 +165,31 @@ export class FleetRepo {
   async preserve(branch: string, base: string, file: string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true })
     await this.git.exec(['update-ref', `refs/fleet-preserved/${branch}`, `refs/heads/${branch}`])
-    await this.git.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^refs/remotes/origin/${base}`])
+    await this.git.exec([
+      'bundle',
+      'create',
+      '--quiet',
+      file,
+      `refs/heads/${branch}`,
+      `^refs/remotes/origin/${base}`
+    ])
   }
 }
 
 /** The remote's own words for a rejected push, as one sentence. */
 export function pushFailureReason(output: string): string {
   const lines = output.split('\n').map(l => l.replace(/\s+/g, ' ').trim())
-  const remote = lines.filter(l => l.startsWith('remote:')).map(l => l.replace(/^remote:\s*/, '')).filter(Boolean)
+  const remote = lines
+    .filter(l => l.startsWith('remote:'))
+    .map(l => l.replace(/^remote:\s*/, ''))
+    .filter(Boolean)
   if (lines.some(l => /refusing to allow .* to create or update workflow/i.test(l))) {
     return 'the push touches .github/workflows/ and the token may not change workflows (it needs the workflow scope or permission)'
   }
   // Not a refusal: the remote was down or unreachable. The URL is left out; git names it already.
-  const unreachable = lines.map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1]).find(Boolean)
+  const unreachable = lines
+    .map(l => /^fatal: unable to access '[^']*': (.*)$/.exec(l)?.[1])
+    .find(Boolean)
   if (unreachable) {
     return `the push could not reach the remote: ${unreachable}${remote.length ? ` (${remote.join(' ')})` : ''}`
   }
@@ -145,7 +199,10 @@ export function pushFailureReason(output: string): string {
     return 'the push was rejected: the branch changed on the remote after it was fetched (someone else pushed to it), so it was not overwritten'
   }
   // git's closing "error: failed to push some refs" says nothing the lines above do not.
-  const fatal = rejected || remote.length ? undefined : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
+  const fatal =
+    rejected || remote.length
+      ? undefined
+      : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
   const parts = [remote.join(' '), rejected, fatal].filter(Boolean)
   return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`
 }

@@ -24,13 +24,29 @@ export function createClient(token: string, apiUrl: string, log: (m: string) => 
         // The plugin spaces requests that notify people (new PRs, comments) 3 s apart, which alone
         // makes 24 PRs take 72 s. GitHub asks for at least one second between mutating requests
         // (docs: "Best practices for using the REST API"), so keep one at a time, 1 s apart.
-        notifications: new Bottleneck.Group({ id: 'fleet-notifications', maxConcurrent: 1, minTime: 1000 }),
-        onRateLimit: (after: number, options: { method: string; url: string }, _o: unknown, count: number) => {
+        notifications: new Bottleneck.Group({
+          id: 'fleet-notifications',
+          maxConcurrent: 1,
+          minTime: 1000
+        }),
+        onRateLimit: (
+          after: number,
+          options: { method: string; url: string },
+          _o: unknown,
+          count: number
+        ) => {
           log(`GitHub rate limit on ${options.method} ${options.url}; retrying in ${after}s`)
           return count < 2
         },
-        onSecondaryRateLimit: (after: number, options: { method: string; url: string }, _o: unknown, count: number) => {
-          log(`GitHub secondary rate limit on ${options.method} ${options.url}; retrying in ${after}s`)
+        onSecondaryRateLimit: (
+          after: number,
+          options: { method: string; url: string },
+          _o: unknown,
+          count: number
+        ) => {
+          log(
+            `GitHub secondary rate limit on ${options.method} ${options.url}; retrying in ${after}s`
+          )
           return count < 2
         }
       }

@@ -5,7 +5,8 @@ import type { Octokit, Repo } from './client.js'
 
 export const MARKER = '<!-- fleet-worker:status -->'
 
-export type TaskState = { state: 'queued' } | { state: 'running' } | { state: 'done'; outcome: Outcome }
+export type TaskState =
+  { state: 'queued' } | { state: 'running' } | { state: 'done'; outcome: Outcome }
 
 function stateCell(s: TaskState): string {
   if (s.state !== 'done') return s.state
@@ -21,7 +22,10 @@ export function liveBody(tasks: Task[], states: Map<string, TaskState>, runUrl?:
     '',
     '| task | state |',
     '|---|---|',
-    ...tasks.map(t => `| ${cell(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`)
+    ...tasks.map(
+      t =>
+        `| ${cell(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`
+    )
   ]
   if (runUrl) lines.push('', `[Latest run](${runUrl})`)
   return lines.join('\n')
@@ -47,9 +51,13 @@ export class LiveComment {
 
   set(taskId: string, state: TaskState): Promise<void> {
     this.states.set(taskId, state)
-    this.chain = this.chain.then(() => this.write()).catch((error: unknown) => {
-      this.log(`could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`)
-    })
+    this.chain = this.chain
+      .then(() => this.write())
+      .catch((error: unknown) => {
+        this.log(
+          `could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`
+        )
+      })
     return this.chain
   }
 
@@ -63,13 +71,21 @@ export class LiveComment {
     if (this.id) {
       await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body })
     } else {
-      const { data } = await this.octokit.rest.issues.createComment({ ...this.repo, issue_number: this.issue, body })
+      const { data } = await this.octokit.rest.issues.createComment({
+        ...this.repo,
+        issue_number: this.issue,
+        body
+      })
       this.id = data.id
     }
   }
 
   private async find(): Promise<number | undefined> {
-    const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, { ...this.repo, issue_number: this.issue, per_page: 100 })
+    const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
+      ...this.repo,
+      issue_number: this.issue,
+      per_page: 100
+    })
     return comments.find(c => c.body?.includes(MARKER))?.id
   }
 }

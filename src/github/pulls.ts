@@ -24,16 +24,27 @@ export interface PullRequestRef {
  * new one is opened. A closed or merged PR is left alone and a new PR opened for the new work:
  * its history stays as it was reviewed.
  */
-export async function upsertPullRequest(octokit: Octokit, repo: Repo, spec: PullRequestSpec): Promise<PullRequestRef> {
+export async function upsertPullRequest(
+  octokit: Octokit,
+  repo: Repo,
+  spec: PullRequestSpec
+): Promise<PullRequestRef> {
   const head = `${repo.owner}:${spec.branch}`
   const existing = await octokit.rest.pulls.list({ ...repo, head, state: 'open', per_page: 10 })
   const open = existing.data.find(pr => pr.head.ref === spec.branch)
   let ref: PullRequestRef
   if (open) {
-    await octokit.rest.pulls.update({ ...repo, pull_number: open.number, title: spec.title, body: spec.body, base: spec.base })
+    await octokit.rest.pulls.update({
+      ...repo,
+      pull_number: open.number,
+      title: spec.title,
+      body: spec.body,
+      base: spec.base
+    })
     ref = { number: open.number, url: open.html_url, created: false }
     const stale = open.labels.filter(l => spec.unlabel?.includes(l.name))
-    for (const { name } of stale) await octokit.rest.issues.removeLabel({ ...repo, issue_number: open.number, name })
+    for (const { name } of stale)
+      await octokit.rest.issues.removeLabel({ ...repo, issue_number: open.number, name })
   } else {
     const { data } = await octokit.rest.pulls.create({
       ...repo,
@@ -45,12 +56,21 @@ export async function upsertPullRequest(octokit: Octokit, repo: Repo, spec: Pull
     })
     ref = { number: data.number, url: data.html_url, created: true }
   }
-  if (spec.labels.length) await octokit.rest.issues.addLabels({ ...repo, issue_number: ref.number, labels: spec.labels })
+  if (spec.labels.length)
+    await octokit.rest.issues.addLabels({ ...repo, issue_number: ref.number, labels: spec.labels })
   if (ref.created && spec.reviewers.length) {
-    await octokit.rest.pulls.requestReviewers({ ...repo, pull_number: ref.number, reviewers: spec.reviewers })
+    await octokit.rest.pulls.requestReviewers({
+      ...repo,
+      pull_number: ref.number,
+      reviewers: spec.reviewers
+    })
   }
   if (ref.created && spec.assignees.length) {
-    await octokit.rest.issues.addAssignees({ ...repo, issue_number: ref.number, assignees: spec.assignees })
+    await octokit.rest.issues.addAssignees({
+      ...repo,
+      issue_number: ref.number,
+      assignees: spec.assignees
+    })
   }
   return ref
 }

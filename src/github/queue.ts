@@ -8,7 +8,12 @@ export interface QueueLabels {
 }
 
 export function queueLabels(queueLabel: string): QueueLabels {
-  return { queued: queueLabel, inProgress: `${queueLabel}:in-progress`, done: `${queueLabel}:done`, failed: `${queueLabel}:failed` }
+  return {
+    queued: queueLabel,
+    inProgress: `${queueLabel}:in-progress`,
+    done: `${queueLabel}:done`,
+    failed: `${queueLabel}:failed`
+  }
 }
 
 export interface QueuedIssue {
@@ -18,7 +23,12 @@ export interface QueuedIssue {
 }
 
 /** Open issues carrying the queue label and not already taken, oldest first, at most `max`. */
-export async function listQueue(octokit: Octokit, repo: Repo, labels: QueueLabels, max: number): Promise<QueuedIssue[]> {
+export async function listQueue(
+  octokit: Octokit,
+  repo: Repo,
+  labels: QueueLabels,
+  max: number
+): Promise<QueuedIssue[]> {
   const taken: QueuedIssue[] = []
   for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
     ...repo,
@@ -40,11 +50,19 @@ export async function listQueue(octokit: Octokit, repo: Repo, labels: QueueLabel
 }
 
 /** Moves an issue along queued -> in progress -> done | failed (or back to queued). */
-export async function moveIssue(octokit: Octokit, repo: Repo, issue: number, add: string[], remove: string[]): Promise<void> {
+export async function moveIssue(
+  octokit: Octokit,
+  repo: Repo,
+  issue: number,
+  add: string[],
+  remove: string[]
+): Promise<void> {
   if (add.length) await octokit.rest.issues.addLabels({ ...repo, issue_number: issue, labels: add })
   for (const name of remove) {
-    await octokit.rest.issues.removeLabel({ ...repo, issue_number: issue, name }).catch((error: unknown) => {
-      if ((error as { status?: number }).status !== 404) throw error
-    })
+    await octokit.rest.issues
+      .removeLabel({ ...repo, issue_number: issue, name })
+      .catch((error: unknown) => {
+        if ((error as { status?: number }).status !== 404) throw error
+      })
   }
 }

@@ -8,7 +8,11 @@ import { CANCEL_SIGNALS } from '../worker/spawn.js'
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes']
 
 function issueOf(task: Task): number | undefined {
-  return task.source.kind === 'issue' ? task.source.issue : task.source.kind === 'follow-up' ? task.source.pr : undefined
+  return task.source.kind === 'issue'
+    ? task.source.issue
+    : task.source.kind === 'follow-up'
+      ? task.source.pr
+      : undefined
 }
 
 /**
@@ -50,7 +54,14 @@ export class IssueTracking {
 
   async start(): Promise<void> {
     for (const [issue, tasks] of this.tasksOf) {
-      if (this.queue) await moveIssue(this.octokit, this.repo, issue, [this.queue.inProgress], [this.queue.done, this.queue.failed])
+      if (this.queue)
+        await moveIssue(
+          this.octokit,
+          this.repo,
+          issue,
+          [this.queue.inProgress],
+          [this.queue.done, this.queue.failed]
+        )
       const comment = this.comments.get(issue)
       for (const task of tasks) void comment?.set(task.id, { state: 'queued' })
     }
@@ -70,7 +81,8 @@ export class IssueTracking {
     this.done.set(outcome.id, outcome)
     this.active.delete(outcome.id)
     const issue = task && issueOf(task)
-    if (issue !== undefined) void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome })
+    if (issue !== undefined)
+      void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome })
   }
 
   /** Settles every comment and label once the fleet is done (or cancelled). */
@@ -88,10 +100,18 @@ export class IssueTracking {
           await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress])
         } else {
           const ok = outcomes.every(o => o && LANDED.includes(o.status))
-          await moveIssue(this.octokit, this.repo, issue, [ok ? this.queue.done : this.queue.failed], [this.queue.queued, this.queue.inProgress])
+          await moveIssue(
+            this.octokit,
+            this.repo,
+            issue,
+            [ok ? this.queue.done : this.queue.failed],
+            [this.queue.queued, this.queue.inProgress]
+          )
         }
       } catch (error) {
-        this.log(`could not move the labels of #${issue}: ${error instanceof Error ? error.message : String(error)}`)
+        this.log(
+          `could not move the labels of #${issue}: ${error instanceof Error ? error.message : String(error)}`
+        )
       }
     }
   }

@@ -28,8 +28,16 @@ export function matrix(shards: number): { include: Array<{ shard: number }> } {
 
 const source = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('input') }),
-  z.object({ kind: z.literal('issue'), issue: z.number().int().positive(), item: z.number().int().positive().optional() }),
-  z.object({ kind: z.literal('follow-up'), pr: z.number().int().positive(), issue: z.number().int().positive().optional() })
+  z.object({
+    kind: z.literal('issue'),
+    issue: z.number().int().positive(),
+    item: z.number().int().positive().optional()
+  }),
+  z.object({
+    kind: z.literal('follow-up'),
+    pr: z.number().int().positive(),
+    issue: z.number().int().positive().optional()
+  })
 ])
 
 const task = z.object({
@@ -49,7 +57,9 @@ const plan = z.object({
   shards: z.number().int().positive(),
   tasks: z.array(task),
   refused: z.array(z.looseObject({ id: z.string(), status: z.literal('refused') })),
-  queue: z.object({ queued: z.string(), inProgress: z.string(), done: z.string(), failed: z.string() }).optional()
+  queue: z
+    .object({ queued: z.string(), inProgress: z.string(), done: z.string(), failed: z.string() })
+    .optional()
 })
 
 /** A plan comes back through a workflow expression: validate it as untrusted input. */
@@ -58,11 +68,16 @@ export function parsePlan(text: string, prefix: string): SavedPlan | string {
   try {
     json = JSON.parse(text)
   } catch {
-    return 'not JSON: pass the plan job\'s output unchanged, e.g. ${{ needs.plan.outputs.plan }}'
+    return "not JSON: pass the plan job's output unchanged, e.g. ${{ needs.plan.outputs.plan }}"
   }
   const parsed = plan.safeParse(json)
-  if (!parsed.success) return `not a plan from mode: plan (${parsed.error.issues[0]?.message ?? 'invalid'})`
-  const bad = parsed.data.tasks.find(t => t.branch !== `${prefix}${t.id}` && !(t.source.kind === 'follow-up' && t.branch.startsWith(prefix)))
+  if (!parsed.success)
+    return `not a plan from mode: plan (${parsed.error.issues[0]?.message ?? 'invalid'})`
+  const bad = parsed.data.tasks.find(
+    t =>
+      t.branch !== `${prefix}${t.id}` &&
+      !(t.source.kind === 'follow-up' && t.branch.startsWith(prefix))
+  )
   if (bad) return `task '${bad.id}' has branch '${bad.branch}', outside branch-prefix '${prefix}'`
   return parsed.data as unknown as SavedPlan
 }

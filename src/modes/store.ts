@@ -28,8 +28,12 @@ export function dirStore(dir: string): OutcomeStore {
       await writeFile(path.join(dir, `${PREFIX}${file.shard}.json`), JSON.stringify(file))
     },
     async loadAll() {
-      const names = (await readdir(dir).catch(() => [] as string[])).filter(n => n.startsWith(PREFIX) && n.endsWith('.json'))
-      return Promise.all(names.map(async n => JSON.parse(await readFile(path.join(dir, n), 'utf8')) as ShardFile))
+      const names = (await readdir(dir).catch(() => [] as string[])).filter(
+        n => n.startsWith(PREFIX) && n.endsWith('.json')
+      )
+      return Promise.all(
+        names.map(async n => JSON.parse(await readFile(path.join(dir, n), 'utf8')) as ShardFile)
+      )
     }
   }
 }
@@ -42,7 +46,9 @@ export function artifactStore(tempDir: string): OutcomeStore {
       await mkdir(tempDir, { recursive: true })
       const local = path.join(tempDir, `${PREFIX}${file.shard}.json`)
       await writeFile(local, JSON.stringify(file))
-      await new DefaultArtifactClient().uploadArtifact(`${PREFIX}${file.shard}`, [local], tempDir, { retentionDays: 7 })
+      await new DefaultArtifactClient().uploadArtifact(`${PREFIX}${file.shard}`, [local], tempDir, {
+        retentionDays: 7
+      })
     },
     async loadAll() {
       const { DefaultArtifactClient } = await import('@actions/artifact')

@@ -6,7 +6,11 @@ import path from 'node:path'
  * preserved git bundles — as one run artifact. Outside Actions (no runtime token) they stay on
  * disk and the note says where.
  */
-export async function keepWork(root: string, name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+export async function keepWork(
+  root: string,
+  name: string,
+  env: NodeJS.ProcessEnv
+): Promise<string | undefined> {
   const dirs = ['transcripts', 'preserved'].map(d => path.join(root, d))
   const files: string[] = []
   for (const dir of dirs) {

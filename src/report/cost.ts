@@ -12,7 +12,8 @@ export interface Price {
  * priced as input tokens: an upper bound where the provider discounts cache reads.
  */
 export function costOf(usage: Usage, price: Price): number {
-  const input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+  const input =
+    usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
   return (input * price.input + usage.output_tokens * price.output) / 1_000_000
 }
 

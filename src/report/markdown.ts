@@ -1,6 +1,9 @@
 /** Text from tasks and workers goes into tables and code blocks: keep it from breaking them. */
 export function cell(text: string): string {
-  return text.replace(/\|/g, '\\|').replace(/\r\n?|\n/g, ' ').slice(0, 200)
+  return text
+    .replace(/\|/g, '\\|')
+    .replace(/\r\n?|\n/g, ' ')
+    .slice(0, 200)
 }
 
 export function fence(text: string): string {

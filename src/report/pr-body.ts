@@ -11,14 +11,27 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
   const u = o.usage
   const lines: string[] = []
   if (task.source.kind === 'issue') lines.push(`Refs #${task.source.issue}`, '')
-  if (task.source.kind === 'follow-up' && task.source.issue) lines.push(`Refs #${task.source.issue}`, '')
+  if (task.source.kind === 'follow-up' && task.source.issue)
+    lines.push(`Refs #${task.source.issue}`, '')
   lines.push(`Opened by Fleet Worker for task \`${task.id}\`. A person reviews and merges.`, '')
   lines.push('### Task', '', fence(task.prompt.slice(0, 6000)), '')
-  if (o.finalMessage) lines.push('### Worker\'s final message', '', o.finalMessage.slice(0, 6000), '')
+  if (o.finalMessage)
+    lines.push("### Worker's final message", '', o.finalMessage.slice(0, 6000), '')
   if (o.verify) {
     const v = o.verify
-    const verdict = v.timedOut ? 'timed out' : v.exitCode === 0 ? 'passed' : `failed (exit ${v.exitCode})`
-    lines.push(`### Verify: ${verdict}`, '', `\`${v.command}\``, '', fence(v.tail || '(no output)'), '')
+    const verdict = v.timedOut
+      ? 'timed out'
+      : v.exitCode === 0
+        ? 'passed'
+        : `failed (exit ${v.exitCode})`
+    lines.push(
+      `### Verify: ${verdict}`,
+      '',
+      `\`${v.command}\``,
+      '',
+      fence(v.tail || '(no output)'),
+      ''
+    )
   }
   lines.push(
     '### Worker',

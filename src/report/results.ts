@@ -36,10 +36,19 @@ export function totals(outcomes: Outcome[]): Totals {
   return {
     succeeded: outcomes.filter(o => SUCCEEDED.includes(o.status)).length,
     failed: outcomes.filter(o => FAILING.includes(o.status)).length,
-    tokensIn: outcomes.reduce((n, o) => n + o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens, 0),
+    tokensIn: outcomes.reduce(
+      (n, o) =>
+        n +
+        o.usage.input_tokens +
+        o.usage.cache_read_input_tokens +
+        o.usage.cache_creation_input_tokens,
+      0
+    ),
     tokensOut: outcomes.reduce((n, o) => n + o.usage.output_tokens, 0),
     turns: outcomes.reduce((n, o) => n + o.turns, 0),
-    costUsd: outcomes.some(o => o.costUsd !== undefined) ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0) : undefined
+    costUsd: outcomes.some(o => o.costUsd !== undefined)
+      ? outcomes.reduce((n, o) => n + (o.costUsd ?? 0), 0)
+      : undefined
   }
 }
 

@@ -24,16 +24,29 @@ export function timeline(outcomes: Outcome[]): string {
   const ran = outcomes.filter(o => o.startedAt !== undefined && o.endedAt !== undefined)
   if (ran.length === 0) return ''
   const t0 = Math.min(...ran.map(o => o.startedAt ?? 0))
-  const lines = ['```mermaid', 'gantt', '  title Workers', '  dateFormat x', '  axisFormat %M:%S', '  section Tasks']
+  const lines = [
+    '```mermaid',
+    'gantt',
+    '  title Workers',
+    '  dateFormat x',
+    '  axisFormat %M:%S',
+    '  section Tasks'
+  ]
   for (const o of ran) {
     const state = FAILING_TAG[o.status] ?? 'done'
-    lines.push(`  ${o.id.replace(/:/g, '_')} :${state}, ${(o.startedAt ?? 0) - t0}, ${(o.endedAt ?? 0) - t0}`)
+    lines.push(
+      `  ${o.id.replace(/:/g, '_')} :${state}, ${(o.startedAt ?? 0) - t0}, ${(o.endedAt ?? 0) - t0}`
+    )
   }
   lines.push('```')
   return lines.join('\n')
 }
 
-const FAILING_TAG: Partial<Record<Outcome['status'], string>> = { failed: 'crit', 'timed-out': 'crit', 'verify-failed': 'active' }
+const FAILING_TAG: Partial<Record<Outcome['status'], string>> = {
+  failed: 'crit',
+  'timed-out': 'crit',
+  'verify-failed': 'active'
+}
 
 export function summaryMarkdown(outcomes: Outcome[], note?: string): string {
   const t = totals(outcomes)
@@ -46,7 +59,8 @@ export function summaryMarkdown(outcomes: Outcome[], note?: string): string {
     '|---|---|---|---|---|---|---|---|'
   )
   for (const o of outcomes) {
-    const tin = o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens
+    const tin =
+      o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens
     out.push(
       `| ${cell(o.title)} (\`${o.id}\`) | ${ICON[o.status]} ${o.status} | ${prCell(o)} | ${o.turns} | ${tokens(tin)} / ${tokens(o.usage.output_tokens)} | ${duration(o.durationMs)} | ${cell(o.model ?? 'default')} | ${cell(o.error ?? '')} |`
     )

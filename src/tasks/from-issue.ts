@@ -7,16 +7,18 @@ import type { Task } from './task.js'
  * characters, other control characters.
  */
 export function cleanText(text: string): string {
-  return text
-    .replace(/<!--[\s\S]*?(-->|$)/g, '')
-    .replace(/\p{Bidi_Control}/gu, '')
-    // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
-    // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
-    .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
-    // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
-    .replace(/\r\n?/g, '\n')
-    .trim()
+  return (
+    text
+      .replace(/<!--[\s\S]*?(-->|$)/g, '')
+      .replace(/\p{Bidi_Control}/gu, '')
+      // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
+      // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
+      .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
+      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
+      .replace(/\r\n?/g, '\n')
+      .trim()
+  )
 }
 
 export interface ChecklistItem {
@@ -37,7 +39,8 @@ export function checklist(body: string): ChecklistItem[] {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
     if (fenced) continue
     const m = ITEM.exec(line)
-    if (m?.[1] && m[2]) items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() })
+    if (m?.[1] && m[2])
+      items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() })
   }
   return items
 }
@@ -59,7 +62,15 @@ export function tasksFromIssue(issue: IssueInfo, prefix: string): Task[] {
   if (open.length === 0) {
     const id = `issue-${issue.number}`
     const prompt = `${title}\n\n${body}`.trim()
-    return [{ id, title: titleOf(title || prompt), prompt, branch: `${prefix}${id}`, source: { kind: 'issue', issue: issue.number } }]
+    return [
+      {
+        id,
+        title: titleOf(title || prompt),
+        prompt,
+        branch: `${prefix}${id}`,
+        source: { kind: 'issue', issue: issue.number }
+      }
+    ]
   }
   return open.map(item => {
     const id = `issue-${issue.number}-${item.position}`
@@ -74,7 +85,12 @@ export function tasksFromIssue(issue: IssueInfo, prefix: string): Task[] {
 }
 
 /** A `/fleet <text>` comment: the text is the task, on `issue-N`. */
-export function taskFromComment(issue: IssueInfo, text: string, prefix: string, on = 'issue'): Task {
+export function taskFromComment(
+  issue: IssueInfo,
+  text: string,
+  prefix: string,
+  on = 'issue'
+): Task {
   const id = `issue-${issue.number}`
   const prompt = cleanText(text)
   return {

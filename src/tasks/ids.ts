@@ -4,7 +4,8 @@ import { createHash } from 'node:crypto'
 const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/
 
 export function idProblem(id: string): string | undefined {
-  if (!ID.test(id)) return `'${id}' is not a valid id: use 1-63 of a-z 0-9 . _ - starting with a letter or digit`
+  if (!ID.test(id))
+    return `'${id}' is not a valid id: use 1-63 of a-z 0-9 . _ - starting with a letter or digit`
   if (id.includes('..') || id.endsWith('.') || id.endsWith('.lock')) {
     return `'${id}' is not a valid id: it may not contain '..' or end with '.' or '.lock'`
   }

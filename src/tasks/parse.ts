@@ -9,16 +9,16 @@ export class TaskListError extends Error {
 }
 
 const objectItem = z
-    .object({
-      id: z.string().optional(),
-      prompt: z.string().min(1, 'prompt must not be empty'),
-      title: z.string().optional(),
-      model: z.string().optional(),
-      'max-turns': z.number().int().min(1).optional(),
-      verify: z.string().optional(),
-      effort: z.enum(EFFORTS).optional()
-    })
-    .strict()
+  .object({
+    id: z.string().optional(),
+    prompt: z.string().min(1, 'prompt must not be empty'),
+    title: z.string().optional(),
+    model: z.string().optional(),
+    'max-turns': z.number().int().min(1).optional(),
+    verify: z.string().optional(),
+    effort: z.enum(EFFORTS).optional()
+  })
+  .strict()
 
 const item = z.union([z.string().min(1), objectItem])
 
@@ -49,7 +49,9 @@ function parseStructured(text: string, source: string): unknown[] {
     throw new TaskListError(`${source}: ${(error as Error).message}`, { cause: error })
   }
   if (!Array.isArray(value)) {
-    throw new TaskListError(`${source}: expected a list of tasks (YAML '- ...' items or a JSON array)`)
+    throw new TaskListError(
+      `${source}: expected a list of tasks (YAML '- ...' items or a JSON array)`
+    )
   }
   return value
 }
@@ -80,22 +82,31 @@ function toTask(raw: Item, index: number, source: string, prefix: string): Task 
  * Tasks from text: a YAML/JSON list, or else one prompt per non-empty line.
  * `source` names the input in errors, e.g. "Input 'tasks'".
  */
-export function parseTasks(text: string, source: string, prefix: string, opts: { list?: boolean } = {}): Task[] {
+export function parseTasks(
+  text: string,
+  source: string,
+  prefix: string,
+  opts: { list?: boolean } = {}
+): Task[] {
   if (text.trim() === '' && !opts.list) return []
-  const items: unknown[] = opts.list || looksLikeList(text)
-    ? parseStructured(text, source)
-    : text
-        .split('\n')
-        .map(l => l.trim())
-        .filter(Boolean)
+  const items: unknown[] =
+    opts.list || looksLikeList(text)
+      ? parseStructured(text, source)
+      : text
+          .split('\n')
+          .map(l => l.trim())
+          .filter(Boolean)
   const tasks = items.map((raw, index) => {
     const isObject = typeof raw === 'object' && raw !== null && !Array.isArray(raw)
     const parsed = (isObject ? objectItem : item).safeParse(raw)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]
       const field = issue?.path.length ? `'${issue.path.join('.')}': ` : ''
-      const hint = 'each item must be a prompt string or {id?, prompt, title?, model?, max-turns?, verify?, effort?}'
-      throw new TaskListError(`${source}: item ${index + 1}: ${field}${issue?.message ?? 'invalid'}; ${hint}`)
+      const hint =
+        'each item must be a prompt string or {id?, prompt, title?, model?, max-turns?, verify?, effort?}'
+      throw new TaskListError(
+        `${source}: item ${index + 1}: ${field}${issue?.message ?? 'invalid'}; ${hint}`
+      )
     }
     return toTask(parsed.data, index, source, prefix)
   })
@@ -106,7 +117,8 @@ export function parseTasks(text: string, source: string, prefix: string, opts: {
 export function assertUniqueIds(tasks: Task[], source: string): void {
   const seen = new Set<string>()
   for (const task of tasks) {
-    if (seen.has(task.id)) throw new TaskListError(`${source}: two tasks have the id '${task.id}'; ids must be unique`)
+    if (seen.has(task.id))
+      throw new TaskListError(`${source}: two tasks have the id '${task.id}'; ids must be unique`)
     seen.add(task.id)
   }
 }

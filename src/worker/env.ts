@@ -14,8 +14,15 @@ function isAnthropic(baseUrl: string | undefined): boolean {
   return !baseUrl || new URL(baseUrl).hostname === 'api.anthropic.com'
 }
 
-export function keyVariable(config: Pick<Config, 'authHeader' | 'baseUrl'>): 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' {
-  const header = config.authHeader === 'auto' ? (isAnthropic(config.baseUrl) ? 'x-api-key' : 'bearer') : config.authHeader
+export function keyVariable(
+  config: Pick<Config, 'authHeader' | 'baseUrl'>
+): 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' {
+  const header =
+    config.authHeader === 'auto'
+      ? isAnthropic(config.baseUrl)
+        ? 'x-api-key'
+        : 'bearer'
+      : config.authHeader
   return header === 'bearer' ? 'ANTHROPIC_AUTH_TOKEN' : 'ANTHROPIC_API_KEY'
 }
 
@@ -33,7 +40,14 @@ export interface WorkerEnvInput {
  * mapping, PATH and locale, its own HOME/TMPDIR/config dir. Never the GitHub token, runner tokens
  * or other inputs — a worker runs with bypassPermissions and can print anything it can see.
  */
-export function workerEnv({ config, apiKey, model, paths, host, isRoot }: WorkerEnvInput): Record<string, string> {
+export function workerEnv({
+  config,
+  apiKey,
+  model,
+  paths,
+  host,
+  isRoot
+}: WorkerEnvInput): Record<string, string> {
   const env: Record<string, string> = {}
   for (const name of PASS_THROUGH) {
     const value = host[name]

@@ -16,7 +16,10 @@ async function isExecutable(file: string): Promise<boolean> {
   )
 }
 
-export async function findOnPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
+export async function findOnPath(
+  name: string,
+  pathVar: string | undefined
+): Promise<string | undefined> {
   for (const dir of (pathVar ?? '').split(path.delimiter).filter(Boolean)) {
     const candidate = path.join(dir, name)
     if (await isExecutable(candidate)) return candidate
@@ -29,9 +32,21 @@ export async function findOnPath(name: string, pathVar: string | undefined): Pro
  * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
  */
 async function installPinned(dir: string): Promise<string> {
-  await run('npm', ['install', '--prefix', dir, '--no-save', '--no-audit', '--no-fund', `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`], {
-    maxBuffer: 16 * 1024 * 1024
-  })
+  await run(
+    'npm',
+    [
+      'install',
+      '--prefix',
+      dir,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
+    ],
+    {
+      maxBuffer: 16 * 1024 * 1024
+    }
+  )
   const pkg = path.join(dir, 'node_modules', '@anthropic-ai', 'claude-code')
   await run(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg })
   return path.join(dir, 'node_modules', '.bin', 'claude')
@@ -43,20 +58,32 @@ export interface Claude {
 }
 
 /** `claude-path`, else `claude` on PATH, else the pinned version installed under `installDir`. */
-export async function resolveClaude(opts: { claudePath?: string; pathVar?: string; installDir: string; log: (m: string) => void }): Promise<Claude> {
+export async function resolveClaude(opts: {
+  claudePath?: string
+  pathVar?: string
+  installDir: string
+  log: (m: string) => void
+}): Promise<Claude> {
   let file = opts.claudePath
   if (file && !(await isExecutable(file))) {
-    throw new InputError('claude-path', `'${file}' is not an executable file; give the path of the claude binary, or leave it empty`)
+    throw new InputError(
+      'claude-path',
+      `'${file}' is not an executable file; give the path of the claude binary, or leave it empty`
+    )
   }
   file ??= await findOnPath('claude', opts.pathVar)
   if (!file) {
     opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`)
     file = await installPinned(opts.installDir)
   }
-  const { stdout } = await run(file, ['--version'], { env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' } })
+  const { stdout } = await run(file, ['--version'], {
+    env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
+  })
   const version = stdout.trim().split(/\s/)[0] ?? 'unknown'
   if (version !== CLAUDE_CODE_VERSION) {
-    opts.log(`warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`)
+    opts.log(
+      `warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`
+    )
   }
   return { file, version }
 }

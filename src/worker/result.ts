@@ -80,40 +80,70 @@ function isOverload(status: number): boolean {
 
 function apiError(status: number): { error: string; retryable: boolean } {
   if (status === 401 || status === 403) {
-    return { error: `the model endpoint rejected the key (${status}); check api-key and auth-header`, retryable: false }
+    return {
+      error: `the model endpoint rejected the key (${status}); check api-key and auth-header`,
+      retryable: false
+    }
   }
   if (status === 404) {
     return { error: 'the model endpoint answered 404; check base-url and model', retryable: false }
   }
-  if (status === 429) return { error: 'the model endpoint kept rate-limiting the worker (429)', retryable: true }
+  if (status === 429)
+    return { error: 'the model endpoint kept rate-limiting the worker (429)', retryable: true }
   if (status === 529) return { error: 'the model endpoint was overloaded (529)', retryable: true }
-  if (isOverload(status)) return { error: `the model endpoint failed with ${status}`, retryable: true }
+  if (isOverload(status))
+    return { error: `the model endpoint failed with ${status}`, retryable: true }
   return { error: `the model endpoint refused the request (${status})`, retryable: false }
 }
 
 /** The gate: success is `is_error === false` AND exit code 0; everything else is one sentence. */
-export function judge(exit: WorkerExit, limits: { timeoutMinutes: number; maxTurns: number }): Verdict {
+export function judge(
+  exit: WorkerExit,
+  limits: { timeoutMinutes: number; maxTurns: number }
+): Verdict {
   const { result } = exit
   if (exit.timedOut) {
-    return { kind: 'timed-out', error: `the worker ran past timeout-minutes (${limits.timeoutMinutes}) and was stopped` }
+    return {
+      kind: 'timed-out',
+      error: `the worker ran past timeout-minutes (${limits.timeoutMinutes}) and was stopped`
+    }
   }
   if (result && !result.is_error && exit.exitCode === 0) return { kind: 'ok' }
-  if (exit.stopped) return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false }
+  if (exit.stopped)
+    return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false }
   if (!result) {
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with code ${exit.exitCode ?? 'unknown'}`
+    const how = exit.signal
+      ? `was killed by ${exit.signal}`
+      : `exited with code ${exit.exitCode ?? 'unknown'}`
     const tail = exit.stderrTail.trim().split('\n').slice(-1)[0]
-    return { kind: 'failed', error: `the worker ${how} without a result${tail ? `: ${tail}` : ''}`, retryable: false }
+    return {
+      kind: 'failed',
+      error: `the worker ${how} without a result${tail ? `: ${tail}` : ''}`,
+      retryable: false
+    }
   }
   if (result.subtype === 'error_max_turns' || result.terminal_reason === 'max_turns') {
-    return { kind: 'failed', error: `the worker used all ${limits.maxTurns} turns (max-turns) without finishing`, retryable: false }
+    return {
+      kind: 'failed',
+      error: `the worker used all ${limits.maxTurns} turns (max-turns) without finishing`,
+      retryable: false
+    }
   }
   if (typeof result.api_error_status === 'number') {
     return { kind: 'failed', ...apiError(result.api_error_status) }
   }
   if (result.terminal_reason === 'api_error') {
     // No status: the request timed out or the connection failed. Worth another attempt.
-    return { kind: 'failed', error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`, retryable: true }
+    return {
+      kind: 'failed',
+      error: `the model endpoint did not answer: ${(result.result ?? 'no detail').slice(0, 200)}`,
+      retryable: true
+    }
   }
   const detail = result.errors?.map(String).join('; ') || result.result || result.subtype
-  return { kind: 'failed', error: `the worker reported an error: ${detail.slice(0, 300)}`, retryable: false }
+  return {
+    kind: 'failed',
+    error: `the worker reported an error: ${detail.slice(0, 300)}`,
+    retryable: false
+  }
 }

@@ -16,7 +16,12 @@ export type NextStep = { retry: false } | { retry: true; delayMs: number; overfl
  * retried with full-jitter exponential backoff up to maxAttempts, then once more on the small
  * model if one is set. Other failures are not retried: the same input would fail the same way.
  */
-export function nextStep(attempt: number, verdict: Verdict, policy: RetryPolicy, random = Math.random): NextStep {
+export function nextStep(
+  attempt: number,
+  verdict: Verdict,
+  policy: RetryPolicy,
+  random = Math.random
+): NextStep {
   if (verdict.kind !== 'failed' || !verdict.retryable) return { retry: false }
   const overflow = attempt >= policy.maxAttempts
   if (overflow && (!policy.smallModel || attempt > policy.maxAttempts)) return { retry: false }

@@ -43,18 +43,28 @@ let sandboxNoted = false
 function noteSandbox(ctx: WorkerContext): void {
   if (!ctx.isRoot || ctx.config.isolation === 'container' || sandboxNoted) return
   sandboxNoted = true
-  ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.')
+  ctx.log(
+    'Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.'
+  )
 }
 
 /** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
 async function cage(ctx: WorkerContext, task: Task, attempt: number) {
   const dir = path.join(ctx.root, 'workers', `${task.id}.${attempt}`)
   await rm(dir, { recursive: true, force: true })
-  const paths = { configDir: path.join(dir, 'config'), home: path.join(dir, 'home'), tmp: path.join(dir, 'tmp') }
+  const paths = {
+    configDir: path.join(dir, 'config'),
+    home: path.join(dir, 'home'),
+    tmp: path.join(dir, 'tmp')
+  }
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   const settings = path.join(paths.configDir, 'settings.json')
   await writeFile(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2))
-  return { paths, settings, transcript: path.join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`) }
+  return {
+    paths,
+    settings,
+    transcript: path.join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`)
+  }
 }
 
 /** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
@@ -92,7 +102,10 @@ export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Pr
     transcripts.push(transcript)
     usage = addUsage(usage, usageOf(exit.result))
     turns += exit.result?.num_turns ?? 0
-    const verdict = judge(exit, { timeoutMinutes: config.timeoutMs / 60_000, maxTurns: task.maxTurns ?? config.maxTurns })
+    const verdict = judge(exit, {
+      timeoutMinutes: config.timeoutMs / 60_000,
+      maxTurns: task.maxTurns ?? config.maxTurns
+    })
     const next = nextStep(attempt, verdict, {
       maxAttempts: config.maxAttempts,
       baseDelayMs: config.retryDelayMs,
@@ -102,11 +115,22 @@ export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Pr
       const safeEnv = { ...env }
       delete safeEnv.ANTHROPIC_API_KEY
       delete safeEnv.ANTHROPIC_AUTH_TOKEN
-      return { verdict, turns, usage, attempts: attempt, model, finalMessage: exit.result?.result, transcripts, env: safeEnv }
+      return {
+        verdict,
+        turns,
+        usage,
+        attempts: attempt,
+        model,
+        finalMessage: exit.result?.result,
+        transcripts,
+        env: safeEnv
+      }
     }
     if (next.overflow) model = config.smallModel
     const reason = verdict.kind === 'failed' ? verdict.error : verdict.kind
-    ctx.log(`[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${next.overflow ? ` on ${model}` : ''}`)
+    ctx.log(
+      `[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${next.overflow ? ` on ${model}` : ''}`
+    )
     await (ctx.sleep ?? sleep)(next.delayMs)
   }
 }

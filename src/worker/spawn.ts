@@ -60,7 +60,10 @@ export function stopAllWorkers(reason: string): void {
 async function strays(marker: string): Promise<number[]> {
   const needle = Buffer.from(`\0${marker}\0`)
   const names = await readdir('/proc').catch(() => [] as string[])
-  const pids = names.filter(n => /^\d+$/.test(n)).map(Number).filter(p => p !== process.pid)
+  const pids = names
+    .filter(n => /^\d+$/.test(n))
+    .map(Number)
+    .filter(p => p !== process.pid)
   const found = await Promise.all(
     pids.map(async p => {
       const env = await readFile(`/proc/${p}/environ`).catch(() => undefined)
@@ -111,7 +114,13 @@ function messageOf(event: Record<string, unknown>): { id?: string; outputTokens:
  */
 export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   if (stopping.signal.aborted) {
-    return { exitCode: null, signal: null, timedOut: false, stopped: String(stopping.signal.reason), stderrTail: '' }
+    return {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      stopped: String(stopping.signal.reason),
+      stderrTail: ''
+    }
   }
   const child = spawn(opts.file, opts.args, {
     cwd: opts.cwd,
@@ -160,7 +169,11 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   }, opts.timeoutMs)
 
   const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
-  const exit = await new Promise<{ code: number | null; signal: string | null; spawnError?: Error }>(resolve => {
+  const exit = await new Promise<{
+    code: number | null
+    signal: string | null
+    spawnError?: Error
+  }>(resolve => {
     child.once('error', error => resolve({ code: null, signal: null, spawnError: error }))
     child.once('exit', (code, signal) => resolve({ code, signal }))
   })
@@ -176,6 +189,14 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   if (!exit.spawnError) await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())])
   await new Promise<void>(resolve => transcript.end(resolve))
   if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
-  const stopped = pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined
-  return { exitCode: exit.code, signal: exit.signal, timedOut, result, stderrTail: stderr, ...(stopped ? { stopped } : {}) }
+  const stopped =
+    pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined
+  return {
+    exitCode: exit.code,
+    signal: exit.signal,
+    timedOut,
+    result,
+    stderrTail: stderr,
+    ...(stopped ? { stopped } : {})
+  }
 }

@@ -33,7 +33,7 @@ function unavailable(): string | undefined {
   const info = podman('info', '--format', '{{.Host.OCIRuntime.Name}}')
   if (info.status !== 0)
     return `podman info failed: ${(info.stderr || info.error?.message || '').trim()}`
-  if (podman('image', 'exists', IMAGE).status === 0) return undefined
+  if (podman('image', 'exists', IMAGE).status === 0) return canRun()
   if (process.getuid?.() !== 0) return `image ${IMAGE} is missing and building it needs root`
   // ~80 s cold: debootstrap stand-in base + the real Dockerfile (docs/container.md).
   const built = spawnSync('bash', [path.join(ROOT, 'scripts/podman-check.sh')], {
@@ -44,7 +44,15 @@ function unavailable(): string | undefined {
   if (podman('image', 'exists', IMAGE).status !== 0) {
     return `image ${IMAGE} could not be built: ${(built.stdout + built.stderr).slice(-800)}`
   }
-  return undefined
+  return canRun()
+}
+
+/** Some machines install podman but cannot start containers (no namespaces, no cgroups). */
+function canRun(): string | undefined {
+  const smoke = podman('run', '--rm', '--network', 'none', IMAGE, 'true')
+  return smoke.status === 0
+    ? undefined
+    : `podman cannot start a container here: ${(smoke.stderr || smoke.error?.message || '').trim().slice(-400)}`
 }
 const skipReason = unavailable()
 if (skipReason) {

@@ -117,7 +117,11 @@ describe('the GitHub API rate-limiting and failing', () => {
     }
     // Landing runs outside the worker slot, so limited-b's create may come before limited-a's
     // retry: each limit hits whichever create comes next. Order aside, each was waited out.
-    expect(creates().map(r => r.status).sort()).toEqual([201, 201, 403, 403])
+    expect(
+      creates()
+        .map(r => r.status)
+        .sort()
+    ).toEqual([201, 201, 403, 403])
     expect(
       stack.github.requests
         .filter(r => r.method === 'GET' && r.path.endsWith('/pulls'))
@@ -127,14 +131,18 @@ describe('the GitHub API rate-limiting and failing', () => {
     expect(run.stdout).toMatch(/GitHub rate limit on POST \S+\/pulls; retrying in \d+s/)
 
     // The waits, as the mock saw them: each retry came after the time it was told to wait.
-    const headOf = (r: (typeof stack.github.requests)[number]) => (r.body as { head?: string } | undefined)?.head
-    const timeOf = (r: (typeof stack.github.requests)[number]) => seen.times[stack.github.requests.indexOf(r)] ?? NaN
+    const headOf = (r: (typeof stack.github.requests)[number]) =>
+      (r.body as { head?: string } | undefined)?.head
+    const timeOf = (r: (typeof stack.github.requests)[number]) =>
+      seen.times[stack.github.requests.indexOf(r)] ?? NaN
     const limited = creates().filter(r => r.status === 403)
     const retryOf = (r: (typeof stack.github.requests)[number]) =>
       creates().find(c => c !== r && headOf(c) === headOf(r) && timeOf(c) > timeOf(r))
     const [secondary, primary] = limited
     if (!secondary || !primary) throw new Error('expected two rate-limited creates')
-    expect(timeOf(retryOf(secondary) ?? secondary) - timeOf(secondary)).toBeGreaterThanOrEqual(3000 - 250)
+    expect(timeOf(retryOf(secondary) ?? secondary) - timeOf(secondary)).toBeGreaterThanOrEqual(
+      3000 - 250
+    )
     expect(timeOf(retryOf(primary) ?? primary)).toBeGreaterThanOrEqual(reset * 1000 - 250)
     await expectNoOrphans(run)
   })

@@ -22,10 +22,20 @@ describe('a fleet from the tasks input to pull requests', () => {
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
 
     const branches = await stack.git.branches(`${OWNER}/${REPO}`)
-    expect(Object.keys(branches).filter(b => b.startsWith('fleet/')).sort()).toEqual(['fleet/alpha', 'fleet/beta', 'fleet/gamma'])
-    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/alpha', 'alpha.txt')).toBe('from alpha\n')
-    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/beta', 'beta.txt')).toBe('from beta\n')
-    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/gamma', 'docs/gamma.md')).toBe('# gamma\n')
+    expect(
+      Object.keys(branches)
+        .filter(b => b.startsWith('fleet/'))
+        .sort()
+    ).toEqual(['fleet/alpha', 'fleet/beta', 'fleet/gamma'])
+    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/alpha', 'alpha.txt')).toBe(
+      'from alpha\n'
+    )
+    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/beta', 'beta.txt')).toBe(
+      'from beta\n'
+    )
+    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/gamma', 'docs/gamma.md')).toBe(
+      '# gamma\n'
+    )
 
     const open = stack.github.state.pulls.filter(p => p.state === 'open')
     expect(open.map(p => p.pull.head).sort()).toEqual(['fleet/alpha', 'fleet/beta', 'fleet/gamma'])
@@ -51,11 +61,15 @@ describe('a fleet from the tasks input to pull requests', () => {
 
   it('refuses a malformed task list before any worker runs, naming the input and the item', async () => {
     const before = stack.model.requests.length
-    const missingPrompt = await stack.run({ inputs: { tasks: '- prompt: fine\n- title: no prompt here\n' } })
+    const missingPrompt = await stack.run({
+      inputs: { tasks: '- prompt: fine\n- title: no prompt here\n' }
+    })
     expect(missingPrompt.exitCode).not.toBe(0)
     expect(missingPrompt.stdout).toMatch(/Input 'tasks'.*item 2.*prompt/)
 
-    const badId = await stack.run({ inputs: { tasks: JSON.stringify([{ id: '../x', prompt: 'escape' }]) } })
+    const badId = await stack.run({
+      inputs: { tasks: JSON.stringify([{ id: '../x', prompt: 'escape' }]) }
+    })
     expect(badId.exitCode).not.toBe(0)
     expect(badId.stdout).toMatch(/Input 'tasks'.*item 1.*'\.\.\/x' is not a valid id/)
     expect(stack.model.requests.length).toBe(before)

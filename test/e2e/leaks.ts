@@ -13,7 +13,9 @@ export function secrets(): Record<string, string> {
   const header = extraheaderValue(GITHUB_TOKEN)
   return {
     'GitHub token': GITHUB_TOKEN,
-    'GitHub token (base64 in basic auth)': Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64'),
+    'GitHub token (base64 in basic auth)': Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString(
+      'base64'
+    ),
     'checkout extraheader': header,
     'model key': MODEL_KEY
   }
@@ -42,7 +44,8 @@ async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string
   ]
   // Everything workers sent to the model, tool results included — except the auth headers, which
   // are where the model key belongs.
-  for (const r of stack.model.requests) out.push([`model request ${r.key ?? ''} step ${r.step}`, JSON.stringify(r.body)])
+  for (const r of stack.model.requests)
+    out.push([`model request ${r.key ?? ''} step ${r.step}`, JSON.stringify(r.body)])
   // Transcripts and preserved bundles are what Actions would upload as artifacts.
   for (const file of await filesUnder(path.join(run.runnerTemp, 'fleet-worker'))) {
     if (/\/(transcripts|preserved)\//.test(file) && (await stat(file)).size < 20_000_000) {
@@ -51,7 +54,11 @@ async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string
   }
   // Every pushed commit: messages and content.
   const bare = stack.git.repoPath(`${OWNER}/${REPO}`)
-  const { stdout: pushed } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 })
+  const { stdout: pushed } = await exec(
+    'git',
+    ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'],
+    { maxBuffer: 256 * 1024 * 1024 }
+  )
   out.push(['pushed commits', pushed])
   return out
 }
@@ -61,7 +68,8 @@ export async function assertNoLeaks(stack: Stack, run: RunActionResult): Promise
   const hits: string[] = []
   const texts = await corpus(stack, run)
   for (const [name, secret] of Object.entries(secrets())) {
-    for (const [where, text] of texts) if (text.includes(secret)) hits.push(`${name} found in ${where}`)
+    for (const [where, text] of texts)
+      if (text.includes(secret)) hits.push(`${name} found in ${where}`)
   }
   if (hits.length) throw new Error(`secrets leaked:\n${hits.join('\n')}`)
 }

@@ -9,7 +9,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { makeWorkspace, startGitRemote, type GitRemote, gitTestEnv } from '../support/git-remote.js'
 import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from '../support/github-mock.js'
-import { startModelServer, type ModelServer, type ModelServerOptions } from '../support/model-server.js'
+import {
+  startModelServer,
+  type ModelServer,
+  type ModelServerOptions
+} from '../support/model-server.js'
 import { runAction, type RunActionResult } from '../support/run-action.js'
 import { assertNoLeaks } from './leaks.js'
 
@@ -25,7 +29,14 @@ export interface Stack {
   workspace: string
   cloneUrl: string
   /** Runs `node dist/index.js` as the runner would, then scans everything for leaked secrets. */
-  run(opts: { inputs?: Record<string, string>; eventName?: string; payload?: object; env?: Record<string, string>; timeoutMs?: number; signalAfterMs?: { signal: NodeJS.Signals; ms: number } }): Promise<RunActionResult>
+  run(opts: {
+    inputs?: Record<string, string>
+    eventName?: string
+    payload?: object
+    env?: Record<string, string>
+    timeoutMs?: number
+    signalAfterMs?: { signal: NodeJS.Signals; ms: number }
+  }): Promise<RunActionResult>
   close(): Promise<void>
 }
 
@@ -39,9 +50,18 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const home = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-home-'))
   const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model })
   const git = await startGitRemote({ token: GITHUB_TOKEN })
-  const github = await startGitHubMock({ owner: OWNER, repo: REPO, defaultBranch: 'main', token: GITHUB_TOKEN, ...opts.github })
+  const github = await startGitHubMock({
+    owner: OWNER,
+    repo: REPO,
+    defaultBranch: 'main',
+    token: GITHUB_TOKEN,
+    ...opts.github
+  })
   const cloneUrl = await git.createRepo(`${OWNER}/${REPO}`, {
-    files: opts.files ?? { 'README.md': '# widgets\n', 'package.json': '{"name":"widgets","private":true}\n' }
+    files: opts.files ?? {
+      'README.md': '# widgets\n',
+      'package.json': '{"name":"widgets","private":true}\n'
+    }
   })
   const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN)
   const runs: RunActionResult[] = []
@@ -62,7 +82,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           ...r.inputs
         },
         eventName: r.eventName ?? 'workflow_dispatch',
-        payload: r.payload ?? { inputs: {}, ref: 'refs/heads/main', repository: { full_name: `${OWNER}/${REPO}` } },
+        payload: r.payload ?? {
+          inputs: {},
+          ref: 'refs/heads/main',
+          repository: { full_name: `${OWNER}/${REPO}` }
+        },
         workspace,
         repository: `${OWNER}/${REPO}`,
         serverUrl: git.url.replace(/\/$/, ''),
@@ -94,7 +118,12 @@ export interface ResultEntry {
   'pr-url': string | null
   turns: number
   'duration-ms': number
-  usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens: number; cache_creation_input_tokens: number }
+  usage: {
+    input_tokens: number
+    output_tokens: number
+    cache_read_input_tokens: number
+    cache_creation_input_tokens: number
+  }
   error: string | null
   model: string | null
   attempts: number
@@ -102,7 +131,8 @@ export interface ResultEntry {
 
 export function results(run: RunActionResult): ResultEntry[] {
   const raw = run.outputs.results
-  if (raw === undefined) throw new Error(`no results output; stderr: ${run.stderr}\nstdout: ${run.stdout.slice(-3000)}`)
+  if (raw === undefined)
+    throw new Error(`no results output; stderr: ${run.stderr}\nstdout: ${run.stdout.slice(-3000)}`)
   return JSON.parse(raw) as ResultEntry[]
 }
 

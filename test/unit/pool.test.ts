@@ -3,7 +3,13 @@ import type { Outcome } from '../../src/fleet/outcome.js'
 import { emptyOutcome, runPool } from '../../src/fleet/pool.js'
 import type { Task } from '../../src/tasks/task.js'
 
-const task = (id: string): Task => ({ id, title: id, prompt: id, branch: `fleet/${id}`, source: { kind: 'input' } })
+const task = (id: string): Task => ({
+  id,
+  title: id,
+  prompt: id,
+  branch: `fleet/${id}`,
+  source: { kind: 'input' }
+})
 const tick = () => new Promise(resolve => setTimeout(resolve, 5))
 
 describe('the pool', () => {
@@ -38,11 +44,11 @@ describe('the pool', () => {
       now: () => now,
       deadline: () => 10,
       onOutcome: o => seen.push(o),
-      run: async (t, slot) =>
-        slot(async () => {
+      run: (t, slot) =>
+        slot(() => {
           now += 10
-          if (t.id === 'a') throw new Error('boom')
-          return emptyOutcome(t, { status: 'pr-opened' })
+          if (t.id === 'a') return Promise.reject(new Error('boom'))
+          return Promise.resolve(emptyOutcome(t, { status: 'pr-opened' }))
         })
     })
     expect(outcomes.map(o => [o.id, o.status])).toEqual([
