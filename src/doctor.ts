@@ -61,7 +61,10 @@ async function probe(config: Config, key: string): Promise<Check> {
     })
     return endpointVerdict(response.status)
   } catch (error) {
-    const cause = (error as { cause?: { code?: string } }).cause?.code
+    // fetch wraps the socket's error; several addresses tried give an AggregateError of them.
+    type Cause = { code?: string; message?: string; errors?: Cause[] }
+    const c = (error as { cause?: Cause }).cause
+    const cause = c?.code ?? c?.errors?.[0]?.code ?? c?.message
     return endpointVerdict(
       undefined,
       cause ?? (error instanceof Error ? error.message : String(error))

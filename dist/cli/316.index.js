@@ -73,7 +73,8 @@ async function probe(config, key) {
         return endpointVerdict(response.status);
     }
     catch (error) {
-        const cause = error.cause?.code;
+        const c = error.cause;
+        const cause = c?.code ?? c?.errors?.[0]?.code ?? c?.message;
         return endpointVerdict(undefined, cause ?? (error instanceof Error ? error.message : String(error)));
     }
 }

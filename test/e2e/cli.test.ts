@@ -1,6 +1,7 @@
 // Issue 7, through dist/: the CLI front door on a developer's machine. It runs the CLI itself (not
 // the action), so the leak scan is called here by hand on what the CLI produced.
 import { spawn } from 'node:child_process'
+import { type AddressInfo, createServer } from 'node:net'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -151,5 +152,55 @@ describe('the fleet-worker CLI', () => {
       durationMs: 0
     }
     await assertNoLeaks(stack, shaped)
+  })
+
+  it('doctor: checks claude and the inputs offline, then asks the endpoint once, with a verdict a person can act on', async () => {
+    const base = ['doctor', '--base-url', stack.model.url]
+    const before = stack.model.requests.length
+    const good = await cli(base, { ANTHROPIC_API_KEY: MODEL_KEY })
+    expect(good.exitCode, good.stdout + good.stderr).toBe(0)
+    expect(good.stdout).toMatch(/^ok +claude: 2\.1\.\d+ at /m)
+    expect(good.stdout).toMatch(/^ok +model endpoint: answered 200$/m)
+    expect(good.stdout).toContain('Ready.')
+    expect(stack.model.requests.length).toBe(before + 1)
+
+    const badKey = await cli(base, { ANTHROPIC_API_KEY: 'sk-not-the-right-key' })
+    expect(badKey.exitCode).toBe(1)
+    expect(badKey.stdout).toMatch(
+      /^FAIL model endpoint: rejected the key \(401\); check api-key and auth-header$/m
+    )
+
+    // A port that was just free: nothing listens there.
+    const port = await new Promise<number>(resolve => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo
+        server.close(() => resolve(port))
+      })
+    })
+    const closed = await cli(['doctor', '--base-url', `http://127.0.0.1:${port}`], {
+      ANTHROPIC_API_KEY: MODEL_KEY
+    })
+    expect(closed.exitCode).toBe(1)
+    expect(closed.stdout).toMatch(
+      /^FAIL model endpoint: unreachable: ECONNREFUSED; check base-url/m
+    )
+
+    const badInput = await cli(['doctor', '--offline', '--max-parallel', 'lots'], {
+      ANTHROPIC_API_KEY: MODEL_KEY
+    })
+    expect(badInput.exitCode).toBe(1)
+    expect(badInput.stdout).toMatch(/^FAIL inputs: Input 'max-parallel': expected a whole number/m)
+
+    for (const r of [good, badKey, closed, badInput]) {
+      const shaped: RunActionResult = {
+        ...r,
+        signal: null,
+        outputs: {},
+        summary: '',
+        runnerTemp: env.RUNNER_TEMP ?? '',
+        durationMs: 0
+      }
+      await assertNoLeaks(stack, shaped)
+    }
   })
 })
