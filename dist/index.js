@@ -40699,8 +40699,7 @@ function containerCommand(spec) {
         ...pinnedEnv(spec),
         ...forwardedEnv(spec.env),
         spec.image,
-        'claude',
-        ...spec.claudeArgs
+        ...(spec.command ?? ['claude', ...spec.claudeArgs])
     ];
     assertNoSecrets(args, spec.env);
     return { file: spec.runtime ?? 'docker', args, env: { ...spec.env } };
@@ -42113,12 +42112,59 @@ function workerEnv({ config, apiKey, model, paths, host, isRoot }) {
     return env;
 }
 
+;// CONCATENATED MODULE: ./src/fleet/verify.ts
+
+const TAIL_LINES = 40;
+function tailOf(text, lines = TAIL_LINES) {
+    return text.trimEnd().split('\n').slice(-lines).join('\n').slice(-4000);
+}
+/**
+ * Runs the verify command in a worktree with the worker's secret-free environment minus the model
+ * key, killing its process group at the timeout.
+ */
+async function runVerify(command, cwd, env, timeoutMs, 
+/** How to start it: `sh -c` here, or a container (isolation: container). */
+launch = {
+    file: 'sh',
+    args: ['-c', command]
+}) {
+    const child = (0,external_node_child_process_namespaceObject.spawn)(launch.file, launch.args, {
+        cwd,
+        env,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe']
+    });
+    let output = '';
+    const collect = (chunk) => {
+        output = (output + chunk.toString()).slice(-64_000);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+        timedOut = true;
+        launch.onTimeout?.();
+        if (child.pid)
+            process.kill(-child.pid, 'SIGKILL');
+    }, timeoutMs);
+    const exitCode = await new Promise(resolve => {
+        child.once('error', error => {
+            output += `\n${error.message}`;
+            resolve(null);
+        });
+        child.once('close', code => resolve(code));
+    });
+    clearTimeout(timer);
+    return { command, exitCode, timedOut, tail: tailOf(output) };
+}
+
 ;// CONCATENATED MODULE: ./src/worker/isolation.ts
 /**
  * Where a worker runs: a child process (isolation: process) or its own container (isolation:
  * container, docs/container.md). Both end in spawnWorker(); container mode adds the git clone the
  * container may write, ownership, the kill on timeout, and bringing the worker's commits back.
  */
+
 
 
 
@@ -42346,6 +42392,57 @@ async function finishGit(w, git, owner) {
         await chownTree(owner, [w.cwd, w.paths.configDir, git.cloneDir]);
     await collectCommits(w.cwd, git, w.log);
     await (0,promises_.rm)(git.cloneDir, { recursive: true, force: true });
+}
+/**
+ * The verify command in a container of the worker's image, with only the worktree and the
+ * worker's config dir mounted and the worker's environment minus the model key: in container
+ * isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it must not
+ * run on the runner. The worktree's git metadata is not mounted: verify sees files, not history.
+ */
+async function verifyInContainer(config, v) {
+    const c = config.container;
+    const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify');
+    const uid = process.getuid?.();
+    const user = containerUser(uid, process.getgid?.());
+    const env = { ...v.env };
+    for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX'])
+        delete env[hostOnly];
+    const cmd = containerCommand({
+        runtime: c.runtime,
+        image: c.image,
+        name,
+        worktree: v.worktree,
+        configDir: v.configDir,
+        env,
+        cpus: c.cpus,
+        memory: c.memory,
+        pidsLimit: c.pidsLimit,
+        network: c.network,
+        user,
+        claudeArgs: [],
+        command: ['sh', '-c', v.command]
+    });
+    const runEnv = runtimeEnv(cmd.env, v.host);
+    // --interactive is for the worker's prompt; verify reads no stdin.
+    const args = cmd.args.filter(a => a !== '--interactive');
+    v.log(`[${v.taskId}] verify in container ${name}`);
+    if (uid === 0)
+        await chownTree(user, [v.worktree, v.configDir]);
+    isolation_live.set(name, c.runtime);
+    const kill = containerKillCommand(name, c.runtime);
+    try {
+        return await runVerify(v.command, v.worktree, runEnv, v.timeoutMs, {
+            file: cmd.file,
+            args,
+            onTimeout: () => void run(kill.file, kill.args, runEnv)
+        });
+    }
+    finally {
+        isolation_live.delete(name);
+        await run(c.runtime, ['rm', '--force', name], runEnv);
+        if (uid === 0)
+            await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir]);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/worker/retry.ts
@@ -42622,46 +42719,6 @@ async function preserve(ctx, task) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/fleet/verify.ts
-
-const TAIL_LINES = 40;
-function tailOf(text, lines = TAIL_LINES) {
-    return text.trimEnd().split('\n').slice(-lines).join('\n').slice(-4000);
-}
-/**
- * Runs the verify command in a worktree with the worker's secret-free environment minus the model
- * key, killing its process group at the timeout.
- */
-async function runVerify(command, cwd, env, timeoutMs) {
-    const child = (0,external_node_child_process_namespaceObject.spawn)('sh', ['-c', command], {
-        cwd,
-        env,
-        detached: true,
-        stdio: ['ignore', 'pipe', 'pipe']
-    });
-    let output = '';
-    const collect = (chunk) => {
-        output = (output + chunk.toString()).slice(-64_000);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    let timedOut = false;
-    const timer = setTimeout(() => {
-        timedOut = true;
-        if (child.pid)
-            process.kill(-child.pid, 'SIGKILL');
-    }, timeoutMs);
-    const exitCode = await new Promise(resolve => {
-        child.once('error', error => {
-            output += `\n${error.message}`;
-            resolve(null);
-        });
-        child.once('close', code => resolve(code));
-    });
-    clearTimeout(timer);
-    return { command, exitCode, timedOut, tail: tailOf(output) };
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -42718,6 +42775,7 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 
+
 function startRef(task, base) {
     return task.source.kind === 'follow-up'
         ? `refs/remotes/origin/${task.branch}`
@@ -42771,7 +42829,18 @@ async function work(ctx, task, startedAt) {
         }
         const command = task.verify ?? config.verify;
         const verify = command
-            ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
+            ? config.isolation === 'container'
+                ? await verifyInContainer(config, {
+                    taskId: task.id,
+                    worktree: tree.dir,
+                    configDir: run.env.CLAUDE_CONFIG_DIR ?? tree.dir,
+                    env: run.env,
+                    command,
+                    timeoutMs: config.verifyTimeoutMs,
+                    host: ctx.worker.host,
+                    log: ctx.worker.log
+                })
+                : await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
             : undefined;
         await commitLeftovers(tree, task, config);
         if (!(await hasNewCommits(tree)))

@@ -6,6 +6,7 @@ import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.j
 import type { Outcome } from './outcome.js'
 import type { Slot } from './pool.js'
 import { runVerify } from './verify.js'
+import { verifyInContainer } from '../worker/isolation.js'
 
 export interface TaskContext {
   worker: WorkerContext
@@ -75,7 +76,18 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
   }
   const command = task.verify ?? config.verify
   const verify = command
-    ? await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
+    ? config.isolation === 'container'
+      ? await verifyInContainer(config, {
+          taskId: task.id,
+          worktree: tree.dir,
+          configDir: run.env.CLAUDE_CONFIG_DIR ?? tree.dir,
+          env: run.env,
+          command,
+          timeoutMs: config.verifyTimeoutMs,
+          host: ctx.worker.host,
+          log: ctx.worker.log
+        })
+      : await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
     : undefined
   await commitLeftovers(tree, task, config)
   if (!(await hasNewCommits(tree)))

@@ -15,9 +15,14 @@ export async function runVerify(
   command: string,
   cwd: string,
   env: Record<string, string>,
-  timeoutMs: number
+  timeoutMs: number,
+  /** How to start it: `sh -c` here, or a container (isolation: container). */
+  launch: { file: string; args: string[]; onTimeout?: () => void } = {
+    file: 'sh',
+    args: ['-c', command]
+  }
 ): Promise<VerifyResult> {
-  const child = spawn('sh', ['-c', command], {
+  const child = spawn(launch.file, launch.args, {
     cwd,
     env,
     detached: true,
@@ -32,6 +37,7 @@ export async function runVerify(
   let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
+    launch.onTimeout?.()
     if (child.pid) process.kill(-child.pid, 'SIGKILL')
   }, timeoutMs)
   const exitCode = await new Promise<number | null>(resolve => {

@@ -43,6 +43,8 @@ export interface ContainerSpec {
   /** uid[:gid], never root: bypassPermissions refuses root, and root defeats the cage. */
   user?: string
   claudeArgs: string[]
+  /** Run this instead of claude (the verify command, in the same cage). */
+  command?: string[]
 }
 
 export interface ContainerCommand {
@@ -207,8 +209,7 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
     ...pinnedEnv(spec),
     ...forwardedEnv(spec.env),
     spec.image,
-    'claude',
-    ...spec.claudeArgs
+    ...(spec.command ?? ['claude', ...spec.claudeArgs])
   ]
   assertNoSecrets(args, spec.env)
   return { file: spec.runtime ?? 'docker', args, env: { ...spec.env } }

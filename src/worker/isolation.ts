@@ -18,6 +18,8 @@ import {
   DEFAULT_USER
 } from './container.js'
 import type { WorkerPaths } from './env.js'
+import type { VerifyResult } from '../fleet/outcome.js'
+import { runVerify } from '../fleet/verify.js'
 import type { WorkerExit } from './result.js'
 import { type Progress, spawnWorker, stopSignal } from './spawn.js'
 
@@ -311,4 +313,64 @@ async function finishGit(w: WorkerLaunch, git: ContainerGitState, owner?: string
   if (owner) await chownTree(owner, [w.cwd, w.paths.configDir, git.cloneDir])
   await collectCommits(w.cwd, git, w.log)
   await rm(git.cloneDir, { recursive: true, force: true })
+}
+
+/**
+ * The verify command in a container of the worker's image, with only the worktree and the
+ * worker's config dir mounted and the worker's environment minus the model key: in container
+ * isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it must not
+ * run on the runner. The worktree's git metadata is not mounted: verify sees files, not history.
+ */
+export async function verifyInContainer(
+  config: Config,
+  v: {
+    taskId: string
+    worktree: string
+    configDir: string
+    env: Record<string, string>
+    command: string
+    timeoutMs: number
+    host: NodeJS.ProcessEnv
+    log: (m: string) => void
+  }
+): Promise<VerifyResult> {
+  const c = config.container
+  const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
+  const uid = process.getuid?.()
+  const user = containerUser(uid, process.getgid?.())
+  const env = { ...v.env }
+  for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
+  const cmd = containerCommand({
+    runtime: c.runtime,
+    image: c.image,
+    name,
+    worktree: v.worktree,
+    configDir: v.configDir,
+    env,
+    cpus: c.cpus,
+    memory: c.memory,
+    pidsLimit: c.pidsLimit,
+    network: c.network,
+    user,
+    claudeArgs: [],
+    command: ['sh', '-c', v.command]
+  })
+  const runEnv = runtimeEnv(cmd.env, v.host)
+  // --interactive is for the worker's prompt; verify reads no stdin.
+  const args = cmd.args.filter(a => a !== '--interactive')
+  v.log(`[${v.taskId}] verify in container ${name}`)
+  if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
+  live.set(name, c.runtime)
+  const kill = containerKillCommand(name, c.runtime)
+  try {
+    return await runVerify(v.command, v.worktree, runEnv, v.timeoutMs, {
+      file: cmd.file,
+      args,
+      onTimeout: () => void run(kill.file, kill.args, runEnv)
+    })
+  } finally {
+    live.delete(name)
+    await run(c.runtime, ['rm', '--force', name], runEnv)
+    if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
+  }
 }

@@ -191,6 +191,40 @@ describe.skipIf(skipReason !== undefined)(
       expect(stack.github.state.pulls.map(p => p.pull.head)).toContain('fleet/boxed')
     }, 240_000)
 
+    it('runs verify in a container too: the worker wrote what it runs', async () => {
+      const ws = stack.workspace
+      const writes = (id: string, testScript: string) => ({
+        id,
+        prompt: `Add a test script.\n${script({
+          key: id,
+          steps: [
+            {
+              tool: 'Write',
+              input: {
+                file_path: '/workspace/package.json',
+                content: JSON.stringify({ name: id, private: true, scripts: { test: testScript } })
+              }
+            },
+            { text: 'Added.' }
+          ]
+        })}`
+      })
+      // The checkout exists on the runner, not in a container: this verify passes only inside one.
+      const inside = `test ! -e ${ws} && test "$(id -u)" = 1001 && echo verified-inside`
+      const tasks = [writes('verify-ok', inside), writes('verify-bad', 'echo boom-in-box; exit 4')]
+      const run = await stack.run({
+        inputs: inputs({ tasks: JSON.stringify(tasks), verify: 'npm test' }),
+        env: { CONTAINERS_CONF }
+      })
+      const out = byId(run)
+      expect(out.get('verify-ok')?.status, run.stdout).toBe('pr-opened')
+      expect(out.get('verify-bad')?.status, run.stdout).toBe('verify-failed')
+      expect(run.stdout).toMatch(/\[verify-ok\] verify in container fleet-/)
+      const bad = stack.github.state.pulls.find(p => p.pull.head === 'fleet/verify-bad')
+      expect(bad?.body).toContain('boom-in-box')
+      expect(bad?.pull.draft).toBe(true)
+    }, 240_000)
+
     it('hides the checkout, the fleet clone and the runner from a worker', async () => {
       const ws = stack.workspace
       const task = bashTask('cage', [
