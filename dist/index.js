@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(61212);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(59645);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 61212:
+/***/ 59645:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40423,6 +40423,9 @@ const INPUTS = {
         default: 'high',
         description: "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
     },
+    skills: {
+        description: "Folders of the checkout (comma or newline separated, e.g. .claude/skills/release), each holding a SKILL.md, copied into every worker's config dir as skills: a cheap model gets the same procedural knowledge."
+    },
     'append-system-prompt': {
         description: "Text appended to the worker's system prompt."
     },
@@ -40843,6 +40846,7 @@ const schema = object({
     'allowed-bots': schemas_string().transform(list),
     'claude-path': config_optional,
     effort: oneOf('effort', EFFORTS),
+    skills: schemas_string().transform(list),
     'append-system-prompt': config_optional,
     'claude-args': schemas_string().transform(v => v.split(/\s+/).filter(Boolean)),
     isolation: oneOf('isolation', ['process', 'container']),
@@ -40965,6 +40969,7 @@ function parseConfig(env) {
         allowedBots: p['allowed-bots'],
         claudePath: p['claude-path'],
         effort: p.effort,
+        skills: p.skills,
         appendSystemPrompt: p['append-system-prompt'],
         claudeArgs: p['claude-args'],
         isolation: p.isolation,
@@ -42495,6 +42500,13 @@ async function cage(ctx, task, attempt) {
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     const settings = external_node_path_default().join(paths.configDir, 'settings.json');
     await (0,promises_.writeFile)(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2));
+    // Claude Code reads user skills from <config dir>/skills/<name>/SKILL.md.
+    for (const skill of ctx.skills ?? []) {
+        await (0,promises_.cp)(skill, external_node_path_default().join(paths.configDir, 'skills', external_node_path_default().basename(skill)), {
+            recursive: true,
+            dereference: false
+        });
+    }
     return {
         paths,
         settings,
@@ -42929,6 +42941,7 @@ async function runFleet(opts) {
                     root: opts.root,
                     host: opts.hostEnv ?? process.env,
                     isRoot: process.getuid?.() === 0,
+                    skills: opts.skills,
                     log: opts.log,
                     onProgress: opts.onProgress
                 },
@@ -44197,7 +44210,32 @@ async function resolveClaude(opts) {
     return { file, version };
 }
 
+;// CONCATENATED MODULE: ./src/worker/skills.ts
+
+
+
+/**
+ * The `skills` input as absolute folders of the checkout, each checked to hold a SKILL.md. The
+ * checkout is the workflow's own ref: the trusted copy, not what a worker may have changed.
+ */
+async function resolveSkills(names, workspace) {
+    const dirs = [];
+    for (const name of names) {
+        const dir = external_node_path_default().resolve(workspace, name);
+        if (external_node_path_default().relative(workspace, dir).startsWith('..') || dir === external_node_path_default().resolve(workspace)) {
+            throw new InputError('skills', `'${name}' is not a folder inside the repository; give a path such as .claude/skills/release`);
+        }
+        const skill = await (0,promises_.stat)(external_node_path_default().join(dir, 'SKILL.md')).catch(() => undefined);
+        if (!skill?.isFile()) {
+            throw new InputError('skills', `'${name}' has no SKILL.md; each skills entry is a folder holding one`);
+        }
+        dirs.push(dir);
+    }
+    return dirs;
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -44280,6 +44318,7 @@ async function runTasks(run, plan, tasks) {
             log: io.info
         }));
     io.info(`claude: ${claude.version} (${claude.file})`);
+    const skills = await resolveSkills(config.skills, ctx.workspace);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github
         ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info)
@@ -44305,6 +44344,7 @@ async function runTasks(run, plan, tasks) {
             root,
             claude: claude.file,
             apiKey,
+            skills,
             github: run.github,
             runUrl: runUrl(ctx),
             deadline: () => deadline,
@@ -47864,7 +47904,7 @@ exports.isScalarValue = isScalarValue;
 
 
 
-var stringifyCollection = __nccwpck_require__(38831);
+var stringifyCollection = __nccwpck_require__(61212);
 var addPairToJSMap = __nccwpck_require__(97104);
 var Collection = __nccwpck_require__(40101);
 var identity = __nccwpck_require__(41127);
@@ -48019,7 +48059,7 @@ exports.findPair = findPair;
 
 
 var createNode = __nccwpck_require__(42404);
-var stringifyCollection = __nccwpck_require__(38831);
+var stringifyCollection = __nccwpck_require__(61212);
 var Collection = __nccwpck_require__(40101);
 var identity = __nccwpck_require__(41127);
 var Scalar = __nccwpck_require__(63301);
@@ -52261,7 +52301,7 @@ exports.stringify = stringify;
 
 /***/ }),
 
-/***/ 38831:
+/***/ 61212:
 /***/ ((__unused_webpack_module, exports, __nccwpck_require__) => {
 
 

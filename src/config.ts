@@ -123,6 +123,7 @@ const schema = z.object({
   'allowed-bots': z.string().transform(list),
   'claude-path': optional,
   effort: oneOf('effort', EFFORTS),
+  skills: z.string().transform(list),
   'append-system-prompt': optional,
   'claude-args': z.string().transform(v => v.split(/\s+/).filter(Boolean)),
   isolation: oneOf('isolation', ['process', 'container'] as const),
@@ -178,6 +179,7 @@ export interface Config {
   allowedBots: string[]
   claudePath?: string
   effort: Parsed['effort']
+  skills: string[]
   appendSystemPrompt?: string
   claudeArgs: string[]
   isolation: 'process' | 'container'
@@ -304,6 +306,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     allowedBots: p['allowed-bots'],
     claudePath: p['claude-path'],
     effort: p.effort,
+    skills: p.skills,
     appendSystemPrompt: p['append-system-prompt'],
     claudeArgs: p['claude-args'],
     isolation: p.isolation,

@@ -133,6 +133,10 @@ export const INPUTS = {
     description:
       "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
   },
+  skills: {
+    description:
+      "Folders of the checkout (comma or newline separated, e.g. .claude/skills/release), each holding a SKILL.md, copied into every worker's config dir as skills: a cheap model gets the same procedural knowledge."
+  },
   'append-system-prompt': {
     description: "Text appended to the worker's system prompt."
   },

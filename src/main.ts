@@ -17,6 +17,7 @@ import { keepWork } from './report/artifacts.js'
 import type { Task } from './tasks/task.js'
 import { planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
+import { resolveSkills } from './worker/skills.js'
 import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
@@ -111,6 +112,7 @@ async function runTasks(
           })
         )
   io.info(`claude: ${claude.version} (${claude.file})`)
+  const skills = await resolveSkills(config.skills, ctx.workspace)
   const tracked = run.github && config.mode === 'all'
   const tracking =
     tracked && run.github
@@ -149,6 +151,7 @@ async function runTasks(
       root,
       claude: claude.file,
       apiKey,
+      skills,
       github: run.github,
       runUrl: runUrl(ctx),
       deadline: () => deadline,

@@ -30868,6 +30868,7 @@ const schema = zod__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
     'allowed-bots': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     'claude-path': optional,
     effort: oneOf('effort', EFFORTS),
+    skills: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     'append-system-prompt': optional,
     'claude-args': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v.split(/\s+/).filter(Boolean)),
     isolation: oneOf('isolation', ['process', 'container']),
@@ -30990,6 +30991,7 @@ function parseConfig(env) {
         allowedBots: p['allowed-bots'],
         claudePath: p['claude-path'],
         effort: p.effort,
+        skills: p.skills,
         appendSystemPrompt: p['append-system-prompt'],
         claudeArgs: p['claude-args'],
         isolation: p.isolation,
@@ -31137,6 +31139,9 @@ const INPUTS = {
     effort: {
         default: 'high',
         description: "The worker's effort level (low, medium, high, xhigh, max), written into its settings."
+    },
+    skills: {
+        description: "Folders of the checkout (comma or newline separated, e.g. .claude/skills/release), each holding a SKILL.md, copied into every worker's config dir as skills: a cheap model gets the same procedural knowledge."
     },
     'append-system-prompt': {
         description: "Text appended to the worker's system prompt."
@@ -60006,6 +60011,13 @@ async function cage(ctx, task, attempt) {
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     const settings = external_node_path_default().join(paths.configDir, 'settings.json');
     await (0,promises_.writeFile)(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2));
+    // Claude Code reads user skills from <config dir>/skills/<name>/SKILL.md.
+    for (const skill of ctx.skills ?? []) {
+        await (0,promises_.cp)(skill, external_node_path_default().join(paths.configDir, 'skills', external_node_path_default().basename(skill)), {
+            recursive: true,
+            dereference: false
+        });
+    }
     return {
         paths,
         settings,
@@ -60440,6 +60452,7 @@ async function runFleet(opts) {
                     root: opts.root,
                     host: opts.hostEnv ?? process.env,
                     isRoot: process.getuid?.() === 0,
+                    skills: opts.skills,
                     log: opts.log,
                     onProgress: opts.onProgress
                 },
@@ -61651,7 +61664,32 @@ async function planRequest(request, deps) {
 
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
+;// CONCATENATED MODULE: ./src/worker/skills.ts
+
+
+
+/**
+ * The `skills` input as absolute folders of the checkout, each checked to hold a SKILL.md. The
+ * checkout is the workflow's own ref: the trusted copy, not what a worker may have changed.
+ */
+async function resolveSkills(names, workspace) {
+    const dirs = [];
+    for (const name of names) {
+        const dir = external_node_path_default().resolve(workspace, name);
+        if (external_node_path_default().relative(workspace, dir).startsWith('..') || dir === external_node_path_default().resolve(workspace)) {
+            throw new src_config/* InputError */.dz('skills', `'${name}' is not a folder inside the repository; give a path such as .claude/skills/release`);
+        }
+        const skill = await (0,promises_.stat)(external_node_path_default().join(dir, 'SKILL.md')).catch(() => undefined);
+        if (!skill?.isFile()) {
+            throw new src_config/* InputError */.dz('skills', `'${name}' has no SKILL.md; each skills entry is a folder holding one`);
+        }
+        dirs.push(dir);
+    }
+    return dirs;
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -61734,6 +61772,7 @@ async function runTasks(run, plan, tasks) {
             log: io.info
         }));
     io.info(`claude: ${claude.version} (${claude.file})`);
+    const skills = await resolveSkills(config.skills, ctx.workspace);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github
         ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info)
@@ -61759,6 +61798,7 @@ async function runTasks(run, plan, tasks) {
             root,
             claude: claude.file,
             apiKey,
+            skills,
             github: run.github,
             runUrl: runUrl(ctx),
             deadline: () => deadline,

@@ -28,6 +28,8 @@ export interface FleetOptions {
   onProgress?: (task: Task, progress: Progress) => void
   onOutcome?: (outcome: Outcome) => void
   hostEnv?: NodeJS.ProcessEnv
+  /** Skill folders copied into every worker's config dir. */
+  skills?: string[]
 }
 
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
@@ -58,6 +60,7 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
             root: opts.root,
             host: opts.hostEnv ?? process.env,
             isRoot: process.getuid?.() === 0,
+            skills: opts.skills,
             log: opts.log,
             onProgress: opts.onProgress
           },

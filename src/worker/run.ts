@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
 import type { Config } from '../config.js'
@@ -21,6 +21,8 @@ export interface WorkerContext {
   log: (message: string) => void
   onProgress?: (task: Task, progress: Progress) => void
   sleep?: (ms: number) => Promise<void>
+  /** Skill folders (absolute) copied into every worker's config dir. */
+  skills?: string[]
 }
 
 export interface WorkerRun {
@@ -60,6 +62,13 @@ async function cage(ctx: WorkerContext, task: Task, attempt: number) {
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   const settings = path.join(paths.configDir, 'settings.json')
   await writeFile(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2))
+  // Claude Code reads user skills from <config dir>/skills/<name>/SKILL.md.
+  for (const skill of ctx.skills ?? []) {
+    await cp(skill, path.join(paths.configDir, 'skills', path.basename(skill)), {
+      recursive: true,
+      dereference: false
+    })
+  }
   return {
     paths,
     settings,
