@@ -30,8 +30,6 @@ const EXAMPLES = [
 ]
 const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml']
 
-// TODO: remove once the matrix inputs (issue 7) are in action.yml.
-const PENDING_INPUTS = ['mode', 'shard', 'max-jobs']
 
 const FLEET_ACTION = /^fleet-worker\/fleet-worker@v1$/
 const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Z][A-Z0-9_]*\s*\}\}$/
@@ -152,7 +150,7 @@ describe('example workflows', () => {
   const actionYml = parse(readFileSync(path.join(root, 'action.yml'), 'utf8')) as {
     inputs: Record<string, unknown>
   }
-  const knownInputs = new Set([...Object.keys(actionYml.inputs), ...PENDING_INPUTS])
+  const knownInputs = new Set(Object.keys(actionYml.inputs))
 
   it.each(examples)(
     '%s asks only for contents, pull-requests and issues, issues only when it needs them',
