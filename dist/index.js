@@ -42557,12 +42557,26 @@ async function runWorker(ctx, task, cwd) {
             baseDelayMs: config.retryDelayMs,
             smallModel: config.smallModel
         });
-        if (!next.retry) {
+        if (next.retry) {
+            const reason = verdict.kind === 'failed' ? verdict.error : verdict.kind;
+            const on = next.overflow ? ` on ${config.smallModel}` : '';
+            ctx.log(`[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${on}`);
+            await (ctx.sleep ?? sleep)(next.delayMs);
+        }
+        if (!next.retry || stopSignal.aborted) {
             const safeEnv = { ...env };
             delete safeEnv.ANTHROPIC_API_KEY;
             delete safeEnv.ANTHROPIC_AUTH_TOKEN;
+            // A cancel during the backoff ends the task here: the attempts are the workers that ran.
+            const stopped = next.retry && verdict.kind === 'failed'
+                ? {
+                    ...verdict,
+                    retryable: false,
+                    error: `${verdict.error}; ${String(stopSignal.reason)} before the next attempt`
+                }
+                : verdict;
             return {
-                verdict,
+                verdict: stopped,
                 turns,
                 usage,
                 attempts: attempt,
@@ -42574,9 +42588,6 @@ async function runWorker(ctx, task, cwd) {
         }
         if (next.overflow)
             model = config.smallModel;
-        const reason = verdict.kind === 'failed' ? verdict.error : verdict.kind;
-        ctx.log(`[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${next.overflow ? ` on ${model}` : ''}`);
-        await (ctx.sleep ?? sleep)(next.delayMs);
     }
 }
 

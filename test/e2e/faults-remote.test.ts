@@ -215,7 +215,11 @@ describe('the job cancelled', () => {
       expect(out.get(id('hung'))?.status).toBe('failed')
       expect(out.get(id('hung'))?.error).toBe(cancelled)
       expect(out.get(id('backoff'))?.status).toBe('failed')
-      expect(out.get(id('backoff'))?.error).toBe(cancelled)
+      expect(out.get(id('backoff'))?.error).toBe(
+        'the model endpoint kept rate-limiting the worker (429); the run was cancelled before the next attempt'
+      )
+      // One worker ran; the cancel came during its backoff.
+      expect(out.get(id('backoff'))?.attempts).toBe(1)
       // The backoff ended at the cancel: no second run reached the model.
       expect(stack.model.requestsFor(id('backoff'))).toHaveLength(3)
       expect(out.get(id('queued'))?.status).toBe('not-started')
