@@ -30,7 +30,6 @@ const EXAMPLES = [
 ]
 const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml']
 
-
 const FLEET_ACTION = /^fleet-worker\/fleet-worker@v1$/
 const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Z][A-Z0-9_]*\s*\}\}$/
 // Scopes an example may ask for: the action pushes branches, opens PRs, and comments on issues.
