@@ -44366,6 +44366,7 @@ async function runTasks(run, plan, tasks) {
             },
             onProgress: io.onProgress,
             onOutcome: o => {
+                io.onFinish?.(o.id);
                 io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
                 tracking?.finished(byId.get(o.id), o);
             }

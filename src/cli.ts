@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util'
 import { INPUTS, inputEnvName, type InputName } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
+import { Board } from './progress.js'
 import { summaryMarkdown } from './report/summary.js'
 
 const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Claude Code workers.
@@ -41,10 +42,9 @@ with --repository).
 `
 
 function plainIo(): Io {
-  const tty = process.stdout.isTTY
-  const started = Date.now()
+  const board = new Board(text => process.stdout.write(text), process.stdout.isTTY)
   return {
-    info: m => console.log(m),
+    info: m => board.log(m),
     warning: m => console.warn(`warning: ${m}`),
     setSecret: () => undefined,
     setOutput: (name, value) => {
@@ -58,11 +58,8 @@ function plainIo(): Io {
       console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`)
       return Promise.resolve()
     },
-    onProgress: (task, p) => {
-      const line = `[${task.id}] turn ${p.turn} · ${p.outputTokens} output tokens · ${((Date.now() - started) / 1000).toFixed(1)}s`
-      if (tty) process.stdout.write(`\r\x1b[2K${line}`)
-      else console.log(line)
-    }
+    onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
+    onFinish: id => board.finish(id)
   }
 }
 

@@ -14,6 +14,8 @@ export interface Io {
   group: <T>(name: string, fn: () => Promise<T>) => Promise<T>
   report: (outcomes: Outcome[], note?: string) => Promise<void>
   onProgress?: (task: Task, progress: Progress) => void
+  /** A task has its outcome (its worker is done). */
+  onFinish?: (id: string) => void
 }
 
 export const actionsIo: Io = {

@@ -162,6 +162,7 @@ async function runTasks(
       },
       onProgress: io.onProgress,
       onOutcome: o => {
+        io.onFinish?.(o.id)
         io.info(
           `[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`
         )

@@ -61820,6 +61820,7 @@ async function runTasks(run, plan, tasks) {
             },
             onProgress: io.onProgress,
             onOutcome: o => {
+                io.onFinish?.(o.id);
                 io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
                 tracking?.finished(byId.get(o.id), o);
             }
@@ -61928,6 +61929,58 @@ async function main_run(env = process.env) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/progress.ts
+function lineOf(w, now) {
+    return `[${w.id}] turn ${w.turn} · ${w.outputTokens} output tokens · ${((now - w.startedAt) / 1000).toFixed(1)}s`;
+}
+class Board {
+    write;
+    tty;
+    now;
+    workers = new Map();
+    drawn = 0;
+    constructor(write, tty, now = Date.now) {
+        this.write = write;
+        this.tty = tty;
+        this.now = now;
+    }
+    progress(id, turn, outputTokens) {
+        const w = this.workers.get(id) ?? { id, turn: 0, outputTokens: 0, startedAt: this.now() };
+        this.workers.set(id, { ...w, turn, outputTokens });
+        if (this.tty)
+            this.redraw();
+        else
+            this.write(`${lineOf({ ...w, turn, outputTokens }, this.now())}\n`);
+    }
+    /** A log line: above the board on a terminal, so the board stays at the bottom. */
+    log(message) {
+        this.clear();
+        this.write(`${message}\n`);
+        if (this.tty)
+            this.redraw();
+    }
+    finish(id) {
+        this.workers.delete(id);
+        if (this.tty)
+            this.redraw();
+    }
+    clear() {
+        if (!this.tty || this.drawn === 0)
+            return;
+        // Up to the board's first line, then clear to the end of the screen.
+        this.write(`\x1b[${this.drawn}F\x1b[J`);
+        this.drawn = 0;
+    }
+    redraw() {
+        this.clear();
+        const now = this.now();
+        const lines = [...this.workers.values()].map(w => lineOf(w, now));
+        if (lines.length)
+            this.write(`${lines.join('\n')}\n`);
+        this.drawn = lines.length;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli.ts
 /**
  * The local front door: the same engine as the action, on a developer's machine.
@@ -61938,6 +61991,7 @@ async function main_run(env = process.env) {
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
+
 
 
 
@@ -61967,10 +62021,9 @@ Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN
 with --repository).
 `;
 function plainIo() {
-    const tty = process.stdout.isTTY;
-    const started = Date.now();
+    const board = new Board(text => process.stdout.write(text), process.stdout.isTTY);
     return {
-        info: m => console.log(m),
+        info: m => board.log(m),
         warning: m => console.warn(`warning: ${m}`),
         setSecret: () => undefined,
         setOutput: (name, value) => {
@@ -61985,13 +62038,8 @@ function plainIo() {
             console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`);
             return Promise.resolve();
         },
-        onProgress: (task, p) => {
-            const line = `[${task.id}] turn ${p.turn} · ${p.outputTokens} output tokens · ${((Date.now() - started) / 1000).toFixed(1)}s`;
-            if (tty)
-                process.stdout.write(`\r\x1b[2K${line}`);
-            else
-                console.log(line);
-        }
+        onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
+        onFinish: id => board.finish(id)
     };
 }
 /** CLI options become the INPUT_* variables the action reads, so both parse inputs one way. */
