@@ -40376,6 +40376,10 @@ const INPUTS = {
         default: '10',
         description: 'Wall-clock cap of the verify command, in minutes.'
     },
+    'verify-fix-up': {
+        default: 'false',
+        description: "When verify fails, run the worker once more in the same worktree with the failure's output, then verify again (one fix-up turn)."
+    },
     'base-branch': {
         contract: true,
         description: "Branch the work starts from and the PRs target. Empty = the repository's default branch."
@@ -40826,6 +40830,7 @@ const schema = object({
     tools: schemas_string().transform(v => (v === 'default' ? undefined : list(v))),
     verify: config_optional,
     'verify-timeout-minutes': config_number('verify-timeout-minutes', { min: 0.01, max: 360 }),
+    'verify-fix-up': bool('verify-fix-up'),
     'base-branch': config_optional,
     'branch-prefix': schemas_string().transform((v, ctx) => {
         const problem = validateBranchPrefix(v);
@@ -40955,6 +40960,7 @@ function parseConfig(env) {
         tools: p.tools,
         verify: p.verify,
         verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
+        verifyFixUp: p['verify-fix-up'],
         baseBranch: p['base-branch'],
         branchPrefix: p['branch-prefix'],
         draft: p.draft,
@@ -41399,6 +41405,10 @@ function prBody(task, o, run) {
                 ? 'passed'
                 : `failed (exit ${v.exitCode})`;
         lines.push(`### Verify: ${verdict}`, '', `\`${v.command}\``, '', fence(v.tail || '(no output)'), '');
+        const first = o.verifyBeforeFixUp;
+        if (first) {
+            lines.push(`It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`, '', fence(first.tail || '(no output)'), '');
+        }
     }
     lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${o.model ?? 'default'} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${markdown_duration(o.durationMs)} |`, '');
     if (run.runUrl)
@@ -42010,8 +42020,6 @@ async function runPool(tasks, opts) {
     }));
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/worker/args.ts
 /**
  * The worker's argv. The prompt is not here: it goes on stdin, so a task's text never becomes a
@@ -42062,7 +42070,24 @@ function workerPrompt(task) {
         '</task>'
     ].join('\n');
 }
+/** The fix-up turn's task: the same task, with what the failed verify printed. */
+function fixUpTask(task, verify) {
+    return {
+        ...task,
+        prompt: [
+            task.prompt,
+            '',
+            '<verify-failed>',
+            `After your work, the check \`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'}). The end of its output:`,
+            verify.tail,
+            '</verify-failed>',
+            'Fix what makes the check fail. Do not weaken, skip or delete the check.'
+        ].join('\n')
+    };
+}
 
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/worker/env.ts
 /** Variables a worker may inherit from the host, by name; everything else is left behind. */
 const PASS_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
@@ -42489,8 +42514,8 @@ function noteSandbox(ctx) {
     ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.');
 }
 /** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
-async function cage(ctx, task, attempt) {
-    const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}.${attempt}`);
+async function cage(ctx, task, attempt, round) {
+    const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}${round}.${attempt}`);
     await (0,promises_.rm)(dir, { recursive: true, force: true });
     const paths = {
         configDir: external_node_path_default().join(dir, 'config'),
@@ -42510,11 +42535,13 @@ async function cage(ctx, task, attempt) {
     return {
         paths,
         settings,
-        transcript: external_node_path_default().join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`)
+        transcript: external_node_path_default().join(ctx.root, 'transcripts', `${task.id}${round}.${attempt}.jsonl`)
     };
 }
 /** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
-async function runWorker(ctx, task, cwd) {
+async function runWorker(ctx, task, cwd, 
+/** Names a later round's cages and transcripts apart (the fix-up turn: '.fix'). */
+round = '') {
     const { config } = ctx;
     await (0,promises_.mkdir)(external_node_path_default().join(ctx.root, 'transcripts'), { recursive: true });
     noteSandbox(ctx);
@@ -42523,7 +42550,7 @@ async function runWorker(ctx, task, cwd) {
     let model = task.model ?? config.model;
     const transcripts = [];
     for (let attempt = 1;; attempt++) {
-        const { paths, settings, transcript } = await cage(ctx, task, attempt);
+        const { paths, settings, transcript } = await cage(ctx, task, attempt, round);
         // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
         const isRoot = ctx.isRoot && config.isolation !== 'container';
         const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot });
@@ -42799,6 +42826,8 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 
+
+
 function startRef(task, base) {
     return task.source.kind === 'follow-up'
         ? `refs/remotes/origin/${task.branch}`
@@ -42816,6 +42845,7 @@ async function followHead(tree, branch) {
     await tree.git.exec(['update-ref', `refs/heads/${branch}`, head]);
     await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
 }
+const passed = (v) => v.exitCode === 0 && !v.timedOut;
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
  * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
@@ -42851,24 +42881,40 @@ async function work(ctx, task, startedAt) {
                 : { kind: 'done', outcome: failed };
         }
         const command = task.verify ?? config.verify;
-        const verify = command
-            ? config.isolation === 'container'
-                ? await verifyInContainer(config, {
-                    taskId: task.id,
-                    worktree: tree.dir,
-                    configDir: run.env.CLAUDE_CONFIG_DIR ?? tree.dir,
-                    env: run.env,
-                    command,
-                    timeoutMs: config.verifyTimeoutMs,
-                    host: ctx.worker.host,
-                    log: ctx.worker.log
-                })
-                : await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
-            : undefined;
+        const check = (env) => {
+            if (!command)
+                return undefined;
+            if (config.isolation !== 'container')
+                return runVerify(command, tree.dir, env, config.verifyTimeoutMs);
+            return verifyInContainer(config, {
+                taskId: task.id,
+                worktree: tree.dir,
+                configDir: env.CLAUDE_CONFIG_DIR ?? tree.dir,
+                env,
+                command,
+                timeoutMs: config.verifyTimeoutMs,
+                host: ctx.worker.host,
+                log: ctx.worker.log
+            });
+        };
+        let verify = await check(run.env);
+        if (verify && !passed(verify) && config.verifyFixUp) {
+            // One fix-up turn: the worker again, in the same worktree, told what the check printed.
+            ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`);
+            outcome.verifyBeforeFixUp = verify;
+            const fix = await runWorker(ctx.worker, fixUpTask(task, verify), tree.dir, '.fix');
+            await followHead(tree, task.branch);
+            outcome.turns += fix.turns;
+            outcome.usage = addUsage(outcome.usage, fix.usage);
+            outcome.attempts += fix.attempts;
+            outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage;
+            if (fix.verdict.kind === 'ok')
+                verify = await check(fix.env);
+        }
         await commitLeftovers(tree, task, config);
         if (!(await hasNewCommits(tree)))
             return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } };
-        const verified = !verify || (verify.exitCode === 0 && !verify.timedOut);
+        const verified = !verify || passed(verify);
         // The PR body is written before the outcome is final: give it the time spent so far, not 0.
         const draft = {
             ...outcome,
@@ -42876,10 +42922,11 @@ async function work(ctx, task, startedAt) {
             verify,
             durationMs: now() - startedAt
         };
-        if (!verified) {
+        if (verify && !verified) {
+            const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : '';
             draft.error = verify.timedOut
-                ? `verify '${verify.command}' ran past verify-timeout-minutes`
-                : `verify '${verify.command}' exited with ${verify.exitCode}`;
+                ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
+                : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`;
         }
         return { kind: 'land', outcome: draft };
     }

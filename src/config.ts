@@ -104,6 +104,7 @@ const schema = z.object({
   tools: z.string().transform(v => (v === 'default' ? undefined : list(v))),
   verify: optional,
   'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
+  'verify-fix-up': bool('verify-fix-up'),
   'base-branch': optional,
   'branch-prefix': z.string().transform((v, ctx) => {
     const problem = validateBranchPrefix(v)
@@ -165,6 +166,7 @@ export interface Config {
   tools?: string[]
   verify?: string
   verifyTimeoutMs: number
+  verifyFixUp: boolean
   baseBranch?: string
   branchPrefix: string
   draft: boolean
@@ -292,6 +294,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     tools: p.tools,
     verify: p.verify,
     verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
+    verifyFixUp: p['verify-fix-up'],
     baseBranch: p['base-branch'],
     branchPrefix: p['branch-prefix'],
     draft: p.draft,

@@ -83,6 +83,11 @@ export const INPUTS = {
     default: '10',
     description: 'Wall-clock cap of the verify command, in minutes.'
   },
+  'verify-fix-up': {
+    default: 'false',
+    description:
+      "When verify fails, run the worker once more in the same worktree with the failure's output, then verify again (one fix-up turn)."
+  },
   'base-branch': {
     contract: true,
     description:

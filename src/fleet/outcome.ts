@@ -41,6 +41,8 @@ export interface Outcome {
   attempts: number
   error?: string
   verify?: VerifyResult
+  /** The first verify, when it failed and the worker had one fix-up turn (verify-fix-up). */
+  verifyBeforeFixUp?: VerifyResult
   /** Where work that could not be pushed was kept. */
   preserved?: string
   finalMessage?: string

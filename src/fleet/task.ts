@@ -1,9 +1,11 @@
 import type { Worktree } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import type { WorkerContext } from '../worker/run.js'
+import { fixUpTask } from '../worker/args.js'
+import { addUsage } from '../worker/result.js'
 import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
-import type { Outcome } from './outcome.js'
+import type { Outcome, VerifyResult } from './outcome.js'
 import type { Slot } from './pool.js'
 import { runVerify } from './verify.js'
 import { verifyInContainer } from '../worker/isolation.js'
@@ -31,6 +33,8 @@ async function followHead(tree: Worktree, branch: string): Promise<void> {
   await tree.git.exec(['update-ref', `refs/heads/${branch}`, head])
   await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
 }
+
+const passed = (v: VerifyResult) => v.exitCode === 0 && !v.timedOut
 
 /** What the worker's part of a task leaves for landing: a finished outcome, or work to push. */
 type Worked =
@@ -75,24 +79,38 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
       : { kind: 'done', outcome: failed }
   }
   const command = task.verify ?? config.verify
-  const verify = command
-    ? config.isolation === 'container'
-      ? await verifyInContainer(config, {
-          taskId: task.id,
-          worktree: tree.dir,
-          configDir: run.env.CLAUDE_CONFIG_DIR ?? tree.dir,
-          env: run.env,
-          command,
-          timeoutMs: config.verifyTimeoutMs,
-          host: ctx.worker.host,
-          log: ctx.worker.log
-        })
-      : await runVerify(command, tree.dir, run.env, config.verifyTimeoutMs)
-    : undefined
+  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined => {
+    if (!command) return undefined
+    if (config.isolation !== 'container')
+      return runVerify(command, tree.dir, env, config.verifyTimeoutMs)
+    return verifyInContainer(config, {
+      taskId: task.id,
+      worktree: tree.dir,
+      configDir: env.CLAUDE_CONFIG_DIR ?? tree.dir,
+      env,
+      command,
+      timeoutMs: config.verifyTimeoutMs,
+      host: ctx.worker.host,
+      log: ctx.worker.log
+    })
+  }
+  let verify = await check(run.env)
+  if (verify && !passed(verify) && config.verifyFixUp) {
+    // One fix-up turn: the worker again, in the same worktree, told what the check printed.
+    ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`)
+    outcome.verifyBeforeFixUp = verify
+    const fix = await runWorker(ctx.worker, fixUpTask(task, verify), tree.dir, '.fix')
+    await followHead(tree, task.branch)
+    outcome.turns += fix.turns
+    outcome.usage = addUsage(outcome.usage, fix.usage)
+    outcome.attempts += fix.attempts
+    outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage
+    if (fix.verdict.kind === 'ok') verify = await check(fix.env)
+  }
   await commitLeftovers(tree, task, config)
   if (!(await hasNewCommits(tree)))
     return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
-  const verified = !verify || (verify.exitCode === 0 && !verify.timedOut)
+  const verified = !verify || passed(verify)
   // The PR body is written before the outcome is final: give it the time spent so far, not 0.
   const draft: Outcome = {
     ...outcome,
@@ -100,10 +118,11 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
     verify,
     durationMs: now() - startedAt
   }
-  if (!verified) {
+  if (verify && !verified) {
+    const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
     draft.error = verify.timedOut
-      ? `verify '${verify.command}' ran past verify-timeout-minutes`
-      : `verify '${verify.command}' exited with ${verify.exitCode}`
+      ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
+      : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
   }
   return { kind: 'land', outcome: draft }
 }

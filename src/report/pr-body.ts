@@ -32,6 +32,15 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
       fence(v.tail || '(no output)'),
       ''
     )
+    const first = o.verifyBeforeFixUp
+    if (first) {
+      lines.push(
+        `It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`,
+        '',
+        fence(first.tail || '(no output)'),
+        ''
+      )
+    }
   }
   lines.push(
     '### Worker',

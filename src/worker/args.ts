@@ -49,3 +49,22 @@ export function workerPrompt(task: Task): string {
     '</task>'
   ].join('\n')
 }
+
+/** The fix-up turn's task: the same task, with what the failed verify printed. */
+export function fixUpTask(
+  task: Task,
+  verify: { command: string; exitCode: number | null; tail: string }
+): Task {
+  return {
+    ...task,
+    prompt: [
+      task.prompt,
+      '',
+      '<verify-failed>',
+      `After your work, the check \`${verify.command}\` failed (exit ${verify.exitCode ?? 'none'}). The end of its output:`,
+      verify.tail,
+      '</verify-failed>',
+      'Fix what makes the check fail. Do not weaken, skip or delete the check.'
+    ].join('\n')
+  }
+}

@@ -51,8 +51,8 @@ function noteSandbox(ctx: WorkerContext): void {
 }
 
 /** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
-async function cage(ctx: WorkerContext, task: Task, attempt: number) {
-  const dir = path.join(ctx.root, 'workers', `${task.id}.${attempt}`)
+async function cage(ctx: WorkerContext, task: Task, attempt: number, round: string) {
+  const dir = path.join(ctx.root, 'workers', `${task.id}${round}.${attempt}`)
   await rm(dir, { recursive: true, force: true })
   const paths = {
     configDir: path.join(dir, 'config'),
@@ -72,12 +72,18 @@ async function cage(ctx: WorkerContext, task: Task, attempt: number) {
   return {
     paths,
     settings,
-    transcript: path.join(ctx.root, 'transcripts', `${task.id}.${attempt}.jsonl`)
+    transcript: path.join(ctx.root, 'transcripts', `${task.id}${round}.${attempt}.jsonl`)
   }
 }
 
 /** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
-export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Promise<WorkerRun> {
+export async function runWorker(
+  ctx: WorkerContext,
+  task: Task,
+  cwd: string,
+  /** Names a later round's cages and transcripts apart (the fix-up turn: '.fix'). */
+  round = ''
+): Promise<WorkerRun> {
   const { config } = ctx
   await mkdir(path.join(ctx.root, 'transcripts'), { recursive: true })
   noteSandbox(ctx)
@@ -86,7 +92,7 @@ export async function runWorker(ctx: WorkerContext, task: Task, cwd: string): Pr
   let model = task.model ?? config.model
   const transcripts: string[] = []
   for (let attempt = 1; ; attempt++) {
-    const { paths, settings, transcript } = await cage(ctx, task, attempt)
+    const { paths, settings, transcript } = await cage(ctx, task, attempt, round)
     // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
     const isRoot = ctx.isRoot && config.isolation !== 'container'
     const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot })
