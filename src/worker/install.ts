@@ -41,6 +41,8 @@ async function installPinned(dir: string): Promise<string> {
       '--no-save',
       '--no-audit',
       '--no-fund',
+      // A runner's npm cache (setup-node's, or the image's) saves the 186 MB download.
+      '--prefer-offline',
       `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
     ],
     {
