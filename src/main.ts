@@ -99,6 +99,7 @@ async function runTasks(
       'api-key',
       'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
     )
+  const skills = await resolveSkills(config.skills, ctx.workspace)
   // In container isolation the claude of the worker image runs; the runner needs none.
   const claude =
     config.isolation === 'container'
@@ -112,7 +113,6 @@ async function runTasks(
           })
         )
   io.info(`claude: ${claude.version} (${claude.file})`)
-  const skills = await resolveSkills(config.skills, ctx.workspace)
   const tracked = run.github && config.mode === 'all'
   const tracking =
     tracked && run.github

@@ -61822,6 +61822,7 @@ async function runTasks(run, plan, tasks) {
     const apiKey = modelKey(run);
     if (!apiKey)
         throw new src_config/* InputError */.dz('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
+    const skills = await resolveSkills(config.skills, ctx.workspace);
     // In container isolation the claude of the worker image runs; the runner needs none.
     const claude = config.isolation === 'container'
         ? { file: 'claude', version: `the one in ${config.container.image}` }
@@ -61832,7 +61833,6 @@ async function runTasks(run, plan, tasks) {
             log: io.info
         }));
     io.info(`claude: ${claude.version} (${claude.file})`);
-    const skills = await resolveSkills(config.skills, ctx.workspace);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github
         ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info)
