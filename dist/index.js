@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(59645);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(80035);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 59645:
+/***/ 80035:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -44037,45 +44037,51 @@ function taskFromComment(issue, text, prefix, on = 'issue') {
     };
 }
 
+;// CONCATENATED MODULE: ./src/workspace.ts
+
+/**
+ * `given` resolved against the workspace, or undefined when it points outside it (or is the
+ * workspace itself). Inputs naming files must never reach beyond the checkout.
+ */
+function insideWorkspace(workspace, given) {
+    const full = external_node_path_default().resolve(workspace, given);
+    const rel = external_node_path_default().relative(workspace, full);
+    const outside = rel === '' || rel === '..' || rel.startsWith(`..${(external_node_path_default()).sep}`) || external_node_path_default().isAbsolute(rel);
+    return outside ? undefined : full;
+}
+
 ;// CONCATENATED MODULE: ./src/tasks/from-inputs.ts
 
 
 
 
-/** Tasks from the `tasks` input and the `tasks-file` input, in that order. */
-async function tasksFromInputs(config, workspace) {
-    const tasks = [];
+/** A task list error, as an error of the input it came from. */
+function asInput(input, prefix, parse) {
     try {
-        tasks.push(...parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix));
+        return parse();
     }
     catch (error) {
-        if (error instanceof TaskListError)
-            throw new InputError('tasks', error.message.replace("Input 'tasks': ", ''), { cause: error });
+        if (error instanceof TaskListError) {
+            throw new InputError(input, error.message.replace(prefix, ''), { cause: error });
+        }
         throw error;
     }
+}
+/** Tasks from the `tasks` input and the `tasks-file` input, in that order. */
+async function tasksFromInputs(config, workspace) {
+    const tasks = asInput('tasks', "Input 'tasks': ", () => parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix));
     if (config.tasksFile) {
-        const file = external_node_path_default().resolve(workspace, config.tasksFile);
-        if (external_node_path_default().relative(workspace, file).startsWith('..')) {
+        const file = insideWorkspace(workspace, config.tasksFile);
+        if (!file) {
             throw new InputError('tasks-file', `'${config.tasksFile}' is outside the workspace; give a path inside the repository`);
         }
         const text = await (0,promises_.readFile)(file, 'utf8').catch((error) => {
             throw new InputError('tasks-file', `cannot read '${config.tasksFile}': ${error.message}`, { cause: error });
         });
-        try {
-            tasks.push(...parseTasks(text, `tasks-file '${config.tasksFile}'`, config.branchPrefix, { list: true }));
-        }
-        catch (error) {
-            if (error instanceof TaskListError)
-                throw new InputError('tasks-file', error.message, { cause: error });
-            throw error;
-        }
+        const source = `tasks-file '${config.tasksFile}'`;
+        tasks.push(...asInput('tasks-file', '', () => parseTasks(text, source, config.branchPrefix, { list: true })));
     }
-    const ids = new Set();
-    for (const t of tasks) {
-        if (ids.has(t.id))
-            throw new InputError('tasks', `two tasks have the id '${t.id}' (across tasks and tasks-file); ids must be unique`);
-        ids.add(t.id);
-    }
+    asInput('tasks', '', () => assertUniqueIds(tasks, "'tasks' and 'tasks-file' together"));
     return tasks;
 }
 
@@ -44274,6 +44280,7 @@ async function resolveClaude(opts) {
 
 
 
+
 /**
  * The `skills` input as absolute folders of the checkout, each checked to hold a SKILL.md. The
  * checkout is the workflow's own ref: the trusted copy, not what a worker may have changed.
@@ -44281,8 +44288,8 @@ async function resolveClaude(opts) {
 async function resolveSkills(names, workspace) {
     const dirs = [];
     for (const name of names) {
-        const dir = external_node_path_default().resolve(workspace, name);
-        if (external_node_path_default().relative(workspace, dir).startsWith('..') || dir === external_node_path_default().resolve(workspace)) {
+        const dir = insideWorkspace(workspace, name);
+        if (!dir) {
             throw new InputError('skills', `'${name}' is not a folder inside the repository; give a path such as .claude/skills/release`);
         }
         const skill = await (0,promises_.stat)(external_node_path_default().join(dir, 'SKILL.md')).catch(() => undefined);
@@ -44318,10 +44325,10 @@ async function resolveSkills(names, workspace) {
 const exec = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(run) {
-    const key = run.config.apiKey ?? run.env.ANTHROPIC_API_KEY ?? run.env.ANTHROPIC_AUTH_TOKEN;
+function modelKey(config, env, io) {
+    const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN;
     if (key)
-        run.io.setSecret(key);
+        io.setSecret(key);
     return key;
 }
 /** Where to push: the checkout's origin, else the repository on the server. */
@@ -44365,7 +44372,7 @@ function planned(tasks, error) {
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(run, plan, tasks) {
     const { config, ctx, io } = run;
-    const apiKey = modelKey(run);
+    const { apiKey } = run;
     if (!apiKey)
         throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
     const skills = await resolveSkills(config.skills, ctx.workspace);
@@ -44455,6 +44462,7 @@ async function fleetAction(env, io) {
     const config = parseConfig(env);
     if (config.githubToken)
         io.setSecret(config.githubToken);
+    const apiKey = modelKey(config, env, io);
     const ctx = await readContext(env);
     const octokit = config.githubToken && ctx.owner
         ? createClient(config.githubToken, ctx.apiUrl, io.info)
@@ -44465,9 +44473,9 @@ async function fleetAction(env, io) {
         io,
         env,
         startedAt: Date.now(),
+        apiKey,
         github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
     };
-    modelKey(run);
     if (config.mode === 'report')
         return reportShards(run);
     const plan = await makePlan(run);

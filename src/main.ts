@@ -31,12 +31,13 @@ interface Run {
   env: NodeJS.ProcessEnv
   github?: { octokit: Octokit; repo: Repo }
   startedAt: number
+  apiKey?: string
 }
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
-function modelKey(run: Run): string | undefined {
-  const key = run.config.apiKey ?? run.env.ANTHROPIC_API_KEY ?? run.env.ANTHROPIC_AUTH_TOKEN
-  if (key) run.io.setSecret(key)
+function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | undefined {
+  const key = config.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
+  if (key) io.setSecret(key)
   return key
 }
 
@@ -93,7 +94,7 @@ async function runTasks(
   tasks: Task[]
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
-  const apiKey = modelKey(run)
+  const { apiKey } = run
   if (!apiKey)
     throw new InputError(
       'api-key',
@@ -217,6 +218,7 @@ async function reportShards(run: Run): Promise<Outcome[]> {
 export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const config = parseConfig(env)
   if (config.githubToken) io.setSecret(config.githubToken)
+  const apiKey = modelKey(config, env, io)
   const ctx = await readContext(env)
   const octokit =
     config.githubToken && ctx.owner
@@ -228,9 +230,9 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     io,
     env,
     startedAt: Date.now(),
+    apiKey,
     github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
   }
-  modelKey(run)
   if (config.mode === 'report') return reportShards(run)
 
   const plan = await makePlan(run)

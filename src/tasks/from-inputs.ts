@@ -1,22 +1,29 @@
 import { readFile } from 'node:fs/promises'
-import path from 'node:path'
 import { type Config, InputError } from '../config.js'
-import { parseTasks, TaskListError } from './parse.js'
+import { insideWorkspace } from '../workspace.js'
+import { assertUniqueIds, parseTasks, TaskListError } from './parse.js'
 import type { Task } from './task.js'
+
+/** A task list error, as an error of the input it came from. */
+function asInput<T>(input: string, prefix: string, parse: () => T): T {
+  try {
+    return parse()
+  } catch (error) {
+    if (error instanceof TaskListError) {
+      throw new InputError(input, error.message.replace(prefix, ''), { cause: error })
+    }
+    throw error
+  }
+}
 
 /** Tasks from the `tasks` input and the `tasks-file` input, in that order. */
 export async function tasksFromInputs(config: Config, workspace: string): Promise<Task[]> {
-  const tasks: Task[] = []
-  try {
-    tasks.push(...parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix))
-  } catch (error) {
-    if (error instanceof TaskListError)
-      throw new InputError('tasks', error.message.replace("Input 'tasks': ", ''), { cause: error })
-    throw error
-  }
+  const tasks = asInput('tasks', "Input 'tasks': ", () =>
+    parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix)
+  )
   if (config.tasksFile) {
-    const file = path.resolve(workspace, config.tasksFile)
-    if (path.relative(workspace, file).startsWith('..')) {
+    const file = insideWorkspace(workspace, config.tasksFile)
+    if (!file) {
       throw new InputError(
         'tasks-file',
         `'${config.tasksFile}' is outside the workspace; give a path inside the repository`
@@ -29,24 +36,13 @@ export async function tasksFromInputs(config: Config, workspace: string): Promis
         { cause: error }
       )
     })
-    try {
-      tasks.push(
-        ...parseTasks(text, `tasks-file '${config.tasksFile}'`, config.branchPrefix, { list: true })
+    const source = `tasks-file '${config.tasksFile}'`
+    tasks.push(
+      ...asInput('tasks-file', '', () =>
+        parseTasks(text, source, config.branchPrefix, { list: true })
       )
-    } catch (error) {
-      if (error instanceof TaskListError)
-        throw new InputError('tasks-file', error.message, { cause: error })
-      throw error
-    }
+    )
   }
-  const ids = new Set<string>()
-  for (const t of tasks) {
-    if (ids.has(t.id))
-      throw new InputError(
-        'tasks',
-        `two tasks have the id '${t.id}' (across tasks and tasks-file); ids must be unique`
-      )
-    ids.add(t.id)
-  }
+  asInput('tasks', '', () => assertUniqueIds(tasks, "'tasks' and 'tasks-file' together"))
   return tasks
 }

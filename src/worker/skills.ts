@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { InputError } from '../config.js'
+import { insideWorkspace } from '../workspace.js'
 
 /**
  * The `skills` input as absolute folders of the checkout, each checked to hold a SKILL.md. The
@@ -9,8 +10,8 @@ import { InputError } from '../config.js'
 export async function resolveSkills(names: string[], workspace: string): Promise<string[]> {
   const dirs: string[] = []
   for (const name of names) {
-    const dir = path.resolve(workspace, name)
-    if (path.relative(workspace, dir).startsWith('..') || dir === path.resolve(workspace)) {
+    const dir = insideWorkspace(workspace, name)
+    if (!dir) {
       throw new InputError(
         'skills',
         `'${name}' is not a folder inside the repository; give a path such as .claude/skills/release`

@@ -60,6 +60,17 @@ describe('the fleet-worker CLI', () => {
       })
     })
 
+  /** The leak scan of the e2e harness, on what a CLI run produced (it has no outputs or summary). */
+  const scanForLeaks = (r: CliRun) =>
+    assertNoLeaks(stack, {
+      ...r,
+      signal: null,
+      outputs: {},
+      summary: '',
+      runnerTemp: env.RUNNER_TEMP ?? '',
+      durationMs: 0
+    } satisfies RunActionResult)
+
   beforeAll(async () => {
     stack = await startStack()
     temp = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-cli-'))
@@ -143,15 +154,7 @@ describe('the fleet-worker CLI', () => {
       stack.git.requests.filter(r => r.service === 'git-receive-pack').every(r => r.authorized)
     ).toBe(true)
 
-    const shaped: RunActionResult = {
-      ...run,
-      signal: null,
-      outputs: {},
-      summary: '',
-      runnerTemp: env.RUNNER_TEMP ?? '',
-      durationMs: 0
-    }
-    await assertNoLeaks(stack, shaped)
+    await scanForLeaks(run)
   })
 
   it('doctor: checks claude and the inputs offline, then asks the endpoint once, with a verdict a person can act on', async () => {
@@ -191,16 +194,6 @@ describe('the fleet-worker CLI', () => {
     expect(badInput.exitCode).toBe(1)
     expect(badInput.stdout).toMatch(/^FAIL inputs: Input 'max-parallel': expected a whole number/m)
 
-    for (const r of [good, badKey, closed, badInput]) {
-      const shaped: RunActionResult = {
-        ...r,
-        signal: null,
-        outputs: {},
-        summary: '',
-        runnerTemp: env.RUNNER_TEMP ?? '',
-        durationMs: 0
-      }
-      await assertNoLeaks(stack, shaped)
-    }
+    for (const r of [good, badKey, closed, badInput]) await scanForLeaks(r)
   })
 })
