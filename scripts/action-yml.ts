@@ -13,8 +13,9 @@ export const OUTPUTS = {
   succeeded:
     'Count of tasks that ended pr-opened, pr-updated, pushed (the CLI without a repository: branch only) or no-changes.',
   failed: 'Count of tasks that ended failed, timed-out, verify-failed or refused.',
-  matrix: 'With mode: plan, the shards as a job matrix: {"include": [{"shard": 0}, ...]}.',
-  plan: "With mode: plan, the validated tasks (JSON) for the run shards' 'plan' input."
+  matrix:
+    'With mode: plan, or a goal, the shards as a job matrix: {"include": [{"shard": 0}, ...]}.',
+  plan: "With mode: plan, or a goal, the validated tasks (JSON): the run shards' 'plan' input, and a task list the 'tasks' input takes as it is."
 }
 
 const inputs = Object.fromEntries(

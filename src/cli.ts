@@ -2,6 +2,7 @@
  * The local front door: the same engine as the action, on a developer's machine.
  *   fleet-worker run   --tasks-file tasks.yml [--max-parallel 2] [--model M] [--base-url U] ...
  *   fleet-worker plan  --tasks-file tasks.yml     print the tasks, ids and branches; run nothing
+ *   fleet-worker plan  --goal "..."               the planner splits the goal; prints the tasks as YAML
  *   fleet-worker demo                             a local fleet against the built-in scripted model
  *   fleet-worker doctor                           check the claude binary, the inputs and the endpoint
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
@@ -12,6 +13,8 @@ import { INPUTS, inputEnvName, type InputName } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
 import { Board } from './progress.js'
+import type { SavedPlan } from './modes/plan.js'
+import { tasksYaml } from './planner/goal.js'
 import { summaryMarkdown } from './report/summary.js'
 
 const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Claude Code workers.
@@ -19,6 +22,8 @@ const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Cl
 Usage:
   fleet-worker run    [options]   run the tasks in the repository (--repo, default .)
   fleet-worker plan   [options]   print the planned tasks, ids and branches; run nothing
+                                  (with --goal "...": the planner splits the goal into tasks,
+                                  printed as YAML on stdout, ready for --tasks-file)
   fleet-worker demo               a demo fleet on this machine: scripted model, local git remote,
                                   GitHub API mock; no key, no network (needs the dev dependencies)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
@@ -41,21 +46,29 @@ Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN
 with --repository).
 `
 
-function plainIo(): Io {
-  const board = new Board(text => process.stdout.write(text), process.stdout.isTTY)
+/**
+ * The CLI's edges. With `yaml` (plan --goal), stdout holds only the planned tasks as YAML, ready
+ * for a tasks file; everything else goes to stderr.
+ */
+function plainIo(yaml = false): Io {
+  const out = yaml ? process.stderr : process.stdout
+  const say = (text: string) => out.write(`${text}\n`)
+  const board = new Board(text => out.write(text), out.isTTY)
   return {
     info: m => board.log(m),
     warning: m => console.warn(`warning: ${m}`),
     setSecret: () => undefined,
     setOutput: (name, value) => {
-      if (name === 'plan' || name === 'matrix') console.log(`${name}: ${value}`)
+      if (yaml && name === 'plan')
+        process.stdout.write(tasksYaml((JSON.parse(value) as SavedPlan).tasks))
+      else if (name === 'plan' || name === 'matrix') say(`${name}: ${value}`)
     },
     group: async (name, fn) => {
-      console.log(`== ${name}`)
+      say(`== ${name}`)
       return fn()
     },
     report: (outcomes: Outcome[], note?: string) => {
-      console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`)
+      say(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`)
       return Promise.resolve()
     },
     onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
@@ -107,7 +120,8 @@ async function main(argv: string[]): Promise<number> {
     case 'run':
     case 'plan': {
       if (command === 'plan') env[inputEnvName('dry-run')] = 'true'
-      const outcomes = await fleetAction(env, plainIo())
+      const yaml = command === 'plan' && Boolean(env[inputEnvName('goal')])
+      const outcomes = await fleetAction(env, plainIo(yaml))
       return outcomes.some(o => FAILING.includes(o.status)) ? 1 : 0
     }
     case 'doctor': {

@@ -144,6 +144,8 @@ const schema = z.object({
   'outcomes-dir': optional,
   'price-input': z.string().transform(v => v),
   'price-output': z.string().transform(v => v),
+  goal: optional,
+  'run-plan': bool('run-plan'),
   'dry-run': bool('dry-run')
 } satisfies Record<InputName, z.ZodType>)
 
@@ -196,6 +198,9 @@ export interface Config {
   outcomesDir?: string
   price?: Price
   dryRun: boolean
+  /** A request for the planner (src/planner/). */
+  goal?: string
+  runPlan: boolean
 }
 
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
@@ -214,7 +219,8 @@ const RESERVED_FLAGS = [
   '--allowedTools',
   '--disallowed-tools',
   '--disallowedTools',
-  '--model'
+  '--model',
+  '--json-schema'
 ]
 
 const CONTAINER_INPUTS: Record<string, string> = {
@@ -254,6 +260,25 @@ function parsePrice(input: string, output: string): Price | undefined {
     )
   }
   return { input: value('price-input', input), output: value('price-output', output) }
+}
+
+/** `goal` makes the tasks: it cannot be given with a task list, and run-plan means nothing without it. */
+function checkGoal(p: Parsed): { goal?: string } {
+  if (p.goal && (p.tasks.trim() !== '' || p['tasks-file'])) {
+    throw new InputError(
+      'goal',
+      "give either 'goal' (the planner makes the tasks) or 'tasks'/'tasks-file', not both"
+    )
+  }
+  if (p['run-plan'] && !p.goal)
+    throw new InputError('run-plan', "run-plan: true runs the planner's tasks, so it needs 'goal'")
+  if (p.goal && p.mode === 'run' && !p.plan) {
+    throw new InputError(
+      'plan',
+      "with 'goal', mode: run needs the plan job's 'plan' output: planning again in every shard could give different tasks"
+    )
+  }
+  return p.goal ? { goal: p.goal } : {}
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
@@ -330,6 +355,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     plan: p.plan,
     outcomesDir: p['outcomes-dir'],
     price: parsePrice(p['price-input'], p['price-output']),
-    dryRun: p['dry-run']
+    dryRun: p['dry-run'],
+    ...checkGoal(p),
+    runPlan: p['run-plan']
   }
 }

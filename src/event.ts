@@ -17,6 +17,8 @@ export type Request =
   | { kind: 'comment'; issue: IssueRef; commentId: number; actor: Actor; text: string }
   | { kind: 'follow-up'; issue: IssueRef; commentId: number; actor: Actor; text: string }
   | { kind: 'labeled'; issue: IssueRef; actor: Actor }
+  | { kind: 'plan'; issue: IssueRef; commentId: number; actor: Actor; text: string }
+  | { kind: 'goal'; goal: string }
   | { kind: 'queue' }
   | { kind: 'ignore'; reason: string }
 
@@ -24,6 +26,8 @@ export interface EventSettings {
   hasTasks: boolean
   triggerPhrase: string
   queueLabel: string
+  /** The `goal` input: the planner makes the tasks. */
+  goal?: string
 }
 
 type Obj = Record<string, unknown>
@@ -56,6 +60,7 @@ export function afterPhrase(body: string, phrase: string): string | undefined {
 
 export function readEvent(eventName: string, payload: Obj, s: EventSettings): Request {
   if (s.hasTasks) return { kind: 'tasks' }
+  if (s.goal) return { kind: 'goal', goal: s.goal }
   switch (eventName) {
     case 'issue_comment': {
       if (payload.action !== 'created')
@@ -69,7 +74,11 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
         return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
       const issue = issueOf(payload)
       const base = { issue, commentId: Number(comment.id), actor: actorOf(comment.user), text }
-      return issue.isPullRequest ? { kind: 'follow-up', ...base } : { kind: 'comment', ...base }
+      if (issue.isPullRequest) return { kind: 'follow-up', ...base }
+      // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
+      const plan = /^plan(?:\s+([\s\S]*))?$/.exec(text)
+      if (plan) return { kind: 'plan', ...base, text: plan[1]?.trim() ?? '' }
+      return { kind: 'comment', ...base }
     }
     case 'issues': {
       const label = str(obj(payload.label).name)

@@ -123,7 +123,8 @@ export const INPUTS = {
   },
   'max-tasks': {
     default: '20',
-    description: 'Most issues one scheduled batch takes from the queue (oldest first).'
+    description:
+      'Most issues one scheduled batch takes from the queue (oldest first); also the most tasks the planner may propose.'
   },
   'allowed-bots': {
     description: 'Bot accounts allowed to delegate from comments and labels (comma separated).'
@@ -217,6 +218,16 @@ export const INPUTS = {
       'Your price in USD per million input tokens (cached tokens count as input). With price-output, the summary shows a cost.'
   },
   'price-output': { description: 'Your price in USD per million output tokens.' },
+  goal: {
+    contract: true,
+    description:
+      "A request for the planner: one read-only worker splits it into independent tasks (at most max-tasks). By default they are only reported (the summary, and the 'plan' output, which 'tasks' and mode: run both take); see run-plan."
+  },
+  'run-plan': {
+    contract: true,
+    default: 'false',
+    description: 'With goal: run the planned tasks in this job (else only report them).'
+  },
   'dry-run': {
     contract: true,
     default: 'false',

@@ -15,7 +15,9 @@ import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import type { Task } from './tasks/task.js'
-import { planRequest } from './triggers.js'
+import { usePlanner } from './planner/action.js'
+import { goalReport } from './planner/report.js'
+import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
 import { resolveSkills } from './worker/skills.js'
 import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
@@ -57,7 +59,9 @@ function store(run: Run): OutcomeStore {
 }
 
 /** The tasks this run is asked for: a plan handed over from mode: plan, or read from the event. */
-async function makePlan(run: Run): Promise<SavedPlan | { ignore: string }> {
+async function makePlan(
+  run: Run
+): Promise<(SavedPlan & Pick<Plan, 'planner'>) | { ignore: string }> {
   const { config, ctx } = run
   if (config.mode === 'run' && config.plan) {
     const plan = parsePlan(config.plan, config.branchPrefix)
@@ -67,7 +71,8 @@ async function makePlan(run: Run): Promise<SavedPlan | { ignore: string }> {
   const request = readEvent(ctx.eventName, ctx.payload, {
     hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
     triggerPhrase: config.triggerPhrase,
-    queueLabel: config.queueLabel
+    queueLabel: config.queueLabel,
+    goal: config.goal
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
@@ -87,6 +92,24 @@ function planned(tasks: Task[], error: string): Outcome[] {
   }))
 }
 
+/** The claude workers run: in container isolation the image's own, so the runner needs none. */
+async function workerClaude(run: Run): Promise<{ file: string; version: string }> {
+  const { config, ctx, io } = run
+  const claude =
+    config.isolation === 'container'
+      ? { file: 'claude', version: `the one in ${config.container.image}` }
+      : await io.group('Worker binary', () =>
+          resolveClaude({
+            claudePath: config.claudePath,
+            pathVar: run.env.PATH,
+            installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
+            log: io.info
+          })
+        )
+  io.info(`claude: ${claude.version} (${claude.file})`)
+  return claude
+}
+
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(
   run: Run,
@@ -101,19 +124,7 @@ async function runTasks(
       'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
     )
   const skills = await resolveSkills(config.skills, ctx.workspace)
-  // In container isolation the claude of the worker image runs; the runner needs none.
-  const claude =
-    config.isolation === 'container'
-      ? { file: 'claude', version: `the one in ${config.container.image}` }
-      : await io.group('Worker binary', () =>
-          resolveClaude({
-            claudePath: config.claudePath,
-            pathVar: run.env.PATH,
-            installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
-            log: io.info
-          })
-        )
-  io.info(`claude: ${claude.version} (${claude.file})`)
+  const claude = await workerClaude(run)
   const tracked = run.github && config.mode === 'all'
   const tracking =
     tracked && run.github
@@ -235,11 +246,42 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   }
   if (config.mode === 'report') return reportShards(run)
 
-  const plan = await makePlan(run)
+  let plan: (SavedPlan & Pick<Plan, 'planner'>) | { ignore: string } = await makePlan(run)
   if ('ignore' in plan) {
     io.info(`Nothing to do: ${plan.ignore}.`)
     await io.report([], `Nothing to do: ${plan.ignore}.`)
     return []
+  }
+  let planNote: string | undefined
+  if (plan.planner) {
+    const made = await usePlanner(
+      {
+        config,
+        ctx,
+        io,
+        env,
+        github: run.github,
+        apiKey,
+        claude: async () => (await workerClaude(run)).file,
+        remoteUrl: () => remoteUrlOf(ctx)
+      },
+      plan.planner
+    )
+    if ('outcomes' in made) {
+      await io.report(made.outcomes, made.note)
+      return made.outcomes
+    }
+    plan = made.plan
+    planNote = `${made.note}\n\n${goalReport(plan.tasks)}`
+    if (config.mode !== 'plan') {
+      io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
+      io.setOutput('plan', JSON.stringify(plan))
+    }
+    if (!config.runPlan && config.mode === 'all' && !config.dryRun) {
+      const all = planned(plan.tasks, 'planned, not run: set run-plan: true to run the tasks')
+      await io.report(all, planNote)
+      return all
+    }
   }
   io.info(`${plan.tasks.length} tasks: ${plan.tasks.map(t => t.id).join(', ') || 'none'}`)
   if (config.mode === 'plan') {
@@ -258,7 +300,12 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
       ...plan.refused,
       ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
     ]
-    await io.report(all, `Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`)
+    await io.report(
+      all,
+      [`Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`, planNote]
+        .filter(Boolean)
+        .join('\n\n')
+    )
     return plan.refused
   }
   const isShard = config.mode === 'run'
@@ -274,16 +321,21 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')]
     await io.report(
       outcomes,
-      tasks.length
-        ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
-        : undefined
+      [
+        tasks.length
+          ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
+          : undefined,
+        planNote
+      ]
+        .filter(Boolean)
+        .join('\n\n') || undefined
     )
     return outcomes
   }
   const ran = await runTasks(run, plan, tasks)
   outcomes = [...refused, ...ran.outcomes]
   if (isShard) await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
-  await io.report(outcomes, ran.note)
+  await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined)
   return outcomes
 }
 

@@ -17,6 +17,8 @@ export interface Plan {
   refused: Outcome[]
   /** Set when the issues' queue labels move with their tasks (label and schedule triggers). */
   queue?: QueueLabels
+  /** Set when the planner makes the tasks (src/planner/): an authorised `/fleet plan`, or `goal`. */
+  planner?: { kind: 'issue'; issue: number; text: string } | { kind: 'goal'; goal: string }
 }
 
 interface Deps {
@@ -135,6 +137,25 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
         : tasksFromIssue(request.issue, prefix)
       return { tasks, refused: [] }
     }
+    case 'plan': {
+      // Refused before the planner makes any model request.
+      const denied = await authorise(deps, request.issue, request.actor, request.commentId)
+      if (denied)
+        return refuse(
+          deps,
+          request.issue,
+          request.actor,
+          denied,
+          `issue-${request.issue.number}-plan`
+        )
+      return {
+        tasks: [],
+        refused: [],
+        planner: { kind: 'issue', issue: request.issue.number, text: request.text }
+      }
+    }
+    case 'goal':
+      return { tasks: [], refused: [], planner: { kind: 'goal', goal: request.goal } }
     case 'follow-up':
       return followUp(deps, request)
     case 'labeled': {

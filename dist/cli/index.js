@@ -30889,6 +30889,8 @@ const schema = zod__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
     'outcomes-dir': optional,
     'price-input': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v),
     'price-output': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => v),
+    goal: optional,
+    'run-plan': bool('run-plan'),
     'dry-run': bool('dry-run')
 });
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
@@ -30907,7 +30909,8 @@ const RESERVED_FLAGS = [
     '--allowedTools',
     '--disallowed-tools',
     '--disallowedTools',
-    '--model'
+    '--model',
+    '--json-schema'
 ];
 const CONTAINER_INPUTS = {
     image: 'container-image',
@@ -30945,6 +30948,18 @@ function parsePrice(input, output) {
         throw new InputError(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`);
     };
     return { input: value('price-input', input), output: value('price-output', output) };
+}
+/** `goal` makes the tasks: it cannot be given with a task list, and run-plan means nothing without it. */
+function checkGoal(p) {
+    if (p.goal && (p.tasks.trim() !== '' || p['tasks-file'])) {
+        throw new InputError('goal', "give either 'goal' (the planner makes the tasks) or 'tasks'/'tasks-file', not both");
+    }
+    if (p['run-plan'] && !p.goal)
+        throw new InputError('run-plan', "run-plan: true runs the planner's tasks, so it needs 'goal'");
+    if (p.goal && p.mode === 'run' && !p.plan) {
+        throw new InputError('plan', "with 'goal', mode: run needs the plan job's 'plan' output: planning again in every shard could give different tasks");
+    }
+    return p.goal ? { goal: p.goal } : {};
 }
 function parseConfig(env) {
     const result = schema.safeParse((0,_inputs_js__WEBPACK_IMPORTED_MODULE_0__/* .readInputs */ .Ko)(env));
@@ -31014,7 +31029,9 @@ function parseConfig(env) {
         plan: p.plan,
         outcomesDir: p['outcomes-dir'],
         price: parsePrice(p['price-input'], p['price-output']),
-        dryRun: p['dry-run']
+        dryRun: p['dry-run'],
+        ...checkGoal(p),
+        runPlan: p['run-plan']
     };
 }
 
@@ -31133,7 +31150,7 @@ const INPUTS = {
     },
     'max-tasks': {
         default: '20',
-        description: 'Most issues one scheduled batch takes from the queue (oldest first).'
+        description: 'Most issues one scheduled batch takes from the queue (oldest first); also the most tasks the planner may propose.'
     },
     'allowed-bots': {
         description: 'Bot accounts allowed to delegate from comments and labels (comma separated).'
@@ -31214,6 +31231,15 @@ const INPUTS = {
         description: 'Your price in USD per million input tokens (cached tokens count as input). With price-output, the summary shows a cost.'
     },
     'price-output': { description: 'Your price in USD per million output tokens.' },
+    goal: {
+        contract: true,
+        description: "A request for the planner: one read-only worker splits it into independent tasks (at most max-tasks). By default they are only reported (the summary, and the 'plan' output, which 'tasks' and mode: run both take); see run-plan."
+    },
+    'run-plan': {
+        contract: true,
+        default: 'false',
+        description: 'With goal: run the planned tasks in this job (else only report them).'
+    },
     'dry-run': {
         contract: true,
         default: 'false',
@@ -34630,7 +34656,7 @@ __webpack_unused_export__ = parser.Parser;
 __webpack_unused_export__ = publicApi.parse;
 __webpack_unused_export__ = publicApi.parseAllDocuments;
 exports.Tp = publicApi.parseDocument;
-__webpack_unused_export__ = publicApi.stringify;
+exports.As = publicApi.stringify;
 __webpack_unused_export__ = visit.visit;
 __webpack_unused_export__ = visit.visitAsync;
 
@@ -58623,6 +58649,8 @@ function afterPhrase(body, phrase) {
 function readEvent(eventName, payload, s) {
     if (s.hasTasks)
         return { kind: 'tasks' };
+    if (s.goal)
+        return { kind: 'goal', goal: s.goal };
     switch (eventName) {
         case 'issue_comment': {
             if (payload.action !== 'created')
@@ -58636,7 +58664,13 @@ function readEvent(eventName, payload, s) {
                 return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` };
             const issue = issueOf(payload);
             const base = { issue, commentId: Number(comment.id), actor: actorOf(comment.user), text };
-            return issue.isPullRequest ? { kind: 'follow-up', ...base } : { kind: 'comment', ...base };
+            if (issue.isPullRequest)
+                return { kind: 'follow-up', ...base };
+            // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
+            const plan = /^plan(?:\s+([\s\S]*))?$/.exec(text);
+            if (plan)
+                return { kind: 'plan', ...base, text: plan[1]?.trim() ?? '' };
+            return { kind: 'comment', ...base };
         }
         case 'issues': {
             const label = str(obj(payload.label).name);
@@ -60078,7 +60112,7 @@ round = '') {
             paths,
             env,
             cwd,
-            stdin: workerPrompt(task),
+            stdin: (ctx.prompt ?? workerPrompt)(task),
             timeoutMs: config.timeoutMs,
             transcriptPath: transcript,
             onProgress: p => ctx.onProgress?.(task, p),
@@ -60122,6 +60156,7 @@ round = '') {
                 attempts: attempt,
                 model,
                 finalMessage: exit.result?.result,
+                structuredOutput: exit.result?.structured_output,
                 transcripts,
                 env: safeEnv
             };
@@ -60862,8 +60897,17 @@ class LiveComment {
         this.runUrl = runUrl;
         this.log = log;
     }
+    /** Free text in place of the task table: the planner's "planning", then its plan. */
+    text;
     set(taskId, state) {
         this.states.set(taskId, state);
+        return this.update();
+    }
+    say(text) {
+        this.text = text;
+        return this.update();
+    }
+    update() {
         this.chain = this.chain
             .then(() => this.write())
             .catch((error) => {
@@ -60875,7 +60919,15 @@ class LiveComment {
         return this.chain;
     }
     async write() {
-        const body = liveBody(this.tasks, this.states, this.runUrl);
+        const body = this.text === undefined
+            ? liveBody(this.tasks, this.states, this.runUrl)
+            : [
+                MARKER,
+                '### Fleet Worker',
+                '',
+                this.text,
+                ...(this.runUrl ? ['', `[Latest run](${this.runUrl})`] : [])
+            ].join('\n');
         this.id ??= await this.find();
         if (this.id) {
             await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body });
@@ -61329,37 +61381,6 @@ async function keepWork(root, name, env) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/access.ts
-const WRITERS = ['admin', 'maintain', 'write'];
-/** Only people with write access (admin, maintain, write) delegate; bots only when named. */
-async function checkAccess(octokit, repo, actor, allowedBots) {
-    if (actor.isBot) {
-        const name = actor.login.replace(/\[bot\]$/, '');
-        return allowedBots.includes(actor.login) || allowedBots.includes(name)
-            ? { allowed: true }
-            : { allowed: false, reason: `@${actor.login} is a bot not listed in allowed-bots` };
-    }
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
-            ...repo,
-            username: actor.login
-        });
-        const role = data.role_name || data.permission;
-        return WRITERS.includes(role) || WRITERS.includes(data.permission)
-            ? { allowed: true }
-            : {
-                allowed: false,
-                reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin`
-            };
-    }
-    catch (error) {
-        if (error.status === 404) {
-            return { allowed: false, reason: `@${actor.login} is not a collaborator of this repository` };
-        }
-        throw error;
-    }
-}
-
 // EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
 var dist = __nccwpck_require__(38815);
 ;// CONCATENATED MODULE: ./src/tasks/parse.ts
@@ -61389,7 +61410,27 @@ function titleOf(prompt) {
 /** A YAML list starts with '- '; a JSON list is bracketed. A line like "[docs] fix" is a prompt. */
 function looksLikeList(text) {
     const t = text.trim();
-    return /^-\s/.test(t) || (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t)));
+    return (/^-\s/.test(t) ||
+        (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t))) ||
+        /^\{\s*"version"\s*:/.test(t));
+}
+/**
+ * The `plan` output of mode: plan or of a `goal` (a SavedPlan) is a task list too: its tasks as
+ * items, so `tasks: ${{ needs.plan.outputs.plan }}` works. Branches are made again from ids.
+ */
+function fromSavedPlan(value) {
+    const v = value;
+    if (typeof v !== 'object' || v === null || v.version !== 1 || !Array.isArray(v.tasks))
+        return undefined;
+    return v.tasks.map((t) => Object.fromEntries(Object.entries({
+        id: t.id,
+        prompt: t.prompt,
+        title: t.title,
+        model: t.model,
+        'max-turns': t.maxTurns,
+        verify: t.verify,
+        effort: t.effort
+    }).filter(([, x]) => x !== undefined)));
 }
 function parseStructured(text, source) {
     // maxAliasCount guards against alias bombs ("billion laughs"); a list of tasks needs no aliases.
@@ -61404,6 +61445,9 @@ function parseStructured(text, source) {
     catch (error) {
         throw new TaskListError(`${source}: ${error.message}`, { cause: error });
     }
+    const saved = fromSavedPlan(value);
+    if (saved)
+        return saved;
     if (!Array.isArray(value)) {
         throw new TaskListError(`${source}: expected a list of tasks (YAML '- ...' items or a JSON array)`);
     }
@@ -61473,6 +61517,7 @@ function assertUniqueIds(tasks, source) {
 
 ;// CONCATENATED MODULE: ./src/tasks/from-issue.ts
 
+
 /**
  * Issue and comment text is data for the worker, never for a shell or a ref. Strip what a reader
  * of the issue cannot see but a model would: HTML comments, zero-width and bidi-control
@@ -61508,10 +61553,14 @@ function checklist(body) {
     return items;
 }
 /**
- * The tasks an issue asks for: each unchecked checklist item (`issue-N-k`, k its position in the
- * checklist), or the issue itself (`issue-N`) when it has no unchecked items.
+ * The tasks an issue asks for: the unchecked items of its plan when `/fleet plan` wrote one
+ * (src/tasks/plan-section.ts); else each unchecked checklist item (`issue-N-k`, k its position in
+ * the checklist), or the issue itself (`issue-N`) when it has no unchecked items.
  */
 function tasksFromIssue(issue, prefix) {
+    const plan = readPlanSection(issue.body);
+    if (plan)
+        return tasksFromPlan(issue, plan, prefix);
     const title = cleanText(issue.title);
     const body = cleanText(issue.body);
     const open = checklist(issue.body).filter(i => !i.checked);
@@ -61550,6 +61599,736 @@ function taskFromComment(issue, text, prefix, on = 'issue') {
         branch: `${prefix}${id}`,
         source: { kind: 'issue', issue: issue.number }
     };
+}
+
+;// CONCATENATED MODULE: ./src/tasks/plan-section.ts
+/**
+ * The planner's plan as it lives in an issue's description: a section between two hidden markers,
+ * one checklist item per task, the item's prompt indented below its title. A person edits it
+ * like any checklist; `/fleet` runs its unchecked items.
+ *
+ * Ids come from titles, not positions: `issue-<N>-<slug>-<hash>`, so re-planning (or a person
+ * reordering, adding or deleting items) keeps the id, branch and PR of every item whose title
+ * stays the same. Editing an item's prompt keeps its id; editing its title makes it a new task.
+ */
+
+
+
+const PLAN_START = '<!-- fleet-worker:plan -->';
+const PLAN_END = '<!-- /fleet-worker:plan -->';
+/** A title as it decides an id and a duplicate: case, spacing and hidden characters do not count. */
+function titleKey(title) {
+    return cleanText(title).replace(/\s+/g, ' ').toLowerCase();
+}
+/**
+ * A task id from a title: a slug of its first words plus 6 hex of its hash, after `prefix`
+ * (`issue-12-` on an issue), within the 63 characters an id may have.
+ */
+function planItemId(title, prefix = '') {
+    const key = titleKey(title);
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(key).digest('hex').slice(0, 6);
+    const room = 63 - prefix.length - hash.length - 1;
+    const words = key
+        .normalize('NFKD')
+        .replace(/[^a-z0-9\s]+/g, ' ')
+        .split(/\s+/)
+        .filter(Boolean);
+    let slug = '';
+    for (const word of words) {
+        const next = slug ? `${slug}-${word}` : word;
+        if (next.length > Math.min(40, room))
+            break;
+        slug = next;
+    }
+    return `${prefix}${slug || 'task'}-${hash}`;
+}
+const TOP_ITEM = /^[-*+]\s+\[([ xX])\]\s+(.+)$/;
+/** Removes the smallest common indentation of the non-blank lines. */
+function dedent(lines) {
+    const indents = lines.filter(l => l.trim() !== '').map(l => /^[ \t]*/.exec(l)?.[0].length ?? 0);
+    const cut = indents.length ? Math.min(...indents) : 0;
+    return lines
+        .map(l => l.slice(cut))
+        .join('\n')
+        .trim();
+}
+/**
+ * Top-level `- [ ]` / `- [x]` items of a markdown text, each with the indented lines below it as
+ * its prompt (the title when there are none). Other unindented lines end an item and are skipped.
+ */
+function checklistItems(text) {
+    const items = [];
+    let current;
+    for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
+        const m = TOP_ITEM.exec(line);
+        if (m?.[1] && m[2]) {
+            current = { checked: m[1] !== ' ', title: m[2].trim(), lines: [] };
+            items.push(current);
+        }
+        else if (current && (line.trim() === '' || /^\s/.test(line))) {
+            current.lines.push(line);
+        }
+        else {
+            current = undefined;
+        }
+    }
+    return items.map(i => {
+        const title = cleanText(i.title);
+        return { checked: i.checked, title, prompt: cleanText(dedent(i.lines)) || title };
+    });
+}
+function bounds(body) {
+    const start = body.indexOf(PLAN_START);
+    if (start < 0)
+        return undefined;
+    const close = body.indexOf(PLAN_END, start);
+    return { start, end: close < 0 ? body.length : close + PLAN_END.length };
+}
+/** The plan's items, or undefined when the description holds no plan section. */
+function readPlanSection(body) {
+    const at = bounds(body);
+    return at ? checklistItems(body.slice(at.start + PLAN_START.length, at.end)) : undefined;
+}
+/** The description without its plan section: what the issue itself says. */
+function withoutPlanSection(body) {
+    const at = bounds(body);
+    if (!at)
+        return body;
+    return `${body.slice(0, at.start).trimEnd()}\n\n${body.slice(at.end).trimStart()}`.trim();
+}
+/** The section in place of the old one, or appended below the description. */
+function replacePlanSection(body, section) {
+    const at = bounds(body);
+    if (at)
+        return `${body.slice(0, at.start)}${section}${body.slice(at.end)}`;
+    return body.trim() ? `${body.trimEnd()}\n\n${section}` : section;
+}
+/**
+ * An @mention in planned text would ping someone from the issue: a word joiner after the @ keeps
+ * GitHub from linking it, and cleanText removes the joiner again before a worker reads the text.
+ */
+function quiet(text) {
+    return text.replace(/@(?=[A-Za-z0-9])/g, '@\u2060');
+}
+function renderPlanSection(items, phrase) {
+    const lines = [
+        PLAN_START,
+        '### Plan',
+        '',
+        `_Planned by Fleet Worker. Edit, add or delete items as you like; an item's id (and branch) comes from its title. Comment \`${phrase}\` to run the unchecked items, or \`${phrase} plan\` to plan again._`,
+        ''
+    ];
+    for (const item of items) {
+        const title = quiet(item.title.replace(/\s+/g, ' ').trim());
+        lines.push(`- [${item.checked ? 'x' : ' '}] ${title}`, '');
+        for (const line of quiet(item.prompt).split('\n'))
+            lines.push(line.trim() ? `  ${line}` : '');
+        lines.push('');
+    }
+    lines.push(PLAN_END);
+    return lines.join('\n');
+}
+/**
+ * The unchecked plan items as tasks. Two items a person gave the same title get `-2`, `-3` in
+ * order, so an edit never stops the run.
+ */
+function tasksFromPlan(issue, items, prefix) {
+    const seen = new Map();
+    const tasks = [];
+    items.forEach((item, index) => {
+        const base = planItemId(item.title, `issue-${issue.number}-`);
+        const n = (seen.get(base) ?? 0) + 1;
+        seen.set(base, n);
+        if (item.checked)
+            return;
+        const id = n === 1 ? base : `${base.slice(0, 60 - String(n).length)}-${n}`;
+        tasks.push({
+            id,
+            title: titleOf(item.title),
+            prompt: item.prompt,
+            branch: `${prefix}${id}`,
+            source: { kind: 'issue', issue: issue.number, item: index + 1 }
+        });
+    });
+    return tasks;
+}
+
+;// CONCATENATED MODULE: ./src/planner/schema.ts
+
+/** What the planner answers, checked again after the CLI's own check against the JSON schema. */
+const AnswerSchema = cli_schemas/* object */.Ikc({
+    tasks: cli_schemas/* array */.YOg(cli_schemas/* looseObject */._H3({
+        title: cli_schemas/* string */.YjP(),
+        prompt: cli_schemas/* string */.YjP(),
+        model: cli_schemas/* string */.YjP().optional(),
+        verify: cli_schemas/* string */.YjP().optional()
+    }))
+});
+/**
+ * The `--json-schema` the planner answers with (through the CLI's StructuredOutput tool). The CLI
+ * checks an answer against it and asks the model to fix a mismatch, so the bounds here spare a
+ * rerun; duplicate titles cannot be said in JSON schema and are checked after.
+ */
+function answerJsonSchema(maxTasks) {
+    const text = { type: 'string', minLength: 1 };
+    return {
+        type: 'object',
+        additionalProperties: false,
+        required: ['tasks'],
+        properties: {
+            tasks: {
+                type: 'array',
+                minItems: 1,
+                maxItems: maxTasks,
+                items: {
+                    type: 'object',
+                    additionalProperties: false,
+                    required: ['title', 'prompt'],
+                    properties: {
+                        title: { ...text, maxLength: 100, description: 'Short, imperative, unique.' },
+                        prompt: { ...text, description: 'Self-contained instructions for one worker.' },
+                        model: { ...text, description: 'Only if the request names a model.' },
+                        verify: { ...text, description: 'A shell command that checks this task, if any.' }
+                    }
+                }
+            }
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/planner/answer.ts
+
+
+
+const fail = (error) => ({ ok: false, error });
+function fromStructured(value) {
+    const parsed = AnswerSchema.safeParse(value);
+    if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const at = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+        return `the planner's structured output is not a task list (${issue?.message ?? 'invalid'}${at})`;
+    }
+    return parsed.data.tasks.map(t => ({
+        title: cleanText(t.title).replace(/\s+/g, ' '),
+        prompt: cleanText(t.prompt),
+        ...(t.model?.trim() ? { model: t.model.trim() } : {}),
+        ...(t.verify?.trim() ? { verify: t.verify.trim() } : {})
+    }));
+}
+/** Nothing usable, too many, duplicate titles, empty prompts: each one sentence a person can act on. */
+function checkTasks(tasks, maxTasks) {
+    if (tasks.length === 0)
+        return 'the planner proposed no tasks';
+    if (tasks.length > maxTasks)
+        return `the planner proposed ${tasks.length} tasks, more than max-tasks (${maxTasks}); ask for a smaller split or raise max-tasks`;
+    const untitled = tasks.findIndex(t => t.title === '');
+    if (untitled >= 0)
+        return `the planner's task ${untitled + 1} has no title`;
+    const seen = new Set();
+    for (const t of tasks) {
+        const key = titleKey(t.title);
+        if (seen.has(key))
+            return `the planner gave two tasks the title '${t.title}'; each task needs its own title (its id comes from it)`;
+        seen.add(key);
+    }
+    const empty = tasks.find(t => t.prompt.trim() === '');
+    if (empty)
+        return `the planner's task '${empty.title}' has an empty prompt`;
+    return undefined;
+}
+/**
+ * The planner's answer: its structured output when the CLI has one, else the `- [ ]` checklist of
+ * its final message (each item's indented lines are its prompt).
+ */
+function readAnswer(answer, maxTasks) {
+    let tasks;
+    let via = 'structured output';
+    if (answer.structured !== undefined && answer.structured !== null) {
+        const read = fromStructured(answer.structured);
+        if (typeof read === 'string')
+            return fail(read);
+        tasks = read;
+    }
+    else {
+        via = 'checklist';
+        tasks = checklistItems(answer.finalMessage ?? '').map(i => ({
+            title: i.title,
+            prompt: i.prompt
+        }));
+        if (tasks.length === 0)
+            return fail('the planner answered without a plan: no structured output, and no `- [ ]` checklist in its final message');
+    }
+    const problem = checkTasks(tasks, maxTasks);
+    return problem ? fail(problem) : { ok: true, tasks, via };
+}
+
+;// CONCATENATED MODULE: ./src/planner/prompt.ts
+
+function currentPlan(items) {
+    if (items.length === 0)
+        return [];
+    return [
+        '',
+        'The issue already has a plan (below). This request replaces it. Keep the exact title of every item you keep, even if you change its prompt: the title decides the task id, branch and pull request. Items marked done are finished: plan them again only if the request asks.',
+        '<current-plan>',
+        ...items.map(i => `- ${i.checked ? '[done] ' : ''}${i.title}`),
+        '</current-plan>'
+    ];
+}
+/**
+ * The planner's prompt. Issue and goal text is data to plan from, framed once; the rules say what
+ * a good task is for a fleet: independent, one worker's size, self-contained.
+ */
+function plannerPrompt(ask, maxTasks) {
+    const request = ask.kind === 'goal'
+        ? ['<request>', cleanText(ask.goal), '</request>']
+        : [
+            ...(ask.text ? ['<request>', cleanText(ask.text), '</request>', ''] : []),
+            `<issue number="${ask.issue.number}">`,
+            `# ${cleanText(ask.issue.title)}`,
+            '',
+            cleanText(ask.issue.body),
+            '</issue>',
+            ...currentPlan(ask.current)
+        ];
+    return [
+        'You are the planner of Fleet Worker. Read this repository (you can read and search files; you cannot change them or run commands) and the request below, then split the request into independent coding tasks for a fleet of workers.',
+        '',
+        'Rules:',
+        `- At most ${maxTasks} tasks; fewer is better when the work is small. One task is fine.`,
+        "- Each task is done by a separate worker on its own branch from the same starting point, at the same time as the others: no task may depend on another task's changes, and two tasks should not edit the same lines.",
+        '- Size each task for one worker: one focused change a reviewer can read as one pull request.',
+        '- title: a short imperative line, unique among the tasks.',
+        '- prompt: self-contained instructions. The worker sees only its prompt and the repository: say what to change, in which files, and how to check it.',
+        '- verify (optional): a shell command that checks the task, when the repository has one (e.g. its test command).',
+        '- model: leave it out unless the request names a model.',
+        '',
+        'Answer by calling the StructuredOutput tool once, with {"tasks": [{"title", "prompt", "verify"?}]}. If you cannot call it, end your answer with a markdown checklist instead: one "- [ ] title" line per task, with its prompt indented by two spaces on the lines below.',
+        '',
+        ...request
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/planner/run.ts
+var run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
+    if (value !== null && value !== void 0) {
+        if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
+        var dispose, inner;
+        if (async) {
+            if (!Symbol.asyncDispose) throw new TypeError("Symbol.asyncDispose is not defined.");
+            dispose = value[Symbol.asyncDispose];
+        }
+        if (dispose === void 0) {
+            if (!Symbol.dispose) throw new TypeError("Symbol.dispose is not defined.");
+            dispose = value[Symbol.dispose];
+            if (async) inner = dispose;
+        }
+        if (typeof dispose !== "function") throw new TypeError("Object not disposable.");
+        if (inner) dispose = function() { try { inner.call(this); } catch (e) { return Promise.reject(e); } };
+        env.stack.push({ value: value, dispose: dispose, async: async });
+    }
+    else if (async) {
+        env.stack.push({ async: true });
+    }
+    return value;
+};
+var run_disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
+    return function (env) {
+        function fail(e) {
+            env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
+            env.hasError = true;
+        }
+        var r, s = 0;
+        function next() {
+            while (r = env.stack.pop()) {
+                try {
+                    if (!r.async && s === 1) return s = 0, env.stack.push(r), Promise.resolve().then(next);
+                    if (r.dispose) {
+                        var result = r.dispose.call(r.value);
+                        if (r.async) return s |= 2, Promise.resolve(result).then(next, function(e) { fail(e); return next(); });
+                    }
+                    else s |= 1;
+                }
+                catch (e) {
+                    fail(e);
+                }
+            }
+            if (s === 1) return env.hasError ? Promise.reject(env.error) : Promise.resolve();
+            if (env.hasError) throw env.error;
+        }
+        return next();
+    };
+})(typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
+    var e = new Error(message);
+    return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
+});
+
+
+
+
+
+
+/**
+ * The planner reads and searches the repository, nothing more: no Write, Edit or Bash, and the
+ * default permission mode, which (measured with claude 2.1.332) refuses reads outside the working
+ * directory, through symlinks too. Plan mode let Read open any file of the runner, and ended a run
+ * with exit 1 after refusing a Bash write. Its answer comes back through --json-schema.
+ */
+function plannerConfig(config) {
+    return {
+        ...config,
+        permissionMode: 'default',
+        tools: ['Read', 'Glob', 'Grep'],
+        allowedTools: [],
+        disallowedTools: [],
+        claudeArgs: [
+            ...config.claudeArgs,
+            '--json-schema',
+            JSON.stringify(answerJsonSchema(config.maxTasks))
+        ]
+    };
+}
+/** A plan is posted on the issue: one that quotes a secret of the run (a prompt injection's aim) is not. */
+function holdsSecret(tasks, secrets) {
+    const text = JSON.stringify(tasks);
+    return secrets.some(s => s.length >= 8 && text.includes(s));
+}
+/** The planner as one worker, through the workers' own path (cage, isolation, retries), in a worktree of the base branch. */
+async function runPlanner(deps, ask) {
+    const env_1 = { stack: [], error: void 0, hasError: false };
+    try {
+        const { config } = deps;
+        const id = ask.kind === 'issue' ? `issue-${ask.issue.number}-plan` : 'plan';
+        const repo = await FleetRepo.open({
+            dir: external_node_path_default().join(deps.root, 'repo'),
+            remoteUrl: deps.remoteUrl,
+            token: deps.gitToken
+        });
+        const base = config.baseBranch ?? (await repo.defaultBranch());
+        await repo.fetch(base, []);
+        // A local branch of the planner's own clone: never pushed.
+        const tree = run_addDisposableResource(env_1, await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`), true);
+        const prompt = plannerPrompt(ask, config.maxTasks);
+        const task = {
+            id,
+            title: 'plan',
+            prompt,
+            branch: `fleet-planner/${id}`,
+            source: ask.kind === 'issue' ? { kind: 'issue', issue: ask.issue.number } : { kind: 'input' }
+        };
+        deps.log(`[${id}] planning on ${base}`);
+        const worker = await runWorker({
+            config: plannerConfig(config),
+            claude: deps.claude,
+            apiKey: deps.apiKey,
+            root: deps.root,
+            host: deps.host,
+            isRoot: process.getuid?.() === 0,
+            log: deps.log,
+            onProgress: deps.onProgress,
+            prompt: t => t.prompt
+        }, task, tree.dir);
+        if (worker.verdict.kind !== 'ok')
+            return {
+                worker,
+                answer: { ok: false, error: `the planner did not finish: ${worker.verdict.error}` }
+            };
+        const answer = readAnswer({ structured: worker.structuredOutput, finalMessage: worker.finalMessage }, config.maxTasks);
+        if (answer.ok && holdsSecret(answer.tasks, deps.secrets))
+            return {
+                worker,
+                answer: {
+                    ok: false,
+                    error: "the planner's answer held a secret of this run (the GitHub token or the model key), so it was not used"
+                }
+            };
+        return { worker, answer };
+    }
+    catch (e_1) {
+        env_1.error = e_1;
+        env_1.hasError = true;
+    }
+    finally {
+        const result_1 = run_disposeResources(env_1);
+        if (result_1)
+            await result_1;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/planner/issue.ts
+
+
+
+
+
+/**
+ * On an issue, a plan is a title and a prompt per item: issue text never becomes a command the
+ * action runs or a model it pays for, so a suggested verify command becomes a line of the prompt
+ * (the worker may run it in its cage) and the workflow's own `verify` and `model` apply.
+ */
+function toItem(t, done) {
+    const prompt = t.verify ? `${t.prompt}\n\nWhen done, check it with: \`${t.verify}\`` : t.prompt;
+    return { title: t.title, prompt, checked: done.has(titleKey(t.title)) };
+}
+function planTable(items, tasks, phrase) {
+    const open = new Map(tasks.map(t => [t.source.kind === 'issue' ? t.source.item : 0, t]));
+    const rows = items.map((item, i) => {
+        const task = open.get(i + 1);
+        return `| ${cell(item.title)}${task ? ` (\`${task.id}\`)` : ''} | ${task ? 'planned' : 'done'} |`;
+    });
+    return [
+        `Planned ${items.length} task${items.length === 1 ? '' : 's'}, added to the issue's description under **Plan**. Review and edit them there, then comment \`${phrase}\` to run the unchecked ones (\`${phrase} plan\` plans again). Nothing has run yet.`,
+        '',
+        '| task | state |',
+        '|---|---|',
+        ...rows
+    ].join('\n');
+}
+/** What the planner cost, for the summary: a plan that worked has no outcome of its own. */
+function plannerSpent(o) {
+    const u = o.usage;
+    const input = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    return `The planner used ${o.turns} turns, ${tokens(input)} input and ${tokens(u.output_tokens)} output tokens.`;
+}
+function plannerOutcome(issue, run) {
+    const task = {
+        id: `issue-${issue}-plan`,
+        title: `plan for #${issue}`,
+        prompt: '',
+        branch: '',
+        source: { kind: 'issue', issue }
+    };
+    const error = run.answer.ok ? undefined : run.answer.error;
+    return {
+        ...emptyOutcome(task, { status: 'failed', error }),
+        turns: run.worker?.turns ?? 0,
+        usage: run.worker?.usage ?? emptyOutcome(task, { status: 'failed' }).usage,
+        attempts: run.worker?.attempts ?? 0,
+        model: run.worker?.model,
+        finalMessage: run.worker?.finalMessage
+    };
+}
+/**
+ * `/fleet plan [text]` on an issue: the live comment says "planning", the planner runs, and its
+ * plan replaces the plan section of the issue's description (or is appended). Nothing is
+ * committed or pushed. A bad answer leaves the description as it was and says why.
+ */
+async function planOnIssue(deps, ask) {
+    const { octokit, repo } = deps.github;
+    const read = async () => (await octokit.rest.issues.get({ ...repo, issue_number: ask.number })).data;
+    const issue = await read();
+    const live = new LiveComment(octokit, repo, ask.number, [], deps.runUrl, deps.log);
+    await live.say('Planning: a planner is reading the repository and this issue. The plan will appear here and in the description.');
+    const body = issue.body ?? '';
+    const current = readPlanSection(body) ?? [];
+    const run = await runPlanner(deps, {
+        kind: 'issue',
+        issue: { number: ask.number, title: issue.title, body: withoutPlanSection(body) },
+        text: ask.text,
+        current
+    });
+    const usage = plannerOutcome(ask.number, run);
+    const spent = plannerSpent(usage);
+    if (!run.answer.ok) {
+        await live.say(`Could not plan: ${run.answer.error}. The description was not changed and nothing ran.`);
+        return { outcomes: [usage], note: `Planning #${ask.number} failed. ${spent}` };
+    }
+    const done = new Set(current.filter(i => i.checked).map(i => titleKey(i.title)));
+    const items = run.answer.tasks.map(t => toItem(t, done));
+    // The description as it is now: a person may have edited it while the planner ran.
+    const latest = (await read()).body ?? '';
+    await octokit.rest.issues
+        .update({
+        ...repo,
+        issue_number: ask.number,
+        body: replacePlanSection(latest, renderPlanSection(items, ask.phrase))
+    })
+        .catch(async (error) => {
+        const why = error instanceof Error ? error.message : String(error);
+        await live.say(`Could not write the plan into the description: ${why}.`);
+        throw new Error(`could not write the plan into the description of #${ask.number} (the token needs issues: write): ${why}`, { cause: error });
+    });
+    const tasks = tasksFromPlan(issue, items, ask.prefix);
+    await live.say(planTable(items, tasks, ask.phrase));
+    const outcomes = tasks.map(t => ({
+        ...emptyOutcome(t, {
+            status: 'not-started',
+            error: `planned, not run: comment ${ask.phrase} on #${ask.number} to run it`
+        }),
+        branch: t.branch
+    }));
+    return {
+        outcomes,
+        note: `Planned ${items.length} tasks on #${ask.number} (from the planner's ${run.answer.via}); comment \`${ask.phrase}\` there to run them. ${spent}`
+    };
+}
+
+;// CONCATENATED MODULE: ./src/planner/goal.ts
+
+
+
+
+
+
+
+/** Goal tasks get ids from their titles (slug + hash), like prompts do, so a re-plan keeps them. */
+function goalTasks(planned, prefix) {
+    return planned.map(t => {
+        const id = planItemId(t.title);
+        return {
+            id,
+            title: titleOf(t.title),
+            prompt: t.prompt,
+            branch: `${prefix}${id}`,
+            source: { kind: 'input' },
+            ...(t.model ? { model: t.model } : {}),
+            ...(t.verify ? { verify: t.verify } : {})
+        };
+    });
+}
+/** Tasks as the `tasks` input and `tasks-file` read them: `fleet-worker plan --goal` prints this. */
+function tasksYaml(tasks) {
+    return (0,dist/* stringify */.As)(tasks.map(t => ({
+        id: t.id,
+        title: t.title,
+        prompt: t.prompt,
+        ...(t.model ? { model: t.model } : {}),
+        ...(t.maxTurns ? { 'max-turns': t.maxTurns } : {}),
+        ...(t.verify ? { verify: t.verify } : {}),
+        ...(t.effort ? { effort: t.effort } : {})
+    })), { lineWidth: 0 });
+}
+/** The `goal` input through the planner: its tasks, or the one failed outcome saying why not. */
+async function planGoal(deps, goal) {
+    const run = await runPlanner(deps, { kind: 'goal', goal });
+    const turns = run.worker?.turns ?? 0;
+    if (run.answer.ok) {
+        const tasks = goalTasks(run.answer.tasks, deps.config.branchPrefix);
+        const spent = plannerSpent({ turns, usage: run.worker?.usage ?? ZERO_USAGE });
+        return {
+            tasks,
+            note: `The planner split the goal into ${tasks.length} tasks (from its ${run.answer.via}). ${spent}`
+        };
+    }
+    const task = {
+        id: 'plan',
+        title: 'plan the goal',
+        prompt: '',
+        branch: '',
+        source: { kind: 'input' }
+    };
+    const failed = emptyOutcome(task, { status: 'failed', error: run.answer.error });
+    return {
+        failed: {
+            ...failed,
+            turns,
+            usage: run.worker?.usage ?? failed.usage,
+            attempts: run.worker?.attempts ?? 0,
+            model: run.worker?.model
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/planner/action.ts
+
+
+
+
+
+
+
+/**
+ * The planner's turn in a run: `/fleet plan` ends here with the plan on the issue; a goal's tasks
+ * go on as the run's plan. A bad answer is one failed outcome saying why.
+ */
+async function usePlanner(run, ask) {
+    const { config, ctx, io } = run;
+    // A shard re-reading the comment must not plan (and edit the issue) once per shard.
+    if (ask.kind === 'issue' && config.mode === 'run' && config.shard !== 0)
+        return { outcomes: [] };
+    if (!run.apiKey)
+        throw new src_config/* InputError */.dz('api-key', 'no model key for the planner: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
+    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-planner`);
+    const deps = {
+        config,
+        claude: await run.claude(),
+        apiKey: run.apiKey,
+        remoteUrl: await run.remoteUrl(),
+        gitToken: config.githubToken,
+        root,
+        host: run.env,
+        secrets: [config.githubToken ?? '', run.apiKey],
+        log: io.info,
+        onProgress: io.onProgress
+    };
+    // The planner's transcript is kept as the workers' are.
+    const kept = async (note) => [note, await keepWork(root, `fleet-plan-${ctx.runId ?? process.pid}`, run.env)]
+        .filter(Boolean)
+        .join(' ');
+    if (ask.kind === 'issue') {
+        if (!run.github)
+            throw new Error("'/fleet plan' needs 'github-token' to read and edit the issue");
+        const done = await planOnIssue({ ...deps, github: run.github, runUrl: runUrl(ctx) }, {
+            number: ask.issue,
+            text: ask.text,
+            phrase: config.triggerPhrase,
+            prefix: config.branchPrefix
+        });
+        return { outcomes: done.outcomes, note: await kept(done.note) };
+    }
+    const goal = await planGoal(deps, ask.goal);
+    if ('failed' in goal)
+        return { outcomes: [goal.failed], note: await kept('Planning the goal failed.') };
+    const plan = {
+        version: 1,
+        shards: shardCount(goal.tasks.length, config.maxJobs),
+        tasks: goal.tasks,
+        refused: []
+    };
+    return { plan, note: await kept(goal.note) };
+}
+
+;// CONCATENATED MODULE: ./src/planner/report.ts
+
+
+/** The summary's part for a goal: the tasks as YAML, ready to paste into `tasks:`. */
+function goalReport(tasks) {
+    return [
+        "The planned tasks, ready for `tasks:` (the `plan` output holds them too, for `tasks:` or mode: run's `plan`):",
+        '',
+        fence(tasksYaml(tasks).trimEnd()).replace(/^(`+)\n/, '$1yaml\n')
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/github/access.ts
+const WRITERS = ['admin', 'maintain', 'write'];
+/** Only people with write access (admin, maintain, write) delegate; bots only when named. */
+async function checkAccess(octokit, repo, actor, allowedBots) {
+    if (actor.isBot) {
+        const name = actor.login.replace(/\[bot\]$/, '');
+        return allowedBots.includes(actor.login) || allowedBots.includes(name)
+            ? { allowed: true }
+            : { allowed: false, reason: `@${actor.login} is a bot not listed in allowed-bots` };
+    }
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+            ...repo,
+            username: actor.login
+        });
+        const role = data.role_name || data.permission;
+        return WRITERS.includes(role) || WRITERS.includes(data.permission)
+            ? { allowed: true }
+            : {
+                allowed: false,
+                reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin`
+            };
+    }
+    catch (error) {
+        if (error.status === 404) {
+            return { allowed: false, reason: `@${actor.login} is not a collaborator of this repository` };
+        }
+        throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/workspace.ts
@@ -61696,6 +62475,19 @@ async function planRequest(request, deps) {
                 : tasksFromIssue(request.issue, prefix);
             return { tasks, refused: [] };
         }
+        case 'plan': {
+            // Refused before the planner makes any model request.
+            const denied = await authorise(deps, request.issue, request.actor, request.commentId);
+            if (denied)
+                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}-plan`);
+            return {
+                tasks: [],
+                refused: [],
+                planner: { kind: 'issue', issue: request.issue.number, text: request.text }
+            };
+        }
+        case 'goal':
+            return { tasks: [], refused: [], planner: { kind: 'goal', goal: request.goal } };
         case 'follow-up':
             return followUp(deps, request);
         case 'labeled': {
@@ -61776,6 +62568,8 @@ async function resolveSkills(names, workspace) {
 
 
 
+
+
 const cli_exec = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
@@ -61807,7 +62601,8 @@ async function makePlan(run) {
     const request = readEvent(ctx.eventName, ctx.payload, {
         hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
         triggerPhrase: config.triggerPhrase,
-        queueLabel: config.queueLabel
+        queueLabel: config.queueLabel,
+        goal: config.goal
     });
     if (request.kind === 'ignore')
         return { ignore: request.reason };
@@ -61823,14 +62618,9 @@ function planned(tasks, error) {
         branch: t.branch
     }));
 }
-/** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
-async function runTasks(run, plan, tasks) {
+/** The claude workers run: in container isolation the image's own, so the runner needs none. */
+async function workerClaude(run) {
     const { config, ctx, io } = run;
-    const { apiKey } = run;
-    if (!apiKey)
-        throw new src_config/* InputError */.dz('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
-    const skills = await resolveSkills(config.skills, ctx.workspace);
-    // In container isolation the claude of the worker image runs; the runner needs none.
     const claude = config.isolation === 'container'
         ? { file: 'claude', version: `the one in ${config.container.image}` }
         : await io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
@@ -61840,6 +62630,16 @@ async function runTasks(run, plan, tasks) {
             log: io.info
         }));
     io.info(`claude: ${claude.version} (${claude.file})`);
+    return claude;
+}
+/** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
+async function runTasks(run, plan, tasks) {
+    const { config, ctx, io } = run;
+    const { apiKey } = run;
+    if (!apiKey)
+        throw new src_config/* InputError */.dz('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
+    const skills = await resolveSkills(config.skills, ctx.workspace);
+    const claude = await workerClaude(run);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github
         ? new IssueTracking(run.github.octokit, run.github.repo, tasks, plan.queue, runUrl(ctx), io.info)
@@ -61932,11 +62732,39 @@ async function fleetAction(env, io) {
     };
     if (config.mode === 'report')
         return reportShards(run);
-    const plan = await makePlan(run);
+    let plan = await makePlan(run);
     if ('ignore' in plan) {
         io.info(`Nothing to do: ${plan.ignore}.`);
         await io.report([], `Nothing to do: ${plan.ignore}.`);
         return [];
+    }
+    let planNote;
+    if (plan.planner) {
+        const made = await usePlanner({
+            config,
+            ctx,
+            io,
+            env,
+            github: run.github,
+            apiKey,
+            claude: async () => (await workerClaude(run)).file,
+            remoteUrl: () => remoteUrlOf(ctx)
+        }, plan.planner);
+        if ('outcomes' in made) {
+            await io.report(made.outcomes, made.note);
+            return made.outcomes;
+        }
+        plan = made.plan;
+        planNote = `${made.note}\n\n${goalReport(plan.tasks)}`;
+        if (config.mode !== 'plan') {
+            io.setOutput('matrix', JSON.stringify(matrix(plan.shards)));
+            io.setOutput('plan', JSON.stringify(plan));
+        }
+        if (!config.runPlan && config.mode === 'all' && !config.dryRun) {
+            const all = planned(plan.tasks, 'planned, not run: set run-plan: true to run the tasks');
+            await io.report(all, planNote);
+            return all;
+        }
     }
     io.info(`${plan.tasks.length} tasks: ${plan.tasks.map(t => t.id).join(', ') || 'none'}`);
     if (config.mode === 'plan') {
@@ -61948,7 +62776,9 @@ async function fleetAction(env, io) {
             ...plan.refused,
             ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
         ];
-        await io.report(all, `Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`);
+        await io.report(all, [`Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`, planNote]
+            .filter(Boolean)
+            .join('\n\n'));
         return plan.refused;
     }
     const isShard = config.mode === 'run';
@@ -61960,16 +62790,21 @@ async function fleetAction(env, io) {
     let outcomes;
     if (config.dryRun || tasks.length === 0) {
         outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')];
-        await io.report(outcomes, tasks.length
-            ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
-            : undefined);
+        await io.report(outcomes, [
+            tasks.length
+                ? 'Dry run: the tasks below were planned; no worker ran and nothing was pushed.'
+                : undefined,
+            planNote
+        ]
+            .filter(Boolean)
+            .join('\n\n') || undefined);
         return outcomes;
     }
     const ran = await runTasks(run, plan, tasks);
     outcomes = [...refused, ...ran.outcomes];
     if (isShard)
         await store(run).save({ shard: config.shard, outcomes, queue: plan.queue });
-    await io.report(outcomes, ran.note);
+    await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined);
     return outcomes;
 }
 /** The action's entry: the one place that fails the step. */
@@ -62043,6 +62878,7 @@ class Board {
  * The local front door: the same engine as the action, on a developer's machine.
  *   fleet-worker run   --tasks-file tasks.yml [--max-parallel 2] [--model M] [--base-url U] ...
  *   fleet-worker plan  --tasks-file tasks.yml     print the tasks, ids and branches; run nothing
+ *   fleet-worker plan  --goal "..."               the planner splits the goal; prints the tasks as YAML
  *   fleet-worker demo                             a local fleet against the built-in scripted model
  *   fleet-worker doctor                           check the claude binary, the inputs and the endpoint
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
@@ -62054,11 +62890,14 @@ class Board {
 
 
 
+
 const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Claude Code workers.
 
 Usage:
   fleet-worker run    [options]   run the tasks in the repository (--repo, default .)
   fleet-worker plan   [options]   print the planned tasks, ids and branches; run nothing
+                                  (with --goal "...": the planner splits the goal into tasks,
+                                  printed as YAML on stdout, ready for --tasks-file)
   fleet-worker demo               a demo fleet on this machine: scripted model, local git remote,
                                   GitHub API mock; no key, no network (needs the dev dependencies)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
@@ -62077,22 +62916,30 @@ ${Object.entries(inputs/* INPUTS */.mc)
 Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push; and PRs
 with --repository).
 `;
-function plainIo() {
-    const board = new Board(text => process.stdout.write(text), process.stdout.isTTY);
+/**
+ * The CLI's edges. With `yaml` (plan --goal), stdout holds only the planned tasks as YAML, ready
+ * for a tasks file; everything else goes to stderr.
+ */
+function plainIo(yaml = false) {
+    const out = yaml ? process.stderr : process.stdout;
+    const say = (text) => out.write(`${text}\n`);
+    const board = new Board(text => out.write(text), out.isTTY);
     return {
         info: m => board.log(m),
         warning: m => console.warn(`warning: ${m}`),
         setSecret: () => undefined,
         setOutput: (name, value) => {
-            if (name === 'plan' || name === 'matrix')
-                console.log(`${name}: ${value}`);
+            if (yaml && name === 'plan')
+                process.stdout.write(tasksYaml(JSON.parse(value).tasks));
+            else if (name === 'plan' || name === 'matrix')
+                say(`${name}: ${value}`);
         },
         group: async (name, fn) => {
-            console.log(`== ${name}`);
+            say(`== ${name}`);
             return fn();
         },
         report: (outcomes, note) => {
-            console.log(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`);
+            say(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`);
             return Promise.resolve();
         },
         onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
@@ -62142,7 +62989,8 @@ async function main(argv) {
         case 'plan': {
             if (command === 'plan')
                 env[(0,inputs/* inputEnvName */.d_)('dry-run')] = 'true';
-            const outcomes = await fleetAction(env, plainIo());
+            const yaml = command === 'plan' && Boolean(env[(0,inputs/* inputEnvName */.d_)('goal')]);
+            const outcomes = await fleetAction(env, plainIo(yaml));
             return outcomes.some(o => outcome_FAILING.includes(o.status)) ? 1 : 0;
         }
         case 'doctor': {

@@ -49,8 +49,20 @@ export class LiveComment {
     private readonly log: (m: string) => void
   ) {}
 
+  /** Free text in place of the task table: the planner's "planning", then its plan. */
+  private text: string | undefined
+
   set(taskId: string, state: TaskState): Promise<void> {
     this.states.set(taskId, state)
+    return this.update()
+  }
+
+  say(text: string): Promise<void> {
+    this.text = text
+    return this.update()
+  }
+
+  private update(): Promise<void> {
     this.chain = this.chain
       .then(() => this.write())
       .catch((error: unknown) => {
@@ -66,7 +78,16 @@ export class LiveComment {
   }
 
   private async write(): Promise<void> {
-    const body = liveBody(this.tasks, this.states, this.runUrl)
+    const body =
+      this.text === undefined
+        ? liveBody(this.tasks, this.states, this.runUrl)
+        : [
+            MARKER,
+            '### Fleet Worker',
+            '',
+            this.text,
+            ...(this.runUrl ? ['', `[Latest run](${this.runUrl})`] : [])
+          ].join('\n')
     this.id ??= await this.find()
     if (this.id) {
       await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body })

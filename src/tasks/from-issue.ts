@@ -1,4 +1,5 @@
 import { titleOf } from './parse.js'
+import { readPlanSection, tasksFromPlan } from './plan-section.js'
 import type { Task } from './task.js'
 
 /**
@@ -52,10 +53,13 @@ export interface IssueInfo {
 }
 
 /**
- * The tasks an issue asks for: each unchecked checklist item (`issue-N-k`, k its position in the
- * checklist), or the issue itself (`issue-N`) when it has no unchecked items.
+ * The tasks an issue asks for: the unchecked items of its plan when `/fleet plan` wrote one
+ * (src/tasks/plan-section.ts); else each unchecked checklist item (`issue-N-k`, k its position in
+ * the checklist), or the issue itself (`issue-N`) when it has no unchecked items.
  */
 export function tasksFromIssue(issue: IssueInfo, prefix: string): Task[] {
+  const plan = readPlanSection(issue.body)
+  if (plan) return tasksFromPlan(issue, plan, prefix)
   const title = cleanText(issue.title)
   const body = cleanText(issue.body)
   const open = checklist(issue.body).filter(i => !i.checked)

@@ -33,7 +33,34 @@ export function titleOf(prompt: string): string {
 /** A YAML list starts with '- '; a JSON list is bracketed. A line like "[docs] fix" is a prompt. */
 function looksLikeList(text: string): boolean {
   const t = text.trim()
-  return /^-\s/.test(t) || (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t)))
+  return (
+    /^-\s/.test(t) ||
+    (t.startsWith('[') && (t.endsWith(']') || /^\[\s*[{"'[]/.test(t))) ||
+    /^\{\s*"version"\s*:/.test(t)
+  )
+}
+
+/**
+ * The `plan` output of mode: plan or of a `goal` (a SavedPlan) is a task list too: its tasks as
+ * items, so `tasks: ${{ needs.plan.outputs.plan }}` works. Branches are made again from ids.
+ */
+function fromSavedPlan(value: unknown): unknown[] | undefined {
+  const v = value as { version?: unknown; tasks?: unknown }
+  if (typeof v !== 'object' || v === null || v.version !== 1 || !Array.isArray(v.tasks))
+    return undefined
+  return v.tasks.map((t: Record<string, unknown>) =>
+    Object.fromEntries(
+      Object.entries({
+        id: t.id,
+        prompt: t.prompt,
+        title: t.title,
+        model: t.model,
+        'max-turns': t.maxTurns,
+        verify: t.verify,
+        effort: t.effort
+      }).filter(([, x]) => x !== undefined)
+    )
+  )
 }
 
 function parseStructured(text: string, source: string): unknown[] {
@@ -48,6 +75,8 @@ function parseStructured(text: string, source: string): unknown[] {
   } catch (error) {
     throw new TaskListError(`${source}: ${(error as Error).message}`, { cause: error })
   }
+  const saved = fromSavedPlan(value)
+  if (saved) return saved
   if (!Array.isArray(value)) {
     throw new TaskListError(
       `${source}: expected a list of tasks (YAML '- ...' items or a JSON array)`

@@ -23,6 +23,8 @@ export interface WorkerContext {
   sleep?: (ms: number) => Promise<void>
   /** Skill folders (absolute) copied into every worker's config dir. */
   skills?: string[]
+  /** The worker's stdin for a task; default workerPrompt (the planner frames its own). */
+  prompt?: (task: Task) => string
 }
 
 export interface WorkerRun {
@@ -32,6 +34,8 @@ export interface WorkerRun {
   attempts: number
   model?: string
   finalMessage?: string
+  /** The result's `structured_output`, when the worker answered through --json-schema. */
+  structuredOutput?: unknown
   transcripts: string[]
   /** The environment given to the worker, for running verify in the same cage (minus the key). */
   env: Record<string, string>
@@ -107,7 +111,7 @@ export async function runWorker(
       paths,
       env,
       cwd,
-      stdin: workerPrompt(task),
+      stdin: (ctx.prompt ?? workerPrompt)(task),
       timeoutMs: config.timeoutMs,
       transcriptPath: transcript,
       onProgress: p => ctx.onProgress?.(task, p),
@@ -154,6 +158,7 @@ export async function runWorker(
         attempts: attempt,
         model,
         finalMessage: exit.result?.result,
+        structuredOutput: exit.result?.structured_output,
         transcripts,
         env: safeEnv
       }

@@ -6,6 +6,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
 import { gitTestEnv, runGit } from '../support/git-remote.js'
 import { script } from '../support/model-server.js'
@@ -117,6 +118,34 @@ describe('the fleet-worker CLI', () => {
     expect(Object.keys(await stack.git.branches(FULL)).filter(b => b.startsWith('fleet/'))).toEqual(
       []
     )
+  })
+
+  it('plan --goal runs the planner and prints its tasks as YAML on stdout, ready for --tasks-file; no branch', async () => {
+    const planned = [
+      { title: 'Add the goal file', prompt: 'Write goal.txt' },
+      { title: 'Add the notes file', prompt: 'Write notes.txt', verify: 'test -f notes.txt' }
+    ]
+    const goal = `Two files, please ${script({
+      key: 'cli-goal',
+      steps: [{ tool: 'StructuredOutput', input: { tasks: planned } }]
+    })}`
+    const plan = await cli(
+      ['plan', '--goal', goal, '--repo', repo, '--base-url', stack.model.url],
+      { ANTHROPIC_API_KEY: MODEL_KEY, GITHUB_TOKEN }
+    )
+    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expect(stack.model.requestsFor('cli-goal')).toHaveLength(1)
+    const tasks = parseYaml(plan.stdout) as Array<Record<string, string>>
+    expect(tasks.map(t => [t.title, t.prompt, t.verify])).toEqual(
+      planned.map(p => [p.title, p.prompt, p.verify])
+    )
+    for (const t of tasks) expect(t.id).toMatch(/^add-the-[a-z]+-file-[0-9a-f]{6}$/)
+    // The log went to stderr; nothing was pushed.
+    expect(plan.stderr).toContain('The planner split the goal into 2 tasks')
+    expect(Object.keys(await stack.git.branches(FULL)).filter(b => b.startsWith('fleet/'))).toEqual(
+      []
+    )
+    await scanForLeaks(plan)
   })
 
   it('run pushes every branch with GITHUB_TOKEN and no --repository, opens no PR, prints plain progress lines', async () => {

@@ -34,6 +34,13 @@
 //   result "Request timed out. If the API is slow to answer, ... set API_TIMEOUT_MS above 1500."
 // - Spawned with a piped stdin the CLI waits 3 s for input ("no stdin data received"): give it
 //   stdin 'ignore'.
+// - Structured output (--json-schema, the planner): the CLI offers a `StructuredOutput` tool whose
+//   input_schema is the schema; a scripted step { tool: 'StructuredOutput', input: {...} } calls
+//   it, and the run ends after that one request, with `structured_output` (and `result` as its
+//   JSON text) in the result. An input that fails the schema comes back as a tool error
+//   ("Output does not match required schema: /tasks: must NOT have more than 2 items"). A plain
+//   text answer gets ONE more request ("[structured-output-enforce] You MUST call the
+//   StructuredOutput tool..."); if that is text too, the run ends exit 0 with it as `result`.
 
 import { createHash } from 'node:crypto'
 import http from 'node:http'

@@ -36,7 +36,9 @@ const CONTRACT_INPUTS = [
   'trigger-phrase',
   'queue-label',
   'claude-path',
-  'dry-run'
+  'dry-run',
+  'goal',
+  'run-plan'
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
@@ -49,7 +51,8 @@ const CONTRACT_DEFAULTS: Record<string, string> = {
   'github-token': '${{ github.token }}',
   'trigger-phrase': '/fleet',
   'queue-label': 'fleet',
-  'dry-run': 'false'
+  'dry-run': 'false',
+  'run-plan': 'false'
 }
 const CONTRACT_OUTPUTS = ['results', 'pull-requests', 'succeeded', 'failed']
 

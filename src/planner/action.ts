@@ -1,0 +1,83 @@
+import path from 'node:path'
+import { type Config, InputError } from '../config.js'
+import { type RunContext, runUrl } from '../context.js'
+import type { Outcome } from '../fleet/outcome.js'
+import type { Octokit, Repo } from '../github/client.js'
+import type { Io } from '../io.js'
+import { type SavedPlan, shardCount } from '../modes/plan.js'
+import { keepWork } from '../report/artifacts.js'
+import type { Plan } from '../triggers.js'
+import { planGoal } from './goal.js'
+import { planOnIssue } from './issue.js'
+
+/** What the action's run hands the planner. */
+export interface PlannerAction {
+  config: Config
+  ctx: RunContext
+  io: Io
+  env: NodeJS.ProcessEnv
+  github?: { octokit: Octokit; repo: Repo }
+  apiKey?: string
+  claude: () => Promise<string>
+  remoteUrl: () => Promise<string>
+}
+
+/**
+ * The planner's turn in a run: `/fleet plan` ends here with the plan on the issue; a goal's tasks
+ * go on as the run's plan. A bad answer is one failed outcome saying why.
+ */
+export async function usePlanner(
+  run: PlannerAction,
+  ask: NonNullable<Plan['planner']>
+): Promise<{ outcomes: Outcome[]; note?: string } | { plan: SavedPlan; note: string }> {
+  const { config, ctx, io } = run
+  // A shard re-reading the comment must not plan (and edit the issue) once per shard.
+  if (ask.kind === 'issue' && config.mode === 'run' && config.shard !== 0) return { outcomes: [] }
+  if (!run.apiKey)
+    throw new InputError(
+      'api-key',
+      'no model key for the planner: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
+    )
+  const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-planner`)
+  const deps = {
+    config,
+    claude: await run.claude(),
+    apiKey: run.apiKey,
+    remoteUrl: await run.remoteUrl(),
+    gitToken: config.githubToken,
+    root,
+    host: run.env,
+    secrets: [config.githubToken ?? '', run.apiKey],
+    log: io.info,
+    onProgress: io.onProgress
+  }
+  // The planner's transcript is kept as the workers' are.
+  const kept = async (note: string) =>
+    [note, await keepWork(root, `fleet-plan-${ctx.runId ?? process.pid}`, run.env)]
+      .filter(Boolean)
+      .join(' ')
+  if (ask.kind === 'issue') {
+    if (!run.github)
+      throw new Error("'/fleet plan' needs 'github-token' to read and edit the issue")
+    const done = await planOnIssue(
+      { ...deps, github: run.github, runUrl: runUrl(ctx) },
+      {
+        number: ask.issue,
+        text: ask.text,
+        phrase: config.triggerPhrase,
+        prefix: config.branchPrefix
+      }
+    )
+    return { outcomes: done.outcomes, note: await kept(done.note) }
+  }
+  const goal = await planGoal(deps, ask.goal)
+  if ('failed' in goal)
+    return { outcomes: [goal.failed], note: await kept('Planning the goal failed.') }
+  const plan: SavedPlan = {
+    version: 1,
+    shards: shardCount(goal.tasks.length, config.maxJobs),
+    tasks: goal.tasks,
+    refused: []
+  }
+  return { plan, note: await kept(goal.note) }
+}

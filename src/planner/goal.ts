@@ -1,0 +1,76 @@
+import { stringify } from 'yaml'
+import type { Outcome } from '../fleet/outcome.js'
+import { emptyOutcome } from '../fleet/pool.js'
+import { planItemId } from '../tasks/plan-section.js'
+import { titleOf } from '../tasks/parse.js'
+import type { Task } from '../tasks/task.js'
+import { ZERO_USAGE } from '../worker/result.js'
+import { plannerSpent } from './issue.js'
+import { type PlannerDeps, runPlanner } from './run.js'
+import type { PlannedTask } from './schema.js'
+
+/** Goal tasks get ids from their titles (slug + hash), like prompts do, so a re-plan keeps them. */
+export function goalTasks(planned: PlannedTask[], prefix: string): Task[] {
+  return planned.map(t => {
+    const id = planItemId(t.title)
+    return {
+      id,
+      title: titleOf(t.title),
+      prompt: t.prompt,
+      branch: `${prefix}${id}`,
+      source: { kind: 'input' },
+      ...(t.model ? { model: t.model } : {}),
+      ...(t.verify ? { verify: t.verify } : {})
+    }
+  })
+}
+
+/** Tasks as the `tasks` input and `tasks-file` read them: `fleet-worker plan --goal` prints this. */
+export function tasksYaml(tasks: Task[]): string {
+  return stringify(
+    tasks.map(t => ({
+      id: t.id,
+      title: t.title,
+      prompt: t.prompt,
+      ...(t.model ? { model: t.model } : {}),
+      ...(t.maxTurns ? { 'max-turns': t.maxTurns } : {}),
+      ...(t.verify ? { verify: t.verify } : {}),
+      ...(t.effort ? { effort: t.effort } : {})
+    })),
+    { lineWidth: 0 }
+  )
+}
+
+/** The `goal` input through the planner: its tasks, or the one failed outcome saying why not. */
+export async function planGoal(
+  deps: PlannerDeps,
+  goal: string
+): Promise<{ tasks: Task[]; note: string } | { failed: Outcome }> {
+  const run = await runPlanner(deps, { kind: 'goal', goal })
+  const turns = run.worker?.turns ?? 0
+  if (run.answer.ok) {
+    const tasks = goalTasks(run.answer.tasks, deps.config.branchPrefix)
+    const spent = plannerSpent({ turns, usage: run.worker?.usage ?? ZERO_USAGE })
+    return {
+      tasks,
+      note: `The planner split the goal into ${tasks.length} tasks (from its ${run.answer.via}). ${spent}`
+    }
+  }
+  const task: Task = {
+    id: 'plan',
+    title: 'plan the goal',
+    prompt: '',
+    branch: '',
+    source: { kind: 'input' }
+  }
+  const failed = emptyOutcome(task, { status: 'failed', error: run.answer.error })
+  return {
+    failed: {
+      ...failed,
+      turns,
+      usage: run.worker?.usage ?? failed.usage,
+      attempts: run.worker?.attempts ?? 0,
+      model: run.worker?.model
+    }
+  }
+}

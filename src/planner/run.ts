@@ -1,0 +1,114 @@
+import path from 'node:path'
+import type { Config } from '../config.js'
+import { FleetRepo } from '../git/repo.js'
+import type { Task } from '../tasks/task.js'
+import { runWorker, type WorkerRun } from '../worker/run.js'
+import type { Progress } from '../worker/spawn.js'
+import { type PlanAnswer, readAnswer } from './answer.js'
+import { type PlannerAsk, plannerPrompt } from './prompt.js'
+import { answerJsonSchema } from './schema.js'
+
+export interface PlannerDeps {
+  config: Config
+  claude: string
+  apiKey: string
+  remoteUrl: string
+  gitToken?: string
+  /** A fresh directory for the planner's clone, cage and transcript. */
+  root: string
+  host: NodeJS.ProcessEnv
+  /** Strings that must never leave the run in a plan (the GitHub token, the model key). */
+  secrets: string[]
+  log: (message: string) => void
+  onProgress?: (task: Task, progress: Progress) => void
+}
+
+export interface PlannerRun {
+  answer: PlanAnswer
+  worker?: WorkerRun
+}
+
+/**
+ * The planner reads and searches the repository, nothing more: no Write, Edit or Bash, and the
+ * default permission mode, which (measured with claude 2.1.332) refuses reads outside the working
+ * directory, through symlinks too. Plan mode let Read open any file of the runner, and ended a run
+ * with exit 1 after refusing a Bash write. Its answer comes back through --json-schema.
+ */
+export function plannerConfig(config: Config): Config {
+  return {
+    ...config,
+    permissionMode: 'default',
+    tools: ['Read', 'Glob', 'Grep'],
+    allowedTools: [],
+    disallowedTools: [],
+    claudeArgs: [
+      ...config.claudeArgs,
+      '--json-schema',
+      JSON.stringify(answerJsonSchema(config.maxTasks))
+    ]
+  }
+}
+
+/** A plan is posted on the issue: one that quotes a secret of the run (a prompt injection's aim) is not. */
+export function holdsSecret(tasks: unknown, secrets: string[]): boolean {
+  const text = JSON.stringify(tasks)
+  return secrets.some(s => s.length >= 8 && text.includes(s))
+}
+
+/** The planner as one worker, through the workers' own path (cage, isolation, retries), in a worktree of the base branch. */
+export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<PlannerRun> {
+  const { config } = deps
+  const id = ask.kind === 'issue' ? `issue-${ask.issue.number}-plan` : 'plan'
+  const repo = await FleetRepo.open({
+    dir: path.join(deps.root, 'repo'),
+    remoteUrl: deps.remoteUrl,
+    token: deps.gitToken
+  })
+  const base = config.baseBranch ?? (await repo.defaultBranch())
+  await repo.fetch(base, [])
+  // A local branch of the planner's own clone: never pushed.
+  await using tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
+  const prompt = plannerPrompt(ask, config.maxTasks)
+  const task: Task = {
+    id,
+    title: 'plan',
+    prompt,
+    branch: `fleet-planner/${id}`,
+    source: ask.kind === 'issue' ? { kind: 'issue', issue: ask.issue.number } : { kind: 'input' }
+  }
+  deps.log(`[${id}] planning on ${base}`)
+  const worker = await runWorker(
+    {
+      config: plannerConfig(config),
+      claude: deps.claude,
+      apiKey: deps.apiKey,
+      root: deps.root,
+      host: deps.host,
+      isRoot: process.getuid?.() === 0,
+      log: deps.log,
+      onProgress: deps.onProgress,
+      prompt: t => t.prompt
+    },
+    task,
+    tree.dir
+  )
+  if (worker.verdict.kind !== 'ok')
+    return {
+      worker,
+      answer: { ok: false, error: `the planner did not finish: ${worker.verdict.error}` }
+    }
+  const answer = readAnswer(
+    { structured: worker.structuredOutput, finalMessage: worker.finalMessage },
+    config.maxTasks
+  )
+  if (answer.ok && holdsSecret(answer.tasks, deps.secrets))
+    return {
+      worker,
+      answer: {
+        ok: false,
+        error:
+          "the planner's answer held a secret of this run (the GitHub token or the model key), so it was not used"
+      }
+    }
+  return { worker, answer }
+}
