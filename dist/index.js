@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(91274);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(89619);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 91274:
+/***/ 89619:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -30763,7 +30763,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   eF: () => (/* binding */ main_run)
 });
 
-// UNUSED EXPORTS: actionsIo, fleetAction
+// UNUSED EXPORTS: actionsIo, failureMessage, fleetAction
 
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 13 modules
 var lib_core = __nccwpck_require__(77094);
@@ -40368,6 +40368,13 @@ const INPUTS = {
         default: 'Bash,Edit,Read,Write',
         description: "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn (the CLI's full set makes each request ~2.6x larger; Bash covers grep and find); 'default' = the CLI's full set."
     },
+    setup: {
+        description: "Shell command run in each task's worktree before its worker, in the same cage as verify (e.g. npm ci --prefer-offline): what it leaves is seen by the worker and verify, never committed; npm, pip and Go download caches are the runner's, shared by every task. A failure ends the task failed, no worker run."
+    },
+    'setup-timeout-minutes': {
+        default: '10',
+        description: 'Wall-clock cap of the setup command, in minutes.'
+    },
     verify: {
         contract: true,
         description: "Shell command run in each task's worktree after its worker; its result gates the PR (a failure opens a draft PR labelled fleet:verify-failed)."
@@ -40441,8 +40448,8 @@ const INPUTS = {
         description: 'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
     },
     'container-image': {
-        default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
-        description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
+        default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',
+        description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published by the release workflow as ghcr.io/<owner>/<repo>-worker:<version> and :<major>), or your own built from it."
     },
     'container-runtime': {
         default: 'docker',
@@ -40837,6 +40844,8 @@ const schema = object({
     'allowed-tools': schemas_string().transform(list),
     'disallowed-tools': schemas_string().transform(list),
     tools: schemas_string().transform(v => (v === 'default' ? undefined : list(v))),
+    setup: config_optional,
+    'setup-timeout-minutes': config_number('setup-timeout-minutes', { min: 0.01, max: 360 }),
     verify: config_optional,
     'verify-timeout-minutes': config_number('verify-timeout-minutes', { min: 0.01, max: 360 }),
     'verify-fix-up': bool('verify-fix-up'),
@@ -40982,6 +40991,8 @@ function parseConfig(env) {
         allowedTools: p['allowed-tools'],
         disallowedTools: p['disallowed-tools'],
         tools: p.tools,
+        setup: p.setup,
+        setupTimeoutMs: Math.round(p['setup-timeout-minutes'] * 60_000),
         verify: p.verify,
         verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
         verifyFixUp: p['verify-fix-up'],
@@ -41241,6 +41252,8 @@ class FleetRepo {
         await (0,promises_.mkdir)(opts.dir, { recursive: true });
         const git = Git.create(opts.dir, env);
         await git.exec(['init', '--quiet']);
+        // Per-worktree config: what a task's setup left is excluded in that worktree alone.
+        await git.exec(['config', 'extensions.worktreeConfig', 'true']);
         await git.exec(['remote', 'add', 'origin', opts.remoteUrl]);
         return new FleetRepo(git, opts.remoteUrl, opts.token, env);
     }
@@ -42351,6 +42364,12 @@ async function prepareGit(worktree, cageDir) {
     await clone.exec(['update-ref', branch, head]);
     await clone.exec(['symbolic-ref', 'HEAD', branch]);
     await clone.exec(['read-tree', 'HEAD']);
+    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
+    const excludes = await tree.exec(['config', '--get', 'core.excludesFile'], { allowFailure: true });
+    if (excludes.exitCode === 0) {
+        await (0,promises_.mkdir)(external_node_path_default().join(cloneDir, '.git', 'info'), { recursive: true });
+        await (0,promises_.copyFile)(excludes.stdout.trim(), external_node_path_default().join(cloneDir, '.git', 'info', 'exclude'));
+    }
     return {
         cloneDir,
         gitDir: external_node_path_default().join(cloneDir, '.git'),
@@ -42804,6 +42823,156 @@ async function preserve(ctx, task) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fleet/cage.ts
+
+
+/**
+ * Runs a shell command of the repository's (setup, verify) in a task's worktree, in the cage verify
+ * gets: setup and verify run code the worker may have written or will read, so they share one
+ * place, and whatever isolation verify gets, setup gets too.
+ */
+function runInCage(config, c) {
+    if (config.isolation !== 'container')
+        return runVerify(c.command, c.dir, c.env, c.timeoutMs);
+    return verifyInContainer(config, {
+        taskId: c.taskId,
+        worktree: c.dir,
+        configDir: c.env.CLAUDE_CONFIG_DIR ?? c.dir,
+        env: c.env,
+        command: c.command,
+        timeoutMs: c.timeoutMs,
+        host: c.host,
+        log: c.log
+    });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
+
+
+
+/** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
+const setup_NETWORK = [
+    'HTTP_PROXY',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'NODE_EXTRA_CA_CERTS',
+    'GOPROXY'
+];
+/**
+ * The runner's own download caches, where actions/setup-node, setup-python and setup-go restore
+ * theirs: every task's setup shares them (npm, pip and Go lock their caches for concurrent use).
+ * Only setup gets them; what it installs lands in the worktree, where the worker and verify see it.
+ */
+function sharedCaches(host) {
+    const home = host.HOME;
+    if (!home)
+        return {};
+    const caches = {
+        npm_config_cache: host.npm_config_cache ?? host.NPM_CONFIG_CACHE ?? external_node_path_default().join(home, '.npm'),
+        // pip (~/.cache/pip) and Go's build cache (~/.cache/go-build) live here.
+        XDG_CACHE_HOME: host.XDG_CACHE_HOME ?? external_node_path_default().join(home, '.cache'),
+        GOMODCACHE: host.GOMODCACHE ?? external_node_path_default().join(host.GOPATH ?? external_node_path_default().join(home, 'go'), 'pkg', 'mod')
+    };
+    for (const name of ['PIP_CACHE_DIR', 'GOCACHE', 'YARN_CACHE_FOLDER']) {
+        const value = host[name];
+        if (value)
+            caches[name] = value;
+    }
+    return caches;
+}
+/** Setup's environment: the worker's allowlist without the model, its own HOME and TMPDIR. */
+function setupEnv(config, host, paths) {
+    const env = {};
+    for (const name of [...PASS_THROUGH, ...setup_NETWORK]) {
+        const value = host[name];
+        if (value)
+            env[name] = value;
+    }
+    env.HOME = paths.home;
+    env.TMPDIR = paths.tmp;
+    env.GIT_TERMINAL_PROMPT = '0';
+    // A container sees only the worktree: the host's cache paths would not exist in it.
+    if (config.isolation !== 'container')
+        Object.assign(env, sharedCaches(host));
+    return env;
+}
+/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+function excludePattern(file) {
+    return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
+/**
+ * Keeps what setup left out of every commit, the worker's own included: its untracked paths go
+ * into an exclude file of this worktree alone (info/exclude is shared by all worktrees of the
+ * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
+ * PR, so they fail the setup instead.
+ */
+async function excludeLeftovers(tree) {
+    const status = await tree.git.exec(['status', '--porcelain', '--untracked-files=no']);
+    const files = status.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map(line => line.slice(3));
+    if (files.length > 0) {
+        return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`;
+    }
+    const listed = await tree.git.exec([
+        'ls-files',
+        '-z',
+        '--others',
+        '--exclude-standard',
+        '--directory'
+    ]);
+    const paths = listed.stdout.split('\0').filter(Boolean);
+    if (paths.length === 0)
+        return undefined;
+    const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir']);
+    const file = external_node_path_default().join(gitDir, 'fleet-setup-exclude');
+    await (0,promises_.writeFile)(file, paths.map(excludePattern).join('\n') + '\n');
+    await tree.git.exec(['config', '--worktree', 'core.excludesFile', file]);
+    return undefined;
+}
+/** Runs the `setup` input in a task's worktree before its worker (see runInCage). */
+async function runSetup(config, s) {
+    const paths = { home: external_node_path_default().join(s.cageDir, 'home'), tmp: external_node_path_default().join(s.cageDir, 'tmp') };
+    await (0,promises_.rm)(s.cageDir, { recursive: true, force: true });
+    await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
+    s.log(`[${s.taskId}] setup: ${s.command}`);
+    const result = await runInCage(config, {
+        taskId: s.taskId,
+        dir: s.tree.dir,
+        env: setupEnv(config, s.host, paths),
+        command: s.command,
+        timeoutMs: config.setupTimeoutMs,
+        host: s.host,
+        log: s.log
+    });
+    const failed = result.timedOut
+        ? `setup '${s.command}' ran past setup-timeout-minutes`
+        : result.exitCode !== 0
+            ? `setup '${s.command}' exited with ${result.exitCode}`
+            : undefined;
+    if (failed) {
+        s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`);
+        return {
+            result,
+            error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
+        };
+    }
+    const error = await excludeLeftovers(s.tree);
+    if (error)
+        s.log(`[${s.taskId}] ${error}`);
+    return { result, error };
+}
+function lastLines(text, n = 10) {
+    return text.split('\n').slice(-n).join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -42863,6 +43032,7 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 
+
 function startRef(task, base) {
     return task.source.kind === 'follow-up'
         ? `refs/remotes/origin/${task.branch}`
@@ -42880,6 +43050,21 @@ async function followHead(tree, branch) {
     await tree.git.exec(['update-ref', `refs/heads/${branch}`, head]);
     await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
 }
+/** The `setup` input in the worktree, before the worker; a sentence when the task must end. */
+async function setUp(ctx, task, tree) {
+    const { config } = ctx.land;
+    if (!config.setup)
+        return undefined;
+    const setup = await runSetup(config, {
+        taskId: task.id,
+        tree,
+        command: config.setup,
+        cageDir: external_node_path_default().join(ctx.worker.root, 'workers', `${task.id}.setup`),
+        host: ctx.worker.host,
+        log: ctx.worker.log
+    });
+    return setup.error;
+}
 const passed = (v) => v.exitCode === 0 && !v.timedOut;
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
@@ -42891,6 +43076,22 @@ async function work(ctx, task, startedAt) {
         const now = ctx.now ?? Date.now;
         const { config } = ctx.land;
         const tree = __addDisposableResource(env_1, await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base)), true);
+        const setupError = await setUp(ctx, task, tree);
+        if (setupError) {
+            const outcome = {
+                id: task.id,
+                title: task.title,
+                source: task.source,
+                status: 'failed',
+                turns: 0,
+                usage: ZERO_USAGE,
+                attempts: 0,
+                durationMs: 0,
+                startedAt,
+                error: setupError
+            };
+            return { kind: 'done', outcome };
+        }
         const run = await runWorker(ctx.worker, task, tree.dir);
         await followHead(tree, task.branch);
         const outcome = {
@@ -42919,12 +43120,9 @@ async function work(ctx, task, startedAt) {
         const check = (env) => {
             if (!command)
                 return undefined;
-            if (config.isolation !== 'container')
-                return runVerify(command, tree.dir, env, config.verifyTimeoutMs);
-            return verifyInContainer(config, {
+            return runInCage(config, {
                 taskId: task.id,
-                worktree: tree.dir,
-                configDir: env.CLAUDE_CONFIG_DIR ?? tree.dir,
+                dir: tree.dir,
                 env,
                 command,
                 timeoutMs: config.verifyTimeoutMs,
@@ -45116,6 +45314,8 @@ async function resolveSkills(names, workspace) {
 
 
 
+
+
 const exec = (0,external_node_util_.promisify)(external_node_child_process_namespaceObject.execFile);
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
@@ -45239,6 +45439,12 @@ async function runTasks(run, plan, tasks) {
 /** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
 async function reportShards(run) {
     const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard);
+    if (files.length === 0) {
+        const where = run.config.outcomesDir
+            ? `in outcomes-dir '${run.config.outcomesDir}'`
+            : "in this run's artifacts";
+        throw new Error(`mode: report found no shard's outcomes ${where}: did the mode: run jobs run (needs: of this job), and do they share outcomes-dir?`);
+    }
     const outcomes = files.flatMap(f => f.outcomes);
     run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`);
     if (run.github) {
@@ -45353,17 +45559,40 @@ async function fleetAction(env, io) {
     await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined);
     return outcomes;
 }
+/** An error as one line that names the service that failed: GitHub API, git remote, or the input. */
+function failureMessage(error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const request = error?.request;
+    if (request?.url && typeof error.status === 'number')
+        return `GitHub API (${request.method ?? 'GET'} ${request.url}): ${message}`;
+    if (error instanceof GitError && ['fetch', 'push', 'ls-remote'].includes(error.args[0] ?? ''))
+        return `git remote: ${message}`;
+    return message;
+}
 /** The action's entry: the one place that fails the step. */
 async function main_run(env = process.env) {
+    // A run that fails before its report still sets the outputs, empty, so a later step's
+    // fromJSON(steps.<id>.outputs.results) reads [] instead of breaking.
+    let reported = false;
+    const io = {
+        ...actionsIo,
+        report: (outcomes, note) => {
+            reported = true;
+            return actionsIo.report(outcomes, note);
+        }
+    };
     try {
-        const outcomes = await fleetAction(env, actionsIo);
+        const outcomes = await fleetAction(env, io);
         const bad = outcomes.filter(o => FAILING.includes(o.status));
         if (bad.length > 0) {
             lib_core/* setFailed */.C1(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`);
         }
     }
     catch (error) {
-        lib_core/* setFailed */.C1(error instanceof Error ? error.message : String(error));
+        if (!reported)
+            for (const [name, value] of Object.entries(outputs([])))
+                lib_core/* setOutput */.uH(name, value);
+        lib_core/* setFailed */.C1(failureMessage(error));
     }
 }
 

@@ -8,14 +8,36 @@
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { parseArgs } from 'node:util'
-import { INPUTS, inputEnvName, type InputName } from './inputs.js'
+import { InputError } from './config.js'
+import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
 import { Board } from './progress.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
 import { summaryMarkdown } from './report/summary.js'
+
+/** Inputs whose action wording (repository secrets, workflow expressions) means nothing here. */
+const CLI_SPEC: Partial<Record<string, [string, string | undefined]>> = {
+  'api-key': [
+    "The model endpoint's key. Better in the environment (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN): an option is visible to other users in the process list.",
+    undefined
+  ],
+  'github-token': ['Token for the push, and for PRs with --repository.', '$GITHUB_TOKEN']
+}
+
+/** A usage mistake: exit code 2, and the message alone. */
+class UsageError extends Error {}
+
+/** Action words in a message become CLI words: an input is an option here. */
+export function cliWords(message: string): string {
+  let text = message.replace(/^Input '([a-z-]+)': /, '--$1: ')
+  for (const name of Object.keys(INPUTS)) text = text.replaceAll(`'${name}'`, `--${name}`)
+  return text
+}
 
 const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Claude Code workers.
 
@@ -31,10 +53,10 @@ Usage:
 
 Options (the action's inputs):
 ${Object.entries(INPUTS)
-  .map(
-    ([name, spec]) =>
-      `  --${name.padEnd(24)} ${spec.description}${'default' in spec ? ` [default: ${spec.default}]` : ''}`
-  )
+  .map(([name, spec]: [string, InputSpec]) => {
+    const [description, fallback] = CLI_SPEC[name] ?? [spec.description, spec.default]
+    return `  --${name.padEnd(24)} ${description}${fallback ? ` [default: ${fallback}]` : ''}`
+  })
   .join('\n')}
 
   --repo DIR                   the local repository (default: current directory)
@@ -44,6 +66,13 @@ ${Object.entries(INPUTS)
 
 Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push; and PRs
 with --repository).
+
+Exit codes:
+  0  every task landed (run), the plan was printed (plan), no problem found (doctor)
+  1  a task did not land (failed, timed-out, verify-failed, refused), doctor found a problem, or
+     a service failed (GitHub API, git remote, model endpoint)
+  2  bad usage: an unknown command or option, an invalid option value, no tasks, no model key,
+     or --repo is not a git repository
 `
 
 /**
@@ -113,12 +142,52 @@ export function cliEnv(
   return { env, positionals }
 }
 
+/**
+ * What `run` and `plan` need, checked before anything is installed or fetched, in the CLI's
+ * words: tasks to run, a model key and a git repository to work in (run, and plan --goal).
+ */
+async function preflight(command: 'run' | 'plan', env: NodeJS.ProcessEnv): Promise<void> {
+  const input = (name: InputName) => env[inputEnvName(name)]?.trim()
+  const queue = env.GITHUB_REPOSITORY && input('github-token')
+  const goal = input('goal')
+  if (!input('tasks') && !input('tasks-file') && !goal && !queue)
+    throw new UsageError(
+      "no tasks: pass --tasks 'a prompt' (one per line, or a YAML list) or --tasks-file tasks.yml; or --goal 'a request' for the planner; or --repository OWNER/REPO with GITHUB_TOKEN to take the issues labelled fleet"
+    )
+  // Listing given tasks needs nothing more; planning from a goal runs a worker.
+  if (command === 'plan' && !goal) return
+  if (!input('api-key') && !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN)
+    throw new UsageError(
+      'no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment'
+    )
+  const dir = env.GITHUB_WORKSPACE ?? process.cwd()
+  const git = (args: string[]) => promisify(execFile)('git', ['-C', dir, ...args])
+  await git(['rev-parse', '--show-toplevel']).catch(() => {
+    throw new UsageError(
+      `--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`
+    )
+  })
+  if (!env.GITHUB_REPOSITORY)
+    await git(['remote', 'get-url', 'origin']).catch(() => {
+      throw new UsageError(
+        `--repo: '${dir}' has no remote 'origin' to push the branches to; add one (git remote add origin URL) or pass --repository OWNER/REPO`
+      )
+    })
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { env, positionals } = cliEnv(argv, process.env)
+  let parsed: ReturnType<typeof cliEnv>
+  try {
+    parsed = cliEnv(argv, process.env)
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${HELP}`)
+  }
+  const { env, positionals } = parsed
   const command = positionals[0] ?? 'help'
   switch (command) {
     case 'run':
     case 'plan': {
+      await preflight(command, env)
       if (command === 'plan') env[inputEnvName('dry-run')] = 'true'
       const yaml = command === 'plan' && Boolean(env[inputEnvName('goal')])
       const outcomes = await fleetAction(env, plainIo(yaml))
@@ -127,7 +196,8 @@ async function main(argv: string[]): Promise<number> {
     case 'doctor': {
       const { doctor } = await import('./doctor.js')
       const checks = await doctor(env, { offline: argv.includes('--offline') })
-      for (const c of checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`)
+      for (const c of checks)
+        console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${cliWords(c.detail)}`)
       const failed = checks.filter(c => !c.ok).length
       console.log(failed ? `\n${failed} problem(s) found.` : '\nReady.')
       return failed ? 1 : 0
@@ -148,7 +218,9 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   code => process.exit(code),
   (error: unknown) => {
-    console.error(`fleet-worker: ${error instanceof Error ? error.message : String(error)}`)
-    process.exit(1)
+    console.error(
+      `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
+    )
+    process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
   }
 )

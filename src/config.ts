@@ -102,6 +102,8 @@ const schema = z.object({
   'allowed-tools': z.string().transform(list),
   'disallowed-tools': z.string().transform(list),
   tools: z.string().transform(v => (v === 'default' ? undefined : list(v))),
+  setup: optional,
+  'setup-timeout-minutes': number('setup-timeout-minutes', { min: 0.01, max: 360 }),
   verify: optional,
   'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
   'verify-fix-up': bool('verify-fix-up'),
@@ -166,6 +168,8 @@ export interface Config {
   allowedTools: string[]
   disallowedTools: string[]
   tools?: string[]
+  setup?: string
+  setupTimeoutMs: number
   verify?: string
   verifyTimeoutMs: number
   verifyFixUp: boolean
@@ -317,6 +321,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     allowedTools: p['allowed-tools'],
     disallowedTools: p['disallowed-tools'],
     tools: p.tools,
+    setup: p.setup,
+    setupTimeoutMs: Math.round(p['setup-timeout-minutes'] * 60_000),
     verify: p.verify,
     verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
     verifyFixUp: p['verify-fix-up'],

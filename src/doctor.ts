@@ -5,6 +5,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { type Config, parseConfig } from './config.js'
+import { inputEnvName } from './inputs.js'
 import { keyVariable } from './worker/env.js'
 import { CLAUDE_CODE_VERSION, findOnPath, resolveClaude } from './worker/install.js'
 
@@ -18,20 +19,20 @@ export interface Check {
 export function endpointVerdict(status: number | undefined, error?: string): Check {
   const name = 'model endpoint'
   if (error)
-    return { name, ok: false, detail: `unreachable: ${error}; check base-url and the network` }
+    return { name, ok: false, detail: `unreachable: ${error}; check --base-url and the network` }
   if (status === undefined) return { name, ok: false, detail: 'no answer' }
   if (status >= 200 && status < 300) return { name, ok: true, detail: `answered ${status}` }
   if (status === 401 || status === 403)
     return {
       name,
       ok: false,
-      detail: `rejected the key (${status}); check api-key and auth-header`
+      detail: `rejected the key (${status}); check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and --auth-header`
     }
   if (status === 404)
     return {
       name,
       ok: false,
-      detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model'
+      detail: 'answered 404: wrong --base-url (give the root, without /v1) or unknown --model'
     }
   if (status === 429 || status === 529)
     return {
@@ -114,11 +115,17 @@ export async function doctor(env: NodeJS.ProcessEnv, opts: { offline: boolean })
       detail: `not on PATH: the action installs ${CLAUDE_CODE_VERSION} when it runs`
     })
   }
-  const key = config?.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN
+  // Read on its own, not from the parsed config: a bad --base-url must not make the key look missing.
+  const key =
+    env[inputEnvName('api-key')] || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || undefined
   checks.push(
     key
       ? { name: 'model key', ok: true, detail: 'present' }
-      : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' }
+      : {
+          name: 'model key',
+          ok: false,
+          detail: 'missing: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment'
+        }
   )
   if (!opts.offline && config && key) checks.push(await probe(config, key))
   return checks

@@ -74,6 +74,14 @@ export const INPUTS = {
     description:
       "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn (the CLI's full set makes each request ~2.6x larger; Bash covers grep and find); 'default' = the CLI's full set."
   },
+  setup: {
+    description:
+      "Shell command run in each task's worktree before its worker, in the same cage as verify (e.g. npm ci --prefer-offline): what it leaves is seen by the worker and verify, never committed; npm, pip and Go download caches are the runner's, shared by every task. A failure ends the task failed, no worker run."
+  },
+  'setup-timeout-minutes': {
+    default: '10',
+    description: 'Wall-clock cap of the setup command, in minutes.'
+  },
   verify: {
     contract: true,
     description:
@@ -155,9 +163,9 @@ export const INPUTS = {
       'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
   },
   'container-image': {
-    default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
+    default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',
     description:
-      "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
+      "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published by the release workflow as ghcr.io/<owner>/<repo>-worker:<version> and :<major>), or your own built from it."
   },
   'container-runtime': {
     default: 'docker',

@@ -14,12 +14,14 @@ import { actionsIo, type Io } from './io.js'
 import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
+import { outputs } from './report/results.js'
 import type { Task } from './tasks/task.js'
 import { usePlanner } from './planner/action.js'
 import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
 import { resolveSkills } from './worker/skills.js'
+import { GitError } from './git/git.js'
 import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
 
 const exec = promisify(execFile)
@@ -196,6 +198,14 @@ async function runTasks(
 /** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
 async function reportShards(run: Run): Promise<Outcome[]> {
   const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard)
+  if (files.length === 0) {
+    const where = run.config.outcomesDir
+      ? `in outcomes-dir '${run.config.outcomesDir}'`
+      : "in this run's artifacts"
+    throw new Error(
+      `mode: report found no shard's outcomes ${where}: did the mode: run jobs run (needs: of this job), and do they share outcomes-dir?`
+    )
+  }
   const outcomes = files.flatMap(f => f.outcomes)
   run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
   if (run.github) {
@@ -339,10 +349,31 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   return outcomes
 }
 
+/** An error as one line that names the service that failed: GitHub API, git remote, or the input. */
+export function failureMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const request = (error as { request?: { method?: string; url?: string } } | null)?.request
+  if (request?.url && typeof (error as { status?: unknown }).status === 'number')
+    return `GitHub API (${request.method ?? 'GET'} ${request.url}): ${message}`
+  if (error instanceof GitError && ['fetch', 'push', 'ls-remote'].includes(error.args[0] ?? ''))
+    return `git remote: ${message}`
+  return message
+}
+
 /** The action's entry: the one place that fails the step. */
 export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  // A run that fails before its report still sets the outputs, empty, so a later step's
+  // fromJSON(steps.<id>.outputs.results) reads [] instead of breaking.
+  let reported = false
+  const io: Io = {
+    ...actionsIo,
+    report: (outcomes, note) => {
+      reported = true
+      return actionsIo.report(outcomes, note)
+    }
+  }
   try {
-    const outcomes = await fleetAction(env, actionsIo)
+    const outcomes = await fleetAction(env, io)
     const bad = outcomes.filter(o => FAILING.includes(o.status))
     if (bad.length > 0) {
       core.setFailed(
@@ -350,6 +381,8 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
       )
     }
   } catch (error: unknown) {
-    core.setFailed(error instanceof Error ? error.message : String(error))
+    if (!reported)
+      for (const [name, value] of Object.entries(outputs([]))) core.setOutput(name, value)
+    core.setFailed(failureMessage(error))
   }
 }

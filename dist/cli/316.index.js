@@ -14,8 +14,9 @@ export const modules = {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _config_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(22973);
-/* harmony import */ var _worker_env_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(97705);
-/* harmony import */ var _worker_install_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(67901);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(38422);
+/* harmony import */ var _worker_env_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(97705);
+/* harmony import */ var _worker_install_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(67901);
 /**
  * `fleet-worker doctor`: offline checks (claude present and its version, inputs coherent, a key
  * present) and one live request to the model endpoint, each with a verdict a person can act on.
@@ -25,11 +26,12 @@ export const modules = {
 
 
 
+
 /** What one tiny request to the endpoint says about the setup. */
 function endpointVerdict(status, error) {
     const name = 'model endpoint';
     if (error)
-        return { name, ok: false, detail: `unreachable: ${error}; check base-url and the network` };
+        return { name, ok: false, detail: `unreachable: ${error}; check --base-url and the network` };
     if (status === undefined)
         return { name, ok: false, detail: 'no answer' };
     if (status >= 200 && status < 300)
@@ -38,13 +40,13 @@ function endpointVerdict(status, error) {
         return {
             name,
             ok: false,
-            detail: `rejected the key (${status}); check api-key and auth-header`
+            detail: `rejected the key (${status}); check ANTHROPIC_API_KEY / ANTHROPIC_AUTH_TOKEN and --auth-header`
         };
     if (status === 404)
         return {
             name,
             ok: false,
-            detail: 'answered 404: wrong base-url (give the root, without /v1) or unknown model'
+            detail: 'answered 404: wrong --base-url (give the root, without /v1) or unknown --model'
         };
     if (status === 429 || status === 529)
         return {
@@ -56,7 +58,7 @@ function endpointVerdict(status, error) {
 }
 async function probe(config, key) {
     const base = config.baseUrl ?? 'https://api.anthropic.com';
-    const header = (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_4__/* .keyVariable */ .O)(config) === 'ANTHROPIC_AUTH_TOKEN'
+    const header = (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_5__/* .keyVariable */ .OE)(config) === 'ANTHROPIC_AUTH_TOKEN'
         ? { authorization: `Bearer ${key}` }
         : { 'x-api-key': key };
     try {
@@ -92,20 +94,20 @@ async function doctor(env, opts) {
             detail: error instanceof Error ? error.message : String(error)
         });
     }
-    const onPath = config?.claudePath ?? (await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .findOnPath */ .aY)('claude', env.PATH));
+    const onPath = config?.claudePath ?? (await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .findOnPath */ .aY)('claude', env.PATH));
     if (onPath) {
         try {
-            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .resolveClaude */ .rZ)({
+            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .resolveClaude */ .rZ)({
                 claudePath: onPath,
                 pathVar: env.PATH,
                 installDir: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(node_os__WEBPACK_IMPORTED_MODULE_0___default().tmpdir(), 'fleet-claude'),
                 log: () => undefined
             });
-            const pinned = claude.version === _worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3;
+            const pinned = claude.version === _worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3;
             checks.push({
                 name: 'claude',
                 ok: true,
-                detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3})`}`
+                detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3})`}`
             });
         }
         catch (error) {
@@ -120,13 +122,18 @@ async function doctor(env, opts) {
         checks.push({
             name: 'claude',
             ok: true,
-            detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_3__/* .CLAUDE_CODE_VERSION */ ._3} when it runs`
+            detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3} when it runs`
         });
     }
-    const key = config?.apiKey ?? env.ANTHROPIC_API_KEY ?? env.ANTHROPIC_AUTH_TOKEN;
+    // Read on its own, not from the parsed config: a bad --base-url must not make the key look missing.
+    const key = env[(0,_inputs_js__WEBPACK_IMPORTED_MODULE_3__/* .inputEnvName */ .d_)('api-key')] || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || undefined;
     checks.push(key
         ? { name: 'model key', ok: true, detail: 'present' }
-        : { name: 'model key', ok: false, detail: 'missing: set ANTHROPIC_API_KEY or --api-key' });
+        : {
+            name: 'model key',
+            ok: false,
+            detail: 'missing: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) in the environment'
+        });
     if (!opts.offline && config && key)
         checks.push(await probe(config, key));
     return checks;

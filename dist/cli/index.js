@@ -30846,6 +30846,8 @@ const schema = zod__WEBPACK_IMPORTED_MODULE_3__/* .object */ .Ikc({
     'allowed-tools': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     'disallowed-tools': zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(list),
     tools: zod__WEBPACK_IMPORTED_MODULE_3__/* .string */ .YjP().transform(v => (v === 'default' ? undefined : list(v))),
+    setup: optional,
+    'setup-timeout-minutes': number('setup-timeout-minutes', { min: 0.01, max: 360 }),
     verify: optional,
     'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
     'verify-fix-up': bool('verify-fix-up'),
@@ -30991,6 +30993,8 @@ function parseConfig(env) {
         allowedTools: p['allowed-tools'],
         disallowedTools: p['disallowed-tools'],
         tools: p.tools,
+        setup: p.setup,
+        setupTimeoutMs: Math.round(p['setup-timeout-minutes'] * 60_000),
         verify: p.verify,
         verifyTimeoutMs: Math.round(p['verify-timeout-minutes'] * 60_000),
         verifyFixUp: p['verify-fix-up'],
@@ -31104,6 +31108,13 @@ const INPUTS = {
         default: 'Bash,Edit,Read,Write',
         description: "Built-in tools offered to the worker. Every tool definition costs input tokens on every turn (the CLI's full set makes each request ~2.6x larger; Bash covers grep and find); 'default' = the CLI's full set."
     },
+    setup: {
+        description: "Shell command run in each task's worktree before its worker, in the same cage as verify (e.g. npm ci --prefer-offline): what it leaves is seen by the worker and verify, never committed; npm, pip and Go download caches are the runner's, shared by every task. A failure ends the task failed, no worker run."
+    },
+    'setup-timeout-minutes': {
+        default: '10',
+        description: 'Wall-clock cap of the setup command, in minutes.'
+    },
     verify: {
         contract: true,
         description: "Shell command run in each task's worktree after its worker; its result gates the PR (a failure opens a draft PR labelled fleet:verify-failed)."
@@ -31177,8 +31188,8 @@ const INPUTS = {
         description: 'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
     },
     'container-image': {
-        default: 'ghcr.io/fleet-worker/fleet-worker-worker:v0.1.0',
-        description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published as ghcr.io/<owner>/<repo>-worker:<tag>), or your own built from it."
+        default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',
+        description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published by the release workflow as ghcr.io/<owner>/<repo>-worker:<version> and :<major>), or your own built from it."
     },
     'container-runtime': {
         default: 'docker',
@@ -31513,8 +31524,9 @@ function containerPath(spec, hostPath) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   O: () => (/* binding */ keyVariable),
-/* harmony export */   u: () => (/* binding */ workerEnv)
+/* harmony export */   OE: () => (/* binding */ keyVariable),
+/* harmony export */   Wv: () => (/* binding */ PASS_THROUGH),
+/* harmony export */   uV: () => (/* binding */ workerEnv)
 /* harmony export */ });
 /** Variables a worker may inherit from the host, by name; everything else is left behind. */
 const PASS_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'];
@@ -58569,22 +58581,23 @@ var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  K: () => (/* binding */ cliEnv)
+  K: () => (/* binding */ cliEnv),
+  q: () => (/* binding */ cliWords)
 });
 
+// EXTERNAL MODULE: external "node:child_process"
+var external_node_child_process_ = __nccwpck_require__(31421);
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(57975);
+// EXTERNAL MODULE: ./src/config.ts
+var src_config = __nccwpck_require__(22973);
 // EXTERNAL MODULE: ./src/inputs.ts
 var inputs = __nccwpck_require__(38422);
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 13 modules
 var lib_core = __nccwpck_require__(77094);
-// EXTERNAL MODULE: external "node:child_process"
-var external_node_child_process_ = __nccwpck_require__(31421);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/config.ts
-var src_config = __nccwpck_require__(22973);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:os"
@@ -58695,7 +58708,7 @@ function readEvent(eventName, payload, s) {
 
 ;// CONCATENATED MODULE: ./src/git/git.ts
 
-class GitError extends Error {
+class git_GitError extends Error {
     args;
     result;
     name = 'GitError';
@@ -58731,7 +58744,7 @@ class Git {
             });
         });
         if (result.exitCode !== 0 && !opts.allowFailure)
-            throw new GitError(args, result);
+            throw new git_GitError(args, result);
         return result;
     }
     async out(args) {
@@ -58800,6 +58813,8 @@ class FleetRepo {
         await (0,promises_.mkdir)(opts.dir, { recursive: true });
         const git = Git.create(opts.dir, env);
         await git.exec(['init', '--quiet']);
+        // Per-worktree config: what a task's setup left is excluded in that worktree alone.
+        await git.exec(['config', 'extensions.worktreeConfig', 'true']);
         await git.exec(['remote', 'add', 'origin', opts.remoteUrl]);
         return new FleetRepo(git, opts.remoteUrl, opts.token, env);
     }
@@ -59864,6 +59879,12 @@ async function prepareGit(worktree, cageDir) {
     await clone.exec(['update-ref', branch, head]);
     await clone.exec(['symbolic-ref', 'HEAD', branch]);
     await clone.exec(['read-tree', 'HEAD']);
+    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
+    const excludes = await tree.exec(['config', '--get', 'core.excludesFile'], { allowFailure: true });
+    if (excludes.exitCode === 0) {
+        await (0,promises_.mkdir)(external_node_path_default().join(cloneDir, '.git', 'info'), { recursive: true });
+        await (0,promises_.copyFile)(excludes.stdout.trim(), external_node_path_default().join(cloneDir, '.git', 'info', 'exclude'));
+    }
     return {
         cloneDir,
         gitDir: external_node_path_default().join(cloneDir, '.git'),
@@ -60100,7 +60121,7 @@ round = '') {
         const { paths, settings, transcript } = await cage(ctx, task, attempt, round);
         // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
         const isRoot = ctx.isRoot && config.isolation !== 'container';
-        const env = (0,worker_env/* workerEnv */.u)({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot });
+        const env = (0,worker_env/* workerEnv */.uV)({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot });
         env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name;
         env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email;
         const exit = await launchWorker(config, {
@@ -60317,6 +60338,156 @@ async function preserve(ctx, task) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/fleet/cage.ts
+
+
+/**
+ * Runs a shell command of the repository's (setup, verify) in a task's worktree, in the cage verify
+ * gets: setup and verify run code the worker may have written or will read, so they share one
+ * place, and whatever isolation verify gets, setup gets too.
+ */
+function runInCage(config, c) {
+    if (config.isolation !== 'container')
+        return runVerify(c.command, c.dir, c.env, c.timeoutMs);
+    return verifyInContainer(config, {
+        taskId: c.taskId,
+        worktree: c.dir,
+        configDir: c.env.CLAUDE_CONFIG_DIR ?? c.dir,
+        env: c.env,
+        command: c.command,
+        timeoutMs: c.timeoutMs,
+        host: c.host,
+        log: c.log
+    });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
+
+
+
+/** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
+const NETWORK = [
+    'HTTP_PROXY',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+    'http_proxy',
+    'https_proxy',
+    'no_proxy',
+    'SSL_CERT_FILE',
+    'SSL_CERT_DIR',
+    'NODE_EXTRA_CA_CERTS',
+    'GOPROXY'
+];
+/**
+ * The runner's own download caches, where actions/setup-node, setup-python and setup-go restore
+ * theirs: every task's setup shares them (npm, pip and Go lock their caches for concurrent use).
+ * Only setup gets them; what it installs lands in the worktree, where the worker and verify see it.
+ */
+function sharedCaches(host) {
+    const home = host.HOME;
+    if (!home)
+        return {};
+    const caches = {
+        npm_config_cache: host.npm_config_cache ?? host.NPM_CONFIG_CACHE ?? external_node_path_default().join(home, '.npm'),
+        // pip (~/.cache/pip) and Go's build cache (~/.cache/go-build) live here.
+        XDG_CACHE_HOME: host.XDG_CACHE_HOME ?? external_node_path_default().join(home, '.cache'),
+        GOMODCACHE: host.GOMODCACHE ?? external_node_path_default().join(host.GOPATH ?? external_node_path_default().join(home, 'go'), 'pkg', 'mod')
+    };
+    for (const name of ['PIP_CACHE_DIR', 'GOCACHE', 'YARN_CACHE_FOLDER']) {
+        const value = host[name];
+        if (value)
+            caches[name] = value;
+    }
+    return caches;
+}
+/** Setup's environment: the worker's allowlist without the model, its own HOME and TMPDIR. */
+function setupEnv(config, host, paths) {
+    const env = {};
+    for (const name of [...worker_env/* PASS_THROUGH */.Wv, ...NETWORK]) {
+        const value = host[name];
+        if (value)
+            env[name] = value;
+    }
+    env.HOME = paths.home;
+    env.TMPDIR = paths.tmp;
+    env.GIT_TERMINAL_PROMPT = '0';
+    // A container sees only the worktree: the host's cache paths would not exist in it.
+    if (config.isolation !== 'container')
+        Object.assign(env, sharedCaches(host));
+    return env;
+}
+/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+function excludePattern(file) {
+    return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`;
+}
+/**
+ * Keeps what setup left out of every commit, the worker's own included: its untracked paths go
+ * into an exclude file of this worktree alone (info/exclude is shared by all worktrees of the
+ * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
+ * PR, so they fail the setup instead.
+ */
+async function excludeLeftovers(tree) {
+    const status = await tree.git.exec(['status', '--porcelain', '--untracked-files=no']);
+    const files = status.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map(line => line.slice(3));
+    if (files.length > 0) {
+        return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`;
+    }
+    const listed = await tree.git.exec([
+        'ls-files',
+        '-z',
+        '--others',
+        '--exclude-standard',
+        '--directory'
+    ]);
+    const paths = listed.stdout.split('\0').filter(Boolean);
+    if (paths.length === 0)
+        return undefined;
+    const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir']);
+    const file = external_node_path_default().join(gitDir, 'fleet-setup-exclude');
+    await (0,promises_.writeFile)(file, paths.map(excludePattern).join('\n') + '\n');
+    await tree.git.exec(['config', '--worktree', 'core.excludesFile', file]);
+    return undefined;
+}
+/** Runs the `setup` input in a task's worktree before its worker (see runInCage). */
+async function runSetup(config, s) {
+    const paths = { home: external_node_path_default().join(s.cageDir, 'home'), tmp: external_node_path_default().join(s.cageDir, 'tmp') };
+    await (0,promises_.rm)(s.cageDir, { recursive: true, force: true });
+    await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
+    s.log(`[${s.taskId}] setup: ${s.command}`);
+    const result = await runInCage(config, {
+        taskId: s.taskId,
+        dir: s.tree.dir,
+        env: setupEnv(config, s.host, paths),
+        command: s.command,
+        timeoutMs: config.setupTimeoutMs,
+        host: s.host,
+        log: s.log
+    });
+    const failed = result.timedOut
+        ? `setup '${s.command}' ran past setup-timeout-minutes`
+        : result.exitCode !== 0
+            ? `setup '${s.command}' exited with ${result.exitCode}`
+            : undefined;
+    if (failed) {
+        s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`);
+        return {
+            result,
+            error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
+        };
+    }
+    const error = await excludeLeftovers(s.tree);
+    if (error)
+        s.log(`[${s.taskId}] ${error}`);
+    return { result, error };
+}
+function lastLines(text, n = 10) {
+    return text.split('\n').slice(-n).join('\n');
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -60376,6 +60547,7 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 
+
 function startRef(task, base) {
     return task.source.kind === 'follow-up'
         ? `refs/remotes/origin/${task.branch}`
@@ -60393,6 +60565,21 @@ async function followHead(tree, branch) {
     await tree.git.exec(['update-ref', `refs/heads/${branch}`, head]);
     await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`]);
 }
+/** The `setup` input in the worktree, before the worker; a sentence when the task must end. */
+async function setUp(ctx, task, tree) {
+    const { config } = ctx.land;
+    if (!config.setup)
+        return undefined;
+    const setup = await runSetup(config, {
+        taskId: task.id,
+        tree,
+        command: config.setup,
+        cageDir: external_node_path_default().join(ctx.worker.root, 'workers', `${task.id}.setup`),
+        host: ctx.worker.host,
+        log: ctx.worker.log
+    });
+    return setup.error;
+}
 const passed = (v) => v.exitCode === 0 && !v.timedOut;
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
@@ -60404,6 +60591,22 @@ async function work(ctx, task, startedAt) {
         const now = ctx.now ?? Date.now;
         const { config } = ctx.land;
         const tree = __addDisposableResource(env_1, await ctx.land.repo.worktree(task.id, task.branch, startRef(task, ctx.land.base)), true);
+        const setupError = await setUp(ctx, task, tree);
+        if (setupError) {
+            const outcome = {
+                id: task.id,
+                title: task.title,
+                source: task.source,
+                status: 'failed',
+                turns: 0,
+                usage: ZERO_USAGE,
+                attempts: 0,
+                durationMs: 0,
+                startedAt,
+                error: setupError
+            };
+            return { kind: 'done', outcome };
+        }
         const run = await runWorker(ctx.worker, task, tree.dir);
         await followHead(tree, task.branch);
         const outcome = {
@@ -60432,12 +60635,9 @@ async function work(ctx, task, startedAt) {
         const check = (env) => {
             if (!command)
                 return undefined;
-            if (config.isolation !== 'container')
-                return runVerify(command, tree.dir, env, config.verifyTimeoutMs);
-            return verifyInContainer(config, {
+            return runInCage(config, {
                 taskId: task.id,
-                worktree: tree.dir,
-                configDir: env.CLAUDE_CONFIG_DIR ?? tree.dir,
+                dir: tree.dir,
                 env,
                 command,
                 timeoutMs: config.verifyTimeoutMs,
@@ -61156,7 +61356,7 @@ function totals(outcomes) {
             : undefined
     };
 }
-function outputs(outcomes) {
+function results_outputs(outcomes) {
     const t = totals(outcomes);
     const urls = [...new Set(outcomes.flatMap(o => (o.prUrl ? [o.prUrl] : [])))];
     return {
@@ -61238,7 +61438,7 @@ const io_actionsIo = {
     setOutput: lib_core/* setOutput */.uH,
     group: lib_core/* group */.Os,
     async report(outcomes, note) {
-        for (const [name, value] of Object.entries(outputs(outcomes)))
+        for (const [name, value] of Object.entries(results_outputs(outcomes)))
             lib_core/* setOutput */.uH(name, value);
         await lib_core/* summary */.z.addRaw(summaryMarkdown(outcomes, note)).write();
     },
@@ -62570,6 +62770,8 @@ async function resolveSkills(names, workspace) {
 
 
 
+
+
 const cli_exec = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
@@ -62693,6 +62895,12 @@ async function runTasks(run, plan, tasks) {
 /** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
 async function reportShards(run) {
     const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard);
+    if (files.length === 0) {
+        const where = run.config.outcomesDir
+            ? `in outcomes-dir '${run.config.outcomesDir}'`
+            : "in this run's artifacts";
+        throw new Error(`mode: report found no shard's outcomes ${where}: did the mode: run jobs run (needs: of this job), and do they share outcomes-dir?`);
+    }
     const outcomes = files.flatMap(f => f.outcomes);
     run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`);
     if (run.github) {
@@ -62807,17 +63015,40 @@ async function fleetAction(env, io) {
     await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined);
     return outcomes;
 }
+/** An error as one line that names the service that failed: GitHub API, git remote, or the input. */
+function failureMessage(error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const request = error?.request;
+    if (request?.url && typeof error.status === 'number')
+        return `GitHub API (${request.method ?? 'GET'} ${request.url}): ${message}`;
+    if (error instanceof GitError && ['fetch', 'push', 'ls-remote'].includes(error.args[0] ?? ''))
+        return `git remote: ${message}`;
+    return message;
+}
 /** The action's entry: the one place that fails the step. */
 async function main_run(env = process.env) {
+    // A run that fails before its report still sets the outputs, empty, so a later step's
+    // fromJSON(steps.<id>.outputs.results) reads [] instead of breaking.
+    let reported = false;
+    const io = {
+        ...actionsIo,
+        report: (outcomes, note) => {
+            reported = true;
+            return actionsIo.report(outcomes, note);
+        }
+    };
     try {
-        const outcomes = await fleetAction(env, actionsIo);
+        const outcomes = await fleetAction(env, io);
         const bad = outcomes.filter(o => FAILING.includes(o.status));
         if (bad.length > 0) {
             core.setFailed(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`);
         }
     }
     catch (error) {
-        core.setFailed(error instanceof Error ? error.message : String(error));
+        if (!reported)
+            for (const [name, value] of Object.entries(outputs([])))
+                core.setOutput(name, value);
+        core.setFailed(failureMessage(error));
     }
 }
 
@@ -62891,6 +63122,27 @@ class Board {
 
 
 
+
+
+
+/** Inputs whose action wording (repository secrets, workflow expressions) means nothing here. */
+const CLI_SPEC = {
+    'api-key': [
+        "The model endpoint's key. Better in the environment (ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN): an option is visible to other users in the process list.",
+        undefined
+    ],
+    'github-token': ['Token for the push, and for PRs with --repository.', '$GITHUB_TOKEN']
+};
+/** A usage mistake: exit code 2, and the message alone. */
+class UsageError extends Error {
+}
+/** Action words in a message become CLI words: an input is an option here. */
+function cliWords(message) {
+    let text = message.replace(/^Input '([a-z-]+)': /, '--$1: ');
+    for (const name of Object.keys(inputs/* INPUTS */.mc))
+        text = text.replaceAll(`'${name}'`, `--${name}`);
+    return text;
+}
 const HELP = `fleet-worker: hand a batch of coding tasks to parallel headless Claude Code workers.
 
 Usage:
@@ -62905,7 +63157,10 @@ Usage:
 
 Options (the action's inputs):
 ${Object.entries(inputs/* INPUTS */.mc)
-    .map(([name, spec]) => `  --${name.padEnd(24)} ${spec.description}${'default' in spec ? ` [default: ${spec.default}]` : ''}`)
+    .map(([name, spec]) => {
+    const [description, fallback] = CLI_SPEC[name] ?? [spec.description, spec.default];
+    return `  --${name.padEnd(24)} ${description}${fallback ? ` [default: ${fallback}]` : ''}`;
+})
     .join('\n')}
 
   --repo DIR                   the local repository (default: current directory)
@@ -62915,6 +63170,13 @@ ${Object.entries(inputs/* INPUTS */.mc)
 
 Environment: ANTHROPIC_API_KEY or ANTHROPIC_AUTH_TOKEN (model key), GITHUB_TOKEN (push; and PRs
 with --repository).
+
+Exit codes:
+  0  every task landed (run), the plan was printed (plan), no problem found (doctor)
+  1  a task did not land (failed, timed-out, verify-failed, refused), doctor found a problem, or
+     a service failed (GitHub API, git remote, model endpoint)
+  2  bad usage: an unknown command or option, an invalid option value, no tasks, no model key,
+     or --repo is not a git repository
 `;
 /**
  * The CLI's edges. With `yaml` (plan --goal), stdout holds only the planned tasks as YAML, ready
@@ -62981,12 +63243,45 @@ function cliEnv(args, base) {
         positionals.unshift('help');
     return { env, positionals };
 }
+/**
+ * What `run` and `plan` need, checked before anything is installed or fetched, in the CLI's
+ * words: tasks to run, a model key and a git repository to work in (run, and plan --goal).
+ */
+async function preflight(command, env) {
+    const input = (name) => env[(0,inputs/* inputEnvName */.d_)(name)]?.trim();
+    const queue = env.GITHUB_REPOSITORY && input('github-token');
+    const goal = input('goal');
+    if (!input('tasks') && !input('tasks-file') && !goal && !queue)
+        throw new UsageError("no tasks: pass --tasks 'a prompt' (one per line, or a YAML list) or --tasks-file tasks.yml; or --goal 'a request' for the planner; or --repository OWNER/REPO with GITHUB_TOKEN to take the issues labelled fleet");
+    // Listing given tasks needs nothing more; planning from a goal runs a worker.
+    if (command === 'plan' && !goal)
+        return;
+    if (!input('api-key') && !env.ANTHROPIC_API_KEY && !env.ANTHROPIC_AUTH_TOKEN)
+        throw new UsageError('no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment');
+    const dir = env.GITHUB_WORKSPACE ?? process.cwd();
+    const git = (args) => (0,external_node_util_.promisify)(external_node_child_process_.execFile)('git', ['-C', dir, ...args]);
+    await git(['rev-parse', '--show-toplevel']).catch(() => {
+        throw new UsageError(`--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`);
+    });
+    if (!env.GITHUB_REPOSITORY)
+        await git(['remote', 'get-url', 'origin']).catch(() => {
+            throw new UsageError(`--repo: '${dir}' has no remote 'origin' to push the branches to; add one (git remote add origin URL) or pass --repository OWNER/REPO`);
+        });
+}
 async function main(argv) {
-    const { env, positionals } = cliEnv(argv, process.env);
+    let parsed;
+    try {
+        parsed = cliEnv(argv, process.env);
+    }
+    catch (error) {
+        throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+    }
+    const { env, positionals } = parsed;
     const command = positionals[0] ?? 'help';
     switch (command) {
         case 'run':
         case 'plan': {
+            await preflight(command, env);
             if (command === 'plan')
                 env[(0,inputs/* inputEnvName */.d_)('dry-run')] = 'true';
             const yaml = command === 'plan' && Boolean(env[(0,inputs/* inputEnvName */.d_)('goal')]);
@@ -62997,7 +63292,7 @@ async function main(argv) {
             const { doctor } = await __nccwpck_require__.e(/* import() */ 316).then(__nccwpck_require__.bind(__nccwpck_require__, 94316));
             const checks = await doctor(env, { offline: argv.includes('--offline') });
             for (const c of checks)
-                console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
+                console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${cliWords(c.detail)}`);
             const failed = checks.filter(c => !c.ok).length;
             console.log(failed ? `\n${failed} problem(s) found.` : '\nReady.');
             return failed ? 1 : 0;
@@ -63015,9 +63310,10 @@ async function main(argv) {
     }
 }
 main(process.argv.slice(2)).then(code => process.exit(code), (error) => {
-    console.error(`fleet-worker: ${error instanceof Error ? error.message : String(error)}`);
-    process.exit(1);
+    console.error(`fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`);
+    process.exit(error instanceof UsageError || error instanceof src_config/* InputError */.dz ? 2 : 1);
 });
 
 var __webpack_exports__cliEnv = __webpack_exports__.K;
-export { __webpack_exports__cliEnv as cliEnv };
+var __webpack_exports__cliWords = __webpack_exports__.q;
+export { __webpack_exports__cliEnv as cliEnv, __webpack_exports__cliWords as cliWords };

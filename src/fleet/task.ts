@@ -1,14 +1,15 @@
+import path from 'node:path'
 import type { Worktree } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
-import { addUsage } from '../worker/result.js'
+import { addUsage, ZERO_USAGE } from '../worker/result.js'
 import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
 import type { Outcome, VerifyResult } from './outcome.js'
 import type { Slot } from './pool.js'
-import { runVerify } from './verify.js'
-import { verifyInContainer } from '../worker/isolation.js'
+import { runInCage } from './cage.js'
+import { runSetup } from './setup.js'
 
 export interface TaskContext {
   worker: WorkerContext
@@ -34,6 +35,21 @@ async function followHead(tree: Worktree, branch: string): Promise<void> {
   await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
 }
 
+/** The `setup` input in the worktree, before the worker; a sentence when the task must end. */
+async function setUp(ctx: TaskContext, task: Task, tree: Worktree): Promise<string | undefined> {
+  const { config } = ctx.land
+  if (!config.setup) return undefined
+  const setup = await runSetup(config, {
+    taskId: task.id,
+    tree,
+    command: config.setup,
+    cageDir: path.join(ctx.worker.root, 'workers', `${task.id}.setup`),
+    host: ctx.worker.host,
+    log: ctx.worker.log
+  })
+  return setup.error
+}
+
 const passed = (v: VerifyResult) => v.exitCode === 0 && !v.timedOut
 
 /** What the worker's part of a task leaves for landing: a finished outcome, or work to push. */
@@ -54,6 +70,22 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
     task.branch,
     startRef(task, ctx.land.base)
   )
+  const setupError = await setUp(ctx, task, tree)
+  if (setupError) {
+    const outcome: Outcome = {
+      id: task.id,
+      title: task.title,
+      source: task.source,
+      status: 'failed',
+      turns: 0,
+      usage: ZERO_USAGE,
+      attempts: 0,
+      durationMs: 0,
+      startedAt,
+      error: setupError
+    }
+    return { kind: 'done', outcome }
+  }
   const run = await runWorker(ctx.worker, task, tree.dir)
   await followHead(tree, task.branch)
   const outcome: Outcome = {
@@ -81,12 +113,9 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
   const command = task.verify ?? config.verify
   const check = (env: Record<string, string>): Promise<VerifyResult> | undefined => {
     if (!command) return undefined
-    if (config.isolation !== 'container')
-      return runVerify(command, tree.dir, env, config.verifyTimeoutMs)
-    return verifyInContainer(config, {
+    return runInCage(config, {
       taskId: task.id,
-      worktree: tree.dir,
-      configDir: env.CLAUDE_CONFIG_DIR ?? tree.dir,
+      dir: tree.dir,
       env,
       command,
       timeoutMs: config.verifyTimeoutMs,

@@ -47,6 +47,8 @@ export class FleetRepo {
     await mkdir(opts.dir, { recursive: true })
     const git = Git.create(opts.dir, env)
     await git.exec(['init', '--quiet'])
+    // Per-worktree config: what a task's setup left is excluded in that worktree alone.
+    await git.exec(['config', 'extensions.worktreeConfig', 'true'])
     await git.exec(['remote', 'add', 'origin', opts.remoteUrl])
     return new FleetRepo(git, opts.remoteUrl, opts.token, env)
   }

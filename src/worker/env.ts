@@ -7,7 +7,7 @@ export interface WorkerPaths {
 }
 
 /** Variables a worker may inherit from the host, by name; everything else is left behind. */
-const PASS_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'] as const
+export const PASS_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TERM'] as const
 
 /** Anthropic's own endpoint: where `auth-header: auto` means x-api-key. */
 function isAnthropic(baseUrl: string | undefined): boolean {

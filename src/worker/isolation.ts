@@ -5,7 +5,7 @@
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.js'
 import { Git } from '../git/git.js'
@@ -193,6 +193,12 @@ async function prepareGit(worktree: string, cageDir: string): Promise<ContainerG
   await clone.exec(['update-ref', branch, head])
   await clone.exec(['symbolic-ref', 'HEAD', branch])
   await clone.exec(['read-tree', 'HEAD'])
+  // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
+  const excludes = await tree.exec(['config', '--get', 'core.excludesFile'], { allowFailure: true })
+  if (excludes.exitCode === 0) {
+    await mkdir(path.join(cloneDir, '.git', 'info'), { recursive: true })
+    await copyFile(excludes.stdout.trim(), path.join(cloneDir, '.git', 'info', 'exclude'))
+  }
   return {
     cloneDir,
     gitDir: path.join(cloneDir, '.git'),

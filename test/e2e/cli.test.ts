@@ -2,7 +2,7 @@
 // the action), so the leak scan is called here by hand on what the CLI produced.
 import { spawn } from 'node:child_process'
 import { type AddressInfo, createServer } from 'node:net'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -199,7 +199,7 @@ describe('the fleet-worker CLI', () => {
     const badKey = await cli(base, { ANTHROPIC_API_KEY: 'sk-not-the-right-key' })
     expect(badKey.exitCode).toBe(1)
     expect(badKey.stdout).toMatch(
-      /^FAIL model endpoint: rejected the key \(401\); check api-key and auth-header$/m
+      /^FAIL model endpoint: rejected the key \(401\); check ANTHROPIC_API_KEY \/ ANTHROPIC_AUTH_TOKEN and --auth-header$/m
     )
 
     // A port that was just free: nothing listens there.
@@ -214,15 +214,70 @@ describe('the fleet-worker CLI', () => {
     })
     expect(closed.exitCode).toBe(1)
     expect(closed.stdout).toMatch(
-      /^FAIL model endpoint: unreachable: ECONNREFUSED; check base-url/m
+      /^FAIL model endpoint: unreachable: ECONNREFUSED; check --base-url/m
     )
 
     const badInput = await cli(['doctor', '--offline', '--max-parallel', 'lots'], {
       ANTHROPIC_API_KEY: MODEL_KEY
     })
     expect(badInput.exitCode).toBe(1)
-    expect(badInput.stdout).toMatch(/^FAIL inputs: Input 'max-parallel': expected a whole number/m)
+    expect(badInput.stdout).toMatch(/^FAIL inputs: --max-parallel: expected a whole number/m)
+
+    // Each input judged on its own: a bad URL is the URL's problem, and the key is still present.
+    const badUrl = await cli(['doctor', '--offline', '--base-url', 'not-a-url', '--api-key', 'x'], {
+      ANTHROPIC_API_KEY: ''
+    })
+    expect(badUrl.exitCode).toBe(1)
+    expect(badUrl.stdout).toMatch(/^FAIL inputs: --base-url: /m)
+    expect(badUrl.stdout).toMatch(/^ok +model key: present$/m)
 
     for (const r of [good, badKey, closed, badInput]) await scanForLeaks(r)
+  })
+
+  it('--help speaks CLI: exit codes, no workflow expressions', async () => {
+    const help = await cli(['--help'])
+    expect(help.stdout).not.toContain('${{')
+    expect(help.stdout).toMatch(/--github-token .*\[default: \$GITHUB_TOKEN\]/)
+    expect(help.stdout).toMatch(/^Exit codes:\n {2}0 .*\n {2}1 .*\n(.*\n)* {2}2 /m)
+  })
+
+  it('usage mistakes are told in flags and environment names, exit 2, before anything is installed', async () => {
+    const noTasks = await cli(['plan'])
+    expect(noTasks.exitCode).toBe(2)
+    expect(noTasks.stderr).toContain("no tasks: pass --tasks 'a prompt'")
+    expect(noTasks.stderr).toContain('--tasks-file tasks.yml')
+
+    const noKey = await cli(['run', '--tasks', 'Fix the typo'], {
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_AUTH_TOKEN: ''
+    })
+    expect(noKey.exitCode).toBe(2)
+    expect(noKey.stderr).toContain('no model key: set ANTHROPIC_API_KEY')
+
+    const badValue = await cli(['run', '--tasks', 'Fix the typo', '--max-parallel', 'lots'], {
+      ANTHROPIC_API_KEY: MODEL_KEY
+    })
+    expect(badValue.exitCode).toBe(2)
+    expect(badValue.stderr).toMatch(/^fleet-worker: --max-parallel: expected a whole number/m)
+
+    // Outside a repository: no claude on PATH, so anything past the check would install it.
+    const outside = path.join(temp, 'not-a-repo')
+    await mkdir(outside, { recursive: true })
+    const notRepo = await cli(['run', '--tasks', 'Fix the typo', '--repo', outside], {
+      ANTHROPIC_API_KEY: MODEL_KEY,
+      PATH: `${BIN}:/usr/bin:/bin`
+    })
+    expect(notRepo.exitCode).toBe(2)
+    expect(notRepo.stderr).toContain(`--repo: '${outside}' is not a git repository`)
+    expect(notRepo.stdout).not.toContain('installing')
+
+    const unknown = await cli(['run', '--no-such-flag'])
+    expect(unknown.exitCode).toBe(2)
+    expect(unknown.stderr).toContain("Unknown option '--no-such-flag'")
+
+    for (const r of [noTasks, noKey, badValue, notRepo, unknown]) {
+      expect(r.stdout + r.stderr).not.toContain('${{')
+      expect(r.stdout + r.stderr).not.toContain("'github-token'")
+    }
   })
 })

@@ -225,6 +225,28 @@ describe.skipIf(skipReason !== undefined)(
       expect(bad?.pull.draft).toBe(true)
     }, 240_000)
 
+    it('runs setup in a container too: the worker and verify see what it made, its own git commits none of it', async () => {
+      const ws = stack.workspace
+      // Passes only inside a container: the checkout is not there, and the user is uid 1001.
+      const setup = `test ! -e ${ws} && test "$(id -u)" = 1001 && mkdir -p prep && echo prepared-inside > prep/ready.txt`
+      const task = bashTask('set-up', [
+        'cp prep/ready.txt seen.txt && git add -A && git commit -qm "Use what setup made"'
+      ])
+      const run = await stack.run({
+        inputs: inputs({
+          tasks: JSON.stringify([task]),
+          setup,
+          verify: 'grep -q prepared-inside prep/ready.txt'
+        }),
+        env: { CONTAINERS_CONF }
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expect(byId(run).get('set-up')?.status).toBe('pr-opened')
+      const full = `${OWNER}/${REPO}`
+      expect(await stack.git.readFile(full, 'fleet/set-up', 'seen.txt')).toBe('prepared-inside\n')
+      expect(await stack.git.readFile(full, 'fleet/set-up', 'prep/ready.txt')).toBeUndefined()
+    }, 240_000)
+
     it('hides the checkout, the fleet clone and the runner from a worker', async () => {
       const ws = stack.workspace
       const task = bashTask('cage', [

@@ -39,6 +39,7 @@ describe('parseConfig defaults', () => {
       allowedTools: [],
       disallowedTools: [],
       tools: ['Bash', 'Edit', 'Read', 'Write'],
+      setupTimeoutMs: 10 * 60_000,
       verifyTimeoutMs: 10 * 60_000,
       branchPrefix: 'fleet/',
       draft: false,

@@ -6,7 +6,7 @@ describe('doctor: what one request to the endpoint says', () => {
     [200, true, /answered 200/],
     [401, false, /rejected the key \(401\)/],
     [403, false, /rejected the key \(403\)/],
-    [404, false, /wrong base-url .*without \/v1.* or unknown model/],
+    [404, false, /wrong --base-url .*without \/v1.* or unknown --model/],
     [429, true, /reachable but busy \(429\)/],
     [529, true, /reachable but busy \(529\)/],
     [500, false, /answered 500/]
@@ -20,7 +20,7 @@ describe('doctor: what one request to the endpoint says', () => {
     expect(endpointVerdict(undefined, 'ENOTFOUND')).toEqual({
       name: 'model endpoint',
       ok: false,
-      detail: 'unreachable: ENOTFOUND; check base-url and the network'
+      detail: 'unreachable: ENOTFOUND; check --base-url and the network'
     })
   })
 })

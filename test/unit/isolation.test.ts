@@ -29,14 +29,16 @@ describe('isolation inputs', () => {
     })
   })
 
-  it("name this release's image as .github/workflows/image.yml publishes it", () => {
+  it("name this release's image as .github/workflows/release.yml publishes it", () => {
     const version = (JSON.parse(read('package.json')) as { version: string }).version
     expect(INPUTS['container-image'].default).toBe(
-      `ghcr.io/fleet-worker/fleet-worker-worker:v${version}`
+      `ghcr.io/fleet-worker/fleet-worker-worker:${version}`
     )
-    // image.yml: ghcr.io/<lower-case owner/repo>-worker:<tag>, tags v<package version>.
-    expect(read('.github/workflows/image.yml')).toContain('image=ghcr.io/${REPOSITORY,,}-worker')
-    expect(read('docs/container.md')).toContain('ghcr.io/<owner>/fleet-worker-worker:v<version>')
+    // release.yml: ghcr.io/<lower-case owner/repo>-worker, tagged <version> and <major>.
+    const release = read('.github/workflows/release.yml')
+    expect(release).toContain('image=ghcr.io/${REPOSITORY,,}-worker')
+    expect(release).toContain('--tag "$IMAGE:$VERSION" --tag "$IMAGE:$MAJOR"')
+    expect(read('docs/container.md')).toContain('ghcr.io/<owner>/fleet-worker-worker:<version>')
   })
 
   it('refuse host networking and bad limits up front, naming the input', () => {

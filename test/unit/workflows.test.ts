@@ -29,7 +29,7 @@ const EXAMPLES = [
   'nightly.yml',
   'pat-token.yml'
 ]
-const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml']
+const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml', 'image.yml', 'release.yml']
 
 const FLEET_ACTION = /^fleet-worker\/fleet-worker@v1$/
 const SECRET_EXPRESSION = /^\$\{\{\s*secrets\.[A-Z][A-Z0-9_]*\s*\}\}$/
@@ -143,6 +143,18 @@ describe('workflow files', () => {
     expect(lines.length).toBeGreaterThan(0)
     expect(lines.filter(l => l.includes('<none given>') || /-all$/.test(l))).toEqual([])
     expect(text).not.toMatch(/write-all/)
+  })
+})
+
+describe('project workflows', () => {
+  // A tag can be moved to other code; a commit cannot. The comment says which release it is.
+  it.each(workflows)('%s pins every action by commit SHA, with its version in a comment', file => {
+    const lines = readFileSync(path.join(root, file), 'utf8').split('\n')
+    const uses = lines.filter(l => /^\s*(- )?uses: /.test(l) && !/uses: \.\//.test(l))
+    expect(uses.length).toBeGreaterThan(0)
+    expect(
+      uses.filter(l => !/uses: [\w.-]+\/[\w./-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/.test(l))
+    ).toEqual([])
   })
 })
 

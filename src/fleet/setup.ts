@@ -1,0 +1,150 @@
+import { mkdir, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import type { Config } from '../config.js'
+import type { Worktree } from '../git/repo.js'
+import { PASS_THROUGH } from '../worker/env.js'
+import { runInCage } from './cage.js'
+import type { VerifyResult } from './outcome.js'
+
+/** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
+const NETWORK = [
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'NODE_EXTRA_CA_CERTS',
+  'GOPROXY'
+] as const
+
+/**
+ * The runner's own download caches, where actions/setup-node, setup-python and setup-go restore
+ * theirs: every task's setup shares them (npm, pip and Go lock their caches for concurrent use).
+ * Only setup gets them; what it installs lands in the worktree, where the worker and verify see it.
+ */
+export function sharedCaches(host: NodeJS.ProcessEnv): Record<string, string> {
+  const home = host.HOME
+  if (!home) return {}
+  const caches: Record<string, string> = {
+    npm_config_cache: host.npm_config_cache ?? host.NPM_CONFIG_CACHE ?? path.join(home, '.npm'),
+    // pip (~/.cache/pip) and Go's build cache (~/.cache/go-build) live here.
+    XDG_CACHE_HOME: host.XDG_CACHE_HOME ?? path.join(home, '.cache'),
+    GOMODCACHE: host.GOMODCACHE ?? path.join(host.GOPATH ?? path.join(home, 'go'), 'pkg', 'mod')
+  }
+  for (const name of ['PIP_CACHE_DIR', 'GOCACHE', 'YARN_CACHE_FOLDER']) {
+    const value = host[name]
+    if (value) caches[name] = value
+  }
+  return caches
+}
+
+/** Setup's environment: the worker's allowlist without the model, its own HOME and TMPDIR. */
+export function setupEnv(
+  config: Config,
+  host: NodeJS.ProcessEnv,
+  paths: { home: string; tmp: string }
+): Record<string, string> {
+  const env: Record<string, string> = {}
+  for (const name of [...PASS_THROUGH, ...NETWORK]) {
+    const value = host[name]
+    if (value) env[name] = value
+  }
+  env.HOME = paths.home
+  env.TMPDIR = paths.tmp
+  env.GIT_TERMINAL_PROMPT = '0'
+  // A container sees only the worktree: the host's cache paths would not exist in it.
+  if (config.isolation !== 'container') Object.assign(env, sharedCaches(host))
+  return env
+}
+
+/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+export function excludePattern(file: string): string {
+  return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`
+}
+
+/**
+ * Keeps what setup left out of every commit, the worker's own included: its untracked paths go
+ * into an exclude file of this worktree alone (info/exclude is shared by all worktrees of the
+ * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
+ * PR, so they fail the setup instead.
+ */
+async function excludeLeftovers(tree: Worktree): Promise<string | undefined> {
+  const status = await tree.git.exec(['status', '--porcelain', '--untracked-files=no'])
+  const files = status.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(line => line.slice(3))
+  if (files.length > 0) {
+    return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
+  }
+  const listed = await tree.git.exec([
+    'ls-files',
+    '-z',
+    '--others',
+    '--exclude-standard',
+    '--directory'
+  ])
+  const paths = listed.stdout.split('\0').filter(Boolean)
+  if (paths.length === 0) return undefined
+  const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir'])
+  const file = path.join(gitDir, 'fleet-setup-exclude')
+  await writeFile(file, paths.map(excludePattern).join('\n') + '\n')
+  await tree.git.exec(['config', '--worktree', 'core.excludesFile', file])
+  return undefined
+}
+
+export interface SetupRun {
+  result: VerifyResult
+  /** Set when the task must end here: a sentence with the output's tail. */
+  error?: string
+}
+
+/** Runs the `setup` input in a task's worktree before its worker (see runInCage). */
+export async function runSetup(
+  config: Config,
+  s: {
+    taskId: string
+    tree: Worktree
+    command: string
+    /** A directory of the run's own, for setup's HOME and TMPDIR. */
+    cageDir: string
+    host: NodeJS.ProcessEnv
+    log: (m: string) => void
+  }
+): Promise<SetupRun> {
+  const paths = { home: path.join(s.cageDir, 'home'), tmp: path.join(s.cageDir, 'tmp') }
+  await rm(s.cageDir, { recursive: true, force: true })
+  await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
+  s.log(`[${s.taskId}] setup: ${s.command}`)
+  const result = await runInCage(config, {
+    taskId: s.taskId,
+    dir: s.tree.dir,
+    env: setupEnv(config, s.host, paths),
+    command: s.command,
+    timeoutMs: config.setupTimeoutMs,
+    host: s.host,
+    log: s.log
+  })
+  const failed = result.timedOut
+    ? `setup '${s.command}' ran past setup-timeout-minutes`
+    : result.exitCode !== 0
+      ? `setup '${s.command}' exited with ${result.exitCode}`
+      : undefined
+  if (failed) {
+    s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`)
+    return {
+      result,
+      error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
+    }
+  }
+  const error = await excludeLeftovers(s.tree)
+  if (error) s.log(`[${s.taskId}] ${error}`)
+  return { result, error }
+}
+
+function lastLines(text: string, n = 10): string {
+  return text.split('\n').slice(-n).join('\n')
+}

@@ -1,0 +1,128 @@
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { script } from '../support/model-server.js'
+import { OWNER, REPO, byId, type Stack, startStack } from './stack.js'
+
+const FULL = `${OWNER}/${REPO}`
+
+// A project with one dependency, a local package, so `npm ci` works offline: setup installs it
+// into node_modules (a symlink), and `npm test` fails without it.
+const PROJECT = {
+  'README.md': '# widgets\n',
+  'vendor/greet/package.json': '{"name":"greet","version":"1.0.0","main":"index.js"}\n',
+  'vendor/greet/index.js': "module.exports = 'hello from setup'\n",
+  'package.json':
+    JSON.stringify({
+      name: 'widgets',
+      version: '1.0.0',
+      private: true,
+      dependencies: { greet: 'file:vendor/greet' },
+      scripts: { test: `node -e "require('assert').equal(require('greet'), 'hello from setup')"` }
+    }) + '\n',
+  'package-lock.json':
+    JSON.stringify({
+      name: 'widgets',
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: 'widgets', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
+        'node_modules/greet': { resolved: 'vendor/greet', link: true },
+        'vendor/greet': { version: '1.0.0' }
+      }
+    }) + '\n'
+}
+
+// The worker uses what setup installed, and commits with `git add -A` itself: the exclude must
+// hold for its own commits too, not only for the action's.
+const WORKER_STEP = [
+  `node -e "require('fs').writeFileSync('seen-by-worker.txt', require('greet') + '\\n')"`,
+  'git add -A',
+  "git commit -qm 'Use greet'"
+].join(' && ')
+
+function task(id: string) {
+  return {
+    id,
+    prompt: `Use greet.\n${script({ key: id, steps: [{ tool: 'Bash', input: { command: WORKER_STEP } }, { text: 'Done.' }] })}`
+  }
+}
+
+describe('setup: a command run in each worktree before its worker', () => {
+  let stack: Stack
+  let npmCache: string
+  beforeAll(async () => {
+    stack = await startStack({ files: PROJECT })
+    npmCache = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-npm-cache-'))
+  })
+  afterAll(async () => {
+    await stack?.close()
+    if (npmCache) await rm(npmCache, { recursive: true, force: true })
+  })
+
+  it('what setup installed is seen by the worker and by verify, and never committed', async () => {
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([task('greet-a'), task('greet-b')]),
+        setup: 'npm ci --offline --no-audit --no-fund',
+        verify: 'npm test'
+      },
+      // The runner's npm cache (setup-node restores it there), shared by both tasks' setups.
+      env: { npm_config_cache: npmCache }
+    })
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    for (const id of ['greet-a', 'greet-b']) {
+      expect(byId(run).get(id)?.status, run.stdout).toBe('pr-opened')
+      expect(run.stdout).toContain(`[${id}] setup: npm ci --offline --no-audit --no-fund`)
+      const branch = `fleet/${id}`
+      // The worker ran with node_modules in place; verify (npm test) passed with it.
+      expect(await stack.git.readFile(FULL, branch, 'seen-by-worker.txt')).toBe(
+        'hello from setup\n'
+      )
+      const pr = stack.github.state.pulls.find(p => p.pull.head === branch)
+      expect(pr?.body).toContain('### Verify: passed')
+      // Neither the worker's own commit nor the action's carried what setup made.
+      const tree = execFileSync(
+        'git',
+        ['-C', stack.git.repoPath(FULL), 'ls-tree', '-r', '--name-only', branch],
+        { encoding: 'utf8' }
+      )
+      expect(tree.split('\n').filter(f => f.startsWith('node_modules'))).toEqual([])
+      expect(tree).toContain('seen-by-worker.txt')
+    }
+    // Both setups wrote to the one shared cache (npm keeps a log per run in it).
+    const logs = await readdir(path.join(npmCache, '_logs'))
+    expect(logs.filter(f => f.endsWith('debug-0.log')).length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('a failing setup ends the task failed with its output, and no worker runs', async () => {
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([task('no-deps')]),
+        setup: "echo 'resolving packages'; echo 'npm error missing: left-pad@1.3.0' >&2; exit 3"
+      }
+    })
+    expect(run.exitCode).toBe(1)
+    const r = byId(run).get('no-deps')
+    expect(r?.status).toBe('failed')
+    expect(r?.error).toContain("setup 'echo 'resolving packages'")
+    expect(r?.error).toContain('exited with 3; no worker ran')
+    expect(r?.error).toContain('npm error missing: left-pad@1.3.0')
+    expect(r?.turns).toBe(0)
+    expect(stack.model.requestsFor('no-deps')).toEqual([])
+    expect((await stack.git.branches(FULL))['fleet/no-deps']).toBeUndefined()
+  })
+
+  it('a setup that changes tracked files fails the task rather than slip them into the PR', async () => {
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify([task('dirty')]), setup: 'echo extra >> README.md' }
+    })
+    const r = byId(run).get('dirty')
+    expect(r?.status).toBe('failed')
+    expect(r?.error).toContain('setup changed tracked files (README.md)')
+    expect(stack.model.requestsFor('dirty')).toEqual([])
+  })
+})
