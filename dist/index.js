@@ -30745,7 +30745,7 @@ module.exports = {
 /***/ ((module, __unused_webpack___webpack_exports__, __nccwpck_require__) => {
 
 __nccwpck_require__.a(module, async (__webpack_handle_async_dependencies__, __webpack_async_result__) => { try {
-/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(89619);
+/* harmony import */ var _main_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(38717);
 
 await (0,_main_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)();
 
@@ -30754,7 +30754,7 @@ __webpack_async_result__();
 
 /***/ }),
 
-/***/ 89619:
+/***/ 38717:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -40444,8 +40444,13 @@ const INPUTS = {
         description: 'Extra CLI arguments for every worker, whitespace separated (power users).'
     },
     isolation: {
-        default: 'process',
-        description: 'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
+        contract: true,
+        default: 'sandbox',
+        description: "Where each worker (and verify) runs. sandbox: bubblewrap on Linux, with its own PID and network namespaces, no way to gain privileges (sudo is dead), only its own clone and files visible, and the network only to the model endpoint and allowed-domains (see docs/sandbox.md). container: its own container of container-image (needs Docker or Podman; see docs/container.md). process: a plain child process, no boundary: a worker can read the runner's secrets and use sudo (the run warns)."
+    },
+    'allowed-domains': {
+        contract: true,
+        description: 'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), host:port. E.g. registry.npmjs.org for npm ci.'
     },
     'container-image': {
         default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',
@@ -40752,7 +40757,54 @@ function containerPath(spec, hostPath) {
     return undefined;
 }
 
+;// CONCATENATED MODULE: ./src/worker/sandbox-allow.ts
+/**
+ * The sandbox's egress allowlist (`allowed-domains`): which host:port a caged command may reach
+ * through the action's proxy. Pure.
+ */
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const ENTRY = new RegExp(`^(\\*\\.)?(${LABEL}(?:\\.${LABEL})*)(?::(\\d{1,5}))?$`);
+/**
+ * One `allowed-domains` entry: `host`, `*.host` (its subdomains, not itself) or either with
+ * `:port`. Returns the rule, or a sentence saying what would be right.
+ */
+function parseAllowEntry(entry) {
+    const m = ENTRY.exec(entry.trim().toLowerCase());
+    const port = m?.[3] === undefined ? undefined : Number(m[3]);
+    if (!m?.[2] || (port !== undefined && (port < 1 || port > 65535))) {
+        return `'${entry}' is not a host name: expected e.g. registry.npmjs.org, *.pythonhosted.org or localhost:8080`;
+    }
+    return { host: m[2], wildcard: m[1] !== undefined, ports: port ? [port] : [80, 443] };
+}
+function parseAllowList(entries) {
+    const rules = [];
+    for (const entry of entries) {
+        const rule = parseAllowEntry(entry);
+        if (typeof rule === 'string')
+            return rule;
+        rules.push(rule);
+    }
+    return rules;
+}
+/** The host as a proxy request names it: lower case, no trailing dot, no IPv6 brackets. */
+function normaliseHost(host) {
+    return host
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1')
+        .replace(/\.$/, '');
+}
+function isAllowed(rules, host, port) {
+    const h = normaliseHost(host);
+    return rules.some(r => r.ports.includes(port) && (r.wildcard ? h.endsWith(`.${r.host}`) : h === r.host));
+}
+/** Loopback names and addresses: a model endpoint there is forwarded, not proxied. */
+function isLoopback(host) {
+    const h = normaliseHost(host);
+    return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 ;// CONCATENATED MODULE: ./src/config.ts
+
 
 
 
@@ -40872,7 +40924,14 @@ const schema = object({
     skills: schemas_string().transform(list),
     'append-system-prompt': config_optional,
     'claude-args': schemas_string().transform(v => v.split(/\s+/).filter(Boolean)),
-    isolation: oneOf('isolation', ['process', 'container']),
+    isolation: oneOf('isolation', ['sandbox', 'container', 'process']),
+    'allowed-domains': schemas_string().transform((v, ctx) => {
+        const rules = parseAllowList(list(v));
+        if (typeof rules !== 'string')
+            return rules;
+        ctx.addIssue({ code: 'custom', path: ['allowed-domains'], message: rules });
+        return NEVER;
+    }),
     'container-image': schemas_string(),
     'container-runtime': oneOf('container-runtime', ['docker', 'podman']),
     'container-cpus': schemas_string(),
@@ -41014,6 +41073,7 @@ function parseConfig(env) {
         appendSystemPrompt: p['append-system-prompt'],
         claudeArgs: p['claude-args'],
         isolation: p.isolation,
+        allowedDomains: p['allowed-domains'],
         container: (p.isolation === 'container' ? checkContainer : (c) => c)({
             runtime: p['container-runtime'],
             image: p['container-image'],
@@ -42189,6 +42249,104 @@ function workerEnv({ config, apiKey, model, paths, host, isRoot }) {
     return env;
 }
 
+;// CONCATENATED MODULE: ./src/worker/cage-git.ts
+/**
+ * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
+ * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
+ * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
+ * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
+ */
+
+
+
+
+/** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
+const SETUP_EXCLUDE = 'fleet-setup-exclude';
+/**
+ * The worker's clone under `cageDir`, on the task's branch at the worktree's commit, plus origin's
+ * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
+ * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
+ * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
+ * (so staged changes and the stat cache carry over). The worker's new objects go into its clone.
+ */
+async function prepareGit(worktree, cageDir) {
+    const tree = Git.create(worktree);
+    const [common, gitDir, head, branch] = (await tree.out([
+        'rev-parse',
+        '--path-format=absolute',
+        '--git-common-dir',
+        '--git-dir',
+        'HEAD',
+        '--symbolic-full-name',
+        'HEAD'
+    ])).split('\n');
+    if (!common || !gitDir || !head || !branch?.startsWith('refs/heads/'))
+        throw new Error(`the worktree ${worktree} is not on a branch`);
+    const gitFile = await (0,promises_.readFile)(external_node_path_default().join(worktree, '.git'), 'utf8');
+    const cloneDir = external_node_path_default().join(cageDir, 'git');
+    const cloneGit = external_node_path_default().join(cloneDir, '.git');
+    await (0,promises_.rm)(cloneDir, { recursive: true, force: true });
+    await (0,promises_.mkdir)(cloneDir, { recursive: true });
+    const [, refs] = await Promise.all([
+        Git.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]),
+        tree.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
+    ]);
+    const objectsDir = external_node_path_default().join(common, 'objects');
+    await (0,promises_.writeFile)(external_node_path_default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
+    const packed = refs
+        .split('\n')
+        .filter(line => /^[0-9a-f]{40,64} refs\/remotes\/origin\//.test(line));
+    packed.push(`${head} ${branch}`);
+    await (0,promises_.writeFile)(external_node_path_default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
+    await (0,promises_.copyFile)(external_node_path_default().join(gitDir, 'index'), external_node_path_default().join(cloneGit, 'index')).catch(() => undefined);
+    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
+    await (0,promises_.copyFile)(external_node_path_default().join(gitDir, SETUP_EXCLUDE), external_node_path_default().join(cloneGit, 'info', 'exclude')).catch((error) => {
+        if (error.code !== 'ENOENT')
+            throw error;
+    });
+    return { cloneDir, gitDir: cloneGit, objectsDir, gitFile, head };
+}
+/** `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. */
+function chownTree(owner, dirs) {
+    return new Promise((resolve, reject) => {
+        (0,external_node_child_process_namespaceObject.execFile)('chown', ['-R', '-h', owner, '--', ...dirs], { env: { PATH: '/usr/bin:/bin' } }, e => e ? reject(new Error(`chown ${owner} failed for ${dirs.join(' ')}: ${e.message}`)) : resolve());
+    });
+}
+/**
+ * The worker's commits back onto the task's branch. Only upload-pack runs in the worker-written
+ * clone (git keeps it safe in untrusted repositories), with hooks off; the objects are checked on
+ * the way in. The reset is --mixed: the working tree, which the worker wrote in place, stays.
+ */
+async function collectCommits(worktree, state, log) {
+    const tree = Git.create(worktree);
+    // ls-remote first: most workers leave their work uncommitted, and then there is nothing to fetch.
+    const listed = await tree.exec(['ls-remote', state.gitDir, 'HEAD'], { allowFailure: true });
+    const sha = /^([0-9a-f]{40,64})\tHEAD$/m.exec(listed.stdout)?.[1];
+    if (sha === state.head)
+        return;
+    const fetched = sha
+        ? await tree.exec(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', state.gitDir, 'HEAD'], { allowFailure: true })
+        : listed;
+    if (!sha || fetched.exitCode !== 0) {
+        log(`could not read the worker's commits from its own clone: ${fetched.stderr.trim()}`);
+        return;
+    }
+    await tree.exec(['reset', '--quiet', '--mixed', sha]);
+}
+/**
+ * After the worker: the worktree's `.git` put back (it decides which repository the action's own
+ * git opens next, and a worker could have pointed it at a gitdir it wrote, with hooks or fsmonitor
+ * config), ownership restored when `owner` is given, the commits collected, the clone removed.
+ */
+async function finishGit(worktree, state, log, owner) {
+    await (0,promises_.rm)(external_node_path_default().join(worktree, '.git'), { recursive: true, force: true });
+    await (0,promises_.writeFile)(external_node_path_default().join(worktree, '.git'), state.gitFile);
+    if (owner)
+        await chownTree(owner.user, owner.dirs);
+    await collectCommits(worktree, state, log);
+    await (0,promises_.rm)(state.cloneDir, { recursive: true, force: true });
+}
+
 ;// CONCATENATED MODULE: ./src/fleet/verify.ts
 
 const TAIL_LINES = 40;
@@ -42235,11 +42393,310 @@ launch = {
     return { command, exitCode, timedOut, tail: tailOf(output) };
 }
 
-;// CONCATENATED MODULE: ./src/worker/isolation.ts
+;// CONCATENATED MODULE: ./src/worker/sandbox.ts
 /**
- * Where a worker runs: a child process (isolation: process) or its own container (isolation:
- * container, docs/container.md). Both end in spawnWorker(); container mode adds the git clone the
- * container may write, ownership, the kill on timeout, and bringing the worker's commits back.
+ * isolation: sandbox — the bubblewrap command line that cages one worker (or its verify or setup
+ * command): its own user, PID, network, IPC and UTS namespaces, a fresh /proc, no_new_privs (so
+ * sudo and setuid are dead), and a filesystem made only of what is listed here. Pure: the host
+ * facts it needs (which system directories exist, where bwrap is) are given to it.
+ * docs/sandbox.md explains each choice.
+ */
+
+/**
+ * Toolchains and system files, read-only. /opt holds the hosted runners' tool cache; the others
+ * are the usual merged-/usr layout, each kept as a symlink where the host has one.
+ */
+const SYSTEM_PATHS = ['/usr', '/etc', '/opt', '/bin', '/sbin', '/lib', '/lib32', '/lib64'];
+/** Where the host-side network sockets appear inside; the worker cannot write there. */
+const SOCKET_DIR = '/run/fleet';
+const MODEL_SOCKET = `${SOCKET_DIR}/model.sock`;
+const PROXY_SOCKET = `${SOCKET_DIR}/proxy.sock`;
+class SandboxSpecError extends Error {
+}
+function sandbox_fail(message) {
+    throw new SandboxSpecError(message);
+}
+/**
+ * Runs as the sandbox's first process: starts socat on loopback for each host socket, waits until
+ * they listen (read from /proc/net/tcp with shell builtins only: no fork per poll), then becomes
+ * the command. Constant text: ports and the command come as positional arguments.
+ */
+const SANDBOX_INIT = [
+    'mp=$1 mh=$2 pp=$3 ph=$4; shift 4',
+    `if [ "$mp" != 0 ]; then socat TCP-LISTEN:$mp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${MODEL_SOCKET} </dev/null >/dev/null 2>&1 & fi`,
+    `socat TCP-LISTEN:$pp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} </dev/null >/dev/null 2>&1 &`,
+    'listening() { while IFS= read -r l; do case $l in *":$1 00000000:0000 0A"*) return 0;; esac; done </proc/net/tcp; return 1; }',
+    'n=0; while [ $n -lt 20000 ]; do listening $ph && { [ "$mp" = 0 ] || listening $mh; } && break; n=$((n+1)); done',
+    'exec "$@"'
+].join('\n');
+const sandbox_hex = (port) => port.toString(16).toUpperCase().padStart(4, '0');
+function checkPort(name, port) {
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+        sandbox_fail(`Invalid ${name} port ${port}.`);
+    return port;
+}
+function checkAbsolute(name, p) {
+    if (!external_node_path_default().isAbsolute(p) || external_node_path_default().normalize(p) !== p.replace(/\/+$/, '') || p.includes('\0'))
+        sandbox_fail(`The sandbox's ${name} must be an absolute, normalised path, got '${p}'.`);
+    return p;
+}
+function systemArgs(system) {
+    return system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
+}
+/** The bwrap argv and environment for one caged command. */
+function sandboxCommand(spec) {
+    const worktree = checkAbsolute('worktree', spec.worktree);
+    const cageDir = checkAbsolute('cage dir', spec.cageDir);
+    const { network: net } = spec;
+    const proxyPort = checkPort('proxy', net.proxyPort);
+    const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0;
+    if (modelPort === proxyPort)
+        sandbox_fail(`The proxy and the model endpoint share port ${proxyPort}.`);
+    const readOnly = [...(spec.extraReadOnly ?? []), ...(spec.claudeDir ? [spec.claudeDir] : [])];
+    const args = [
+        '--unshare-user',
+        '--unshare-pid',
+        '--unshare-net',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--unshare-cgroup-try',
+        '--die-with-parent',
+        // A new session: the caged command cannot push input into the action's terminal (TIOCSTI).
+        '--new-session',
+        '--hostname',
+        'fleet-sandbox',
+        ...systemArgs(spec.system),
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--tmpfs',
+        '/tmp',
+        // After the tmpfs: a path under /tmp (RUNNER_TEMP's installed claude, say) must not be hidden.
+        ...readOnly.flatMap(p => ['--ro-bind', checkAbsolute('read-only path', p), p]),
+        '--bind',
+        worktree,
+        worktree,
+        '--bind',
+        cageDir,
+        cageDir,
+        ...(spec.shared ?? []).flatMap(p => ['--bind', checkAbsolute('shared cache', p), p])
+    ];
+    if (spec.git) {
+        const objects = checkAbsolute('objects dir', spec.git.objectsDir);
+        args.push('--ro-bind', objects, objects);
+        // Over the worktree's own `.git`: the worker's git opens its clone, and cannot rewrite the
+        // pointer the action's git follows afterwards.
+        args.push('--ro-bind', checkAbsolute('gitfile', spec.git.gitFile), external_node_path_default().join(worktree, '.git'));
+    }
+    args.push('--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET);
+    if (net.modelSocket)
+        args.push('--ro-bind', checkAbsolute('model socket', net.modelSocket), MODEL_SOCKET);
+    args.push('--chdir', worktree, '--', 'sh', '-c', SANDBOX_INIT, 'fleet-sandbox');
+    args.push(String(modelPort), sandbox_hex(modelPort), String(proxyPort), sandbox_hex(proxyPort));
+    if (spec.command.length === 0)
+        sandbox_fail('The sandbox was given no command.');
+    args.push(...spec.command);
+    sandbox_assertNoSecrets(args, spec.env);
+    return { file: spec.bwrap, args, env: { ...spec.env } };
+}
+const sandbox_SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i;
+/** The argv is visible in `ps` to every user of the host: it must hold no value of a secret. */
+function sandbox_assertNoSecrets(args, env) {
+    const secrets = Object.entries(env)
+        .filter(([name, value]) => value.length >= 8 && sandbox_SECRET_NAME.test(name))
+        .map(([, value]) => value);
+    if (args.some(arg => secrets.some(secret => arg.includes(secret))))
+        sandbox_fail('A credential would appear on the sandbox command line; pass it through the environment.');
+}
+/** The paths the sandbox lets its command write: the worktree and the cage dir, nothing else. */
+function writablePaths(args) {
+    const out = [];
+    for (let i = 0; i < args.length; i++) {
+        if (args[i] === '--')
+            break;
+        if (args[i] === '--bind' || args[i] === '--bind-try' || args[i] === '--dev-bind')
+            out.push(args[i + 2] ?? '');
+    }
+    return out;
+}
+/** The proxy variables a caged command gets: everything but loopback goes through the proxy. */
+function proxyEnv(proxyPort) {
+    const url = `http://127.0.0.1:${proxyPort}`;
+    const noProxy = 'localhost,127.0.0.1,::1';
+    return {
+        HTTP_PROXY: url,
+        HTTPS_PROXY: url,
+        http_proxy: url,
+        https_proxy: url,
+        ALL_PROXY: url,
+        all_proxy: url,
+        NO_PROXY: noProxy,
+        no_proxy: noProxy
+    };
+}
+
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(37067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(77030);
+var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
+;// CONCATENATED MODULE: ./src/worker/sandbox-net.ts
+/**
+ * The host side of a sandbox's network. Inside, the network namespace has only its own loopback;
+ * two unix sockets are bound in and served on loopback ports by socat (sandbox.ts):
+ * - the model endpoint: a byte pipe to exactly that one host:port (today `base-url`, the gateway
+ *   once it exists), so its loopback address works unchanged inside;
+ * - an HTTP proxy (CONNECT and plain forwarding) that lets through only the allowlist.
+ * Both run in the action's event loop: never block it with a synchronous child process.
+ */
+
+
+
+
+
+/** The proxy's port inside; any free one will do, the namespace is the sandbox's own. */
+const PROXY_PORT = 3128;
+function endpointOf(url) {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    return { host: normaliseHost(u.hostname), port };
+}
+function listen(server, socket) {
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socket, () => resolve());
+    });
+}
+function pipeBoth(a, b) {
+    a.on('close', () => b.destroy());
+    b.on('close', () => a.destroy());
+    a.on('error', () => b.destroy());
+    b.on('error', () => a.destroy());
+    a.pipe(b);
+    b.pipe(a);
+}
+/** The model endpoint's pipe: every connection goes to that one host:port, whatever it sends. */
+function modelForward(host, port) {
+    return external_node_net_default().createServer(client => {
+        const upstream = external_node_net_default().connect({ host, port });
+        pipeBoth(client, upstream);
+    });
+}
+function refuse(socket, target) {
+    const body = `fleet sandbox: ${target} is not in allowed-domains\n`;
+    socket.end(`HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+}
+/** The allowlisting proxy: CONNECT host:port for TLS, absolute-URI requests for plain HTTP. */
+function allowProxy(rules, log) {
+    const refused = new Set();
+    const deny = (target) => {
+        if (!refused.has(target))
+            log(`sandbox network: refused ${target} (not in allowed-domains)`);
+        refused.add(target);
+    };
+    const server = external_node_http_default().createServer((req, res) => {
+        const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
+        if (url?.protocol !== 'http:') {
+            res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n');
+            return;
+        }
+        const { host, port } = endpointOf(url.href);
+        if (!isAllowed(rules, host, port)) {
+            deny(`${host}:${port}`);
+            res.writeHead(403, { 'content-type': 'text/plain' });
+            res.end(`fleet sandbox: ${host}:${port} is not in allowed-domains\n`);
+            return;
+        }
+        const headers = { ...req.headers };
+        delete headers['proxy-connection'];
+        delete headers['proxy-authorization'];
+        const upstream = external_node_http_default().request({ host, port, method: req.method, path: url.pathname + url.search, headers }, reply => {
+            res.writeHead(reply.statusCode ?? 502, reply.headers);
+            reply.pipe(res);
+        });
+        upstream.on('error', error => {
+            if (!res.headersSent)
+                res.writeHead(502);
+            res.end(`fleet sandbox: ${host}:${port}: ${error.message}\n`);
+        });
+        req.pipe(upstream);
+    });
+    server.on('connect', (req, client, head) => {
+        const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
+        const host = normaliseHost(m?.[1] ?? '');
+        const port = Number(m?.[2] ?? 0);
+        if (!m || !isAllowed(rules, host, port)) {
+            deny(req.url ?? '?');
+            refuse(client, req.url ?? '?');
+            return;
+        }
+        const upstream = external_node_net_default().connect({ host, port }, () => {
+            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+            if (head.length)
+                upstream.write(head);
+            pipeBoth(client, upstream);
+        });
+        upstream.once('error', error => {
+            if (client.writable)
+                client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);
+        });
+    });
+    return server;
+}
+/**
+ * Opens the two sockets for one caged command. A model endpoint off loopback (Anthropic's own,
+ * or z.ai) is reached through the proxy instead, allowed by name.
+ */
+async function openSandboxNetwork(o) {
+    await (0,promises_.rm)(o.dir, { recursive: true, force: true });
+    await (0,promises_.mkdir)(o.dir, { recursive: true, mode: 0o700 });
+    const endpoint = o.modelUrl ? endpointOf(o.modelUrl) : undefined;
+    const forwarded = endpoint && isLoopback(endpoint.host) ? endpoint : undefined;
+    const rules = [...o.allowed];
+    if (endpoint && !forwarded)
+        rules.push({ host: endpoint.host, wildcard: false, ports: [endpoint.port] });
+    const servers = [];
+    const open = new Set();
+    const track = (server) => {
+        servers.push(server);
+        server.on('connection', (socket) => {
+            open.add(socket);
+            socket.once('close', () => open.delete(socket));
+        });
+    };
+    const proxySocket = external_node_path_default().join(o.dir, 'proxy.sock');
+    const proxy = allowProxy(rules, o.log);
+    track(proxy);
+    await listen(proxy, proxySocket);
+    let modelSocket;
+    if (forwarded) {
+        modelSocket = external_node_path_default().join(o.dir, 'model.sock');
+        const forward = modelForward(forwarded.host, forwarded.port);
+        track(forward);
+        await listen(forward, modelSocket);
+    }
+    const proxyPort = forwarded?.port === PROXY_PORT ? PROXY_PORT + 1 : PROXY_PORT;
+    return {
+        proxySocket,
+        proxyPort,
+        modelSocket,
+        modelPort: forwarded?.port,
+        async close() {
+            for (const socket of open)
+                socket.destroy();
+            await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))));
+            await (0,promises_.rm)(o.dir, { recursive: true, force: true });
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/worker/sandbox-run.ts
+/**
+ * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
+ * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
+ * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
  */
 
 
@@ -42249,6 +42706,141 @@ launch = {
 
 
 
+/** Sockets live in a short host path: a unix socket's path is limited to 107 bytes. */
+async function hostDir() {
+    const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-sbx-'));
+    if (dir.length <= 80)
+        return dir;
+    await (0,promises_.rm)(dir, { recursive: true, force: true });
+    return (0,promises_.mkdtemp)('/tmp/fleet-sbx-');
+}
+/** The directory the binary really lives in, unless the system paths show it already. */
+async function binaryDir(setup, binary) {
+    if (!binary)
+        return { command: undefined, dir: undefined };
+    const real = await (0,promises_.realpath)(binary);
+    const dir = external_node_path_default().dirname(real);
+    const shown = setup.host.system.some(e => e.kind === 'dir' && dir.startsWith(`${e.path}/`));
+    return { command: real, dir: shown ? undefined : dir };
+}
+async function prepare(c) {
+    const dir = await hostDir();
+    let git;
+    let network;
+    const release = async () => {
+        await Promise.all([network?.close(), git && finishGit(c.worktree, git, c.log)]);
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+    };
+    try {
+        // Independent steps, side by side: each worker start waits for the slowest, not the sum.
+        const [cloned, opened, bin] = await Promise.allSettled([
+            prepareGit(c.worktree, c.cageDir),
+            openSandboxNetwork({
+                dir: external_node_path_default().join(dir, 'net'),
+                modelUrl: c.modelUrl,
+                allowed: c.setup.allowed,
+                log: m => c.log(`[${c.taskId}] ${m}`)
+            }),
+            binaryDir(c.setup, c.binary)
+        ]);
+        if (cloned.status === 'fulfilled')
+            git = cloned.value;
+        if (opened.status === 'fulfilled')
+            network = opened.value;
+        for (const step of [cloned, opened, bin])
+            if (step.status === 'rejected')
+                throw step.reason;
+        if (!git || !network || bin.status !== 'fulfilled')
+            throw new Error('sandbox setup failed');
+        // The worker's view of its worktree's `.git`: a pointer to its own clone.
+        const gitFile = external_node_path_default().join(dir, 'gitfile');
+        await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
+        const { command: real, dir: claudeDir } = bin.value;
+        const command = real ? [real, ...c.command.slice(1)] : c.command;
+        const spec = {
+            bwrap: c.setup.host.bwrap,
+            system: c.setup.host.system,
+            extraReadOnly: c.setup.host.extraReadOnly,
+            worktree: c.worktree,
+            cageDir: c.cageDir,
+            shared: c.shared,
+            git: { gitFile, objectsDir: git.objectsDir },
+            claudeDir,
+            network: {
+                proxySocket: network.proxySocket,
+                proxyPort: network.proxyPort,
+                modelSocket: network.modelSocket,
+                modelPort: network.modelPort
+            },
+            command,
+            env: { ...c.env, ...proxyEnv(network.proxyPort) }
+        };
+        return { spec, release };
+    }
+    catch (error) {
+        await release();
+        throw error;
+    }
+}
+/**
+ * bwrap reports a command killed by signal N as exit 128+N: read back as the signal, so a killed
+ * worker's outcome names it as it would outside the sandbox.
+ */
+function signalOf(exit) {
+    const code = exit.exitCode;
+    if (code === null || code <= 128 || code > 128 + 64 || exit.signal)
+        return exit;
+    const names = { 9: 'SIGKILL', 15: 'SIGTERM', 6: 'SIGABRT', 11: 'SIGSEGV' };
+    const signal = names[code - 128];
+    return signal ? { ...exit, exitCode: null, signal } : exit;
+}
+/** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
+async function spawnSandboxed(c, io) {
+    const prepared = await prepare(c);
+    try {
+        const cmd = sandboxCommand(prepared.spec);
+        return signalOf(await spawnWorker({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
+    }
+    finally {
+        await prepared.release();
+    }
+}
+/** A shell command (verify, setup) in the task's sandbox: the same walls as its worker's. */
+async function runSandboxed(c, shell, timeoutMs) {
+    const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
+    try {
+        const cmd = sandboxCommand(prepared.spec);
+        return await runVerify(shell, c.worktree, cmd.env, timeoutMs, {
+            file: cmd.file,
+            args: cmd.args
+        });
+    }
+    finally {
+        await prepared.release();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/worker/isolation.ts
+/**
+ * Where a worker runs: its own sandbox (isolation: sandbox, docs/sandbox.md), its own container
+ * (isolation: container, docs/container.md) or a plain child process (isolation: process). All
+ * end in spawnWorker(); sandbox and container add the worker's own git clone and bring its commits
+ * back. runInCage() runs a shell command (verify, setup) behind the same walls as the worker.
+ */
+
+
+
+
+
+
+
+
+function needSandbox(setup) {
+    // The preflight makes it; without one there is no sandbox, and no silent fallback either.
+    if (!setup)
+        throw new Error('isolation: sandbox was not prepared (the preflight did not run)');
+    return setup;
+}
 /** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
 const KILL_GRACE_MS = 10_000;
 /** Runtime CLI configuration taken from the host; never forwarded into the container. */
@@ -42320,6 +42912,25 @@ stopSignal.addEventListener('abort', () => void stopAllContainers(), { once: tru
 async function launchWorker(config, w) {
     if (config.isolation === 'container')
         return launchContainer(config.container, w);
+    if (config.isolation === 'sandbox') {
+        const cageDir = external_node_path_default().dirname(w.paths.configDir);
+        return spawnSandboxed({
+            setup: needSandbox(w.sandbox),
+            taskId: w.taskId,
+            worktree: w.cwd,
+            cageDir,
+            modelUrl: w.modelUrl,
+            command: [w.claude, ...w.args(w.settings)],
+            binary: w.claude,
+            env: w.env,
+            log: w.log
+        }, {
+            stdin: w.stdin,
+            timeoutMs: w.timeoutMs,
+            transcriptPath: w.transcriptPath,
+            onProgress: w.onProgress
+        });
+    }
     return spawnWorker({
         file: w.claude,
         args: w.args(w.settings),
@@ -42330,75 +42941,6 @@ async function launchWorker(config, w) {
         transcriptPath: w.transcriptPath,
         onProgress: w.onProgress
     });
-}
-/**
- * The worker's own git (docs/container.md, "Git inside the container"): a `clone --shared` of the
- * fleet's repository on the task's branch at the worktree's commit, plus origin's branches for
- * orientation. It writes no objects; the fleet's objects are mounted read-only for its alternates.
- */
-async function prepareGit(worktree, cageDir) {
-    const tree = Git.create(worktree);
-    const common = await tree.out(['rev-parse', '--path-format=absolute', '--git-common-dir']);
-    const head = await tree.out(['rev-parse', 'HEAD']);
-    const branch = await tree.out(['symbolic-ref', 'HEAD']);
-    const gitFile = await (0,promises_.readFile)(external_node_path_default().join(worktree, '.git'), 'utf8');
-    const cloneDir = external_node_path_default().join(cageDir, 'git');
-    await (0,promises_.rm)(cloneDir, { recursive: true, force: true });
-    await Git.create(cageDir).exec([
-        'clone',
-        '--quiet',
-        '--shared',
-        '--no-checkout',
-        common,
-        cloneDir
-    ]);
-    const clone = Git.create(cloneDir);
-    await clone.exec(['remote', 'remove', 'origin']);
-    await clone.exec([
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        common,
-        '+refs/remotes/origin/*:refs/remotes/origin/*'
-    ]);
-    await clone.exec(['update-ref', branch, head]);
-    await clone.exec(['symbolic-ref', 'HEAD', branch]);
-    await clone.exec(['read-tree', 'HEAD']);
-    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
-    const excludes = await tree.exec(['config', '--get', 'core.excludesFile'], { allowFailure: true });
-    if (excludes.exitCode === 0) {
-        await (0,promises_.mkdir)(external_node_path_default().join(cloneDir, '.git', 'info'), { recursive: true });
-        await (0,promises_.copyFile)(excludes.stdout.trim(), external_node_path_default().join(cloneDir, '.git', 'info', 'exclude'));
-    }
-    return {
-        cloneDir,
-        gitDir: external_node_path_default().join(cloneDir, '.git'),
-        objectsDir: external_node_path_default().join(common, 'objects'),
-        gitFile,
-        head
-    };
-}
-async function chownTree(owner, dirs) {
-    // -h: a symlink the worker planted is re-owned itself, never what it points at.
-    const code = await run('chown', ['-R', '-h', owner, '--', ...dirs], { PATH: '/usr/bin:/bin' });
-    if (code !== 0)
-        throw new Error(`chown ${owner} failed (${code}) for ${dirs.join(' ')}`);
-}
-/**
- * The worker's commits back onto the task's branch. Only upload-pack runs in the worker-written
- * clone (git keeps it safe in untrusted repositories); the objects are checked on the way in. The
- * reset is --mixed: the working tree, which the worker wrote in place, stays as it is.
- */
-async function collectCommits(worktree, state, log) {
-    const tree = Git.create(worktree);
-    const fetched = await tree.exec(['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', state.gitDir, 'HEAD'], { allowFailure: true });
-    if (fetched.exitCode !== 0) {
-        log(`could not read the worker's commits from its container clone: ${fetched.stderr.trim()}`);
-        return;
-    }
-    const sha = await tree.out(['rev-parse', 'FETCH_HEAD']);
-    if (sha !== state.head)
-        await tree.exec(['reset', '--quiet', '--mixed', sha]);
 }
 /** The spec of one attempt's container; pure apart from the names it is given. */
 function containerSpecFor(c, w, opts) {
@@ -42463,18 +43005,8 @@ async function launchContainer(c, w) {
     finally {
         clearTimeout(timer);
         isolation_live.delete(name);
-        await finishGit(w, git, uid === 0 ? self : undefined);
+        await finishGit(w.cwd, git, w.log, uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined);
     }
-}
-async function finishGit(w, git, owner) {
-    // The worktree's .git decides which repository the action's own git commands open next; a
-    // worker could have pointed it at a gitdir it wrote (with hooks or fsmonitor config).
-    await (0,promises_.rm)(external_node_path_default().join(w.cwd, '.git'), { recursive: true, force: true });
-    await (0,promises_.writeFile)(external_node_path_default().join(w.cwd, '.git'), git.gitFile);
-    if (owner)
-        await chownTree(owner, [w.cwd, w.paths.configDir, git.cloneDir]);
-    await collectCommits(w.cwd, git, w.log);
-    await (0,promises_.rm)(git.cloneDir, { recursive: true, force: true });
 }
 /**
  * The verify command in a container of the worker's image, with only the worktree and the
@@ -42527,6 +43059,35 @@ async function verifyInContainer(config, v) {
             await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir]);
     }
 }
+/**
+ * Runs `c.command` (sh -c) in the task's cage: the same sandbox or container as its worker, or a
+ * plain child process in isolation: process. Never the model key, never a GitHub credential.
+ */
+async function runInCage(config, c) {
+    const env = { ...c.env };
+    delete env.ANTHROPIC_API_KEY;
+    delete env.ANTHROPIC_AUTH_TOKEN;
+    const configDir = env.CLAUDE_CONFIG_DIR;
+    if (config.isolation === 'container')
+        return verifyInContainer(config, { ...c, worktree: c.cwd, configDir: configDir ?? c.cwd, env });
+    if (config.isolation === 'sandbox') {
+        const cageDir = configDir ? external_node_path_default().dirname(configDir) : '';
+        const inside = (p) => !!p && !!cageDir && p.startsWith(`${cageDir}/`);
+        if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
+            throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`);
+        c.log(`[${c.taskId}] ${c.label} in the sandbox`);
+        return runSandboxed({
+            setup: needSandbox(c.sandbox),
+            taskId: c.taskId,
+            worktree: c.cwd,
+            cageDir,
+            env,
+            log: c.log,
+            shared: c.shared
+        }, c.command, c.timeoutMs);
+    }
+    return runVerify(c.command, c.cwd, env, c.timeoutMs);
+}
 
 ;// CONCATENATED MODULE: ./src/worker/retry.ts
 /** No single wait longer than five minutes: past that, the deadline is the better judge. */
@@ -42556,6 +43117,7 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
 
 
 
+const ANTHROPIC_URL = 'https://api.anthropic.com';
 /** A backoff a cancel cuts short: the next spawn then refuses to start the worker. */
 const sleep = (ms) => (0,external_node_timers_promises_namespaceObject.setTimeout)(ms, undefined, { signal: stopSignal }).catch(() => undefined);
 /** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
@@ -42623,7 +43185,9 @@ round = '') {
             transcriptPath: transcript,
             onProgress: p => ctx.onProgress?.(task, p),
             host: ctx.host,
-            log: ctx.log
+            log: ctx.log,
+            modelUrl: ctx.modelUrl ?? config.baseUrl ?? ANTHROPIC_URL,
+            sandbox: ctx.sandbox
         });
         transcripts.push(transcript);
         usage = addUsage(usage, usageOf(exit.result));
@@ -42823,30 +43387,8 @@ async function preserve(ctx, task) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/fleet/cage.ts
-
-
-/**
- * Runs a shell command of the repository's (setup, verify) in a task's worktree, in the cage verify
- * gets: setup and verify run code the worker may have written or will read, so they share one
- * place, and whatever isolation verify gets, setup gets too.
- */
-function runInCage(config, c) {
-    if (config.isolation !== 'container')
-        return runVerify(c.command, c.dir, c.env, c.timeoutMs);
-    return verifyInContainer(config, {
-        taskId: c.taskId,
-        worktree: c.dir,
-        configDir: c.env.CLAUDE_CONFIG_DIR ?? c.dir,
-        env: c.env,
-        command: c.command,
-        timeoutMs: c.timeoutMs,
-        host: c.host,
-        log: c.log
-    });
-}
-
 ;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
 
 
 
@@ -42896,11 +43438,22 @@ function setupEnv(config, host, paths) {
     }
     env.HOME = paths.home;
     env.TMPDIR = paths.tmp;
+    // The sandbox keeps a caged command's writable dirs in one cage dir, found by this variable.
+    env.CLAUDE_CONFIG_DIR = paths.config;
     env.GIT_TERMINAL_PROMPT = '0';
     // A container sees only the worktree: the host's cache paths would not exist in it.
     if (config.isolation !== 'container')
         Object.assign(env, sharedCaches(host));
     return env;
+}
+/**
+ * The shared caches as directories the sandbox can bind for setup alone (made if missing): the
+ * worker and verify never see them.
+ */
+async function cacheDirs(host) {
+    const dirs = [...new Set(Object.values(sharedCaches(host)))].filter(d => external_node_path_default().isAbsolute(d));
+    await Promise.all(dirs.map(d => (0,promises_.mkdir)(d, { recursive: true })));
+    return Promise.all(dirs.map(d => (0,promises_.realpath)(d)));
 }
 /** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
 function excludePattern(file) {
@@ -42932,25 +43485,34 @@ async function excludeLeftovers(tree) {
     if (paths.length === 0)
         return undefined;
     const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir']);
-    const file = external_node_path_default().join(gitDir, 'fleet-setup-exclude');
+    const file = external_node_path_default().join(gitDir, SETUP_EXCLUDE);
     await (0,promises_.writeFile)(file, paths.map(excludePattern).join('\n') + '\n');
     await tree.git.exec(['config', '--worktree', 'core.excludesFile', file]);
     return undefined;
 }
 /** Runs the `setup` input in a task's worktree before its worker (see runInCage). */
 async function runSetup(config, s) {
-    const paths = { home: external_node_path_default().join(s.cageDir, 'home'), tmp: external_node_path_default().join(s.cageDir, 'tmp') };
+    const paths = {
+        home: external_node_path_default().join(s.cageDir, 'home'),
+        tmp: external_node_path_default().join(s.cageDir, 'tmp'),
+        config: external_node_path_default().join(s.cageDir, 'config')
+    };
     await (0,promises_.rm)(s.cageDir, { recursive: true, force: true });
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     s.log(`[${s.taskId}] setup: ${s.command}`);
+    const env = setupEnv(config, s.host, paths);
+    const shared = config.isolation === 'sandbox' ? await cacheDirs(s.host) : [];
     const result = await runInCage(config, {
         taskId: s.taskId,
-        dir: s.tree.dir,
-        env: setupEnv(config, s.host, paths),
+        label: 'setup',
+        cwd: s.tree.dir,
+        env,
         command: s.command,
         timeoutMs: config.setupTimeoutMs,
         host: s.host,
-        log: s.log
+        log: s.log,
+        sandbox: s.sandbox,
+        shared
     });
     const failed = result.timedOut
         ? `setup '${s.command}' ran past setup-timeout-minutes`
@@ -43061,7 +43623,8 @@ async function setUp(ctx, task, tree) {
         command: config.setup,
         cageDir: external_node_path_default().join(ctx.worker.root, 'workers', `${task.id}.setup`),
         host: ctx.worker.host,
-        log: ctx.worker.log
+        log: ctx.worker.log,
+        sandbox: ctx.worker.sandbox
     });
     return setup.error;
 }
@@ -43117,19 +43680,19 @@ async function work(ctx, task, startedAt) {
                 : { kind: 'done', outcome: failed };
         }
         const command = task.verify ?? config.verify;
-        const check = (env) => {
-            if (!command)
-                return undefined;
-            return runInCage(config, {
+        const check = (env) => command
+            ? runInCage(config, {
                 taskId: task.id,
-                dir: tree.dir,
-                env,
+                label: 'verify',
                 command,
+                cwd: tree.dir,
+                env,
                 timeoutMs: config.verifyTimeoutMs,
                 host: ctx.worker.host,
-                log: ctx.worker.log
-            });
-        };
+                log: ctx.worker.log,
+                sandbox: ctx.worker.sandbox
+            })
+            : undefined;
         let verify = await check(run.env);
         if (verify && !passed(verify) && config.verifyFixUp) {
             // One fix-up turn: the worker again, in the same worktree, told what the check printed.
@@ -43233,6 +43796,8 @@ async function runFleet(opts) {
                     host: opts.hostEnv ?? process.env,
                     isRoot: process.getuid?.() === 0,
                     skills: opts.skills,
+                    modelUrl: opts.modelUrl,
+                    sandbox: opts.sandbox,
                     log: opts.log,
                     onProgress: opts.onProgress
                 },
@@ -44709,6 +45274,7 @@ async function runPlanner(deps, ask) {
             isRoot: process.getuid?.() === 0,
             log: deps.log,
             onProgress: deps.onProgress,
+            sandbox: deps.sandbox,
             prompt: t => t.prompt
         }, task, tree.dir);
         if (worker.verdict.kind !== 'ok')
@@ -44932,8 +45498,10 @@ async function usePlanner(run, ask) {
     if (!run.apiKey)
         throw new InputError('api-key', 'no model key for the planner: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
     const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-planner`);
+    const sandbox = await run.isolation();
     const deps = {
         config,
+        sandbox,
         claude: await run.claude(),
         apiKey: run.apiKey,
         remoteUrl: await run.remoteUrl(),
@@ -45074,7 +45642,7 @@ function needGithub(deps, trigger) {
         throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`);
     return deps.github;
 }
-async function refuse(deps, issue, actor, reason, id) {
+async function triggers_refuse(deps, issue, actor, reason, id) {
     const { octokit, repo } = needGithub(deps, 'comment');
     deps.log(`refused: ${reason}`);
     await octokit.rest.issues.createComment({
@@ -45121,11 +45689,11 @@ async function followUp(deps, request) {
             : fromFork
                 ? 'the pull request comes from a fork'
                 : `the pull request's branch is not a ${prefix}* fleet branch`;
-        return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`);
+        return triggers_refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`);
     }
     const denied = await authorise(deps, request.issue, request.actor, request.commentId);
     if (denied)
-        return refuse(deps, request.issue, request.actor, denied, id);
+        return triggers_refuse(deps, request.issue, request.actor, denied, id);
     const refs = /\bRefs #(\d+)/.exec(pr.body ?? '');
     const base = taskFromComment(request.issue, request.text, prefix, 'pull request');
     return {
@@ -45152,7 +45720,7 @@ async function planRequest(request, deps) {
         case 'comment': {
             const denied = await authorise(deps, request.issue, request.actor, request.commentId);
             if (denied)
-                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
+                return triggers_refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
             const tasks = request.text
                 ? [taskFromComment(request.issue, request.text, prefix)]
                 : tasksFromIssue(request.issue, prefix);
@@ -45162,7 +45730,7 @@ async function planRequest(request, deps) {
             // Refused before the planner makes any model request.
             const denied = await authorise(deps, request.issue, request.actor, request.commentId);
             if (denied)
-                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}-plan`);
+                return triggers_refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}-plan`);
             return {
                 tasks: [],
                 refused: [],
@@ -45179,7 +45747,7 @@ async function planRequest(request, deps) {
                 // Take the label off too, or the next scheduled batch would run what was refused here.
                 const { octokit, repo } = needGithub(deps, 'label');
                 await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel]);
-                return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
+                return triggers_refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`);
             }
             return {
                 tasks: tasksFromIssue(request.issue, prefix),
@@ -45266,6 +45834,131 @@ async function resolveClaude(opts) {
     return { file, version };
 }
 
+;// CONCATENATED MODULE: ./src/worker/sandbox-host.ts
+/**
+ * The sandbox's preflight, run once before any worker or model request: bubblewrap and socat are
+ * there (installed with apt when the runner may elevate), a trivial command runs in a sandbox
+ * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
+ * and otherwise one sentence naming the fix. It never falls back to isolation: process.
+ */
+
+
+
+
+class SandboxUnavailable extends Error {
+    name = 'SandboxUnavailable';
+}
+const PACKAGES = ['bubblewrap', 'socat', 'ripgrep'];
+const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
+const OTHERWISE = "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)";
+function sandbox_host_run(file, args, env, timeout = 300_000) {
+    return new Promise(resolve => {
+        (0,external_node_child_process_namespaceObject.execFile)(file, args, { env, timeout }, (error, _stdout, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr }));
+    });
+}
+async function onPath(name, pathVar) {
+    for (const dir of (pathVar ?? '').split(':').filter(d => external_node_path_default().isAbsolute(d))) {
+        const file = external_node_path_default().join(dir, name);
+        if (await (0,promises_.access)(file, promises_.constants.X_OK).then(() => true, () => false))
+            return file;
+    }
+    return undefined;
+}
+/** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
+async function systemLayout() {
+    const system = [];
+    for (const p of SYSTEM_PATHS) {
+        const stat = await (0,promises_.lstat)(p).catch(() => undefined);
+        if (stat?.isSymbolicLink())
+            system.push({ kind: 'symlink', path: p, target: await (0,promises_.readlink)(p) });
+        else if (stat?.isDirectory())
+            system.push({ kind: 'dir', path: p });
+    }
+    // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
+    const resolv = await (0,promises_.realpath)('/etc/resolv.conf').catch(() => undefined);
+    const shown = (p) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`));
+    const extraReadOnly = resolv && !shown(resolv) ? [resolv] : [];
+    return { system, extraReadOnly };
+}
+/** Root, or passwordless sudo: the command prefix that elevates, or undefined. */
+async function elevation(env) {
+    if (process.getuid?.() === 0)
+        return [];
+    const sudo = await onPath('sudo', env.PATH);
+    if (sudo && (await sandbox_host_run(sudo, ['-n', 'true'], env, 10_000)).code === 0)
+        return [sudo, '-n'];
+    return undefined;
+}
+async function elevated(prefix, args, env) {
+    const [file, ...rest] = [...prefix, ...args];
+    return sandbox_host_run(file ?? args[0] ?? 'true', rest, env);
+}
+async function installMissing(env, log) {
+    const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' };
+    const missing = [];
+    for (const pkg of PACKAGES)
+        if (!(await onPath(tools[pkg] ?? pkg, env.PATH)))
+            missing.push(pkg);
+    if (missing.length === 0)
+        return;
+    const prefix = await elevation(env);
+    if (!prefix)
+        return;
+    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+    log(`isolation: sandbox needs ${missing.join(', ')}: installing with apt-get (passwordless sudo)`);
+    const install = ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing];
+    let result = await elevated(prefix, install, aptEnv);
+    if (result.code !== 0) {
+        await elevated(prefix, ['apt-get', 'update', '-qq'], aptEnv);
+        result = await elevated(prefix, install, aptEnv);
+    }
+    if (result.code !== 0)
+        log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`);
+}
+/** The trivial command: a sandbox with every namespace, as the workers get. */
+async function probe(bwrap, layout) {
+    const binds = layout.system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
+    const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc'];
+    args.push('--die-with-parent', '--new-session', ...binds, '--proc', '/proc', '--dev', '/dev');
+    args.push('--', 'sh', '-c', 'exit 0');
+    return sandbox_host_run(bwrap, args, { PATH: '/usr/bin:/bin' }, 30_000);
+}
+/** Ubuntu 24.04: AppArmor forbids unprivileged user namespaces unless lifted (runner-images#10443). */
+async function liftUsernsRestriction(env, log) {
+    const file = `/proc/sys/${USERNS_SYSCTL.replace(/\./g, '/')}`;
+    const value = await (0,promises_.readFile)(file, 'utf8').catch(() => '');
+    if (value.trim() !== '1')
+        return false;
+    const prefix = await elevation(env);
+    if (!prefix)
+        return false;
+    log(`Lifting AppArmor's restriction on user namespaces for this run: sysctl -w ${USERNS_SYSCTL}=0`);
+    const result = await elevated(prefix, ['sysctl', '-w', `${USERNS_SYSCTL}=0`], env);
+    return result.code === 0;
+}
+/** Checks (and where it may, prepares) this machine for isolation: sandbox. */
+async function preflightSandbox(env, log) {
+    if (process.platform !== 'linux')
+        throw new SandboxUnavailable(`isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`);
+    await installMissing(env, log);
+    const bwrap = await onPath('bwrap', env.PATH);
+    const socat = await onPath('socat', env.PATH);
+    if (!bwrap || !socat)
+        throw new SandboxUnavailable(`isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`);
+    if (!(await onPath('rg', env.PATH)))
+        log('ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).');
+    const layout = await systemLayout();
+    let tried = await probe(bwrap, layout);
+    if (tried.code !== 0 && (await liftUsernsRestriction(env, log)))
+        tried = await probe(bwrap, layout);
+    if (tried.code !== 0) {
+        const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.code}`;
+        throw new SandboxUnavailable(`isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`);
+    }
+    log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`);
+    return { bwrap, ...layout };
+}
+
 ;// CONCATENATED MODULE: ./src/worker/skills.ts
 
 
@@ -45292,6 +45985,7 @@ async function resolveSkills(names, workspace) {
 }
 
 ;// CONCATENATED MODULE: ./src/main.ts
+
 
 
 
@@ -45378,6 +46072,25 @@ async function workerClaude(run) {
     io.info(`claude: ${claude.version} (${claude.file})`);
     return claude;
 }
+const PROCESS_WARNING = "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text.";
+/**
+ * The cage before any worker or model request: the sandbox's preflight (which fails closed with
+ * one sentence naming the fix, never falling back to process), or the warning that process is none.
+ */
+function prepareIsolation(run) {
+    // Once per run: the planner and the workers share it.
+    run.isolation ??= isolationOnce(run);
+    return run.isolation;
+}
+async function isolationOnce(run) {
+    const { config, io } = run;
+    if (config.isolation === 'process')
+        io.warning(PROCESS_WARNING);
+    if (config.isolation !== 'sandbox')
+        return undefined;
+    const host = await io.group('Sandbox', () => preflightSandbox(run.env, io.info));
+    return { host, allowed: config.allowedDomains };
+}
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(run, plan, tasks) {
     const { config, ctx, io } = run;
@@ -45385,6 +46098,7 @@ async function runTasks(run, plan, tasks) {
     if (!apiKey)
         throw new InputError('api-key', 'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}');
     const skills = await resolveSkills(config.skills, ctx.workspace);
+    const sandbox = await prepareIsolation(run);
     const claude = await workerClaude(run);
     const tracked = run.github && config.mode === 'all';
     const tracking = tracked && run.github
@@ -45412,6 +46126,7 @@ async function runTasks(run, plan, tasks) {
             claude: claude.file,
             apiKey,
             skills,
+            sandbox,
             github: run.github,
             runUrl: runUrl(ctx),
             deadline: () => deadline,
@@ -45429,7 +46144,8 @@ async function runTasks(run, plan, tasks) {
         });
         await tracking?.finish();
         const note = await keepWork(root, `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`, run.env);
-        return { outcomes, note };
+        const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : '';
+        return { outcomes, note: [warned, note].filter(Boolean).join('\n\n') || undefined };
     }
     finally {
         for (const signal of CANCEL_SIGNALS)
@@ -45500,7 +46216,8 @@ async function fleetAction(env, io) {
             github: run.github,
             apiKey,
             claude: async () => (await workerClaude(run)).file,
-            remoteUrl: () => remoteUrlOf(ctx)
+            remoteUrl: () => remoteUrlOf(ctx),
+            isolation: () => prepareIsolation(run)
         }, plan.planner);
         if ('outcomes' in made) {
             await io.report(made.outcomes, made.note);

@@ -4,6 +4,7 @@ import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
 import type { ContainerConfig } from './worker/isolation.js'
+import { type AllowRule, parseAllowList } from './worker/sandbox-allow.js'
 
 /** An input the user got wrong: the message names the input and the form that would be right. */
 export class InputError extends Error {
@@ -129,7 +130,13 @@ const schema = z.object({
   skills: z.string().transform(list),
   'append-system-prompt': optional,
   'claude-args': z.string().transform(v => v.split(/\s+/).filter(Boolean)),
-  isolation: oneOf('isolation', ['process', 'container'] as const),
+  isolation: oneOf('isolation', ['sandbox', 'container', 'process'] as const),
+  'allowed-domains': z.string().transform((v, ctx) => {
+    const rules = parseAllowList(list(v))
+    if (typeof rules !== 'string') return rules
+    ctx.addIssue({ code: 'custom', path: ['allowed-domains'], message: rules })
+    return z.NEVER
+  }),
   'container-image': z.string(),
   'container-runtime': oneOf('container-runtime', ['docker', 'podman'] as const),
   'container-cpus': z.string(),
@@ -190,7 +197,9 @@ export interface Config {
   skills: string[]
   appendSystemPrompt?: string
   claudeArgs: string[]
-  isolation: 'process' | 'container'
+  isolation: 'sandbox' | 'container' | 'process'
+  /** isolation: sandbox — hosts a worker may reach besides the model endpoint. */
+  allowedDomains: AllowRule[]
   container: ContainerConfig
   maxAttempts: number
   retryDelayMs: number
@@ -344,6 +353,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     appendSystemPrompt: p['append-system-prompt'],
     claudeArgs: p['claude-args'],
     isolation: p.isolation,
+    allowedDomains: p['allowed-domains'],
     container: (p.isolation === 'container' ? checkContainer : (c: ContainerConfig) => c)({
       runtime: p['container-runtime'],
       image: p['container-image'],

@@ -158,9 +158,15 @@ export const INPUTS = {
     description: 'Extra CLI arguments for every worker, whitespace separated (power users).'
   },
   isolation: {
-    default: 'process',
+    contract: true,
+    default: 'sandbox',
     description:
-      'Where each worker runs. process: a child process in its own worktree (guards against accidents, not against a hostile worker). container: its own container of container-image, which sees only its worktree and its own git (needs Docker or Podman on the runner; see docs/container.md).'
+      "Where each worker (and verify) runs. sandbox: bubblewrap on Linux, with its own PID and network namespaces, no way to gain privileges (sudo is dead), only its own clone and files visible, and the network only to the model endpoint and allowed-domains (see docs/sandbox.md). container: its own container of container-image (needs Docker or Podman; see docs/container.md). process: a plain child process, no boundary: a worker can read the runner's secrets and use sudo (the run warns)."
+  },
+  'allowed-domains': {
+    contract: true,
+    description:
+      'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), host:port. E.g. registry.npmjs.org for npm ci.'
   },
   'container-image': {
     default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',

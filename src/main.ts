@@ -20,6 +20,8 @@ import { usePlanner } from './planner/action.js'
 import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
+import { preflightSandbox } from './worker/sandbox-host.js'
+import type { SandboxSetup } from './worker/sandbox-run.js'
 import { resolveSkills } from './worker/skills.js'
 import { GitError } from './git/git.js'
 import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
@@ -36,6 +38,7 @@ interface Run {
   github?: { octokit: Octokit; repo: Repo }
   startedAt: number
   apiKey?: string
+  isolation?: Promise<SandboxSetup | undefined>
 }
 
 /** The model key: the input, else a key the environment already holds. Masked the moment it is read. */
@@ -112,6 +115,27 @@ async function workerClaude(run: Run): Promise<{ file: string; version: string }
   return claude
 }
 
+const PROCESS_WARNING =
+  "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text."
+
+/**
+ * The cage before any worker or model request: the sandbox's preflight (which fails closed with
+ * one sentence naming the fix, never falling back to process), or the warning that process is none.
+ */
+function prepareIsolation(run: Run): Promise<SandboxSetup | undefined> {
+  // Once per run: the planner and the workers share it.
+  run.isolation ??= isolationOnce(run)
+  return run.isolation
+}
+
+async function isolationOnce(run: Run): Promise<SandboxSetup | undefined> {
+  const { config, io } = run
+  if (config.isolation === 'process') io.warning(PROCESS_WARNING)
+  if (config.isolation !== 'sandbox') return undefined
+  const host = await io.group('Sandbox', () => preflightSandbox(run.env, io.info))
+  return { host, allowed: config.allowedDomains }
+}
+
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(
   run: Run,
@@ -126,6 +150,7 @@ async function runTasks(
       'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
     )
   const skills = await resolveSkills(config.skills, ctx.workspace)
+  const sandbox = await prepareIsolation(run)
   const claude = await workerClaude(run)
   const tracked = run.github && config.mode === 'all'
   const tracking =
@@ -166,6 +191,7 @@ async function runTasks(
       claude: claude.file,
       apiKey,
       skills,
+      sandbox,
       github: run.github,
       runUrl: runUrl(ctx),
       deadline: () => deadline,
@@ -189,7 +215,8 @@ async function runTasks(
       `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
       run.env
     )
-    return { outcomes, note }
+    const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
+    return { outcomes, note: [warned, note].filter(Boolean).join('\n\n') || undefined }
   } finally {
     for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
   }
@@ -273,7 +300,8 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
         github: run.github,
         apiKey,
         claude: async () => (await workerClaude(run)).file,
-        remoteUrl: () => remoteUrlOf(ctx)
+        remoteUrl: () => remoteUrlOf(ctx),
+        isolation: () => prepareIsolation(run)
       },
       plan.planner
     )

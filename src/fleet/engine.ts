@@ -5,6 +5,7 @@ import type { Octokit, Repo } from '../github/client.js'
 import { costOf } from '../report/cost.js'
 import { prBody } from '../report/pr-body.js'
 import type { Task } from '../tasks/task.js'
+import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
 import { runPool } from './pool.js'
@@ -30,6 +31,10 @@ export interface FleetOptions {
   hostEnv?: NodeJS.ProcessEnv
   /** Skill folders copied into every worker's config dir. */
   skills?: string[]
+  /** The URL workers reach the model at (WorkerContext.modelUrl); default base-url. */
+  modelUrl?: string
+  /** isolation: sandbox, from the preflight. */
+  sandbox?: SandboxSetup
 }
 
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
@@ -61,6 +66,8 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
             host: opts.hostEnv ?? process.env,
             isRoot: process.getuid?.() === 0,
             skills: opts.skills,
+            modelUrl: opts.modelUrl,
+            sandbox: opts.sandbox,
             log: opts.log,
             onProgress: opts.onProgress
           },

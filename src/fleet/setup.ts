@@ -1,9 +1,11 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.js'
 import type { Worktree } from '../git/repo.js'
+import { SETUP_EXCLUDE } from '../worker/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
-import { runInCage } from './cage.js'
+import { runInCage } from '../worker/isolation.js'
+import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { VerifyResult } from './outcome.js'
 
 /** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
@@ -45,7 +47,7 @@ export function sharedCaches(host: NodeJS.ProcessEnv): Record<string, string> {
 export function setupEnv(
   config: Config,
   host: NodeJS.ProcessEnv,
-  paths: { home: string; tmp: string }
+  paths: { home: string; tmp: string; config: string }
 ): Record<string, string> {
   const env: Record<string, string> = {}
   for (const name of [...PASS_THROUGH, ...NETWORK]) {
@@ -54,10 +56,22 @@ export function setupEnv(
   }
   env.HOME = paths.home
   env.TMPDIR = paths.tmp
+  // The sandbox keeps a caged command's writable dirs in one cage dir, found by this variable.
+  env.CLAUDE_CONFIG_DIR = paths.config
   env.GIT_TERMINAL_PROMPT = '0'
   // A container sees only the worktree: the host's cache paths would not exist in it.
   if (config.isolation !== 'container') Object.assign(env, sharedCaches(host))
   return env
+}
+
+/**
+ * The shared caches as directories the sandbox can bind for setup alone (made if missing): the
+ * worker and verify never see them.
+ */
+async function cacheDirs(host: NodeJS.ProcessEnv): Promise<string[]> {
+  const dirs = [...new Set(Object.values(sharedCaches(host)))].filter(d => path.isAbsolute(d))
+  await Promise.all(dirs.map(d => mkdir(d, { recursive: true })))
+  return Promise.all(dirs.map(d => realpath(d)))
 }
 
 /** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
@@ -90,7 +104,7 @@ async function excludeLeftovers(tree: Worktree): Promise<string | undefined> {
   const paths = listed.stdout.split('\0').filter(Boolean)
   if (paths.length === 0) return undefined
   const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir'])
-  const file = path.join(gitDir, 'fleet-setup-exclude')
+  const file = path.join(gitDir, SETUP_EXCLUDE)
   await writeFile(file, paths.map(excludePattern).join('\n') + '\n')
   await tree.git.exec(['config', '--worktree', 'core.excludesFile', file])
   return undefined
@@ -109,24 +123,34 @@ export async function runSetup(
     taskId: string
     tree: Worktree
     command: string
-    /** A directory of the run's own, for setup's HOME and TMPDIR. */
+    /** A directory of the run's own, for setup's HOME, TMPDIR and config dir. */
     cageDir: string
     host: NodeJS.ProcessEnv
     log: (m: string) => void
+    sandbox?: SandboxSetup
   }
 ): Promise<SetupRun> {
-  const paths = { home: path.join(s.cageDir, 'home'), tmp: path.join(s.cageDir, 'tmp') }
+  const paths = {
+    home: path.join(s.cageDir, 'home'),
+    tmp: path.join(s.cageDir, 'tmp'),
+    config: path.join(s.cageDir, 'config')
+  }
   await rm(s.cageDir, { recursive: true, force: true })
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   s.log(`[${s.taskId}] setup: ${s.command}`)
+  const env = setupEnv(config, s.host, paths)
+  const shared = config.isolation === 'sandbox' ? await cacheDirs(s.host) : []
   const result = await runInCage(config, {
     taskId: s.taskId,
-    dir: s.tree.dir,
-    env: setupEnv(config, s.host, paths),
+    label: 'setup',
+    cwd: s.tree.dir,
+    env,
     command: s.command,
     timeoutMs: config.setupTimeoutMs,
     host: s.host,
-    log: s.log
+    log: s.log,
+    sandbox: s.sandbox,
+    shared
   })
   const failed = result.timedOut
     ? `setup '${s.command}' ran past setup-timeout-minutes`

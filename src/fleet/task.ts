@@ -8,7 +8,7 @@ import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
 import type { Outcome, VerifyResult } from './outcome.js'
 import type { Slot } from './pool.js'
-import { runInCage } from './cage.js'
+import { runInCage } from '../worker/isolation.js'
 import { runSetup } from './setup.js'
 
 export interface TaskContext {
@@ -45,7 +45,8 @@ async function setUp(ctx: TaskContext, task: Task, tree: Worktree): Promise<stri
     command: config.setup,
     cageDir: path.join(ctx.worker.root, 'workers', `${task.id}.setup`),
     host: ctx.worker.host,
-    log: ctx.worker.log
+    log: ctx.worker.log,
+    sandbox: ctx.worker.sandbox
   })
   return setup.error
 }
@@ -111,18 +112,20 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
       : { kind: 'done', outcome: failed }
   }
   const command = task.verify ?? config.verify
-  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined => {
-    if (!command) return undefined
-    return runInCage(config, {
-      taskId: task.id,
-      dir: tree.dir,
-      env,
-      command,
-      timeoutMs: config.verifyTimeoutMs,
-      host: ctx.worker.host,
-      log: ctx.worker.log
-    })
-  }
+  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
+    command
+      ? runInCage(config, {
+          taskId: task.id,
+          label: 'verify',
+          command,
+          cwd: tree.dir,
+          env,
+          timeoutMs: config.verifyTimeoutMs,
+          host: ctx.worker.host,
+          log: ctx.worker.log,
+          sandbox: ctx.worker.sandbox
+        })
+      : undefined
   let verify = await check(run.env)
   if (verify && !passed(verify) && config.verifyFixUp) {
     // One fix-up turn: the worker again, in the same worktree, told what the check printed.

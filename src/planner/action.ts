@@ -9,6 +9,7 @@ import { keepWork } from '../report/artifacts.js'
 import type { Plan } from '../triggers.js'
 import { planGoal } from './goal.js'
 import { planOnIssue } from './issue.js'
+import type { SandboxSetup } from '../worker/sandbox-run.js'
 
 /** What the action's run hands the planner. */
 export interface PlannerAction {
@@ -20,6 +21,8 @@ export interface PlannerAction {
   apiKey?: string
   claude: () => Promise<string>
   remoteUrl: () => Promise<string>
+  /** The cage (the sandbox's preflight), prepared before any model request, as for workers. */
+  isolation: () => Promise<SandboxSetup | undefined>
 }
 
 /**
@@ -39,8 +42,10 @@ export async function usePlanner(
       'no model key for the planner: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
     )
   const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-planner`)
+  const sandbox = await run.isolation()
   const deps = {
     config,
+    sandbox,
     claude: await run.claude(),
     apiKey: run.apiKey,
     remoteUrl: await run.remoteUrl(),

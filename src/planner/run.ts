@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import { runWorker, type WorkerRun } from '../worker/run.js'
+import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import { type PlanAnswer, readAnswer } from './answer.js'
 import { type PlannerAsk, plannerPrompt } from './prompt.js'
@@ -21,6 +22,8 @@ export interface PlannerDeps {
   secrets: string[]
   log: (message: string) => void
   onProgress?: (task: Task, progress: Progress) => void
+  /** isolation: sandbox, from the preflight: the planner is caged as workers are. */
+  sandbox?: SandboxSetup
 }
 
 export interface PlannerRun {
@@ -87,6 +90,7 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
       isRoot: process.getuid?.() === 0,
       log: deps.log,
       onProgress: deps.onProgress,
+      sandbox: deps.sandbox,
       prompt: t => t.prompt
     },
     task,

@@ -1,14 +1,14 @@
 /**
- * Where a worker runs: a child process (isolation: process) or its own container (isolation:
- * container, docs/container.md). Both end in spawnWorker(); container mode adds the git clone the
- * container may write, ownership, the kill on timeout, and bringing the worker's commits back.
+ * Where a worker runs: its own sandbox (isolation: sandbox, docs/sandbox.md), its own container
+ * (isolation: container, docs/container.md) or a plain child process (isolation: process). All
+ * end in spawnWorker(); sandbox and container add the worker's own git clone and bring its commits
+ * back. runInCage() runs a shell command (verify, setup) behind the same walls as the worker.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.js'
-import { Git } from '../git/git.js'
+import { chownTree, finishGit, prepareGit } from './cage-git.js'
 import {
   type ContainerRuntime,
   type ContainerSpec,
@@ -21,7 +21,14 @@ import type { WorkerPaths } from './env.js'
 import type { VerifyResult } from '../fleet/outcome.js'
 import { runVerify } from '../fleet/verify.js'
 import type { WorkerExit } from './result.js'
+import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
 import { type Progress, spawnWorker, stopSignal } from './spawn.js'
+
+function needSandbox(setup: SandboxSetup | undefined): SandboxSetup {
+  // The preflight makes it; without one there is no sandbox, and no silent fallback either.
+  if (!setup) throw new Error('isolation: sandbox was not prepared (the preflight did not run)')
+  return setup
+}
 
 export interface ContainerConfig {
   runtime: ContainerRuntime
@@ -51,6 +58,10 @@ export interface WorkerLaunch {
   onProgress?: (progress: Progress) => void
   host: NodeJS.ProcessEnv
   log: (message: string) => void
+  /** The model endpoint the worker's ANTHROPIC_BASE_URL names: the one host:port it may reach. */
+  modelUrl: string
+  /** isolation: sandbox, from the preflight. */
+  sandbox?: SandboxSetup
 }
 
 /** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
@@ -139,6 +150,28 @@ stopSignal.addEventListener('abort', () => void stopAllContainers(), { once: tru
 
 export async function launchWorker(config: Config, w: WorkerLaunch): Promise<WorkerExit> {
   if (config.isolation === 'container') return launchContainer(config.container, w)
+  if (config.isolation === 'sandbox') {
+    const cageDir = path.dirname(w.paths.configDir)
+    return spawnSandboxed(
+      {
+        setup: needSandbox(w.sandbox),
+        taskId: w.taskId,
+        worktree: w.cwd,
+        cageDir,
+        modelUrl: w.modelUrl,
+        command: [w.claude, ...w.args(w.settings)],
+        binary: w.claude,
+        env: w.env,
+        log: w.log
+      },
+      {
+        stdin: w.stdin,
+        timeoutMs: w.timeoutMs,
+        transcriptPath: w.transcriptPath,
+        onProgress: w.onProgress
+      }
+    )
+  }
   return spawnWorker({
     file: w.claude,
     args: w.args(w.settings),
@@ -149,92 +182,6 @@ export async function launchWorker(config: Config, w: WorkerLaunch): Promise<Wor
     transcriptPath: w.transcriptPath,
     onProgress: w.onProgress
   })
-}
-
-interface ContainerGitState {
-  cloneDir: string
-  gitDir: string
-  objectsDir: string
-  /** The worktree's `.git` file as git wrote it: the worker can rewrite it, so it is put back. */
-  gitFile: string
-  head: string
-}
-
-/**
- * The worker's own git (docs/container.md, "Git inside the container"): a `clone --shared` of the
- * fleet's repository on the task's branch at the worktree's commit, plus origin's branches for
- * orientation. It writes no objects; the fleet's objects are mounted read-only for its alternates.
- */
-async function prepareGit(worktree: string, cageDir: string): Promise<ContainerGitState> {
-  const tree = Git.create(worktree)
-  const common = await tree.out(['rev-parse', '--path-format=absolute', '--git-common-dir'])
-  const head = await tree.out(['rev-parse', 'HEAD'])
-  const branch = await tree.out(['symbolic-ref', 'HEAD'])
-  const gitFile = await readFile(path.join(worktree, '.git'), 'utf8')
-  const cloneDir = path.join(cageDir, 'git')
-  await rm(cloneDir, { recursive: true, force: true })
-  await Git.create(cageDir).exec([
-    'clone',
-    '--quiet',
-    '--shared',
-    '--no-checkout',
-    common,
-    cloneDir
-  ])
-  const clone = Git.create(cloneDir)
-  await clone.exec(['remote', 'remove', 'origin'])
-  await clone.exec([
-    'fetch',
-    '--quiet',
-    '--no-tags',
-    common,
-    '+refs/remotes/origin/*:refs/remotes/origin/*'
-  ])
-  await clone.exec(['update-ref', branch, head])
-  await clone.exec(['symbolic-ref', 'HEAD', branch])
-  await clone.exec(['read-tree', 'HEAD'])
-  // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
-  const excludes = await tree.exec(['config', '--get', 'core.excludesFile'], { allowFailure: true })
-  if (excludes.exitCode === 0) {
-    await mkdir(path.join(cloneDir, '.git', 'info'), { recursive: true })
-    await copyFile(excludes.stdout.trim(), path.join(cloneDir, '.git', 'info', 'exclude'))
-  }
-  return {
-    cloneDir,
-    gitDir: path.join(cloneDir, '.git'),
-    objectsDir: path.join(common, 'objects'),
-    gitFile,
-    head
-  }
-}
-
-async function chownTree(owner: string, dirs: string[]): Promise<void> {
-  // -h: a symlink the worker planted is re-owned itself, never what it points at.
-  const code = await run('chown', ['-R', '-h', owner, '--', ...dirs], { PATH: '/usr/bin:/bin' })
-  if (code !== 0) throw new Error(`chown ${owner} failed (${code}) for ${dirs.join(' ')}`)
-}
-
-/**
- * The worker's commits back onto the task's branch. Only upload-pack runs in the worker-written
- * clone (git keeps it safe in untrusted repositories); the objects are checked on the way in. The
- * reset is --mixed: the working tree, which the worker wrote in place, stays as it is.
- */
-async function collectCommits(
-  worktree: string,
-  state: ContainerGitState,
-  log: (m: string) => void
-): Promise<void> {
-  const tree = Git.create(worktree)
-  const fetched = await tree.exec(
-    ['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', state.gitDir, 'HEAD'],
-    { allowFailure: true }
-  )
-  if (fetched.exitCode !== 0) {
-    log(`could not read the worker's commits from its container clone: ${fetched.stderr.trim()}`)
-    return
-  }
-  const sha = await tree.out(['rev-parse', 'FETCH_HEAD'])
-  if (sha !== state.head) await tree.exec(['reset', '--quiet', '--mixed', sha])
 }
 
 /** The spec of one attempt's container; pure apart from the names it is given. */
@@ -307,18 +254,13 @@ async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Promise<Wor
   } finally {
     clearTimeout(timer)
     live.delete(name)
-    await finishGit(w, git, uid === 0 ? self : undefined)
+    await finishGit(
+      w.cwd,
+      git,
+      w.log,
+      uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined
+    )
   }
-}
-
-async function finishGit(w: WorkerLaunch, git: ContainerGitState, owner?: string): Promise<void> {
-  // The worktree's .git decides which repository the action's own git commands open next; a
-  // worker could have pointed it at a gitdir it wrote (with hooks or fsmonitor config).
-  await rm(path.join(w.cwd, '.git'), { recursive: true, force: true })
-  await writeFile(path.join(w.cwd, '.git'), git.gitFile)
-  if (owner) await chownTree(owner, [w.cwd, w.paths.configDir, git.cloneDir])
-  await collectCommits(w.cwd, git, w.log)
-  await rm(git.cloneDir, { recursive: true, force: true })
 }
 
 /**
@@ -379,4 +321,59 @@ export async function verifyInContainer(
     await run(c.runtime, ['rm', '--force', name], runEnv)
     if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
   }
+}
+
+/** A shell command to run in a task's cage: verify today, setup too. */
+export interface CageCommand {
+  taskId: string
+  /** What it is, for the log: 'verify', 'setup'. */
+  label: string
+  command: string
+  /** The task's worktree: its working directory, and the only task files it may write. */
+  cwd: string
+  /**
+   * Its environment: the worker's allowlist without the model key (HOME, TMPDIR and
+   * CLAUDE_CONFIG_DIR point into a cage dir of the task's, which it may write).
+   */
+  env: Record<string, string>
+  timeoutMs: number
+  host: NodeJS.ProcessEnv
+  log: (message: string) => void
+  sandbox?: SandboxSetup
+  /** Package caches every task's setup shares (sandbox: bound read-write for setup alone). */
+  shared?: string[]
+}
+
+/**
+ * Runs `c.command` (sh -c) in the task's cage: the same sandbox or container as its worker, or a
+ * plain child process in isolation: process. Never the model key, never a GitHub credential.
+ */
+export async function runInCage(config: Config, c: CageCommand): Promise<VerifyResult> {
+  const env = { ...c.env }
+  delete env.ANTHROPIC_API_KEY
+  delete env.ANTHROPIC_AUTH_TOKEN
+  const configDir = env.CLAUDE_CONFIG_DIR
+  if (config.isolation === 'container')
+    return verifyInContainer(config, { ...c, worktree: c.cwd, configDir: configDir ?? c.cwd, env })
+  if (config.isolation === 'sandbox') {
+    const cageDir = configDir ? path.dirname(configDir) : ''
+    const inside = (p?: string) => !!p && !!cageDir && p.startsWith(`${cageDir}/`)
+    if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
+      throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`)
+    c.log(`[${c.taskId}] ${c.label} in the sandbox`)
+    return runSandboxed(
+      {
+        setup: needSandbox(c.sandbox),
+        taskId: c.taskId,
+        worktree: c.cwd,
+        cageDir,
+        env,
+        log: c.log,
+        shared: c.shared
+      },
+      c.command,
+      c.timeoutMs
+    )
+  }
+  return runVerify(c.command, c.cwd, env, c.timeoutMs)
 }

@@ -6,6 +6,7 @@ import type { Task } from '../tasks/task.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import { workerEnv } from './env.js'
 import { launchWorker } from './isolation.js'
+import type { SandboxSetup } from './sandbox-run.js'
 import { addUsage, judge, usageOf, type Usage, type Verdict, ZERO_USAGE } from './result.js'
 import { nextStep } from './retry.js'
 import { type Progress, stopSignal } from './spawn.js'
@@ -25,7 +26,16 @@ export interface WorkerContext {
   skills?: string[]
   /** The worker's stdin for a task; default workerPrompt (the planner frames its own). */
   prompt?: (task: Task) => string
+  /**
+   * The model endpoint workers are pointed at and the sandbox lets them reach (its one host:port).
+   * Default: base-url, else Anthropic's.
+   */
+  modelUrl?: string
+  /** isolation: sandbox, from the preflight (sandbox-host.ts). */
+  sandbox?: SandboxSetup
 }
+
+export const ANTHROPIC_URL = 'https://api.anthropic.com'
 
 export interface WorkerRun {
   verdict: Verdict
@@ -116,7 +126,9 @@ export async function runWorker(
       transcriptPath: transcript,
       onProgress: p => ctx.onProgress?.(task, p),
       host: ctx.host,
-      log: ctx.log
+      log: ctx.log,
+      modelUrl: ctx.modelUrl ?? config.baseUrl ?? ANTHROPIC_URL,
+      sandbox: ctx.sandbox
     })
     transcripts.push(transcript)
     usage = addUsage(usage, usageOf(exit.result))

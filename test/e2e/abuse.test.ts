@@ -69,10 +69,15 @@ describe('an issue telling the worker to push to main, edit workflows and print 
     const replies = stack.model.requestsFor('evil').filter(q => q.outcome === 'reply')
     const toolResult = (step: number) =>
       replies.find(q => q.step === step)?.toolResults.join('\n') ?? `no result for step ${step}`
-    // No credential anywhere it can look: git asks for one, and may not prompt.
-    expect(toolResult(1)).toMatch(
-      /could not read Username for 'http:\/\/127\.0\.0\.1:\d+': terminal prompts disabled\nexit=128$/
-    )
+    // In the sandbox its own clone has no remote (and no network to one); in a process, no
+    // credential anywhere it can look: git asks for one, and may not prompt.
+    const refused =
+      stack.isolation === 'sandbox'
+        ? /'origin' does not appear to be a git repository[\s\S]*exit=128$/
+        : /terminal prompts disabled\nexit=128$/
+    expect(toolResult(1)).toMatch(refused)
+    if (stack.isolation === 'process')
+      expect(toolResult(1)).toMatch(/could not read Username for 'http:\/\/127\.0\.0\.1:\d+'/)
     const looked = toolResult(2)
     expect(looked).toContain('token=[]')
     expect(looked).toMatch(/\.git-credentials: No such file or directory/)
@@ -81,17 +86,19 @@ describe('an issue telling the worker to push to main, edit workflows and print 
     expect(looked).not.toMatch(/extraheader|AUTHORIZATION|^GITHUB_|^INPUT_|^ACTIONS_/im)
     for (const [name, secret] of Object.entries(secrets()))
       if (name !== 'model key') expect(looked, name).not.toContain(secret)
-    expect(toolResult(4)).toMatch(
-      /^Switched to a new branch 'main'\n.*terminal prompts disabled\nexit=128$/s
-    )
+    expect(toolResult(4)).toMatch(/^Switched to a new branch 'main'\n/)
+    expect(toolResult(4)).toMatch(refused)
 
     // On the remote: main untouched, and the one ref that changed is the task's own branch.
     const after = await stack.git.branches(FULL)
     expect(after.main).toBe(before.main)
     expect(Object.keys(after).filter(b => after[b] !== before[b])).toEqual([`fleet/${id}`])
-    expect(
-      stack.git.requests.filter(q => q.service === 'git-receive-pack' && !q.authorized).length
-    ).toBeGreaterThan(0)
+    // Its pushes reached the remote unauthorised in a process; from the sandbox, not at all.
+    const unauthorised = stack.git.requests.filter(
+      q => q.service === 'git-receive-pack' && !q.authorized
+    ).length
+    if (stack.isolation === 'sandbox') expect(unauthorised).toBe(0)
+    else expect(unauthorised).toBeGreaterThan(0)
     // The worker's commit "to main", workflow and all, lands on its branch for review, not lost.
     const [commit] = await stack.git.log(FULL, `fleet/${id}`, 1)
     expect(commit?.subject).toBe('evil: straight to main')

@@ -199,8 +199,10 @@ describe('the claude binary', () => {
     // The second answer is slow, so the kill lands while the worker waits for it.
     const steps = [write('partial.txt', 'half done\n'), write('never.txt'), { text: 'never' }]
     const tasks = [task('killed', { steps, delayMs: 1500 })]
+    // isolation: process: the wrapper execs a claude outside what a sandbox shows (it shows the
+    // claude-path's own directory only).
     const run = await stack.run({
-      inputs: { tasks: JSON.stringify(tasks), 'claude-path': wrapper }
+      inputs: { tasks: JSON.stringify(tasks), 'claude-path': wrapper, isolation: 'process' }
     })
     expect(run.exitCode, run.stdout).toBe(1)
     const r = byId(run).get('killed')

@@ -15,6 +15,7 @@ import {
   type ModelServerOptions
 } from '../support/model-server.js'
 import { runAction, type RunActionResult } from '../support/run-action.js'
+import { sandboxSupport } from '../support/sandbox.js'
 import { assertNoLeaks } from './leaks.js'
 
 export const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef'
@@ -28,6 +29,13 @@ export interface Stack {
   github: GitHubMock
   workspace: string
   cloneUrl: string
+  /** The git HOME of every run (its .gitconfig pins git's behaviour). */
+  home: string
+  /**
+   * Where this machine's workers run: the action's default, sandbox, or process where the kernel
+   * cannot make the sandbox's namespaces (said once, with the reason).
+   */
+  isolation: 'sandbox' | 'process'
   /** Runs `node dist/index.js` as the runner would, then scans everything for leaked secrets. */
   run(opts: {
     inputs?: Record<string, string>
@@ -36,6 +44,8 @@ export interface Stack {
     env?: Record<string, string>
     timeoutMs?: number
     signalAfterMs?: { signal: NodeJS.Signals; ms: number }
+    /** Run the action as this (non-root) user; the caller gives them the workspace and home. */
+    user?: { uid: number; gid: number }
   }): Promise<RunActionResult>
   close(): Promise<void>
 }
@@ -45,6 +55,8 @@ export interface StackOptions {
   model?: ModelServerOptions
   github?: Partial<GitHubMockOptions>
 }
+
+let warned = false
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const home = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-home-'))
@@ -64,6 +76,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
   })
   const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN)
+  const support = await sandboxSupport()
+  if (!support.ok && !warned) {
+    warned = true
+    console.warn(
+      `e2e: no sandbox on this machine (${support.reason}); scenarios run in isolation: process`
+    )
+  }
+  const fallback: Record<string, string> = support.ok ? {} : { isolation: 'process' }
   const runs: RunActionResult[] = []
   const stack: Stack = {
     model,
@@ -71,6 +91,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     github,
     workspace,
     cloneUrl,
+    home,
+    isolation: support.ok ? 'sandbox' : 'process',
     async run(r) {
       const result = await runAction({
         inputs: {
@@ -79,6 +101,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           'base-url': model.url,
           'max-parallel': '2',
           'retry-delay-seconds': '0.2',
+          ...fallback,
           ...r.inputs
         },
         eventName: r.eventName ?? 'workflow_dispatch',
@@ -93,7 +116,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         apiUrl: github.url,
         env: { ...(gitTestEnv(home) as Record<string, string>), ...r.env },
         timeoutMs: r.timeoutMs ?? 120_000,
-        signalAfterMs: r.signalAfterMs
+        signalAfterMs: r.signalAfterMs,
+        user: r.user
       })
       runs.push(result)
       await assertNoLeaks(stack, result)

@@ -1,6 +1,6 @@
 // The worker's bounds, retries and failure sentences, proven through dist/ and the real claude CLI.
 import { execFile } from 'node:child_process'
-import { readdir, readFile } from 'node:fs/promises'
+import { readdir, readFile, readlink } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,7 +42,18 @@ async function running(pid: number): Promise<string | undefined> {
 }
 
 const STUCK =
-  'tail -f /dev/null & echo $! > "$HOME/child.pid"; (setsid tail -f /dev/null & echo $! > "$HOME/daemon.pid"); wait'
+  'readlink /proc/self/ns/pid > "$HOME/pidns"; tail -f /dev/null & echo $! > "$HOME/child.pid"; (setsid tail -f /dev/null & echo $! > "$HOME/daemon.pid"); wait'
+
+/** Host processes in the given PID namespace (`pid:[inode]`). */
+async function inNamespace(ns: string): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter(n => /^\d+$/.test(n))
+  const found = await Promise.all(
+    pids.map(async p =>
+      (await readlink(`/proc/${p}/ns/pid`).catch(() => '')) === ns ? Number(p) : 0
+    )
+  )
+  return found.filter(p => p > 0)
+}
 
 describe('per-worker timeout', () => {
   let stack: Stack
@@ -82,8 +93,17 @@ describe('per-worker timeout', () => {
 
     const dir = await fleetDir(run)
     expect(await processesMentioning(dir)).toEqual([])
+    const home = path.join(dir, 'workers', 'stuck.1', 'home')
+    const ns = (await readFile(path.join(home, 'pidns'), 'utf8')).trim()
+    if (stack.isolation === 'sandbox') {
+      // Its pids are its own namespace's: the proof is that no process is left in that namespace.
+      expect(ns).not.toBe(await readlink('/proc/self/ns/pid'))
+      const left = await Promise.all((await inNamespace(ns)).map(running))
+      expect(left.filter(Boolean)).toEqual([])
+      return
+    }
     for (const file of ['child.pid', 'daemon.pid']) {
-      const pid = Number(await readFile(path.join(dir, 'workers', 'stuck.1', 'home', file), 'utf8'))
+      const pid = Number(await readFile(path.join(home, file), 'utf8'))
       expect(pid).toBeGreaterThan(0)
       expect(await running(pid), `the worker's ${file} outlived it`).toBeUndefined()
     }

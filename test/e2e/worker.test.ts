@@ -97,12 +97,20 @@ describe('the worker cage', () => {
     expect(home.startsWith(run.runnerTemp)).toBe(true)
     expect(home).not.toBe(process.env.HOME)
 
-    // Its own .git is a worktree link into the fleet's own clone, whose config has no credential.
+    if (stack.isolation === 'sandbox') {
+      // Its .git points at its own clone in its cage: no remote, no credential, nothing shared.
+      expect(outputs[1]).toMatch(/gitdir: .*\/workers\/cage\.1\/git\/\.git/)
+      expect(outputs[1]).toMatch(/COMMON=.*\/workers\/cage\.1\/git\/\.git/)
+      expect(outputs[1]).not.toMatch(/\[remote "origin"\]/)
+      expect(outputs[2]).not.toMatch(/remote\.origin\.url=/)
+    } else {
+      // Its own .git is a worktree link into the fleet's own clone, whose config has no credential.
+      expect(outputs[1]).toMatch(/gitdir: .*\/worktrees\/cage/)
+      expect(outputs[1]).toContain(`COMMON=${run.runnerTemp}/fleet-worker/`)
+      expect(outputs[1]).toMatch(/\[remote "origin"\]/)
+      expect(outputs[2]).toMatch(/remote\.origin\.url=/)
+    }
     expect(outputs[1]).toContain('cat: .git/config: Not a directory')
-    expect(outputs[1]).toMatch(/gitdir: .*\/worktrees\/cage/)
-    expect(outputs[1]).toContain(`COMMON=${run.runnerTemp}/fleet-worker/`)
-    expect(outputs[1]).toMatch(/\[remote "origin"\]/)
-    expect(outputs[2]).toMatch(/remote\.origin\.url=/)
     // No workspace path to follow: GITHUB_WORKSPACE is not in its environment.
     expect(outputs[3]).toMatch(/cat: \/\.git\/config: No such file or directory/)
     expect(outputs[3]).toContain(`HOME=${home}`)
@@ -114,13 +122,16 @@ describe('the worker cage', () => {
     expect(outputs[3]).toMatch(/"disableAllHooks": true/)
     expect(outputs[3]).toMatch(/"effortLevel": "high"/)
 
-    // The limit of a process-mode cage: the worker runs as the runner's user, so a worker that
-    // knows (or guesses) the checkout's absolute path can still read its .git/config, credential
-    // included. The cage guarantees the credential is not reachable *from its worktree* (its own
-    // .git, git config) and that nothing tells it where the checkout is; the container mode, or
-    // `persist-credentials: false` on actions/checkout, closes this too.
-    expect(outputs[4]).toContain('WORKSPACE-CONFIG-READABLE')
-    expect(outputs[4]).toMatch(/^1$/m)
+    if (stack.isolation === 'sandbox') {
+      // The sandbox does not show the checkout at all, even to a worker that knows its path.
+      expect(outputs[4]).not.toContain('WORKSPACE-CONFIG-READABLE')
+      expect(outputs[4]).toMatch(/No such file or directory/)
+    } else {
+      // The limit of a process-mode cage: the worker runs as the runner's user, so a worker that
+      // knows (or guesses) the checkout's absolute path can still read its .git/config.
+      expect(outputs[4]).toContain('WORKSPACE-CONFIG-READABLE')
+      expect(outputs[4]).toMatch(/^1$/m)
+    }
   })
 })
 

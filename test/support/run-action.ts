@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { chownTree } from './sandbox.js'
 
 /** The action's entry point, as action.yml's `runs.main` names it. */
 export const ACTION_ENTRY = resolve(import.meta.dirname, '../../dist/index.js')
@@ -26,6 +27,11 @@ export interface RunActionOptions {
   signalAfterMs?: { signal: NodeJS.Signals; ms: number }
   /** The script to run; default ACTION_ENTRY. For exercising this harness itself. */
   entry?: string
+  /**
+   * Run the action as this user (the harness must be root), as a hosted runner's non-root runner
+   * user; RUNNER_TEMP is made theirs.
+   */
+  user?: { uid: number; gid: number }
 }
 
 export interface RunActionResult {
@@ -118,6 +124,7 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
     GITHUB_STATE: join(commands, 'save_state')
   }
   for (const file of Object.values(files)) await writeFile(file, '')
+  if (opts.user) await chownTree(runnerTemp, opts.user)
 
   const head = await gitHead(opts.workspace)
   const env: NodeJS.ProcessEnv = {
@@ -155,6 +162,7 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
   const child = spawn(process.execPath, [opts.entry ?? ACTION_ENTRY], {
     cwd: opts.workspace,
     env,
+    ...(opts.user ?? {}),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })

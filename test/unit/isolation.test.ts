@@ -17,9 +17,10 @@ const env = (inputs: Record<string, string>) =>
   Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputEnvName(k), v]))
 
 describe('isolation inputs', () => {
-  it('default to process mode, docker, bridge and the container.ts limits', () => {
+  it('default to the sandbox with no extra hosts, docker, bridge and the container.ts limits', () => {
     const config = parseConfig({})
-    expect(config.isolation).toBe('process')
+    expect(config.isolation).toBe('sandbox')
+    expect(config.allowedDomains).toEqual([])
     expect(config.container).toMatchObject({
       runtime: 'docker',
       network: 'bridge',
@@ -58,8 +59,8 @@ describe('isolation inputs', () => {
     expect(refused({ 'container-image': '--privileged' })).toBe('container-image')
     expect(refused({ 'container-pids-limit': '0' })).toBe('container-pids-limit')
     expect(refused({ 'container-runtime': 'lxc' })).toBe('container-runtime')
-    // Only checked when used: process mode ignores them.
-    expect(parseConfig(env({ 'container-network': 'host' })).isolation).toBe('process')
+    // Only checked when used: the sandbox ignores them.
+    expect(parseConfig(env({ 'container-network': 'host' })).isolation).toBe('sandbox')
   })
 })
 

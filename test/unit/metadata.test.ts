@@ -38,7 +38,9 @@ const CONTRACT_INPUTS = [
   'claude-path',
   'dry-run',
   'goal',
-  'run-plan'
+  'run-plan',
+  'isolation',
+  'allowed-domains'
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
@@ -52,7 +54,8 @@ const CONTRACT_DEFAULTS: Record<string, string> = {
   'trigger-phrase': '/fleet',
   'queue-label': 'fleet',
   'dry-run': 'false',
-  'run-plan': 'false'
+  'run-plan': 'false',
+  isolation: 'sandbox'
 }
 const CONTRACT_OUTPUTS = ['results', 'pull-requests', 'succeeded', 'failed']
 

@@ -1,8 +1,8 @@
-export const id = 767;
-export const ids = [767];
+export const id = 988;
+export const ids = [988];
 export const modules = {
 
-/***/ 12767:
+/***/ 49988:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -1870,10 +1870,75 @@ function parseJson(raw) {
     }
 }
 
+;// CONCATENATED MODULE: ./test/support/sandbox.ts
+/**
+ * Whether this machine can make the sandbox's namespaces (bubblewrap and socat installed, user
+ * namespaces allowed). Where it cannot, the e2e stack runs its scenarios in isolation: process and
+ * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
+ */
+
+let cached;
+function probe(file, args) {
+    return new Promise(resolve => {
+        (0,external_node_child_process_.execFile)(file, args, { timeout: 20_000 }, (error, _out, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 127) : 0, stderr }));
+    });
+}
+async function check() {
+    if (process.platform !== 'linux')
+        return { ok: false, reason: `${process.platform} is not Linux` };
+    const socat = await probe('socat', ['-V']);
+    if (socat.code !== 0)
+        return { ok: false, reason: 'socat is not installed' };
+    const bwrap = await probe('bwrap', [
+        '--unshare-user',
+        '--unshare-pid',
+        '--unshare-net',
+        '--ro-bind',
+        '/usr',
+        '/usr',
+        '--symlink',
+        'usr/bin',
+        '/bin',
+        '--symlink',
+        'usr/lib',
+        '/lib',
+        '--symlink',
+        'usr/lib64',
+        '/lib64',
+        '--proc',
+        '/proc',
+        '--',
+        '/usr/bin/true'
+    ]);
+    if (bwrap.code === 127)
+        return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
+    if (bwrap.code !== 0)
+        return {
+            ok: false,
+            reason: `the kernel refuses bubblewrap's namespaces here (${bwrap.stderr.trim() || `exit ${bwrap.code}`})`
+        };
+    return { ok: true };
+}
+function sandboxSupport() {
+    cached ??= check();
+    return cached;
+}
+/** Gives `dir` and everything in it to `user` (symlinks themselves, never what they point at). */
+async function chownTree(dir, user) {
+    await new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_.spawn)('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], {
+            stdio: 'ignore'
+        });
+        child.on('error', reject);
+        child.on('close', code => (code === 0 ? resolve() : reject(new Error(`chown ${dir}: ${code}`))));
+    });
+}
+
 ;// CONCATENATED MODULE: ./test/support/run-action.ts
 // Runs the built action the way the Actions runner does: node on dist/index.js, no shell (dash
 // drops variables with hyphens, such as INPUT_API-KEY), a clean environment, and the runner's
 // file commands under RUNNER_TEMP.
+
 
 
 
@@ -1959,6 +2024,8 @@ async function runAction(opts) {
     };
     for (const file of Object.values(files))
         await (0,external_node_fs_promises_.writeFile)(file, '');
+    if (opts.user)
+        await chownTree(runnerTemp, opts.user);
     const head = await gitHead(opts.workspace);
     const env = {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -1995,6 +2062,7 @@ async function runAction(opts) {
     const child = (0,external_node_child_process_.spawn)(process.execPath, [opts.entry ?? ACTION_ENTRY], {
         cwd: opts.workspace,
         env,
+        ...(opts.user ?? {}),
         stdio: ['ignore', 'pipe', 'pipe'],
         detached: true
     });
@@ -2126,10 +2194,12 @@ async function assertNoLeaks(stack, run) {
 
 
 
+
 const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef';
 const MODEL_KEY = 'sk-fleet-e2e-model-key-0123456789';
 const OWNER = 'acme';
 const REPO = 'widgets';
+let warned = false;
 async function startStack(opts = {}) {
     const home = await (0,external_node_fs_promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-e2e-home-'));
     const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model });
@@ -2148,6 +2218,12 @@ async function startStack(opts = {}) {
         }
     });
     const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN);
+    const support = await sandboxSupport();
+    if (!support.ok && !warned) {
+        warned = true;
+        console.warn(`e2e: no sandbox on this machine (${support.reason}); scenarios run in isolation: process`);
+    }
+    const fallback = support.ok ? {} : { isolation: 'process' };
     const runs = [];
     const stack = {
         model,
@@ -2155,6 +2231,8 @@ async function startStack(opts = {}) {
         github,
         workspace,
         cloneUrl,
+        home,
+        isolation: support.ok ? 'sandbox' : 'process',
         async run(r) {
             const result = await runAction({
                 inputs: {
@@ -2163,6 +2241,7 @@ async function startStack(opts = {}) {
                     'base-url': model.url,
                     'max-parallel': '2',
                     'retry-delay-seconds': '0.2',
+                    ...fallback,
                     ...r.inputs
                 },
                 eventName: r.eventName ?? 'workflow_dispatch',
@@ -2177,7 +2256,8 @@ async function startStack(opts = {}) {
                 apiUrl: github.url,
                 env: { ...gitTestEnv(home), ...r.env },
                 timeoutMs: r.timeoutMs ?? 120_000,
-                signalAfterMs: r.signalAfterMs
+                signalAfterMs: r.signalAfterMs,
+                user: r.user
             });
             runs.push(result);
             await assertNoLeaks(stack, result);

@@ -1,0 +1,158 @@
+/**
+ * The sandbox's preflight, run once before any worker or model request: bubblewrap and socat are
+ * there (installed with apt when the runner may elevate), a trivial command runs in a sandbox
+ * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
+ * and otherwise one sentence naming the fix. It never falls back to isolation: process.
+ */
+import { execFile } from 'node:child_process'
+import { access, constants, lstat, readFile, readlink, realpath } from 'node:fs/promises'
+import path from 'node:path'
+import { SYSTEM_PATHS, type SystemEntry } from './sandbox.js'
+
+/** What every sandbox of this run is built from. */
+export interface SandboxHost {
+  bwrap: string
+  system: SystemEntry[]
+  extraReadOnly: string[]
+}
+
+export class SandboxUnavailable extends Error {
+  override name = 'SandboxUnavailable'
+}
+
+const PACKAGES = ['bubblewrap', 'socat', 'ripgrep']
+const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns'
+const OTHERWISE =
+  "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)"
+
+interface Ran {
+  code: number
+  stderr: string
+}
+
+function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = 300_000) {
+  return new Promise<Ran>(resolve => {
+    execFile(file, args, { env, timeout }, (error, _stdout, stderr) =>
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr })
+    )
+  })
+}
+
+async function onPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
+  for (const dir of (pathVar ?? '').split(':').filter(d => path.isAbsolute(d))) {
+    const file = path.join(dir, name)
+    if (
+      await access(file, constants.X_OK).then(
+        () => true,
+        () => false
+      )
+    )
+      return file
+  }
+  return undefined
+}
+
+/** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
+export async function systemLayout(): Promise<{ system: SystemEntry[]; extraReadOnly: string[] }> {
+  const system: SystemEntry[] = []
+  for (const p of SYSTEM_PATHS) {
+    const stat = await lstat(p).catch(() => undefined)
+    if (stat?.isSymbolicLink()) system.push({ kind: 'symlink', path: p, target: await readlink(p) })
+    else if (stat?.isDirectory()) system.push({ kind: 'dir', path: p })
+  }
+  // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
+  const resolv = await realpath('/etc/resolv.conf').catch(() => undefined)
+  const shown = (p: string) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`))
+  const extraReadOnly = resolv && !shown(resolv) ? [resolv] : []
+  return { system, extraReadOnly }
+}
+
+/** Root, or passwordless sudo: the command prefix that elevates, or undefined. */
+async function elevation(env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
+  if (process.getuid?.() === 0) return []
+  const sudo = await onPath('sudo', env.PATH)
+  if (sudo && (await run(sudo, ['-n', 'true'], env, 10_000)).code === 0) return [sudo, '-n']
+  return undefined
+}
+
+async function elevated(prefix: string[], args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
+  const [file, ...rest] = [...prefix, ...args]
+  return run(file ?? args[0] ?? 'true', rest, env)
+}
+
+async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<void> {
+  const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' } as Record<string, string>
+  const missing: string[] = []
+  for (const pkg of PACKAGES) if (!(await onPath(tools[pkg] ?? pkg, env.PATH))) missing.push(pkg)
+  if (missing.length === 0) return
+  const prefix = await elevation(env)
+  if (!prefix) return
+  const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' }
+  log(`isolation: sandbox needs ${missing.join(', ')}: installing with apt-get (passwordless sudo)`)
+  const install = ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]
+  let result = await elevated(prefix, install, aptEnv)
+  if (result.code !== 0) {
+    await elevated(prefix, ['apt-get', 'update', '-qq'], aptEnv)
+    result = await elevated(prefix, install, aptEnv)
+  }
+  if (result.code !== 0) log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`)
+}
+
+/** The trivial command: a sandbox with every namespace, as the workers get. */
+async function probe(bwrap: string, layout: Awaited<ReturnType<typeof systemLayout>>) {
+  const binds = layout.system.flatMap(e =>
+    e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]
+  )
+  const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc']
+  args.push('--die-with-parent', '--new-session', ...binds, '--proc', '/proc', '--dev', '/dev')
+  args.push('--', 'sh', '-c', 'exit 0')
+  return run(bwrap, args, { PATH: '/usr/bin:/bin' }, 30_000)
+}
+
+/** Ubuntu 24.04: AppArmor forbids unprivileged user namespaces unless lifted (runner-images#10443). */
+async function liftUsernsRestriction(env: NodeJS.ProcessEnv, log: (m: string) => void) {
+  const file = `/proc/sys/${USERNS_SYSCTL.replace(/\./g, '/')}`
+  const value = await readFile(file, 'utf8').catch(() => '')
+  if (value.trim() !== '1') return false
+  const prefix = await elevation(env)
+  if (!prefix) return false
+  log(
+    `Lifting AppArmor's restriction on user namespaces for this run: sysctl -w ${USERNS_SYSCTL}=0`
+  )
+  const result = await elevated(prefix, ['sysctl', '-w', `${USERNS_SYSCTL}=0`], env)
+  return result.code === 0
+}
+
+/** Checks (and where it may, prepares) this machine for isolation: sandbox. */
+export async function preflightSandbox(
+  env: NodeJS.ProcessEnv,
+  log: (message: string) => void
+): Promise<SandboxHost> {
+  if (process.platform !== 'linux')
+    throw new SandboxUnavailable(
+      `isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`
+    )
+  await installMissing(env, log)
+  const bwrap = await onPath('bwrap', env.PATH)
+  const socat = await onPath('socat', env.PATH)
+  if (!bwrap || !socat)
+    throw new SandboxUnavailable(
+      `isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`
+    )
+  if (!(await onPath('rg', env.PATH)))
+    log(
+      'ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).'
+    )
+  const layout = await systemLayout()
+  let tried = await probe(bwrap, layout)
+  if (tried.code !== 0 && (await liftUsernsRestriction(env, log)))
+    tried = await probe(bwrap, layout)
+  if (tried.code !== 0) {
+    const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.code}`
+    throw new SandboxUnavailable(
+      `isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`
+    )
+  }
+  log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`)
+  return { bwrap, ...layout }
+}

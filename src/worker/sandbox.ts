@@ -1,0 +1,186 @@
+/**
+ * isolation: sandbox — the bubblewrap command line that cages one worker (or its verify or setup
+ * command): its own user, PID, network, IPC and UTS namespaces, a fresh /proc, no_new_privs (so
+ * sudo and setuid are dead), and a filesystem made only of what is listed here. Pure: the host
+ * facts it needs (which system directories exist, where bwrap is) are given to it.
+ * docs/sandbox.md explains each choice.
+ */
+import path from 'node:path'
+
+/** A directory of the host's root, as the sandbox should show it. */
+export type SystemEntry =
+  { kind: 'dir'; path: string } | { kind: 'symlink'; path: string; target: string }
+
+/**
+ * Toolchains and system files, read-only. /opt holds the hosted runners' tool cache; the others
+ * are the usual merged-/usr layout, each kept as a symlink where the host has one.
+ */
+export const SYSTEM_PATHS = ['/usr', '/etc', '/opt', '/bin', '/sbin', '/lib', '/lib32', '/lib64']
+
+/** Where the host-side network sockets appear inside; the worker cannot write there. */
+export const SOCKET_DIR = '/run/fleet'
+export const MODEL_SOCKET = `${SOCKET_DIR}/model.sock`
+export const PROXY_SOCKET = `${SOCKET_DIR}/proxy.sock`
+
+export interface SandboxSpec {
+  /** Absolute path of bwrap, found by the preflight. */
+  bwrap: string
+  system: SystemEntry[]
+  /** Read-only files and directories outside the system paths (e.g. /etc/resolv.conf's target). */
+  extraReadOnly?: string[]
+  /** The task's worktree: read-write, and the command's working directory. */
+  worktree: string
+  /** The attempt's own directory (config dir, HOME, TMPDIR, its git clone): read-write. */
+  cageDir: string
+  /** Package caches shared by every task's setup (setup only, never a worker): read-write. */
+  shared?: string[]
+  /** The worker's git (cage-git.ts): a gitfile bound over the worktree's `.git`, objects read-only. */
+  git?: { gitFile: string; objectsDir: string }
+  /** Directory holding the claude binary (and what ships beside it): read-only. */
+  claudeDir?: string
+  /** Host sockets and the loopback ports socat serves them on inside. */
+  network: { proxySocket: string; proxyPort: number; modelSocket?: string; modelPort?: number }
+  /** What to run, e.g. ['/path/claude', '-p', ...] or ['sh', '-c', verify]. */
+  command: string[]
+  /** The whole environment inside. Passed through bwrap's own environment, never on its argv. */
+  env: Record<string, string>
+}
+
+export interface SandboxCommand {
+  file: string
+  args: string[]
+  env: Record<string, string>
+}
+
+export class SandboxSpecError extends Error {}
+
+function fail(message: string): never {
+  throw new SandboxSpecError(message)
+}
+
+/**
+ * Runs as the sandbox's first process: starts socat on loopback for each host socket, waits until
+ * they listen (read from /proc/net/tcp with shell builtins only: no fork per poll), then becomes
+ * the command. Constant text: ports and the command come as positional arguments.
+ */
+export const SANDBOX_INIT = [
+  'mp=$1 mh=$2 pp=$3 ph=$4; shift 4',
+  `if [ "$mp" != 0 ]; then socat TCP-LISTEN:$mp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${MODEL_SOCKET} </dev/null >/dev/null 2>&1 & fi`,
+  `socat TCP-LISTEN:$pp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} </dev/null >/dev/null 2>&1 &`,
+  'listening() { while IFS= read -r l; do case $l in *":$1 00000000:0000 0A"*) return 0;; esac; done </proc/net/tcp; return 1; }',
+  'n=0; while [ $n -lt 20000 ]; do listening $ph && { [ "$mp" = 0 ] || listening $mh; } && break; n=$((n+1)); done',
+  'exec "$@"'
+].join('\n')
+
+const hex = (port: number) => port.toString(16).toUpperCase().padStart(4, '0')
+
+function checkPort(name: string, port: number): number {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) fail(`Invalid ${name} port ${port}.`)
+  return port
+}
+
+function checkAbsolute(name: string, p: string): string {
+  if (!path.isAbsolute(p) || path.normalize(p) !== p.replace(/\/+$/, '') || p.includes('\0'))
+    fail(`The sandbox's ${name} must be an absolute, normalised path, got '${p}'.`)
+  return p
+}
+
+function systemArgs(system: SystemEntry[]): string[] {
+  return system.flatMap(e =>
+    e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]
+  )
+}
+
+/** The bwrap argv and environment for one caged command. */
+export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
+  const worktree = checkAbsolute('worktree', spec.worktree)
+  const cageDir = checkAbsolute('cage dir', spec.cageDir)
+  const { network: net } = spec
+  const proxyPort = checkPort('proxy', net.proxyPort)
+  const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0
+  if (modelPort === proxyPort) fail(`The proxy and the model endpoint share port ${proxyPort}.`)
+  const readOnly = [...(spec.extraReadOnly ?? []), ...(spec.claudeDir ? [spec.claudeDir] : [])]
+  const args = [
+    '--unshare-user',
+    '--unshare-pid',
+    '--unshare-net',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+    '--die-with-parent',
+    // A new session: the caged command cannot push input into the action's terminal (TIOCSTI).
+    '--new-session',
+    '--hostname',
+    'fleet-sandbox',
+    ...systemArgs(spec.system),
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--tmpfs',
+    '/tmp',
+    // After the tmpfs: a path under /tmp (RUNNER_TEMP's installed claude, say) must not be hidden.
+    ...readOnly.flatMap(p => ['--ro-bind', checkAbsolute('read-only path', p), p]),
+    '--bind',
+    worktree,
+    worktree,
+    '--bind',
+    cageDir,
+    cageDir,
+    ...(spec.shared ?? []).flatMap(p => ['--bind', checkAbsolute('shared cache', p), p])
+  ]
+  if (spec.git) {
+    const objects = checkAbsolute('objects dir', spec.git.objectsDir)
+    args.push('--ro-bind', objects, objects)
+    // Over the worktree's own `.git`: the worker's git opens its clone, and cannot rewrite the
+    // pointer the action's git follows afterwards.
+    args.push('--ro-bind', checkAbsolute('gitfile', spec.git.gitFile), path.join(worktree, '.git'))
+  }
+  args.push('--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET)
+  if (net.modelSocket)
+    args.push('--ro-bind', checkAbsolute('model socket', net.modelSocket), MODEL_SOCKET)
+  args.push('--chdir', worktree, '--', 'sh', '-c', SANDBOX_INIT, 'fleet-sandbox')
+  args.push(String(modelPort), hex(modelPort), String(proxyPort), hex(proxyPort))
+  if (spec.command.length === 0) fail('The sandbox was given no command.')
+  args.push(...spec.command)
+  assertNoSecrets(args, spec.env)
+  return { file: spec.bwrap, args, env: { ...spec.env } }
+}
+
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i
+
+/** The argv is visible in `ps` to every user of the host: it must hold no value of a secret. */
+function assertNoSecrets(args: string[], env: Record<string, string>): void {
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => value.length >= 8 && SECRET_NAME.test(name))
+    .map(([, value]) => value)
+  if (args.some(arg => secrets.some(secret => arg.includes(secret))))
+    fail('A credential would appear on the sandbox command line; pass it through the environment.')
+}
+
+/** The paths the sandbox lets its command write: the worktree and the cage dir, nothing else. */
+export function writablePaths(args: string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') break
+    if (args[i] === '--bind' || args[i] === '--bind-try' || args[i] === '--dev-bind')
+      out.push(args[i + 2] ?? '')
+  }
+  return out
+}
+
+/** The proxy variables a caged command gets: everything but loopback goes through the proxy. */
+export function proxyEnv(proxyPort: number): Record<string, string> {
+  const url = `http://127.0.0.1:${proxyPort}`
+  const noProxy = 'localhost,127.0.0.1,::1'
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    ALL_PROXY: url,
+    all_proxy: url,
+    NO_PROXY: noProxy,
+    no_proxy: noProxy
+  }
+}
