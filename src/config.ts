@@ -1,5 +1,6 @@
 import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
+import type { Budgets } from './gateway/budgets.js'
 import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
@@ -74,6 +75,20 @@ const url = (name: InputName) =>
     if (v === '') return undefined
     if (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol)) return v.replace(/\/+$/, '')
     ctx.addIssue({ code: 'custom', path: [name], message: `expected an http(s) URL, got '${v}'` })
+    return z.NEVER
+  })
+
+/** An optional budget: empty = none, else a positive number. */
+const budget = (name: InputName, int: boolean) =>
+  z.string().transform((v, ctx) => {
+    if (v === '') return undefined
+    const form = int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/
+    if (form.test(v) && Number(v) > 0) return Number(v)
+    ctx.addIssue({
+      code: 'custom',
+      path: [name],
+      message: `expected ${int ? 'a whole number of tokens' : 'an amount in USD'} above 0, or empty for none, got '${v}'`
+    })
     return z.NEVER
   })
 
@@ -155,7 +170,22 @@ const schema = z.object({
   'price-output': z.string().transform(v => v),
   goal: optional,
   'run-plan': bool('run-plan'),
-  'dry-run': bool('dry-run')
+  'dry-run': bool('dry-run'),
+  'model-concurrency': z.string().transform((v, ctx) => {
+    if (v === 'auto') return 'auto' as const
+    if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000) return Number(v)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['model-concurrency'],
+      message: `expected auto or a whole number 1 to 1000, got '${v}'`
+    })
+    return z.NEVER
+  }),
+  'max-task-tokens': budget('max-task-tokens', true),
+  'max-run-tokens': budget('max-run-tokens', true),
+  'max-task-cost-usd': budget('max-task-cost-usd', false),
+  'max-run-cost-usd': budget('max-run-cost-usd', false),
+  'record-bodies': bool('record-bodies')
 } satisfies Record<InputName, z.ZodType>)
 
 type Parsed = z.infer<typeof schema>
@@ -214,6 +244,10 @@ export interface Config {
   /** A request for the planner (src/planner/). */
   goal?: string
   runPlan: boolean
+  /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
+  modelConcurrency: number | 'auto'
+  budgets: Budgets
+  recordBodies: boolean
 }
 
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
@@ -315,6 +349,14 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`
     )
   }
+  const price = parsePrice(p['price-input'], p['price-output'])
+  for (const name of ['max-task-cost-usd', 'max-run-cost-usd'] as const) {
+    if (p[name] !== undefined && !price)
+      throw new InputError(
+        name,
+        'a cost budget needs your prices: set price-input and price-output (USD per million tokens)'
+      )
+  }
   return {
     tasks: p.tasks,
     tasksFile: p['tasks-file'],
@@ -370,9 +412,17 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     maxJobs: p['max-jobs'],
     plan: p.plan,
     outcomesDir: p['outcomes-dir'],
-    price: parsePrice(p['price-input'], p['price-output']),
+    price,
     dryRun: p['dry-run'],
     ...checkGoal(p),
-    runPlan: p['run-plan']
+    runPlan: p['run-plan'],
+    modelConcurrency: p['model-concurrency'],
+    budgets: {
+      taskTokens: p['max-task-tokens'],
+      runTokens: p['max-run-tokens'],
+      taskCostUsd: p['max-task-cost-usd'],
+      runCostUsd: p['max-run-cost-usd']
+    },
+    recordBodies: p['record-bodies']
   }
 }

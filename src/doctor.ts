@@ -5,6 +5,7 @@
 import os from 'node:os'
 import path from 'node:path'
 import { type Config, parseConfig } from './config.js'
+import { startGateway } from './gateway/gateway.js'
 import { inputEnvName } from './inputs.js'
 import { keyVariable } from './worker/env.js'
 import { CLAUDE_CODE_VERSION, findOnPath, resolveClaude } from './worker/install.js'
@@ -43,16 +44,27 @@ export function endpointVerdict(status: number | undefined, error?: string): Che
   return { name, ok: false, detail: `answered ${status}` }
 }
 
+/**
+ * One tiny request, sent the way workers send theirs: through the model gateway, which puts the
+ * key on it. So a pass here also proves the gateway's key swap and headers for this endpoint.
+ */
 async function probe(config: Config, key: string): Promise<Check> {
-  const base = config.baseUrl ?? 'https://api.anthropic.com'
-  const header =
-    keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN'
-      ? { authorization: `Bearer ${key}` }
-      : { 'x-api-key': key }
+  const gateway = await startGateway({
+    upstream: config.baseUrl ?? 'https://api.anthropic.com',
+    key,
+    authHeader: keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN' ? 'bearer' : 'x-api-key',
+    concurrency: 1,
+    maxAttempts: 1
+  })
   try {
-    const response = await fetch(`${base}/v1/messages`, {
+    const pass = gateway.register('doctor')
+    const response = await fetch(`${gateway.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...header },
+      headers: {
+        'content-type': 'application/json',
+        'anthropic-version': '2023-06-01',
+        'x-api-key': pass.token
+      },
       body: JSON.stringify({
         model: config.model ?? 'claude-sonnet-4-5',
         max_tokens: 1,
@@ -60,16 +72,16 @@ async function probe(config: Config, key: string): Promise<Check> {
       }),
       signal: AbortSignal.timeout(15_000)
     })
-    return endpointVerdict(response.status)
+    const text = await response.text()
+    // The gateway's own 502 when the endpoint could not be reached names the socket error.
+    const unreachable = /could not reach the model endpoint: ([^"]+)/.exec(text)?.[1]
+    return response.status === 502 && unreachable
+      ? endpointVerdict(undefined, unreachable)
+      : endpointVerdict(response.status)
   } catch (error) {
-    // fetch wraps the socket's error; several addresses tried give an AggregateError of them.
-    type Cause = { code?: string; message?: string; errors?: Cause[] }
-    const c = (error as { cause?: Cause }).cause
-    const cause = c?.code ?? c?.errors?.[0]?.code ?? c?.message
-    return endpointVerdict(
-      undefined,
-      cause ?? (error instanceof Error ? error.message : String(error))
-    )
+    return endpointVerdict(undefined, error instanceof Error ? error.message : String(error))
+  } finally {
+    await gateway.close()
   }
 }
 

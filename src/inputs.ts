@@ -242,6 +242,32 @@ export const INPUTS = {
     default: 'false',
     description: 'With goal: run the planned tasks in this job (else only report them).'
   },
+  'model-concurrency': {
+    default: 'auto',
+    description:
+      "Requests in flight to the model endpoint, fleet-wide, held by the action's model gateway: a number, or auto (start open, learn the endpoint's cap from its 429s)."
+  },
+  'max-task-tokens': {
+    description:
+      'Token budget per task (input + output + cache creation + cache read, over every worker of the task). Empty = none. A task past it ends failed; its partial work is pushed.'
+  },
+  'max-run-tokens': {
+    description:
+      'Token budget for the whole run. Empty = none. Once spent, running workers are stopped at their next request and no new worker starts.'
+  },
+  'max-task-cost-usd': {
+    description:
+      'Cost budget per task in USD, at price-input / price-output (both needed). Empty = none.'
+  },
+  'max-run-cost-usd': {
+    description:
+      'Cost budget for the whole run in USD, at price-input / price-output. Empty = none.'
+  },
+  'record-bodies': {
+    default: 'false',
+    description:
+      "Also write request and response bodies into the workers' request logs (kept with the transcripts). They hold the task's code and prompts."
+  },
   'dry-run': {
     contract: true,
     default: 'false',

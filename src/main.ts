@@ -182,7 +182,7 @@ async function runTasks(
     `${ctx.runId ?? process.pid}-${config.shard}`
   )
   try {
-    const { outcomes } = await runFleet({
+    const { outcomes, budgets } = await runFleet({
       config,
       tasks,
       remoteUrl: await remoteUrlOf(ctx),
@@ -216,7 +216,8 @@ async function runTasks(
       run.env
     )
     const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
-    return { outcomes, note: [warned, note].filter(Boolean).join('\n\n') || undefined }
+    const spend = budgets.length > 0 ? `Budgets: ${budgets.join('; ')}.` : undefined
+    return { outcomes, note: [warned, spend, note].filter(Boolean).join('\n\n') || undefined }
   } finally {
     for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
   }

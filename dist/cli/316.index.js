@@ -14,13 +14,15 @@ export const modules = {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __webpack_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__webpack_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _config_js__WEBPACK_IMPORTED_MODULE_2__ = __webpack_require__(22973);
-/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(38422);
-/* harmony import */ var _worker_env_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(97705);
-/* harmony import */ var _worker_install_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(67901);
+/* harmony import */ var _gateway_gateway_js__WEBPACK_IMPORTED_MODULE_3__ = __webpack_require__(12931);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_4__ = __webpack_require__(38422);
+/* harmony import */ var _worker_env_js__WEBPACK_IMPORTED_MODULE_6__ = __webpack_require__(97705);
+/* harmony import */ var _worker_install_js__WEBPACK_IMPORTED_MODULE_5__ = __webpack_require__(67901);
 /**
  * `fleet-worker doctor`: offline checks (claude present and its version, inputs coherent, a key
  * present) and one live request to the model endpoint, each with a verdict a person can act on.
  */
+
 
 
 
@@ -56,15 +58,27 @@ function endpointVerdict(status, error) {
         };
     return { name, ok: false, detail: `answered ${status}` };
 }
+/**
+ * One tiny request, sent the way workers send theirs: through the model gateway, which puts the
+ * key on it. So a pass here also proves the gateway's key swap and headers for this endpoint.
+ */
 async function probe(config, key) {
-    const base = config.baseUrl ?? 'https://api.anthropic.com';
-    const header = (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_5__/* .keyVariable */ .OE)(config) === 'ANTHROPIC_AUTH_TOKEN'
-        ? { authorization: `Bearer ${key}` }
-        : { 'x-api-key': key };
+    const gateway = await (0,_gateway_gateway_js__WEBPACK_IMPORTED_MODULE_3__/* .startGateway */ .z)({
+        upstream: config.baseUrl ?? 'https://api.anthropic.com',
+        key,
+        authHeader: (0,_worker_env_js__WEBPACK_IMPORTED_MODULE_6__/* .keyVariable */ .OE)(config) === 'ANTHROPIC_AUTH_TOKEN' ? 'bearer' : 'x-api-key',
+        concurrency: 1,
+        maxAttempts: 1
+    });
     try {
-        const response = await fetch(`${base}/v1/messages`, {
+        const pass = gateway.register('doctor');
+        const response = await fetch(`${gateway.url}/v1/messages`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01', ...header },
+            headers: {
+                'content-type': 'application/json',
+                'anthropic-version': '2023-06-01',
+                'x-api-key': pass.token
+            },
             body: JSON.stringify({
                 model: config.model ?? 'claude-sonnet-4-5',
                 max_tokens: 1,
@@ -72,12 +86,18 @@ async function probe(config, key) {
             }),
             signal: AbortSignal.timeout(15_000)
         });
-        return endpointVerdict(response.status);
+        const text = await response.text();
+        // The gateway's own 502 when the endpoint could not be reached names the socket error.
+        const unreachable = /could not reach the model endpoint: ([^"]+)/.exec(text)?.[1];
+        return response.status === 502 && unreachable
+            ? endpointVerdict(undefined, unreachable)
+            : endpointVerdict(response.status);
     }
     catch (error) {
-        const c = error.cause;
-        const cause = c?.code ?? c?.errors?.[0]?.code ?? c?.message;
-        return endpointVerdict(undefined, cause ?? (error instanceof Error ? error.message : String(error)));
+        return endpointVerdict(undefined, error instanceof Error ? error.message : String(error));
+    }
+    finally {
+        await gateway.close();
     }
 }
 async function doctor(env, opts) {
@@ -94,20 +114,20 @@ async function doctor(env, opts) {
             detail: error instanceof Error ? error.message : String(error)
         });
     }
-    const onPath = config?.claudePath ?? (await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .findOnPath */ .aY)('claude', env.PATH));
+    const onPath = config?.claudePath ?? (await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .findOnPath */ .aY)('claude', env.PATH));
     if (onPath) {
         try {
-            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .resolveClaude */ .rZ)({
+            const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .resolveClaude */ .rZ)({
                 claudePath: onPath,
                 pathVar: env.PATH,
                 installDir: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(node_os__WEBPACK_IMPORTED_MODULE_0___default().tmpdir(), 'fleet-claude'),
                 log: () => undefined
             });
-            const pinned = claude.version === _worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3;
+            const pinned = claude.version === _worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .CLAUDE_CODE_VERSION */ ._3;
             checks.push({
                 name: 'claude',
                 ok: true,
-                detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3})`}`
+                detail: `${claude.version} at ${claude.file}${pinned ? '' : ` (tested with ${_worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .CLAUDE_CODE_VERSION */ ._3})`}`
             });
         }
         catch (error) {
@@ -122,11 +142,11 @@ async function doctor(env, opts) {
         checks.push({
             name: 'claude',
             ok: true,
-            detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_4__/* .CLAUDE_CODE_VERSION */ ._3} when it runs`
+            detail: `not on PATH: the action installs ${_worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .CLAUDE_CODE_VERSION */ ._3} when it runs`
         });
     }
     // Read on its own, not from the parsed config: a bad --base-url must not make the key look missing.
-    const key = env[(0,_inputs_js__WEBPACK_IMPORTED_MODULE_3__/* .inputEnvName */ .d_)('api-key')] || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || undefined;
+    const key = env[(0,_inputs_js__WEBPACK_IMPORTED_MODULE_4__/* .inputEnvName */ .d_)('api-key')] || env.ANTHROPIC_API_KEY || env.ANTHROPIC_AUTH_TOKEN || undefined;
     checks.push(key
         ? { name: 'model key', ok: true, detail: 'present' }
         : {

@@ -92,6 +92,8 @@ const scriptSchema = schemas/* object */.Ikc({
         .optional(),
     // true = every request of this key; a number n = the next n requests after the faults.
     hang: repeat.optional(),
+    // Like drop, but the stream then stays open, silent, until the client goes away.
+    stall: repeat.optional(),
     drop: repeat.optional(),
     garbage: repeat.optional()
 });
@@ -206,7 +208,7 @@ function credential(headers) {
     const m = /^Bearer\s+(.+)$/i.exec(headers.authorization ?? '');
     return m?.[1];
 }
-/** Faults first, in order, then drop, garbage, hang: each phase covers its next n requests. */
+/** Faults first, in order, then drop, stall, garbage, hang: each phase covers its next n requests. */
 function misbehaviourAt(s, ordinal) {
     const count = (r) => r === true ? Infinity : r === false ? 0 : (r ?? 0);
     const phases = [
@@ -215,6 +217,7 @@ function misbehaviourAt(s, ordinal) {
             { kind: 'fault', status: f.status, retryAfter: f.retryAfter }
         ]),
         [count(s.drop), { kind: 'drop' }],
+        [count(s.stall), { kind: 'stall' }],
         [count(s.garbage), { kind: 'garbage' }],
         [count(s.hang), { kind: 'hang' }]
     ];
@@ -315,6 +318,7 @@ async function startModelServer(opts = {}) {
     const ordinals = new Map();
     const closing = new AbortController();
     let ids = 0;
+    let openNow = 0;
     function replyFor(s, step, cwd) {
         const usage = usageForStep(step);
         const planned = s.steps[step];
@@ -385,6 +389,14 @@ async function startModelServer(opts = {}) {
             Object.assign(rec, { outcome, status });
             sendError(res, status, message, retryAfter);
         };
+        if (opts.maxConcurrent !== undefined && openNow >= opts.maxConcurrent) {
+            return fail('refused', 429, 'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits');
+        }
+        openNow++;
+        res.once('close', () => {
+            openNow--;
+            rec.closedAt = Date.now();
+        });
         if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
             return fail('unauthorized', 401, 'invalid x-api-key');
         }
@@ -417,6 +429,14 @@ async function startModelServer(opts = {}) {
                 Object.assign(rec, { outcome: 'garbage', status: 200 });
                 res.writeHead(200, { 'content-type': 'text/html' });
                 return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n');
+            }
+            if (bad?.kind === 'stall') {
+                const head = messageHead(`msg_stall_${++ids}`, rec.model, usageForStep(rec.step));
+                Object.assign(rec, { outcome: 'stall', status: 200, usage: head.usage });
+                res.writeHead(200, { 'content-type': 'text/event-stream' });
+                sse(res, 'message_start', { message: head });
+                sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+                return;
             }
             if (bad?.kind === 'drop') {
                 // The CLI counts a dropped stream's message_start usage in its totals: record it too.
@@ -470,6 +490,7 @@ async function startModelServer(opts = {}) {
         requests,
         requestsFor,
         usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
+        open: () => openNow,
         close,
         [Symbol.asyncDispose]: close
     };

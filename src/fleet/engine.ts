@@ -10,6 +10,11 @@ import type { Progress } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
 import { runPool } from './pool.js'
 import { runTask } from './task.js'
+import { budgetLines } from '../gateway/budgets.js'
+import { startGateway } from '../gateway/gateway.js'
+import { listening } from '../gateway/listen.js'
+import { keyVariable } from '../worker/env.js'
+import type { WorkerGateway } from '../worker/run.js'
 
 export interface FleetOptions {
   config: Config
@@ -31,14 +36,44 @@ export interface FleetOptions {
   hostEnv?: NodeJS.ProcessEnv
   /** Skill folders copied into every worker's config dir. */
   skills?: string[]
-  /** The URL workers reach the model at (WorkerContext.modelUrl); default base-url. */
-  modelUrl?: string
   /** isolation: sandbox, from the preflight. */
   sandbox?: SandboxSetup
 }
 
+export interface FleetRun {
+  outcomes: Outcome[]
+  base: string
+  /** Spend against each budget given, one line each, for the summary. */
+  budgets: string[]
+}
+
+/**
+ * The model gateway for this run: the real key stays in it; workers get tokens, and its URL is
+ * the one model endpoint a sandboxed worker can reach.
+ */
+export async function openGateway(
+  opts: Pick<FleetOptions, 'config' | 'apiKey' | 'hostEnv' | 'log'>
+): Promise<WorkerGateway & AsyncDisposable> {
+  const { config } = opts
+  const { host } = await listening(config, opts.hostEnv ?? process.env)
+  const gateway = await startGateway({
+    upstream: config.baseUrl ?? 'https://api.anthropic.com',
+    key: opts.apiKey,
+    authHeader: keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN' ? 'bearer' : 'x-api-key',
+    budgets: config.budgets,
+    price: config.price,
+    concurrency: config.modelConcurrency,
+    maxAttempts: config.maxAttempts,
+    smallModel: config.smallModel,
+    recordBodies: config.recordBodies,
+    host,
+    log: opts.log
+  })
+  return { gateway, url: gateway.url, [Symbol.asyncDispose]: () => gateway.close() }
+}
+
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
-export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[]; base: string }> {
+export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
   const repo = await FleetRepo.open({
     dir: path.join(opts.root, 'repo'),
@@ -51,9 +86,11 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
     tasks.map(t => t.branch)
   )
   const byId = new Map(tasks.map(t => [t.id, t]))
+  await using model = await openGateway(opts)
   const outcomes = await runPool(tasks, {
     maxParallel: config.maxParallel,
     deadline: opts.deadline,
+    stopReason: () => model.gateway.runBudgetSpent(),
     onOutcome: opts.onOutcome,
     run: async (task, slot) => {
       const outcome = await runTask(
@@ -61,12 +98,11 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
           worker: {
             config,
             claude: opts.claude,
-            apiKey: opts.apiKey,
+            model,
             root: opts.root,
             host: opts.hostEnv ?? process.env,
             isRoot: process.getuid?.() === 0,
             skills: opts.skills,
-            modelUrl: opts.modelUrl,
             sandbox: opts.sandbox,
             log: opts.log,
             onProgress: opts.onProgress
@@ -91,5 +127,11 @@ export async function runFleet(opts: FleetOptions): Promise<{ outcomes: Outcome[
       return config.price ? { ...outcome, costUsd: costOf(outcome.usage, config.price) } : outcome
     }
   })
-  return { outcomes, base }
+  const spend = budgetLines(
+    config.budgets,
+    config.price,
+    model.gateway.runUsage(),
+    outcomes.map(o => o.usage)
+  )
+  return { outcomes, base, budgets: spend }
 }

@@ -15,6 +15,8 @@ export interface PoolOptions {
   maxParallel: number
   /** Epoch ms after which no new task starts (read before each start: a cancel moves it). */
   deadline: () => number
+  /** Why no new task may start now (a run budget is spent), read before each start like the deadline. */
+  stopReason?: () => string | undefined
   /** A task's life; the part that needs a worker slot runs inside `slot`, landing after it. */
   run: (task: Task, slot: Slot) => Promise<Outcome>
   onOutcome?: (outcome: Outcome) => void
@@ -51,6 +53,8 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
         throw new NotStarted(
           'the run reached its deadline (deadline-minutes) before this task started'
         )
+      const stop = opts.stopReason?.()
+      if (stop) throw new NotStarted(`${stop} before this task started`)
       return fn()
     })
   return Promise.all(

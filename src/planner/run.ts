@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type { Config } from '../config.js'
+import { openGateway } from '../fleet/engine.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import { runWorker, type WorkerRun } from '../worker/run.js'
@@ -80,11 +81,18 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
     source: ask.kind === 'issue' ? { kind: 'issue', issue: ask.issue.number } : { kind: 'input' }
   }
   deps.log(`[${id}] planning on ${base}`)
+  // The planner talks to the model through a gateway of its own, as every worker does.
+  await using model = await openGateway({
+    config,
+    apiKey: deps.apiKey,
+    hostEnv: deps.host,
+    log: deps.log
+  })
   const worker = await runWorker(
     {
       config: plannerConfig(config),
       claude: deps.claude,
-      apiKey: deps.apiKey,
+      model,
       root: deps.root,
       host: deps.host,
       isRoot: process.getuid?.() === 0,

@@ -28,7 +28,10 @@ export function keyVariable(
 
 export interface WorkerEnvInput {
   config: Config
+  /** The worker's own key: a model gateway token, never the endpoint's real key. */
   apiKey: string
+  /** Where the worker sends requests (the model gateway), instead of config.baseUrl. */
+  baseUrl?: string
   model?: string
   paths: WorkerPaths
   host: NodeJS.ProcessEnv
@@ -43,6 +46,7 @@ export interface WorkerEnvInput {
 export function workerEnv({
   config,
   apiKey,
+  baseUrl,
   model,
   paths,
   host,
@@ -60,11 +64,13 @@ export function workerEnv({
   env.DISABLE_AUTOUPDATER = '1'
   env.DISABLE_ERROR_REPORTING = '1'
   env.DISABLE_TELEMETRY = '1'
-  // The action retries whole workers with backoff (worker/retry.ts); the CLI's own ~3-minute retry
-  // loop would hide overload from it, so keep that short.
+  // The model gateway retries refusals and overload itself; what it passes on, the CLI may retry a
+  // little, and the action's worker retry (worker/retry.ts) is the last resort. The CLI's own
+  // ~3-minute loop would only hide a failure, so keep it short.
   env.CLAUDE_CODE_MAX_RETRIES = '2'
   env.GIT_TERMINAL_PROMPT = '0'
-  if (config.baseUrl) env.ANTHROPIC_BASE_URL = config.baseUrl
+  const url = baseUrl ?? config.baseUrl
+  if (url) env.ANTHROPIC_BASE_URL = url
   env[keyVariable(config)] = apiKey
   if (model) {
     env.ANTHROPIC_MODEL = model

@@ -4,17 +4,25 @@ import { setTimeout as wait } from 'node:timers/promises'
 import type { Config } from '../config.js'
 import type { Task } from '../tasks/task.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
+import type { Gateway } from '../gateway/gateway.js'
 import { workerEnv } from './env.js'
 import { launchWorker } from './isolation.js'
 import type { SandboxSetup } from './sandbox-run.js'
-import { addUsage, judge, usageOf, type Usage, type Verdict, ZERO_USAGE } from './result.js'
+import { addUsage, judge, type Usage, type Verdict, ZERO_USAGE } from './result.js'
 import { nextStep } from './retry.js'
 import { type Progress, stopSignal } from './spawn.js'
+
+/** The model gateway as workers reach it: the key they hold is a token of this gateway. */
+export interface WorkerGateway {
+  gateway: Gateway
+  /** The gateway's URL as the worker sees it (a container reaches it on the bridge address). */
+  url: string
+}
 
 export interface WorkerContext {
   config: Config
   claude: string
-  apiKey: string
+  model: WorkerGateway
   /** Per-run directory for config dirs, homes and transcripts. */
   root: string
   host: NodeJS.ProcessEnv
@@ -26,16 +34,9 @@ export interface WorkerContext {
   skills?: string[]
   /** The worker's stdin for a task; default workerPrompt (the planner frames its own). */
   prompt?: (task: Task) => string
-  /**
-   * The model endpoint workers are pointed at and the sandbox lets them reach (its one host:port).
-   * Default: base-url, else Anthropic's.
-   */
-  modelUrl?: string
   /** isolation: sandbox, from the preflight (sandbox-host.ts). */
   sandbox?: SandboxSetup
 }
-
-export const ANTHROPIC_URL = 'https://api.anthropic.com'
 
 export interface WorkerRun {
   verdict: Verdict
@@ -109,7 +110,19 @@ export async function runWorker(
     const { paths, settings, transcript } = await cage(ctx, task, attempt, round)
     // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
     const isRoot = ctx.isRoot && config.isolation !== 'container'
-    const env = workerEnv({ config, apiKey: ctx.apiKey, model, paths, host: ctx.host, isRoot })
+    const pass = ctx.model.gateway.register(
+      task.id,
+      transcript.replace(/\.jsonl$/, '.requests.jsonl')
+    )
+    const env = workerEnv({
+      config,
+      apiKey: pass.token,
+      baseUrl: ctx.model.url,
+      model,
+      paths,
+      host: ctx.host,
+      isRoot
+    })
     env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
     env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
     const exit = await launchWorker(config, {
@@ -127,16 +140,21 @@ export async function runWorker(
       onProgress: p => ctx.onProgress?.(task, p),
       host: ctx.host,
       log: ctx.log,
-      modelUrl: ctx.modelUrl ?? config.baseUrl ?? ANTHROPIC_URL,
+      modelUrl: ctx.model.url,
       sandbox: ctx.sandbox
     })
+    await ctx.model.gateway.retire(pass)
     transcripts.push(transcript)
-    usage = addUsage(usage, usageOf(exit.result))
+    // What the endpoint reported, as the gateway read it: not the CLI's own count.
+    usage = addUsage(usage, pass.usage)
     turns += exit.result?.num_turns ?? 0
-    const verdict = judge(exit, {
-      timeoutMinutes: config.timeoutMs / 60_000,
-      maxTurns: task.maxTurns ?? config.maxTurns
-    })
+    const verdict: Verdict =
+      pass.stoppedBy && !exit.timedOut
+        ? { kind: 'failed', error: pass.stoppedBy.message, retryable: false }
+        : judge(exit, {
+            timeoutMinutes: config.timeoutMs / 60_000,
+            maxTurns: task.maxTurns ?? config.maxTurns
+          })
     const next = nextStep(attempt, verdict, {
       maxAttempts: config.maxAttempts,
       baseDelayMs: config.retryDelayMs,

@@ -250,9 +250,9 @@ describe.skipIf(skipReason !== undefined)(
     it('hides the checkout, the fleet clone and the runner from a worker', async () => {
       const ws = stack.workspace
       const task = bashTask('cage', [
-        // PID 1 is tini: its environment is everything the container was given. The model key is
-        // the worker's own credential (claude needs it), so it is blanked for the leak scan.
-        "tr '\\0' '\\n' </proc/1/environ | sed -E 's/^(ANTHROPIC_AUTH_TOKEN|ANTHROPIC_API_KEY)=.*/\\1=<model key>/'",
+        // PID 1 is tini: its environment is everything the container was given. The worker holds
+        // a model gateway token, never the model key.
+        "tr '\\0' '\\n' </proc/1/environ",
         'ls -a /; echo ---; ls -a /tmp; echo ---; id',
         `cat '${ws}/.git/config' 2>&1; test -e '${ws}' && echo WORKSPACE-VISIBLE || echo WORKSPACE-ABSENT`,
         'alt=$(cat "$GIT_DIR/objects/info/alternates"); echo ALT=$alt; ls -a "$(dirname "$alt")"; cat "$(dirname "$alt")/config" 2>&1; git rev-parse --abbrev-ref HEAD; touch "$alt/planted" 2>&1 || echo OBJECTS-READONLY'
@@ -280,7 +280,12 @@ describe.skipIf(skipReason !== undefined)(
           n => /^(GITHUB_|ACTIONS_|INPUT_|RUNNER_)/.test(n) || n in RUNNER_SECRETS
         )
       ).toEqual([])
-      expect(env.get('ANTHROPIC_AUTH_TOKEN')).toBe('<model key>')
+      expect(env.get('ANTHROPIC_AUTH_TOKEN')).toMatch(/^fleet-[A-Za-z0-9_-]{32}$/)
+      // The gateway on the bridge's address (the runner, as the container sees it).
+      expect(env.get('ANTHROPIC_BASE_URL')).toMatch(
+        new RegExp(`^http://${new URL(baseUrl).hostname.replace(/\./g, '\\.')}:\\d+$`)
+      )
+      expect(env.get('ANTHROPIC_BASE_URL')).not.toBe(baseUrl)
       expect(env.get('HOME')).toBe('/home/fleet')
       expect(env.get('CLAUDE_CONFIG_DIR')).toBe('/home/fleet/.claude-config')
       expect(env.get('GIT_DIR')).toBe('/fleet/git')

@@ -171,10 +171,11 @@ describe('the job cancelled', () => {
         }),
         // Waiting on a model that never answers.
         task(id('hung'), { steps: writeThenDone('never.txt'), hang: true }),
-        // Rate-limited out of its first run, then waiting 30-60 s to try again.
+        // Rate-limited out of its first run (3 CLI tries x 3 gateway attempts), then waiting
+        // 30-60 s to try again.
         task(id('backoff'), {
           steps: writeThenDone('later.txt'),
-          faults: [{ status: 429, times: 3, retryAfter: 0 }]
+          faults: [{ status: 429, times: 9, retryAfter: 0 }]
         }),
         // No free slot.
         task(id('queued'), { steps: writeThenDone('queued.txt') })
@@ -190,8 +191,8 @@ describe('the job cancelled', () => {
         const backoff = stack.model.requestsFor(id('backoff'))
         return (
           stack.model.requestsFor(id('hung')).length > 0 &&
-          backoff.filter(r => r.outcome === 'fault').length === 3 &&
-          Date.now() - (backoff[2]?.at ?? Infinity) > 1500
+          backoff.filter(r => r.outcome === 'fault').length === 9 &&
+          Date.now() - (backoff[8]?.at ?? Infinity) > 1500
         )
       })
       await waitForAsync(
@@ -221,7 +222,7 @@ describe('the job cancelled', () => {
       // One worker ran; the cancel came during its backoff.
       expect(out.get(id('backoff'))?.attempts).toBe(1)
       // The backoff ended at the cancel: no second run reached the model.
-      expect(stack.model.requestsFor(id('backoff'))).toHaveLength(3)
+      expect(stack.model.requestsFor(id('backoff'))).toHaveLength(9)
       expect(out.get(id('queued'))?.status).toBe('not-started')
       expect(out.get(id('queued'))?.error).toBe('the run was cancelled before this task started')
       expect(stack.model.requestsFor(id('queued'))).toEqual([])

@@ -4,7 +4,6 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sumUsage } from '../support/model-server.js'
 import { expectNoOrphans, task, write, writeThenDone } from './faults-support.js'
 import { byId, OWNER, REPO, type Stack, startStack } from './stack.js'
 
@@ -44,9 +43,10 @@ describe('the model endpoint cutting streams and sending garbage', () => {
     const drops = stack.model.requestsFor('dropped')
     expect(drops.length).toBeGreaterThanOrEqual(4)
     expect(drops.every(r => r.outcome === 'drop')).toBe(true)
-    // The CLI counts a cut stream's message_start usage; the non-streaming retry's SSE it cannot
-    // read, so that request adds nothing (usageFor would count it: sum the streamed ones).
-    expect(dropped?.usage).toEqual(sumUsage(drops.filter(r => r.stream).map(r => r.usage)))
+    // Usage is what the endpoint reported, as the model gateway read it: every cut stream's
+    // message_start counts, also the one the CLI asked for without streaming (the CLI itself could
+    // not read that one's SSE and counted less).
+    expect(dropped?.usage).toEqual(stack.model.usageFor('dropped'))
 
     // HTML where SSE belongs: the CLI asks once more without streaming, gets HTML again, gives up.
     const garbled = out.get('garbled')
@@ -89,13 +89,14 @@ describe('a 429 storm on every worker at once', () => {
   afterAll(async () => stack?.close())
 
   it('retries each worker after its own jittered delay: two land on the third attempt, one runs out of attempts', async () => {
-    // The CLI tries a request 3 times (CLAUDE_CODE_MAX_RETRIES=2) before giving up, so 6 faults
-    // fail two worker runs and 9 fail all three max-attempts.
+    // The gateway tries each request max-attempts (3) times and the CLI sends it 3 times
+    // (CLAUDE_CODE_MAX_RETRIES=2), so one worker run absorbs 9 refusals: 18 fail two worker runs
+    // and 27 fail all three max-attempts.
     const storm = (times: number) => ({ faults: [{ status: 429, times, retryAfter: 0 }] })
     const tasks = [
-      task('storm-a', { steps: writeThenDone('a.txt'), ...storm(6) }),
-      task('storm-b', { steps: writeThenDone('b.txt'), ...storm(6) }),
-      task('storm-c', { steps: writeThenDone('c.txt'), ...storm(9) })
+      task('storm-a', { steps: writeThenDone('a.txt'), ...storm(18) }),
+      task('storm-b', { steps: writeThenDone('b.txt'), ...storm(18) }),
+      task('storm-c', { steps: writeThenDone('c.txt'), ...storm(27) })
     ]
     const run = await stack.run({
       inputs: {
@@ -123,7 +124,7 @@ describe('a 429 storm on every worker at once', () => {
     const ids = ['storm-a', 'storm-b', 'storm-c']
     const firstRetry = Math.min(
       ...ids.map(
-        id => stack.model.requestsFor(id).filter(r => r.outcome === 'fault')[3]?.at ?? Infinity
+        id => stack.model.requestsFor(id).filter(r => r.outcome === 'fault')[9]?.at ?? Infinity
       )
     )
     for (const id of ids) expect(firstOf(id)).toBeLessThan(firstRetry)
@@ -143,7 +144,7 @@ describe('a 429 storm on every worker at once', () => {
     for (const [i, id] of ids.entries()) {
       const requests = stack.model.requestsFor(id)
       for (const [n, delay] of (delays[i] ?? []).entries()) {
-        const gap = (requests[3 * (n + 1)]?.at ?? 0) - (requests[3 * n + 2]?.at ?? Infinity)
+        const gap = (requests[9 * (n + 1)]?.at ?? 0) - (requests[9 * n + 8]?.at ?? Infinity)
         expect(gap, `${id} wait after attempt ${n + 1}`).toBeGreaterThanOrEqual(delay * 1000 - 100)
       }
     }

@@ -151,11 +151,11 @@ describe('retries and failure sentences', () => {
   })
   afterAll(async () => stack?.close())
 
-  it('retries a worker after overload (529) until it lands, and stops a worker at its max-turns', async () => {
+  it('runs a worker again only after overload the gateway and the CLI could not absorb, and stops a worker at its max-turns', async () => {
     const tasks = [
       task('overloaded', {
         steps: writeThenDone('overloaded.txt'),
-        faults: [{ status: 529, times: 3 }]
+        faults: [{ status: 529, times: 12 }]
       }),
       task(
         'long',
@@ -174,11 +174,14 @@ describe('retries and failure sentences', () => {
     expect(run.exitCode, run.stdout).not.toBe(0) // 'long' failed
     const out = byId(run)
 
-    // The CLI retries a 529 itself CLAUDE_CODE_MAX_RETRIES=2 times (3 requests), then gives up;
-    // the action runs the worker again, which meets a healthy endpoint.
+    // The gateway tries each request max-attempts (3) times; the CLI sends it
+    // CLAUDE_CODE_MAX_RETRIES=2 more times, so the first worker meets 9 of the 529s and gives up;
+    // the action runs the worker again, whose first request's gateway retries absorb the last 3.
     const overloaded = out.get('overloaded')
     const requests = stack.model.requestsFor('overloaded')
-    expect(requests.filter(r => r.outcome === 'fault').map(r => r.status)).toEqual([529, 529, 529])
+    expect(requests.filter(r => r.outcome === 'fault').map(r => r.status)).toEqual(
+      Array(12).fill(529)
+    )
     expect(overloaded?.status, run.stdout).toBe('pr-opened')
     expect(overloaded?.attempts).toBe(2)
     expect(run.stdout).toMatch(
@@ -228,6 +231,9 @@ describe('retries and failure sentences', () => {
     expect(requests.length).toBeLessThanOrEqual(3)
     expect(requests.every(q => q.outcome === 'unauthorized' && q.status === 401)).toBe(true)
     const transcripts = await readdir(path.join(await fleetDir(run), 'transcripts'))
-    expect(transcripts.filter(f => f.startsWith('badkey.'))).toEqual(['badkey.1.jsonl'])
+    expect(transcripts.filter(f => f.startsWith('badkey.')).sort()).toEqual([
+      'badkey.1.jsonl',
+      'badkey.1.requests.jsonl'
+    ])
   })
 })

@@ -51,14 +51,13 @@ describe('the worker cage', () => {
   afterAll(async () => stack?.close())
 
   it('hides the GitHub token, the checkout credential and runner variables from a worker', async () => {
-    // The model key is the worker's own credential: the CLI needs it in its environment, so a
-    // tool can print it (so could /proc/<pid>/environ). The test blanks it in the output so the
-    // leak scan keeps guarding everything else the worker sent.
+    // The worker holds only a token of the action's model gateway, which puts the real key on
+    // each request: printing its whole environment and config files shows no model key.
     const task = bashTask('cage', [
-      "env | sed -E 's/^(ANTHROPIC_AUTH_TOKEN|ANTHROPIC_API_KEY)=.*/\\1=<model key>/'",
+      'env',
       'cat .git/config 2>&1; cat .git; common=$(git rev-parse --path-format=absolute --git-common-dir); echo COMMON=$common; cat "$common/config"',
       'git config --list --show-origin 2>&1',
-      'cat $GITHUB_WORKSPACE/.git/config 2>&1; ls -la ~; echo HOME=$HOME; echo CONFIG_DIR_FILES=$(ls -A "$CLAUDE_CONFIG_DIR"); cat "$CLAUDE_CONFIG_DIR/settings.json"',
+      'cat $GITHUB_WORKSPACE/.git/config 2>&1; ls -la ~; echo HOME=$HOME; echo CONFIG_DIR_FILES=$(ls -A "$CLAUDE_CONFIG_DIR"); cat "$CLAUDE_CONFIG_DIR/settings.json"; cat "$CLAUDE_CONFIG_DIR"/*.json "$CLAUDE_CONFIG_DIR"/.claude.json 2>&1 | head -c 8000',
       // The checkout itself, by its absolute path: counts, never prints, so the leak scan still
       // guards everything the worker sent.
       `test -r '${stack.workspace}/.git/config' && echo WORKSPACE-CONFIG-READABLE; grep -c extraheader '${stack.workspace}/.git/config'`
@@ -85,7 +84,13 @@ describe('the worker cage', () => {
     expect(env.get('DISABLE_AUTOUPDATER')).toBe('1')
     expect(env.get('CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC')).toBe('1')
     expect(env.get('CLAUDE_CODE_MAX_RETRIES')).toMatch(/^\d+$/)
-    expect(env.get('ANTHROPIC_AUTH_TOKEN')).toBe('<model key>')
+    // A per-worker gateway token, and the gateway on loopback, not the endpoint.
+    expect(env.get('ANTHROPIC_AUTH_TOKEN')).toMatch(/^fleet-[A-Za-z0-9_-]{32}$/)
+    expect(env.get('ANTHROPIC_BASE_URL')).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+    expect(env.get('ANTHROPIC_BASE_URL')).not.toBe(stack.model.url)
+    expect(seen).not.toContain(MODEL_KEY)
+    // ... and the endpoint still got the real key on every request the task made.
+    expect(requests.every(r => r.headers.authorization === `Bearer ${MODEL_KEY}`)).toBe(true)
     // IS_SANDBOX only as root (claude refuses bypassPermissions as root without it), and logged.
     const root = process.getuid?.() === 0
     expect(env.get('IS_SANDBOX')).toBe(root ? '1' : undefined)

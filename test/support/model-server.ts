@@ -75,6 +75,8 @@ const scriptSchema = z.object({
     .optional(),
   // true = every request of this key; a number n = the next n requests after the faults.
   hang: repeat.optional(),
+  // Like drop, but the stream then stays open, silent, until the client goes away.
+  stall: repeat.optional(),
   drop: repeat.optional(),
   garbage: repeat.optional()
 })
@@ -96,6 +98,8 @@ export type Outcome =
   | 'unauthorized' // credential not in acceptKeys
   | 'bad-request' // unparseable body or script
   | 'hang'
+  | 'stall'
+  | 'refused' // over maxConcurrent: 429 as z.ai answers it
   | 'drop'
   | 'garbage'
 
@@ -116,6 +120,8 @@ export interface RecordedRequest {
   /** Usage reported to the client; undefined when none was (errors, hang, drop, garbage). */
   usage: Usage | undefined
   at: number
+  /** When the answer ended or the client went away. */
+  closedAt?: number
 }
 
 export interface ModelServerOptions {
@@ -125,6 +131,11 @@ export interface ModelServerOptions {
   delayMs?: number
   /** If set, requests whose x-api-key / bearer token is not listed get 401. */
   acceptKeys?: string[]
+  /**
+   * Messages requests answered at once; one more gets 429 "High concurrency usage of this API",
+   * without retry-after, as z.ai's GLM plans answer (FACTS.md).
+   */
+  maxConcurrent?: number
 }
 
 export interface ModelServer extends AsyncDisposable {
@@ -134,6 +145,8 @@ export interface ModelServer extends AsyncDisposable {
   requestsFor(key: string): RecordedRequest[]
   /** The totals the CLI's result.usage should show for a run (or runs) of this key. */
   usageFor(key: string): Usage
+  /** Messages requests whose answer has not ended and whose client is still connected. */
+  open(): number
   close(): Promise<void>
 }
 
@@ -279,9 +292,9 @@ interface Reply {
 
 type Misbehaviour =
   | { kind: 'fault'; status: number; retryAfter?: number | undefined }
-  | { kind: 'hang' | 'drop' | 'garbage' }
+  | { kind: 'hang' | 'stall' | 'drop' | 'garbage' }
 
-/** Faults first, in order, then drop, garbage, hang: each phase covers its next n requests. */
+/** Faults first, in order, then drop, stall, garbage, hang: each phase covers its next n requests. */
 function misbehaviourAt(s: Script, ordinal: number): Misbehaviour | undefined {
   const count = (r: boolean | number | undefined) =>
     r === true ? Infinity : r === false ? 0 : (r ?? 0)
@@ -291,6 +304,7 @@ function misbehaviourAt(s: Script, ordinal: number): Misbehaviour | undefined {
       { kind: 'fault', status: f.status, retryAfter: f.retryAfter }
     ]),
     [count(s.drop), { kind: 'drop' }],
+    [count(s.stall), { kind: 'stall' }],
     [count(s.garbage), { kind: 'garbage' }],
     [count(s.hang), { kind: 'hang' }]
   ]
@@ -397,6 +411,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
   const ordinals = new Map<string, number>()
   const closing = new AbortController()
   let ids = 0
+  let openNow = 0
 
   function replyFor(s: Script, step: number, cwd: string | undefined): Reply {
     const usage = usageForStep(step)
@@ -468,6 +483,18 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       Object.assign(rec, { outcome, status })
       sendError(res, status, message, retryAfter)
     }
+    if (opts.maxConcurrent !== undefined && openNow >= opts.maxConcurrent) {
+      return fail(
+        'refused',
+        429,
+        'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits'
+      )
+    }
+    openNow++
+    res.once('close', () => {
+      openNow--
+      rec.closedAt = Date.now()
+    })
 
     if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
       return fail('unauthorized', 401, 'invalid x-api-key')
@@ -504,6 +531,14 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
         Object.assign(rec, { outcome: 'garbage', status: 200 })
         res.writeHead(200, { 'content-type': 'text/html' })
         return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n')
+      }
+      if (bad?.kind === 'stall') {
+        const head = messageHead(`msg_stall_${++ids}`, rec.model, usageForStep(rec.step))
+        Object.assign(rec, { outcome: 'stall', status: 200, usage: head.usage })
+        res.writeHead(200, { 'content-type': 'text/event-stream' })
+        sse(res, 'message_start', { message: head })
+        sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+        return
       }
       if (bad?.kind === 'drop') {
         // The CLI counts a dropped stream's message_start usage in its totals: record it too.
@@ -553,6 +588,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     requests,
     requestsFor,
     usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
+    open: () => openNow,
     close,
     [Symbol.asyncDispose]: close
   }

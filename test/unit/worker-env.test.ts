@@ -68,6 +68,17 @@ function build(over: Partial<WorkerEnvInput> = {}): Record<string, string> {
 }
 
 describe('workerEnv', () => {
+  it('points the worker at the model gateway with its token, in the variable auth-header names', () => {
+    const env = build({
+      config: config({ baseUrl: 'https://api.z.ai/api/anthropic', authHeader: 'x-api-key' }),
+      apiKey: 'fleet-token',
+      baseUrl: 'http://127.0.0.1:4567'
+    })
+    expect(env.ANTHROPIC_BASE_URL).toBe('http://127.0.0.1:4567')
+    expect(env.ANTHROPIC_API_KEY).toBe('fleet-token')
+    expect(env.ANTHROPIC_AUTH_TOKEN).toBeUndefined()
+  })
+
   it('lets no host secret through', () => {
     const env = build()
     const values = Object.values(env).join('\n')

@@ -1,0 +1,237 @@
+import { once } from 'node:events'
+import type http from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Dispatcher, Pool } from 'undici'
+import type { Usage } from '../worker/result.js'
+import type { Limiter } from './limiter.js'
+import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
+import { jsonUsage, SseUsageReader } from './usage.js'
+
+export interface Upstream {
+  pool: Pool
+  /** The base URL's path (z.ai: /api/anthropic), put before /v1/... */
+  prefix: string
+  /** The real credential, in the configured header. */
+  auth: Record<string, string>
+}
+
+export interface ForwardContext {
+  upstream: Upstream
+  limiter: Limiter
+  policy: RetryPolicy
+  random: () => number
+  recordBodies: boolean
+}
+
+export interface Forwarded {
+  status: number
+  attempts: number
+  retries: { status: number; waitMs: number }[]
+  usage?: Usage
+  model?: string
+  error?: string
+  responseBody?: string
+}
+
+/** Hop-by-hop headers, the worker's token, and encodings we would have to undo to read usage. */
+const DROP_REQUEST = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'x-api-key',
+  'authorization',
+  'accept-encoding'
+])
+const DROP_RESPONSE = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'trailer',
+  'upgrade'
+])
+
+export function upstreamHeaders(
+  incoming: http.IncomingHttpHeaders,
+  auth: Record<string, string>
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  for (const [name, value] of Object.entries(incoming)) {
+    if (value !== undefined && !DROP_REQUEST.has(name)) out[name] = value
+  }
+  return { ...out, ...auth, 'accept-encoding': 'identity' }
+}
+
+function downstreamHeaders(headers: Dispatcher.ResponseData['headers']): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !DROP_RESPONSE.has(name)) out[name] = value
+  }
+  return out
+}
+
+function withModel(body: Buffer, model: string): Buffer {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as Record<string, unknown>
+    return Buffer.from(JSON.stringify({ ...parsed, model }))
+  } catch {
+    return body
+  }
+}
+
+/** Anthropic's error shape, so the CLI reads it as it reads the endpoint's own. */
+export function sendError(
+  res: http.ServerResponse,
+  status: number,
+  type: string,
+  message: string,
+  headers: http.OutgoingHttpHeaders = {}
+): void {
+  if (res.headersSent || res.destroyed) return
+  res.writeHead(status, { 'content-type': 'application/json', ...headers })
+  res.end(JSON.stringify({ type: 'error', error: { type, message } }))
+}
+
+/**
+ * Streams an accepted answer to the worker as it arrives (no buffering beyond one chunk), reading
+ * its usage on the way. A worker that goes away aborts `signal`, which cancels the upstream body.
+ */
+async function relay(
+  response: Dispatcher.ResponseData,
+  res: http.ServerResponse,
+  signal: AbortSignal,
+  record: boolean
+): Promise<{ usage?: Usage; body?: string; error?: string }> {
+  res.writeHead(response.statusCode, downstreamHeaders(response.headers))
+  const type = String(response.headers['content-type'] ?? '')
+  const reader = type.includes('text/event-stream') ? new SseUsageReader() : undefined
+  const keep = record || (!reader && response.statusCode < 300)
+  const chunks: Buffer[] = []
+  try {
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      reader?.push(chunk)
+      if (keep) chunks.push(chunk)
+      if (!res.write(chunk)) await once(res, 'drain', { signal })
+    }
+    res.end()
+  } catch (error) {
+    // Cut mid-stream (the worker left, or the endpoint dropped): cut the worker too; what the
+    // stream had reported so far was spent all the same.
+    res.destroy()
+    const usage = reader?.reported ? reader.usage() : undefined
+    return { usage, error: signal.aborted ? 'the worker went away mid-answer' : String(error) }
+  }
+  const text = chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined
+  const usage = reader ? (reader.reported ? reader.end() : undefined) : text && jsonUsage(text)
+  return { usage: usage || undefined, body: record ? text : undefined }
+}
+
+/**
+ * Sends one worker request upstream through the limiter, retrying refusals and overload itself
+ * while nothing has reached the worker yet; then streams the answer back.
+ */
+export async function forward(
+  ctx: ForwardContext,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  body: Buffer,
+  signal: AbortSignal
+): Promise<Forwarded> {
+  const started = Date.now()
+  const url = new URL(req.url ?? '/', 'http://gateway')
+  const path = `${ctx.upstream.prefix}${url.pathname}${url.search}`
+  const headers = upstreamHeaders(req.headers, ctx.upstream.auth)
+  const retries: Forwarded['retries'] = []
+  let payload = body
+  let model: string | undefined
+  const gone = (attempts: number): Forwarded => ({
+    status: 0,
+    attempts,
+    retries,
+    model,
+    error: 'the worker went away'
+  })
+  for (let attempt = 1; ; attempt++) {
+    const ticket = await ctx.limiter.acquire(signal).catch(() => undefined)
+    if (!ticket) return gone(attempt - 1)
+    let response: Dispatcher.ResponseData
+    try {
+      response = await ctx.upstream.pool.request({
+        path,
+        method: 'POST',
+        headers,
+        body: payload,
+        signal
+      })
+    } catch (error) {
+      ctx.limiter.release(ticket, 'failed')
+      if (signal.aborted) return gone(attempt)
+      const code = (error as { code?: string }).code ?? String(error)
+      const next = nextAttempt(attempt, 'overloaded', {
+        policy: ctx.policy,
+        elapsedMs: Date.now() - started,
+        random: ctx.random
+      })
+      if (!next.retry) {
+        const message = `the gateway could not reach the model endpoint: ${code}`
+        sendError(res, 502, 'api_error', message)
+        return { status: 502, attempts: attempt, retries, model, error: message }
+      }
+      retries.push({ status: 0, waitMs: next.delayMs })
+      if (!(await wait(next.delayMs, signal))) return gone(attempt)
+      if (next.model) [payload, model] = [withModel(payload, next.model), next.model]
+      continue
+    }
+    const how = disposition(response.statusCode)
+    if (how === 'pass') {
+      const relayed = await relay(response, res, signal, ctx.recordBodies)
+      ctx.limiter.release(ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
+      return {
+        status: response.statusCode,
+        attempts: attempt,
+        retries,
+        model,
+        usage: relayed.usage,
+        error: relayed.error,
+        responseBody: relayed.body
+      }
+    }
+    const text = await response.body.text().catch(() => '')
+    const askedMs = askedDelayMs(response.headers, Date.now())
+    // A 429 that names its wait is a rate limit: waiting is the cure. One without (z.ai's
+    // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
+    const concurrency = how === 'refused' && askedMs === undefined
+    ctx.limiter.release(ticket, concurrency ? 'refused' : 'failed')
+    const next = nextAttempt(attempt, how, {
+      policy: ctx.policy,
+      elapsedMs: Date.now() - started,
+      askedMs,
+      random: ctx.random
+    })
+    if (!next.retry) {
+      // Out of attempts: the worker gets the endpoint's own answer, and its own retry rules.
+      if (!res.destroyed)
+        res.writeHead(response.statusCode, downstreamHeaders(response.headers)).end(text)
+      return { status: response.statusCode, attempts: attempt, retries, model, responseBody: text }
+    }
+    retries.push({ status: response.statusCode, waitMs: next.delayMs })
+    if (!(await wait(next.delayMs, signal))) return gone(attempt)
+    if (next.model) [payload, model] = [withModel(payload, next.model), next.model]
+  }
+}
+
+/** Waits, unless the worker goes away first (then false). */
+async function wait(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,44 @@
+import { appendFile } from 'node:fs/promises'
+
+/** One line of a worker's request log: metadata always, bodies only with record-bodies. */
+export interface RequestRecord {
+  at: string
+  path: string
+  model?: string
+  status: number
+  /** Upstream attempts this request took (0: answered by the gateway itself). */
+  attempts: number
+  /** Each earlier attempt's status (0: no answer) and the wait before the next. */
+  retries: { status: number; waitMs: number }[]
+  usage?: object
+  ms: number
+  error?: string
+  requestBody?: string
+  responseBody?: string
+}
+
+/** Appends records in order to one JSONL file; a write error is reported once, never thrown. */
+export class RequestLog {
+  private chain: Promise<void> = Promise.resolve()
+  private failed = false
+
+  constructor(
+    private readonly file: string,
+    private readonly warn: (message: string) => void
+  ) {}
+
+  write(record: RequestRecord): void {
+    const line = `${JSON.stringify(record)}\n`
+    this.chain = this.chain.then(() =>
+      appendFile(this.file, line).catch((error: unknown) => {
+        if (this.failed) return
+        this.failed = true
+        this.warn(`request log ${this.file} could not be written: ${String(error)}`)
+      })
+    )
+  }
+
+  flushed(): Promise<void> {
+    return this.chain
+  }
+}

@@ -1,0 +1,234 @@
+// The model gateway through dist/ and the real claude CLI: budgets, the endpoint's concurrency
+// cap, overload absorbed, usage as the endpoint reported it, and no request left open upstream.
+import { readdir, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Script, script, sumUsage } from '../support/model-server.js'
+import type { RunActionResult } from '../support/run-action.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from './stack.js'
+
+const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
+  id,
+  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
+  ...extra
+})
+const writeThenDone = (file: string) => [
+  { tool: 'Write', input: { file_path: file, content: `${file}\n` } },
+  { text: `Wrote ${file}.` }
+]
+
+async function fleetDir(run: RunActionResult): Promise<string> {
+  const base = path.join(run.runnerTemp, 'fleet-worker')
+  const entries = (await readdir(base)).filter(e => /^\d+-\d+$/.test(e))
+  if (entries.length !== 1 || !entries[0]) throw new Error(`expected one run dir in ${base}`)
+  return path.join(base, entries[0])
+}
+
+/** The gateway's request log of one worker process, parsed. */
+async function requestLog(run: RunActionResult, name: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(path.join(await fleetDir(run), 'transcripts', name), 'utf8')
+  return text
+    .trim()
+    .split('\n')
+    .map(line => JSON.parse(line) as Record<string, unknown>)
+}
+
+describe('budgets', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(async () => stack?.close())
+
+  it('stops a task at max-task-tokens with its partial work pushed, and lets a cheaper one land', async () => {
+    // Each answer costs 117 + 2 * step tokens (usageForStep): three answers are 357, past 300.
+    const spender = task('spender', {
+      steps: [
+        { tool: 'Write', input: { file_path: 'partial.txt', content: 'half done\n' } },
+        { tool: 'Bash', input: { command: 'echo two' } },
+        { tool: 'Bash', input: { command: 'echo three' } },
+        { text: 'Finished.' }
+      ]
+    })
+    const cheap = task('cheap', { steps: writeThenDone('cheap.txt') })
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify([spender, cheap]), 'max-task-tokens': '300' }
+    })
+    expect(run.exitCode, run.stdout).not.toBe(0)
+    const out = byId(run)
+    const r = out.get('spender')
+    expect(r?.status).toBe('failed')
+    expect(r?.attempts).toBe(1)
+    expect(r?.error).toBe(
+      'token budget spent: 357 of 300 tokens (max-task-tokens); its partial work is on branch fleet/spender'
+    )
+    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/spender', 'partial.txt')).toBe(
+      'half done\n'
+    )
+    // Three answered, the fourth never sent upstream.
+    expect(
+      stack.model
+        .requestsFor('spender')
+        .filter(q => q.outcome === 'reply')
+        .map(q => q.step)
+    ).toEqual([0, 1, 2])
+    expect(r?.usage).toEqual(stack.model.usageFor('spender'))
+    expect(out.get('cheap')?.status).toBe('pr-opened')
+    const log = await requestLog(run, 'spender.1.requests.jsonl')
+    expect(log.at(-1)).toMatchObject({ status: 400, attempts: 0, error: r?.error?.split(';')[0] })
+    expect(run.summary).toMatch(/max-task-tokens: 357 of 300 tokens \(the most any task spent\)/)
+  })
+
+  it('once max-run-tokens is spent starts no new worker: the rest end not-started, naming the budget', async () => {
+    const tasks = ['r1', 'r2', 'r3'].map(id => task(id, { steps: writeThenDone(`${id}.txt`) }))
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify(tasks), 'max-run-tokens': '200', 'max-parallel': '1' }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    const out = byId(run)
+    // r1's two answers (117 + 119) pass the 200 only with its last request, which had started.
+    expect(out.get('r1')?.status).toBe('pr-opened')
+    for (const id of ['r2', 'r3']) {
+      expect(out.get(id)?.status).toBe('not-started')
+      expect(out.get(id)?.error).toBe(
+        'token budget spent: 236 of 200 tokens (max-run-tokens) before this task started'
+      )
+      expect(stack.model.requestsFor(id)).toEqual([])
+    }
+    expect(run.summary).toMatch(/max-run-tokens: 236 of 200 tokens/)
+  })
+})
+
+describe('an endpoint that caps concurrent requests at two', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    // Answers held 1.5 s, so the six workers' requests overlap.
+    stack = await startStack({ model: { maxConcurrent: 2, delayMs: 1500 } })
+  })
+  afterAll(async () => stack?.close())
+
+  const six = (prefix: string) =>
+    [1, 2, 3, 4, 5, 6].map(n =>
+      task(`${prefix}${n}`, { steps: writeThenDone(`${prefix}${n}.txt`) })
+    )
+
+  function check(run: RunActionResult, prefix: string) {
+    expect(run.exitCode, run.stdout).toBe(0)
+    const entries = results(run)
+    expect(entries.map(e => e.status)).toEqual(Array(6).fill('pr-opened'))
+    // No worker restarted: one process per task, one transcript each.
+    expect(entries.map(e => e.attempts)).toEqual(Array(6).fill(1))
+    for (const e of entries) expect(e.usage).toEqual(stack.model.usageFor(e.id))
+    const mine = stack.model.requests.filter(q => q.key?.startsWith(prefix))
+    return mine.filter(q => q.outcome === 'refused').length
+  }
+
+  it('model-concurrency auto: all six land, at most four requests refused in all', async () => {
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify(six('auto')), 'max-parallel': '6' },
+      timeoutMs: 300_000
+    })
+    // Measured here: 1 of 13 refused (the first refusal teaches the limiter the cap); without
+    // the gateway the CLI's own retries saw 10 of 22 refused and two workers restarted.
+    expect(check(run, 'auto')).toBeLessThanOrEqual(4)
+  }, 320_000)
+
+  it('model-concurrency: 2: none refused', async () => {
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify(six('fixed')),
+        'max-parallel': '6',
+        'model-concurrency': '2'
+      },
+      timeoutMs: 300_000
+    })
+    expect(check(run, 'fixed')).toBe(0)
+  }, 320_000)
+})
+
+describe('overload, usage and disconnects', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(async () => stack?.close())
+
+  it('four 529s on one task: it lands with one worker process; the request log shows the retries', async () => {
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([
+          task('busy', { steps: writeThenDone('busy.txt'), faults: [{ status: 529, times: 4 }] })
+        ])
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    const r = byId(run).get('busy')
+    expect(r?.status).toBe('pr-opened')
+    expect(r?.attempts).toBe(1)
+    expect(stack.model.requestsFor('busy').filter(q => q.outcome === 'fault')).toHaveLength(4)
+    expect(r?.usage).toEqual(stack.model.usageFor('busy'))
+    const transcripts = await readdir(path.join(await fleetDir(run), 'transcripts'))
+    expect(transcripts.filter(f => f.startsWith('busy.')).sort()).toEqual([
+      'busy.1.jsonl',
+      'busy.1.requests.jsonl'
+    ])
+    const log = await requestLog(run, 'busy.1.requests.jsonl')
+    const retried = log.flatMap(l => (l.retries as { status: number }[]).map(x => x.status))
+    expect(retried.filter(s => s === 529).length).toBeGreaterThanOrEqual(2)
+    expect(log.every(l => l.requestBody === undefined)).toBe(true)
+    expect(log.at(-1)).toMatchObject({ status: 200, path: '/v1/messages' })
+  })
+
+  it("results usage is the endpoint's per-request usage summed, streaming and non-streaming", async () => {
+    // garbage: a 200 that is not SSE, so the CLI asks that turn again with stream: false.
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([
+          task('plain', { steps: writeThenDone('plain.txt'), garbage: 1 }),
+          task('streamed', { steps: writeThenDone('streamed.txt') })
+        ]),
+        'record-bodies': 'true'
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    const out = byId(run)
+    const plain = stack.model.requestsFor('plain')
+    expect(plain.some(q => !q.stream && q.outcome === 'reply')).toBe(true)
+    for (const id of ['plain', 'streamed']) {
+      const answered = stack.model.requestsFor(id).map(q => q.usage)
+      expect(out.get(id)?.usage).toEqual(sumUsage(answered))
+      expect(out.get(id)?.usage.input_tokens).toBeGreaterThan(0)
+    }
+    const log = await requestLog(run, 'plain.1.requests.jsonl')
+    expect(log.every(l => typeof l.requestBody === 'string')).toBe(true)
+  })
+
+  it('a worker killed mid-stream (timeout) leaves no upstream request open', async () => {
+    // 'stalled' gets message_start and then silence until its timeout; 'slow' runs after it (one
+    // worker at a time), so a request left open upstream would still be open while 'slow' asks.
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([
+          task('stalled', { steps: writeThenDone('never.txt'), stall: true }),
+          task('slow', { steps: writeThenDone('slow.txt') })
+        ]),
+        'timeout-minutes': '0.1',
+        'max-parallel': '1'
+      },
+      timeoutMs: 120_000
+    })
+    const out = byId(run)
+    expect(out.get('stalled')?.status).toBe('timed-out')
+    const stalled = stack.model.requestsFor('stalled').filter(q => q.outcome === 'stall')
+    expect(stalled.length).toBeGreaterThanOrEqual(1)
+    for (const q of stalled) {
+      expect(q.closedAt, 'the stalled request was never closed upstream').toBeDefined()
+    }
+    // Closed when its worker died, while the action still ran: before 'slow' asked anything.
+    const slowFirst = Math.min(...stack.model.requestsFor('slow').map(q => q.at))
+    expect(Math.max(...stalled.map(q => q.closedAt ?? Infinity))).toBeLessThan(slowFirst)
+    expect(out.get('slow')?.status).toBe('pr-opened')
+    expect(stack.model.open()).toBe(0)
+    expect(out.get('stalled')?.usage).toEqual(stack.model.usageFor('stalled'))
+  }, 150_000)
+})

@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest'
+import { parseConfig } from '../../src/config.js'
+import { breach, budgetLines } from '../../src/gateway/budgets.js'
+import { askedDelayMs, disposition, nextAttempt } from '../../src/gateway/retry.js'
+import { ZERO_USAGE } from '../../src/worker/result.js'
+
+const used = (input: number, output: number) => ({
+  ...ZERO_USAGE,
+  input_tokens: input,
+  output_tokens: output
+})
+
+describe('budgets', () => {
+  it('refuses a request once a budget is spent, naming it in the outcome words', () => {
+    const budgets = { taskTokens: 1000, runTokens: 5000 }
+    expect(breach(budgets, undefined, { task: used(900, 99), run: used(900, 99) })).toBeUndefined()
+    expect(breach(budgets, undefined, { task: used(1000, 213), run: used(1000, 213) })).toEqual({
+      input: 'max-task-tokens',
+      scope: 'task',
+      message: 'token budget spent: 1,213 of 1,000 tokens (max-task-tokens)'
+    })
+    expect(breach(budgets, undefined, { task: used(1, 0), run: used(5000, 0) })?.message).toBe(
+      'token budget spent: 5,000 of 5,000 tokens (max-run-tokens)'
+    )
+  })
+
+  it('counts cache tokens, and prices cost budgets at the price inputs', () => {
+    const u = {
+      input_tokens: 100,
+      output_tokens: 100,
+      cache_read_input_tokens: 700,
+      cache_creation_input_tokens: 100
+    }
+    expect(breach({ taskTokens: 1000 }, undefined, { task: u, run: u })?.input).toBe(
+      'max-task-tokens'
+    )
+    const price = { input: 1, output: 10 } // 900 input -> $0.0009, 100 output -> $0.001
+    expect(breach({ runCostUsd: 0.002 }, price, { task: u, run: u })).toBeUndefined()
+    expect(breach({ runCostUsd: 0.0019 }, price, { task: u, run: u })?.message).toBe(
+      'cost budget spent: $0.0019 of $0.0019 (max-run-cost-usd)'
+    )
+    expect(budgetLines({ taskTokens: 1000, runCostUsd: 0.01 }, price, u, [u, used(5, 5)])).toEqual([
+      'max-task-tokens: 1,000 of 1,000 tokens (the most any task spent)',
+      'max-run-cost-usd: $0.0019 of $0.0100'
+    ])
+  })
+
+  it('are inputs: numbers above 0, cost ones only with prices', () => {
+    const c = parseConfig({ 'INPUT_MAX-TASK-TOKENS': '1000', 'INPUT_MAX-RUN-TOKENS': '' })
+    expect(c.budgets).toEqual({ taskTokens: 1000 })
+    expect(() => parseConfig({ 'INPUT_MAX-TASK-TOKENS': '1e3' })).toThrow(
+      /Input 'max-task-tokens': expected a whole number/
+    )
+    expect(() => parseConfig({ 'INPUT_MAX-RUN-COST-USD': '5' })).toThrow(
+      /Input 'max-run-cost-usd': a cost budget needs your prices/
+    )
+    expect(parseConfig({}).modelConcurrency).toBe('auto')
+    expect(parseConfig({ 'INPUT_MODEL-CONCURRENCY': '2' }).modelConcurrency).toBe(2)
+    expect(() => parseConfig({ 'INPUT_MODEL-CONCURRENCY': 'lots' })).toThrow(
+      /Input 'model-concurrency': expected auto or a whole number/
+    )
+  })
+})
+
+describe('the gateway retry policy', () => {
+  const policy = { maxAttempts: 3, baseDelayMs: 500, maxDelayMs: 30_000, maxElapsedMs: 120_000 }
+
+  it('retries refusals and overload, passes everything else on', () => {
+    expect([429, 529, 500, 503, 408, 400, 401, 404, 200].map(disposition)).toEqual([
+      'refused',
+      'overloaded',
+      'overloaded',
+      'overloaded',
+      'overloaded',
+      'pass',
+      'pass',
+      'pass',
+      'pass'
+    ])
+  })
+
+  it('waits with full jitter under an exponential cap, or as long as the endpoint asked', () => {
+    expect(nextAttempt(1, 'overloaded', { policy, elapsedMs: 0, random: () => 0.5 })).toEqual({
+      retry: true,
+      delayMs: 250
+    })
+    expect(nextAttempt(2, 'refused', { policy, elapsedMs: 0, random: () => 1 })).toEqual({
+      retry: true,
+      delayMs: 1000
+    })
+    expect(nextAttempt(1, 'refused', { policy, elapsedMs: 0, askedMs: 7000 })).toEqual({
+      retry: true,
+      delayMs: 7000
+    })
+    expect(askedDelayMs({ 'retry-after-ms': '1500', 'retry-after': '9' }, 0)).toBe(1500)
+    expect(askedDelayMs({ 'retry-after': '2' }, 0)).toBe(2000)
+    expect(askedDelayMs({ 'retry-after': new Date(10_000).toUTCString() }, 4000)).toBe(6000)
+    expect(askedDelayMs({}, 0)).toBeUndefined()
+  })
+
+  it('stops at max-attempts, then tries small-model once on overload; never past the time bound', () => {
+    expect(nextAttempt(3, 'overloaded', { policy, elapsedMs: 0 })).toEqual({ retry: false })
+    const small = { ...policy, smallModel: 'glm-4.5-air' }
+    expect(nextAttempt(3, 'overloaded', { policy: small, elapsedMs: 0, random: () => 0 })).toEqual({
+      retry: true,
+      delayMs: 0,
+      model: 'glm-4.5-air'
+    })
+    expect(nextAttempt(4, 'overloaded', { policy: small, elapsedMs: 0 })).toEqual({ retry: false })
+    expect(nextAttempt(3, 'refused', { policy: small, elapsedMs: 0 })).toEqual({ retry: false })
+    expect(nextAttempt(1, 'refused', { policy, elapsedMs: 119_000, askedMs: 5000 })).toEqual({
+      retry: false
+    })
+  })
+})

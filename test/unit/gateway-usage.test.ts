@@ -1,0 +1,111 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { jsonUsage, SseUsageReader } from '../../src/gateway/usage.js'
+
+const event = (type: string, data: object, eol = '\n') =>
+  `event: ${type}${eol}data: ${JSON.stringify({ type, ...data })}${eol}${eol}`
+
+/** A stream as Anthropic sends it: start usage, text (with multi-byte characters), delta usage. */
+function stream(eol: string, text: string): string {
+  return [
+    event(
+      'message_start',
+      {
+        message: {
+          id: 'msg_1',
+          usage: {
+            input_tokens: 1200,
+            output_tokens: 1,
+            cache_read_input_tokens: 300,
+            cache_creation_input_tokens: 40
+          }
+        }
+      },
+      eol
+    ),
+    event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }, eol),
+    event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }, eol),
+    event('content_block_stop', { index: 0 }, eol),
+    // Cumulative: output 57 in all, not 1 + 57.
+    event(
+      'message_delta',
+      { delta: { stop_reason: 'end_turn' }, usage: { output_tokens: 57 } },
+      eol
+    ),
+    event('message_stop', {}, eol)
+  ].join('')
+}
+
+const EXPECTED = {
+  input_tokens: 1200,
+  output_tokens: 57,
+  cache_read_input_tokens: 300,
+  cache_creation_input_tokens: 40
+}
+
+function read(bytes: Buffer, cuts: number[]) {
+  const reader = new SseUsageReader()
+  let at = 0
+  for (const cut of [...cuts].sort((a, b) => a - b)) {
+    reader.push(bytes.subarray(at, cut))
+    at = cut
+  }
+  reader.push(bytes.subarray(at))
+  return reader.end()
+}
+
+describe('the SSE usage reader', () => {
+  it('reads the same usage wherever the stream is split (every single byte boundary)', () => {
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const bytes = Buffer.from(stream(eol, 'héllo — wörld ✓ 🚀 usage'))
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        expect(read(bytes, [cut]), `${JSON.stringify(eol)} cut at ${cut}`).toEqual(EXPECTED)
+      }
+    }
+  })
+
+  it('reads the same usage for any number of splits at any positions (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('\n', '\r\n', '\r'),
+        fc.string({ unit: 'grapheme' }),
+        fc.array(fc.nat(), { maxLength: 40 }),
+        (eol, text, raw) => {
+          const bytes = Buffer.from(stream(eol, text))
+          const cuts = raw.map(n => n % (bytes.length + 1))
+          expect(read(bytes, cuts)).toEqual(EXPECTED)
+        }
+      )
+    )
+  })
+
+  it('overwrites with each message_delta (cumulative), and says when nothing was reported', () => {
+    const reader = new SseUsageReader()
+    reader.push(Buffer.from(event('ping', {})))
+    expect(reader.reported).toBe(false)
+    reader.push(Buffer.from(event('message_start', { message: { usage: { input_tokens: 9 } } })))
+    reader.push(Buffer.from(event('message_delta', { usage: { output_tokens: 3 } })))
+    reader.push(
+      Buffer.from(event('message_delta', { usage: { output_tokens: 8, input_tokens: 10 } }))
+    )
+    expect(reader.end()).toEqual({
+      input_tokens: 10,
+      output_tokens: 8,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0
+    })
+    expect(reader.reported).toBe(true)
+  })
+
+  it('reads a plain JSON reply, and nothing from an error or a non-JSON body', () => {
+    const reply = { type: 'message', usage: { input_tokens: 5, output_tokens: 2 } }
+    expect(jsonUsage(JSON.stringify(reply))).toEqual({
+      input_tokens: 5,
+      output_tokens: 2,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0
+    })
+    expect(jsonUsage('{"type":"error","error":{"type":"overloaded_error"}}')).toBeUndefined()
+    expect(jsonUsage('<html>502</html>')).toBeUndefined()
+  })
+})
