@@ -31,7 +31,12 @@ const OPERATIONS = {
   '/repos/{owner}/{repo}/issues/comments/{comment_id}/reactions': ['post'],
   '/repos/{owner}/{repo}/collaborators/{username}/permission': ['get'],
   '/repos/{owner}/{repo}/labels': ['get', 'post'],
-  '/repos/{owner}/{repo}/labels/{name}': ['get']
+  '/repos/{owner}/{repo}/labels/{name}': ['get'],
+  // Who the token is (the live comment is the one it wrote), who labelled an issue (the queue),
+  // and whether a run that took queued issues is still going (reclaiming them).
+  '/user': ['get'],
+  '/repos/{owner}/{repo}/issues/{issue_number}/events': ['get'],
+  '/repos/{owner}/{repo}/actions/runs/{run_id}': ['get']
 }
 
 const spec = JSON.parse(readFileSync(source, 'utf8'))

@@ -221,7 +221,7 @@ export const INPUTS = {
   },
   plan: {
     description:
-      "With mode: run, the plan job's 'plan' output. Empty = plan again from the same inputs."
+      "With mode: run, the plan job's 'plan' output (empty = plan again from the same inputs). With mode: report, the same plan: every planned task whose shard left no outcome is reported not-started and the step fails."
   },
   'outcomes-dir': {
     description:

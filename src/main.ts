@@ -5,13 +5,16 @@ import { promisify } from 'node:util'
 import { type Config, InputError, parseConfig } from './config.js'
 import { type RunContext, readContext, runUrl } from './context.js'
 import { readEvent } from './event.js'
+import { gitEnv, tokenForms, withoutUserinfo } from './git/git.js'
 import { runFleet } from './fleet/engine.js'
+import { describeError } from './errors.js'
 import { FAILING, type Outcome } from './fleet/outcome.js'
-import { emptyOutcome } from './fleet/pool.js'
+import { emptyOutcome, fleetBroke } from './fleet/pool.js'
 import { createClient, type Octokit, type Repo } from './github/client.js'
 import { IssueTracking } from './github/tracking.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
+import { againstPlan } from './modes/missing.js'
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
@@ -48,13 +51,15 @@ function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | unde
   return key
 }
 
-/** Where to push: the checkout's origin, else the repository on the server. */
+/** Where to push: the checkout's origin (without any credential in it), else the repository on the server. */
 async function remoteUrlOf(ctx: RunContext): Promise<string> {
-  const origin = await exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin']).then(
+  const origin = await exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin'], {
+    env: gitEnv(process.env)
+  }).then(
     r => r.stdout.trim(),
     () => ''
   )
-  return origin || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
+  return withoutUserinfo(origin) || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
 }
 
 function store(run: Run): OutcomeStore {
@@ -181,6 +186,11 @@ async function runTasks(
     'fleet-worker',
     `${ctx.runId ?? process.pid}-${config.shard}`
   )
+  const onOutcome = (o: Outcome) => {
+    io.onFinish?.(o.id)
+    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+    tracking?.finished(byId.get(o.id), o)
+  }
   try {
     const { outcomes, budgets } = await runFleet({
       config,
@@ -201,15 +211,19 @@ async function runTasks(
         tracking?.running(task)
       },
       onProgress: io.onProgress,
-      onOutcome: o => {
-        io.onFinish?.(o.id)
-        io.info(
-          `[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`
-        )
-        tracking?.finished(byId.get(o.id), o)
-      }
-    })
-    await tracking?.finish()
+      onOutcome
+    }).catch((error: unknown) => ({
+      // Named for the service that failed (the git remote, the GitHub API), causes kept.
+      outcomes: fleetBroke(
+        tasks,
+        new Error(failureMessage(error), {
+          cause: error instanceof Error ? error.cause : undefined
+        }),
+        io.info,
+        onOutcome
+      ),
+      budgets: [] as string[]
+    }))
     const note = await keepWork(
       root,
       `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
@@ -220,13 +234,18 @@ async function runTasks(
     return { outcomes, note: [warned, spend, note].filter(Boolean).join('\n\n') || undefined }
   } finally {
     for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
+    // Whatever happened, the issues say how it ended and queued ones leave 'in progress'.
+    await tracking?.finish()
   }
 }
 
 /** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
 async function reportShards(run: Run): Promise<Outcome[]> {
   const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard)
-  if (files.length === 0) {
+  const plan = run.config.plan ? parsePlan(run.config.plan, run.config.branchPrefix) : undefined
+  if (typeof plan === 'string') throw new InputError('plan', plan)
+  // With the plan, missing shards are reported task by task below; without it, nothing can be.
+  if (files.length === 0 && !plan) {
     const where = run.config.outcomesDir
       ? `in outcomes-dir '${run.config.outcomesDir}'`
       : "in this run's artifacts"
@@ -234,7 +253,8 @@ async function reportShards(run: Run): Promise<Outcome[]> {
       `mode: report found no shard's outcomes ${where}: did the mode: run jobs run (needs: of this job), and do they share outcomes-dir?`
     )
   }
-  const outcomes = files.flatMap(f => f.outcomes)
+  const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
+  const outcomes = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
   run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
   if (run.github) {
     const tasks: Task[] = outcomes.map(o => ({
@@ -248,7 +268,7 @@ async function reportShards(run: Run): Promise<Outcome[]> {
       run.github.octokit,
       run.github.repo,
       tasks,
-      files[0]?.queue,
+      files[0]?.queue ?? plan?.queue,
       runUrl(run.ctx),
       run.io.info
     )
@@ -260,13 +280,17 @@ async function reportShards(run: Run): Promise<Outcome[]> {
     await tracking.finish()
   }
   await run.io.report(outcomes, `Merged from ${files.length} shards.`)
+  if (lost.missing.length)
+    throw new Error(
+      `${lost.missing.map(s => `shard ${s}`).join(', ')} left no outcome: ${lost.outcomes.length} planned tasks were not run (reported as not-started)`
+    )
   return outcomes
 }
 
 /** The whole flow, from inputs and event to reported outcomes. */
 export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const config = parseConfig(env)
-  if (config.githubToken) io.setSecret(config.githubToken)
+  for (const form of tokenForms(config.githubToken)) io.setSecret(form)
   const apiKey = modelKey(config, env, io)
   const ctx = await readContext(env)
   const octokit =
@@ -412,6 +436,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   } catch (error: unknown) {
     if (!reported)
       for (const [name, value] of Object.entries(outputs([]))) core.setOutput(name, value)
+    // The step's error stays one sentence; what caused it goes to the log, not lost.
+    if (error instanceof Error && error.cause !== undefined)
+      core.info(`Caused by: ${describeError(error.cause)}`)
     core.setFailed(failureMessage(error))
   }
 }

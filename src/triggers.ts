@@ -5,11 +5,15 @@ import type { Outcome } from './fleet/outcome.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { checkAccess } from './github/access.js'
 import type { Octokit, Repo } from './github/client.js'
+import { labelledBy } from './github/label-actor.js'
+import { abandonedBy } from './github/reclaim.js'
 import { listQueue, moveIssue, queueLabels, type QueueLabels } from './github/queue.js'
 import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
+import { issueOfPrBody } from './report/pr-body.js'
 import type { Task } from './tasks/task.js'
+import { describeError } from './errors.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
 export interface Plan {
@@ -73,9 +77,7 @@ async function authorise(
     await octokit.rest.reactions
       .createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
       .catch((error: unknown) => {
-        deps.log(
-          `could not react to comment ${commentId}: ${error instanceof Error ? error.message : String(error)}`
-        )
+        deps.log(`could not react to comment ${commentId}: ${describeError(error)}`)
       })
   }
   return undefined
@@ -104,7 +106,8 @@ async function followUp(
   }
   const denied = await authorise(deps, request.issue, request.actor, request.commentId)
   if (denied) return refuse(deps, request.issue, request.actor, denied, id)
-  const refs = /\bRefs #(\d+)/.exec(pr.body ?? '')
+  // The issue comes from the action's own marker: a "Refs #N" in the body may be worker text.
+  const issue = issueOfPrBody(pr.body ?? '')
   const base = taskFromComment(request.issue, request.text, prefix, 'pull request')
   return {
     tasks: [
@@ -115,12 +118,48 @@ async function followUp(
         source: {
           kind: 'follow-up',
           pr: pr.number,
-          ...(refs?.[1] ? { issue: Number(refs[1]) } : {})
+          ...(issue ? { issue } : {})
         }
       }
     ],
     refused: []
   }
+}
+
+/**
+ * The scheduled batch: open issues carrying the queue label, each run only if the person who
+ * applied the label may delegate; any other is refused as their comment would be (a reply, the
+ * label taken off).
+ */
+async function queued(deps: Deps): Promise<Plan> {
+  const { octokit, repo } = needGithub(deps, 'schedule')
+  const labels = queueLabels(deps.config.queueLabel)
+  const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks, async issue => {
+    const left = await abandonedBy(octokit, repo, issue, deps.ctx.runId)
+    if (left)
+      deps.log(
+        `queue: #${issue} was left ${labels.inProgress} by run ${left.run} (${left.status}): taken back`
+      )
+    return left !== undefined
+  })
+  deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`)
+  const plan: Plan = { tasks: [], refused: [], queue: labels }
+  for (const issue of issues) {
+    const actor = await labelledBy(octokit, repo, issue.number, labels.queued)
+    const ref = { ...issue, isPullRequest: false }
+    const denied = actor
+      ? await authorise(deps, ref, actor)
+      : `no event says who applied '${labels.queued}'`
+    if (!denied) {
+      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix))
+      continue
+    }
+    await moveIssue(octokit, repo, issue.number, [], [labels.queued])
+    const who = actor ?? { login: 'ghost', isBot: false }
+    const refusal = await refuse(deps, ref, who, denied, `issue-${issue.number}`)
+    plan.refused.push(...refusal.refused)
+  }
+  return plan
 }
 
 export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
@@ -172,17 +211,8 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
         queue: queueLabels(deps.config.queueLabel)
       }
     }
-    case 'queue': {
-      const { octokit, repo } = needGithub(deps, 'schedule')
-      const labels = queueLabels(deps.config.queueLabel)
-      const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks)
-      deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`)
-      return {
-        tasks: issues.flatMap(issue => tasksFromIssue(issue, prefix)),
-        refused: [],
-        queue: labels
-      }
-    }
+    case 'queue':
+      return queued(deps)
     case 'ignore':
       return { tasks: [], refused: [] }
   }

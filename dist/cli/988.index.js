@@ -1003,6 +1003,8 @@ class GitHubState {
     repo;
     issues = [];
     comments = [];
+    events = [];
+    runs = new Map();
     reactions = [];
     labels = [];
     collaborators = new Map();
@@ -1056,7 +1058,56 @@ class GitHubState {
             closed_at: seed.state === 'closed' ? created_at : null
         };
         this.issues.push(issue);
+        for (const label of issue.labels)
+            this.labelEvent(issue.number, 'labeled', label, seed.labeledBy ?? issue.user, created_at);
         return issue;
+    }
+    labelEvent(issue_number, event, label, actor, created_at = now()) {
+        this.events.push({ id: this.id(), issue_number, event, label, actor, created_at });
+    }
+    /** The GitHub App behind a bot login (github-actions[bot] -> the github-actions app). */
+    appJson(bot) {
+        const slug = bot.replace(/\[bot\]$/, '');
+        return {
+            id: 15368,
+            slug,
+            node_id: nodeId('A', 15368),
+            owner: this.userJson('github', 'Organization'),
+            name: slug === 'github-actions' ? 'GitHub Actions' : slug,
+            description: 'Automate your workflow from idea to production',
+            external_url: 'https://help.github.com/en/actions',
+            html_url: `${this.repo.serverUrl}/apps/${slug}`,
+            created_at: '2018-07-30T09:30:17Z',
+            updated_at: '2019-12-10T19:04:12Z',
+            permissions: { issues: 'write', pull_requests: 'write', contents: 'write' },
+            events: []
+        };
+    }
+    eventJson(e) {
+        const label = this.ensureLabel(e.label);
+        return {
+            id: e.id,
+            node_id: nodeId('LE', e.id),
+            url: `${this.repoApi}/issues/events/${e.id}`,
+            actor: this.userJson(e.actor),
+            event: e.event,
+            commit_id: null,
+            commit_url: null,
+            created_at: e.created_at,
+            label: { name: label.name, color: label.color },
+            performed_via_github_app: null
+        };
+    }
+    runJson(run) {
+        return {
+            id: run.id,
+            name: 'Fleet',
+            node_id: nodeId('WFR', run.id),
+            status: run.status,
+            conclusion: run.conclusion,
+            url: `${this.repoApi}/actions/runs/${run.id}`,
+            html_url: `${this.repoHtml}/actions/runs/${run.id}`
+        };
     }
     addPull(seed) {
         const base = seed.base ?? this.repo.defaultBranch;
@@ -1308,6 +1359,8 @@ class GitHubState {
             issue_url: `${this.repoApi}/issues/${comment.issue_number}`,
             body: comment.body,
             user: this.userJson(comment.user),
+            // GitHub sets this on what an app's installation token wrote (GITHUB_TOKEN: github-actions).
+            performed_via_github_app: comment.user.endsWith('[bot]') ? this.appJson(comment.user) : null,
             created_at: comment.created_at,
             updated_at: comment.updated_at,
             author_association: this.association(comment.user)
@@ -1589,12 +1642,14 @@ const addLabels = withIssue((s, req, issue) => {
     const names = Array.isArray(req.body) ? strings(req.body) : strings(record(req.body).labels);
     for (const name of names) {
         const label = s.ensureLabel(name);
-        if (!issue.labels.some(l => l.toLowerCase() === label.name.toLowerCase()))
+        if (!issue.labels.some(l => l.toLowerCase() === label.name.toLowerCase())) {
             issue.labels.push(label.name);
+            s.labelEvent(issue.number, 'labeled', label.name, req.caller);
+        }
     }
     return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) };
 });
-const removeLabel = withIssue((s, _req, issue, [encoded]) => {
+const removeLabel = withIssue((s, req, issue, [encoded]) => {
     const name = decodeURIComponent(encoded ?? '').toLowerCase();
     const at = issue.labels.findIndex(l => l.toLowerCase() === name);
     if (at < 0)
@@ -1602,7 +1657,9 @@ const removeLabel = withIssue((s, _req, issue, [encoded]) => {
             status: 404,
             body: { message: 'Label does not exist', documentation_url: DOCS, status: '404' }
         };
-    issue.labels.splice(at, 1);
+    const [removed] = issue.labels.splice(at, 1);
+    if (removed)
+        s.labelEvent(issue.number, 'unlabeled', removed, req.caller);
     return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) };
 });
 // ---- comments and reactions ----
@@ -1676,6 +1733,24 @@ const getLabel = (s, _req, [encoded]) => {
     const label = s.label(decodeURIComponent(encoded ?? ''));
     return label ? { status: 200, body: s.labelJson(label) } : notFound();
 };
+const listEvents = withIssue((s, req, issue) => page(req, s.events.filter(e => e.issue_number === issue.number), e => s.eventJson(e)));
+const getRun = (s, _req, [id]) => {
+    const run = s.runs.get(Number(id));
+    return run ? { status: 200, body: s.runJson(run) } : notFound();
+};
+/** GET /user: an installation token (GITHUB_TOKEN, an app's) is not a user and gets 403. */
+function authenticatedUser(s, req) {
+    if (req.caller.endsWith('[bot]'))
+        return {
+            status: 403,
+            body: {
+                message: 'Resource not accessible by integration',
+                documentation_url: `${DOCS}/users/users#get-the-authenticated-user`,
+                status: '403'
+            }
+        };
+    return { status: 200, body: s.userJson(req.caller) };
+}
 const ROUTES = [
     ['GET', /^$/, s => ({ status: 200, body: s.repoJson() })],
     ['GET', /^\/pulls$/, listPulls],
@@ -1687,6 +1762,8 @@ const ROUTES = [
     ['GET', /^\/issues\/(\d+)$/, withIssue((s, _r, i) => ({ status: 200, body: s.issueJson(i) }))],
     ['PATCH', /^\/issues\/(\d+)$/, updateIssue],
     ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
+    ['GET', /^\/issues\/(\d+)\/events$/, listEvents],
+    ['GET', /^\/actions\/runs\/(\d+)$/, getRun],
     ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
     ['PATCH', /^\/issues\/comments\/(\d+)$/, updateComment],
     ['POST', /^\/issues\/comments\/(\d+)\/reactions$/, createReaction],
@@ -1700,6 +1777,8 @@ const ROUTES = [
 ];
 /** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
 function route(s, req) {
+    if (req.method === 'GET' && req.path === '/user')
+        return authenticatedUser(s, req);
     const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(req.path);
     if (!repo)
         return undefined;
@@ -2365,7 +2444,7 @@ async function demo() {
 /***/ 7417:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-module.exports = __webpack_require__.p + "e6aab85cd5e65e929816.json";
+module.exports = __webpack_require__.p + "6b9847c6a56079643032.json";
 
 /***/ })
 

@@ -1,3 +1,4 @@
+import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { Config } from '../config.js'
 import type { FleetRepo, Worktree } from '../git/repo.js'
@@ -5,6 +6,7 @@ import type { Octokit, Repo } from '../github/client.js'
 import { upsertPullRequest } from '../github/pulls.js'
 import type { Task } from '../tasks/task.js'
 import type { Outcome } from './outcome.js'
+import { describeError } from '../errors.js'
 
 export interface LandContext {
   config: Config
@@ -15,6 +17,22 @@ export interface LandContext {
   prBody: (outcome: Outcome) => string
 }
 
+/**
+ * A worker killed mid-git (at its timeout, or on purpose) leaves `index.lock` behind, and every
+ * later `git add` fails on it. The worker and everything it started are gone by now, so the lock
+ * is stale: remove it, or its work would be lost.
+ */
+export async function clearStaleLock(tree: Worktree): Promise<boolean> {
+  const gitDir = await tree.git.out(['rev-parse', '--absolute-git-dir'])
+  const lock = path.join(gitDir, 'index.lock')
+  const found = await stat(lock).then(
+    () => true,
+    () => false
+  )
+  if (found) await rm(lock, { force: true })
+  return found
+}
+
 /** Commits whatever the worker left uncommitted, as the action's own identity. */
 export async function commitLeftovers(
   tree: Worktree,
@@ -22,6 +40,7 @@ export async function commitLeftovers(
   config: Config,
   subject?: string
 ): Promise<void> {
+  await clearStaleLock(tree)
   if (!(await tree.git.hasUncommitted())) return
   const { name, email } = config.commitAuthor
   const env = {
@@ -99,7 +118,7 @@ export async function land(
     return { status, branch: task.branch, prNumber: pr.number, prUrl: pr.url }
   } catch (error) {
     const preserved = await preserve(ctx, task)
-    const message = error instanceof Error ? error.message : String(error)
+    const message = describeError(error)
     return {
       status: 'failed',
       branch: task.branch,
@@ -119,7 +138,7 @@ async function preserve(ctx: LandContext, task: Task): Promise<{ where?: string;
     }
   } catch (error) {
     return {
-      note: `preserving the work also failed: ${error instanceof Error ? error.message : String(error)}`
+      note: `preserving the work also failed: ${describeError(error)}`
     }
   }
 }

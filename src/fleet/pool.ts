@@ -3,6 +3,7 @@ import type { Task } from '../tasks/task.js'
 import { ZERO_USAGE } from '../worker/result.js'
 import { stopSignal } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
+import { describeError } from '../errors.js'
 
 /** Runs `fn` in one of the pool's worker slots; throws NotStarted when the run is over first. */
 export type Slot = <T>(fn: () => Promise<T>) => Promise<T>
@@ -37,6 +38,28 @@ export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error
 }
 
 /**
+ * The fleet failed before its tasks could run (its clone or fetch threw): every task ends
+ * `failed`, the error naming the cause, so each is reported like any other outcome.
+ */
+export function fleetBroke(
+  tasks: Task[],
+  error: unknown,
+  log: (m: string) => void,
+  onOutcome: (o: Outcome) => void
+): Outcome[] {
+  const cause = describeError(error)
+  log(`The fleet could not start: ${cause}`)
+  return tasks.map(task => {
+    const outcome = emptyOutcome(task, {
+      status: 'failed',
+      error: `the fleet could not start: ${cause}`
+    })
+    onOutcome(outcome)
+    return outcome
+  })
+}
+
+/**
  * Runs tasks with at most N workers at once. Only the worker's part of a task holds a slot:
  * pushing and opening the PR happen after it is given back, so the next worker starts while the
  * API is still being asked. Every task ends in exactly one outcome: a task whose life threw is
@@ -63,7 +86,7 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
       try {
         outcome = await opts.run(task, slot)
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error)
+        const message = describeError(error)
         outcome =
           error instanceof NotStarted
             ? emptyOutcome(task, { status: 'not-started', error: message })

@@ -3,11 +3,12 @@ import type { Worktree } from '../git/repo.js'
 import type { Task } from '../tasks/task.js'
 import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
-import { addUsage, ZERO_USAGE } from '../worker/result.js'
+import { addUsage } from '../worker/result.js'
 import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
 import type { Outcome, VerifyResult } from './outcome.js'
-import type { Slot } from './pool.js'
+import { emptyOutcome, type Slot } from './pool.js'
+import { describeError } from '../errors.js'
 import { runInCage } from '../worker/isolation.js'
 import { runSetup } from './setup.js'
 
@@ -64,29 +65,72 @@ type Worked =
  * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
  */
 async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Worked> {
-  const now = ctx.now ?? Date.now
-  const { config } = ctx.land
   await using tree = await ctx.land.repo.worktree(
     task.id,
     task.branch,
     startRef(task, ctx.land.base)
   )
-  const setupError = await setUp(ctx, task, tree)
-  if (setupError) {
-    const outcome: Outcome = {
-      id: task.id,
-      title: task.title,
-      source: task.source,
-      status: 'failed',
-      turns: 0,
-      usage: ZERO_USAGE,
-      attempts: 0,
-      durationMs: 0,
-      startedAt,
-      error: setupError
-    }
-    return { kind: 'done', outcome }
+  try {
+    return await workIn(ctx, task, tree, startedAt)
+  } catch (error) {
+    // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
+    return await salvage(ctx, task, tree, startedAt, error)
   }
+}
+
+/**
+ * Whatever threw once the worktree existed: the task fails with the cause, and its work is
+ * committed (a stale index.lock cleared first) to be pushed or bundled like any partial work. If
+ * even that fails, the worktree is kept on disk and the error says where: nothing is deleted.
+ */
+async function salvage(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  startedAt: number,
+  error: unknown
+): Promise<Worked> {
+  const cause = describeError(error)
+  ctx.worker.log(`[${task.id}] the task broke off: ${cause}`)
+  const outcome: Outcome = {
+    ...emptyOutcome(task, { status: 'failed' }),
+    startedAt
+  }
+  const reason = `the fleet could not finish this task: ${cause}`
+  try {
+    await followHead(tree, task.branch)
+    await commitLeftovers(tree, task, ctx.land.config, `fleet(${task.id}): partial work (failed)`)
+    if (await hasNewCommits(tree)) return { kind: 'partial', outcome, error: reason }
+    return { kind: 'done', outcome: { ...outcome, error: reason } }
+  } catch (commitError) {
+    tree.keep()
+    const why = describeError(commitError)
+    ctx.worker.log(`[${task.id}] could not commit its work: ${why}`)
+    return {
+      kind: 'done',
+      outcome: {
+        ...outcome,
+        error: `${reason}; committing its work also failed (${why}), so its worktree is kept at ${tree.dir}`
+      }
+    }
+  }
+}
+
+/** worker -> verify -> commit, in the task's worktree. */
+async function workIn(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  startedAt: number
+): Promise<Worked> {
+  const now = ctx.now ?? Date.now
+  const { config } = ctx.land
+  const setupError = await setUp(ctx, task, tree)
+  if (setupError)
+    return {
+      kind: 'done',
+      outcome: { ...emptyOutcome(task, { status: 'failed', error: setupError }), startedAt }
+    }
   const run = await runWorker(ctx.worker, task, tree.dir)
   await followHead(tree, task.branch)
   const outcome: Outcome = {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { killGroup, markerOf, reapGroup } from '../worker/spawn.js'
 import type { VerifyResult } from './outcome.js'
 
 const TAIL_LINES = 40
@@ -9,7 +10,8 @@ export function tailOf(text: string, lines = TAIL_LINES): string {
 
 /**
  * Runs the verify command in a worktree with the worker's secret-free environment minus the model
- * key, killing its process group at the timeout.
+ * key, killing its process group at the timeout, and what it left behind once it exits (the
+ * worker's guarded kill: see reapGroup).
  */
 export async function runVerify(
   command: string,
@@ -38,15 +40,18 @@ export async function runVerify(
   const timer = setTimeout(() => {
     timedOut = true
     launch.onTimeout?.()
-    if (child.pid) process.kill(-child.pid, 'SIGKILL')
+    if (child.pid) killGroup(child.pid, 'SIGKILL')
   }, timeoutMs)
+  const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
+  // 'exit', not 'close': a daemon the command left (`setsid x &`) may hold its stdout for good.
   const exitCode = await new Promise<number | null>(resolve => {
     child.once('error', error => {
       output += `\n${error.message}`
       resolve(null)
     })
-    child.once('close', code => resolve(code))
+    child.once('exit', code => resolve(code))
   })
   clearTimeout(timer)
+  await reapGroup(child.pid, markerOf(env), closed, 2000)
   return { command, exitCode, timedOut, tail: tailOf(output) }
 }

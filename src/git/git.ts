@@ -19,6 +19,19 @@ export class GitError extends Error {
 }
 
 /**
+ * What git needs from the environment, and nothing else: the action's own environment holds
+ * INPUT_GITHUB-TOKEN, GITHUB_TOKEN, ACTIONS_* and the model key, and a git process's environment
+ * can be read by any process of the same user (/proc/<pid>/environ). GIT_* stays (the runner's and
+ * a test's config, e.g. GIT_CONFIG_COUNT), as do the proxy and certificate settings.
+ */
+const GIT_ENV =
+  /^(?:PATH|HOME|USER|LOGNAME|SHELL|LANG|LANGUAGE|LC_\w+|TZ|TMPDIR|TERM|GIT_\w+|SSH_AUTH_SOCK|GNUPGHOME|SSL_CERT_FILE|SSL_CERT_DIR|CURL_CA_BUNDLE|(?:HTTPS?|NO|ALL)_PROXY|(?:https?|no|all)_proxy|XDG_CONFIG_HOME)$/
+
+export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => GIT_ENV.test(name)))
+}
+
+/**
  * Every git command the action runs. Hooks are switched off on the command line: worktrees are
  * written by workers, and a hook they planted must never run with the action's credentials.
  */
@@ -29,7 +42,7 @@ export class Git {
   ) {}
 
   static create(dir: string, env: NodeJS.ProcessEnv = process.env): Git {
-    return new Git(dir, { ...env, GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' })
+    return new Git(dir, { ...gitEnv(env), GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' })
   }
 
   at(dir: string): Git {
@@ -83,10 +96,34 @@ export function authEnv(
 ): Record<string, string> {
   if (!token || !/^https?:/.test(remoteUrl)) return {}
   const index = Number(base.GIT_CONFIG_COUNT ?? 0) || 0
-  const basic = Buffer.from(`x-access-token:${token}`).toString('base64')
+  const basic = tokenForms(token)[1] ?? ''
+
   return {
     GIT_CONFIG_COUNT: String(index + 1),
     [`GIT_CONFIG_KEY_${index}`]: `http.${new URL(remoteUrl).origin}/.extraheader`,
     [`GIT_CONFIG_VALUE_${index}`]: `AUTHORIZATION: basic ${basic}`
   }
+}
+
+/**
+ * A remote URL with any `user:token@` removed: the fleet's clone is where workers read, and its
+ * credential comes from the command's environment (authEnv) instead.
+ */
+export function withoutUserinfo(url: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return url
+  try {
+    const parsed = new URL(url)
+    if (!parsed.username && !parsed.password) return url
+    parsed.username = ''
+    parsed.password = ''
+    return parsed.href
+  } catch {
+    return url
+  }
+}
+
+/** Every form a token takes on its way to git: itself and authEnv's basic-auth header value. */
+export function tokenForms(token: string | undefined): string[] {
+  if (!token) return []
+  return [token, Buffer.from(`x-access-token:${token}`).toString('base64')]
 }

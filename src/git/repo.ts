@@ -8,6 +8,8 @@ export interface Worktree extends AsyncDisposable {
   branch: string
   /** The commit the worker started from: "no changes" means HEAD is still here. */
   startSha: string
+  /** Leaves the worktree on disk when disposed: its work could not be committed, so it stays. */
+  keep(): void
 }
 
 /**
@@ -126,12 +128,17 @@ export class FleetRepo {
     const startSha = await git.out(['rev-parse', 'HEAD'])
     const repo = this.git
     const serial = this.serial.bind(this)
+    let kept = false
     return {
       dir,
       git,
       branch,
       startSha,
+      keep: () => {
+        kept = true
+      },
       async [Symbol.asyncDispose]() {
+        if (kept) return
         await serial(async () => {
           await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
           await rm(dir, { recursive: true, force: true })

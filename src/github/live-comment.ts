@@ -1,7 +1,9 @@
 import type { Outcome } from '../fleet/outcome.js'
 import { cell } from '../report/markdown.js'
+import { tokenIdentity, writtenBy } from './identity.js'
 import type { Task } from '../tasks/task.js'
 import type { Octokit, Repo } from './client.js'
+import { describeError } from '../errors.js'
 
 export const MARKER = '<!-- fleet-worker:status -->'
 
@@ -33,7 +35,9 @@ export function liveBody(tasks: Task[], states: Map<string, TaskState>, runUrl?:
 
 /**
  * One comment per issue, found again by its hidden marker so reruns never add a second one, and
- * rewritten as the issue's tasks move. Updates are serialised and never fail the run.
+ * rewritten as the issue's tasks move. Only a comment the token itself wrote counts: anyone can
+ * post the marker, and the action must never edit their comment. Updates are serialised and
+ * never fail the run.
  */
 export class LiveComment {
   private id: number | undefined
@@ -66,9 +70,7 @@ export class LiveComment {
     this.chain = this.chain
       .then(() => this.write())
       .catch((error: unknown) => {
-        this.log(
-          `could not update the fleet comment on #${this.issue}: ${error instanceof Error ? error.message : String(error)}`
-        )
+        this.log(`could not update the fleet comment on #${this.issue}: ${describeError(error)}`)
       })
     return this.chain
   }
@@ -102,11 +104,22 @@ export class LiveComment {
   }
 
   private async find(): Promise<number | undefined> {
-    const comments = await this.octokit.paginate(this.octokit.rest.issues.listComments, {
-      ...this.repo,
-      issue_number: this.issue,
-      per_page: 100
-    })
-    return comments.find(c => c.body?.includes(MARKER))?.id
+    return (await findLiveComment(this.octokit, this.repo, this.issue))?.id
   }
+}
+
+/** The issue's live comment: the marked one the token's own identity wrote (never anyone else's). */
+export async function findLiveComment(
+  octokit: Octokit,
+  repo: Repo,
+  issue: number
+): Promise<{ id: number; body: string } | undefined> {
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: issue,
+    per_page: 100
+  })
+  const identity = await tokenIdentity(octokit)
+  const found = comments.find(c => c.body?.includes(MARKER) && writtenBy(identity, c))
+  return found ? { id: found.id, body: found.body ?? '' } : undefined
 }

@@ -22,12 +22,16 @@ export interface QueuedIssue {
   body: string
 }
 
-/** Open issues carrying the queue label and not already taken, oldest first, at most `max`. */
+/**
+ * Open issues carrying the queue label and not already taken, oldest first, at most `max`. An
+ * issue marked in progress is taken back when `reclaim` says its run was abandoned.
+ */
 export async function listQueue(
   octokit: Octokit,
   repo: Repo,
   labels: QueueLabels,
-  max: number
+  max: number,
+  reclaim: (issue: number) => Promise<boolean> = () => Promise.resolve(false)
 ): Promise<QueuedIssue[]> {
   const taken: QueuedIssue[] = []
   for await (const page of octokit.paginate.iterator(octokit.rest.issues.listForRepo, {
@@ -41,7 +45,10 @@ export async function listQueue(
     for (const issue of page.data) {
       if (issue.pull_request) continue
       const names = issue.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')))
-      if (names.includes(labels.inProgress)) continue
+      if (names.includes(labels.inProgress)) {
+        if (!(await reclaim(issue.number))) continue
+        await moveIssue(octokit, repo, issue.number, [], [labels.inProgress])
+      }
       taken.push({ number: issue.number, title: issue.title, body: issue.body ?? '' })
       if (taken.length >= max) return taken
     }

@@ -4,6 +4,7 @@ import type { Octokit, Repo } from './client.js'
 import { LiveComment } from './live-comment.js'
 import { moveIssue, type QueueLabels } from './queue.js'
 import { CANCEL_SIGNALS } from '../worker/spawn.js'
+import { describeError } from '../errors.js'
 
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes']
 
@@ -109,9 +110,7 @@ export class IssueTracking {
           )
         }
       } catch (error) {
-        this.log(
-          `could not move the labels of #${issue}: ${error instanceof Error ? error.message : String(error)}`
-        )
+        this.log(`could not move the labels of #${issue}: ${describeError(error)}`)
       }
     }
   }

@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
+import { describeError } from '../errors.js'
 
 /**
  * Keeps what a person needs to see what workers did — their stream-json transcripts and any
@@ -26,6 +27,6 @@ export async function keepWork(
     await new DefaultArtifactClient().uploadArtifact(name, files, root, { retentionDays: 14 })
     return `Worker transcripts and preserved work: artifact \`${name}\`.`
   } catch (error) {
-    return `Uploading the artifact ${name} failed (${error instanceof Error ? error.message : String(error)}); the files are in ${root}.`
+    return `Uploading the artifact ${name} failed (${describeError(error)}); the files are in ${root}.`
   }
 }

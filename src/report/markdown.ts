@@ -1,16 +1,5 @@
-/** Text from tasks and workers goes into tables and code blocks: keep it from breaking them. */
-export function cell(text: string): string {
-  return text
-    .replace(/\|/g, '\\|')
-    .replace(/\r\n?|\n/g, ' ')
-    .slice(0, 200)
-}
-
-export function fence(text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map(s => s.length))
-  const ticks = '`'.repeat(longest + 1)
-  return `${ticks}\n${text}\n${ticks}`
-}
+// Text from tasks and workers goes into tables and code blocks: see worker-text.ts.
+export { cell, fence } from './worker-text.js'
 
 export function duration(ms: number): string {
   if (ms < 1000) return `${ms} ms`

@@ -1,22 +1,38 @@
 import type { Outcome } from '../fleet/outcome.js'
 import type { Task } from '../tasks/task.js'
-import { duration, fence, tokens } from './markdown.js'
+import { duration, tokens } from './markdown.js'
+import { codeBlock, inlineCode } from './worker-text.js'
 
 export interface RunInfo {
   runUrl?: string
 }
 
-/** The PR body: the task, what the worker said, the verify result and the worker's accounting. */
+/** The issue a PR works on, as the action's own marker says (never a "Refs #N" a worker wrote). */
+export function issueOfPrBody(body: string): number | undefined {
+  const markers = [...body.matchAll(/^<!-- fleet-worker:task=[a-z0-9._-]+(?: issue=(\d+))? -->$/gm)]
+  const issue = markers.at(-1)?.[1]
+  return issue ? Number(issue) : undefined
+}
+
+function issueOf(task: Task): number | undefined {
+  if (task.source.kind === 'issue') return task.source.issue
+  return task.source.kind === 'follow-up' ? task.source.issue : undefined
+}
+
+/**
+ * The PR body: the task, what the worker said, the verify result and the worker's accounting.
+ * Everything not written by the action is a code block of inert text (worker-text.ts), so the
+ * one live marker is the action's own, last line.
+ */
 export function prBody(task: Task, o: Outcome, run: RunInfo): string {
   const u = o.usage
   const lines: string[] = []
-  if (task.source.kind === 'issue') lines.push(`Refs #${task.source.issue}`, '')
-  if (task.source.kind === 'follow-up' && task.source.issue)
-    lines.push(`Refs #${task.source.issue}`, '')
+  const issue = issueOf(task)
+  if (issue) lines.push(`Refs #${issue}`, '')
   lines.push(`Opened by Fleet Worker for task \`${task.id}\`. A person reviews and merges.`, '')
-  lines.push('### Task', '', fence(task.prompt.slice(0, 6000)), '')
+  lines.push('### Task', '', codeBlock(task.prompt.slice(0, 6000)), '')
   if (o.finalMessage)
-    lines.push("### Worker's final message", '', o.finalMessage.slice(0, 6000), '')
+    lines.push("### Worker's final message", '', codeBlock(o.finalMessage.slice(0, 6000)), '')
   if (o.verify) {
     const v = o.verify
     const verdict = v.timedOut
@@ -27,9 +43,9 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
     lines.push(
       `### Verify: ${verdict}`,
       '',
-      `\`${v.command}\``,
+      inlineCode(v.command),
       '',
-      fence(v.tail || '(no output)'),
+      codeBlock(v.tail || '(no output)'),
       ''
     )
     const first = o.verifyBeforeFixUp
@@ -37,7 +53,7 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
       lines.push(
         `It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`,
         '',
-        fence(first.tail || '(no output)'),
+        codeBlock(first.tail || '(no output)'),
         ''
       )
     }
@@ -51,6 +67,6 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
     ''
   )
   if (run.runUrl) lines.push(`[The run](${run.runUrl})`, '')
-  lines.push(`<!-- fleet-worker:task=${task.id} -->`)
+  lines.push(`<!-- fleet-worker:task=${task.id}${issue ? ` issue=${issue}` : ''} -->`)
   return lines.join('\n')
 }

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { type Config, InputError } from '../config.js'
-import { insideWorkspace } from '../workspace.js'
+import { realInsideWorkspace } from '../workspace.js'
 import { assertUniqueIds, parseTasks, TaskListError } from './parse.js'
 import type { Task } from './task.js'
 
@@ -22,11 +22,11 @@ export async function tasksFromInputs(config: Config, workspace: string): Promis
     parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix)
   )
   if (config.tasksFile) {
-    const file = insideWorkspace(workspace, config.tasksFile)
+    const file = await realInsideWorkspace(workspace, config.tasksFile)
     if (!file) {
       throw new InputError(
         'tasks-file',
-        `'${config.tasksFile}' is outside the workspace; give a path inside the repository`
+        `'${config.tasksFile}' is outside the workspace (symbolic links are followed); give a path inside the repository`
       )
     }
     const text = await readFile(file, 'utf8').catch((error: unknown) => {

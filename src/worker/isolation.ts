@@ -127,9 +127,11 @@ export function runtimeEnv(
 
 function run(file: string, args: string[], env: Record<string, string>): Promise<number> {
   return new Promise(resolve => {
-    execFile(file, args, { env, timeout: 30_000 }, error =>
+    execFile(file, args, { env, timeout: 30_000 }, (error, _stdout, stderr) => {
+      // The runtime's own words are the cause a person needs (a daemon down, a name in use).
+      if (error) console.error(`${file} ${args[0] ?? ''} failed: ${stderr.trim() || error.message}`)
       resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0)
-    )
+    })
   })
 }
 

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
 import { InputError } from '../config.js'
-import { insideWorkspace } from '../workspace.js'
+import { realInsideWorkspace } from '../workspace.js'
 
 /**
  * The `skills` input as absolute folders of the checkout, each checked to hold a SKILL.md. The
@@ -10,11 +10,11 @@ import { insideWorkspace } from '../workspace.js'
 export async function resolveSkills(names: string[], workspace: string): Promise<string[]> {
   const dirs: string[] = []
   for (const name of names) {
-    const dir = insideWorkspace(workspace, name)
+    const dir = await realInsideWorkspace(workspace, name)
     if (!dir) {
       throw new InputError(
         'skills',
-        `'${name}' is not a folder inside the repository; give a path such as .claude/skills/release`
+        `'${name}' is not a folder inside the repository (symbolic links are followed); give a path such as .claude/skills/release`
       )
     }
     const skill = await stat(path.join(dir, 'SKILL.md')).catch(() => undefined)

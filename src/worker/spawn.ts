@@ -25,12 +25,34 @@ export interface SpawnOptions {
 /** Process groups of live workers, so a cancelled run can stop them all (see stopAllWorkers). */
 const live = new Set<number>()
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
+/**
+ * Signals a whole process group. ESRCH (the group is gone: its leader exited and a `setsid` child
+ * left it) is what we wanted; anything else (EPERM) is logged to stderr with its cause, never thrown
+ * from a timer where nothing could catch it.
+ */
+export function killGroup(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pid, signal)
-  } catch {
-    // ESRCH: the group is already gone, which is what we wanted.
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH')
+      console.error(`could not send ${signal} to process group ${pid}:`, error)
   }
+}
+
+/**
+ * After a process group's leader exited: its group killed, its escaped descendants (those still
+ * carrying `marker` in their environment) killed, then at most `graceMs` for its pipes to close.
+ * A child that kept stdout open must not hold the task: it is dead or abandoned by then.
+ */
+export async function reapGroup(
+  pid: number | undefined,
+  marker: string | undefined,
+  closed: Promise<void>,
+  graceMs = 5000
+): Promise<void> {
+  if (pid !== undefined) killGroup(pid, 'SIGKILL')
+  if (marker) await killStrays(marker)
+  await Promise.race([closed, new Promise(r => setTimeout(r, graceMs).unref())])
 }
 
 /** What the runner sends a step it cancels: SIGINT first, SIGTERM 7.5 s later. */
@@ -81,11 +103,18 @@ async function killStrays(marker: string): Promise<void> {
     for (const p of pids) {
       try {
         process.kill(p, 'SIGKILL')
-      } catch {
-        // Gone already.
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH')
+          console.error(`could not kill stray process ${p}:`, error)
       }
     }
   }
+}
+
+/** The environment entry that marks one worker attempt's processes (and its verify's). */
+export function markerOf(env: Record<string, string | undefined>): string | undefined {
+  const configDir = env.CLAUDE_CONFIG_DIR
+  return configDir ? `CLAUDE_CONFIG_DIR=${configDir}` : undefined
 }
 
 function parseLine(line: string): Record<string, unknown> | undefined {
@@ -178,15 +207,10 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     child.once('exit', (code, signal) => resolve({ code, signal }))
   })
   clearTimeout(timer)
-  if (pid !== undefined) {
-    // Tools the worker left running in the background die with it, and release its stdout.
-    killGroup(pid, 'SIGKILL')
-    live.delete(pid)
-  }
-  // The config dir is unique to this worker attempt, so its variable marks exactly its processes.
-  const configDir = opts.env.CLAUDE_CONFIG_DIR
-  if (configDir) await killStrays(`CLAUDE_CONFIG_DIR=${configDir}`)
-  if (!exit.spawnError) await Promise.race([closed, new Promise(r => setTimeout(r, 5000).unref())])
+  if (pid !== undefined) live.delete(pid)
+  // Tools the worker left running in the background die with it, and release its stdout. The
+  // config dir is unique to this worker attempt, so its variable marks exactly its processes.
+  await reapGroup(pid, markerOf(opts.env), exit.spawnError ? Promise.resolve() : closed)
   await new Promise<void>(resolve => transcript.end(resolve))
   if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
   const stopped =

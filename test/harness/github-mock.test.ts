@@ -294,6 +294,7 @@ describe('GitHub mock behind the real Octokit', () => {
         { issue_number: 1, assignees: ['wren'] }
       ],
       ['GET /repos/{owner}/{repo}/issues/{issue_number}/comments', { issue_number: pr.number }],
+      ['GET /repos/{owner}/{repo}/issues/{issue_number}/events', { issue_number: pr.number }],
       [
         'POST /repos/{owner}/{repo}/issues/comments/{comment_id}/reactions',
         { comment_id: comment.id, content: 'rocket' }

@@ -242,13 +242,15 @@ const addLabels = withIssue((s, req, issue) => {
   const names = Array.isArray(req.body) ? strings(req.body) : strings(record(req.body).labels)
   for (const name of names) {
     const label = s.ensureLabel(name)
-    if (!issue.labels.some(l => l.toLowerCase() === label.name.toLowerCase()))
+    if (!issue.labels.some(l => l.toLowerCase() === label.name.toLowerCase())) {
       issue.labels.push(label.name)
+      s.labelEvent(issue.number, 'labeled', label.name, req.caller)
+    }
   }
   return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) }
 })
 
-const removeLabel = withIssue((s, _req, issue, [encoded]) => {
+const removeLabel = withIssue((s, req, issue, [encoded]) => {
   const name = decodeURIComponent(encoded ?? '').toLowerCase()
   const at = issue.labels.findIndex(l => l.toLowerCase() === name)
   if (at < 0)
@@ -256,7 +258,8 @@ const removeLabel = withIssue((s, _req, issue, [encoded]) => {
       status: 404,
       body: { message: 'Label does not exist', documentation_url: DOCS, status: '404' }
     }
-  issue.labels.splice(at, 1)
+  const [removed] = issue.labels.splice(at, 1)
+  if (removed) s.labelEvent(issue.number, 'unlabeled', removed, req.caller)
   return { status: 200, body: issue.labels.map(l => s.labelJson(s.ensureLabel(l))) }
 })
 
@@ -342,6 +345,33 @@ const getLabel: Handler = (s, _req, [encoded]) => {
   return label ? { status: 200, body: s.labelJson(label) } : notFound()
 }
 
+const listEvents = withIssue((s, req, issue) =>
+  page(
+    req,
+    s.events.filter(e => e.issue_number === issue.number),
+    e => s.eventJson(e)
+  )
+)
+
+const getRun: Handler = (s, _req, [id]) => {
+  const run = s.runs.get(Number(id))
+  return run ? { status: 200, body: s.runJson(run) } : notFound()
+}
+
+/** GET /user: an installation token (GITHUB_TOKEN, an app's) is not a user and gets 403. */
+function authenticatedUser(s: GitHubState, req: RouteRequest): Reply {
+  if (req.caller.endsWith('[bot]'))
+    return {
+      status: 403,
+      body: {
+        message: 'Resource not accessible by integration',
+        documentation_url: `${DOCS}/users/users#get-the-authenticated-user`,
+        status: '403'
+      }
+    }
+  return { status: 200, body: s.userJson(req.caller) }
+}
+
 const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^$/, s => ({ status: 200, body: s.repoJson() })],
   ['GET', /^\/pulls$/, listPulls],
@@ -353,6 +383,8 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/issues\/(\d+)$/, withIssue((s, _r, i) => ({ status: 200, body: s.issueJson(i) }))],
   ['PATCH', /^\/issues\/(\d+)$/, updateIssue],
   ['GET', /^\/issues\/(\d+)\/comments$/, listComments],
+  ['GET', /^\/issues\/(\d+)\/events$/, listEvents],
+  ['GET', /^\/actions\/runs\/(\d+)$/, getRun],
   ['POST', /^\/issues\/(\d+)\/comments$/, createComment],
   ['PATCH', /^\/issues\/comments\/(\d+)$/, updateComment],
   ['POST', /^\/issues\/comments\/(\d+)\/reactions$/, createReaction],
@@ -367,6 +399,7 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
 
 /** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
 export function route(s: GitHubState, req: RouteRequest): Reply | undefined {
+  if (req.method === 'GET' && req.path === '/user') return authenticatedUser(s, req)
   const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(req.path)
   if (!repo) return undefined
   const [, owner = '', name = '', rest = ''] = repo

@@ -40,6 +40,23 @@ export interface MockIssue {
 
 export type MockPull = MockIssue & { pull: PullFields }
 
+/** An issue's timeline event, as GET /issues/{n}/events lists it (labels only). */
+export interface MockEvent {
+  id: number
+  issue_number: number
+  event: 'labeled' | 'unlabeled'
+  label: string
+  actor: string
+  created_at: string
+}
+
+/** A workflow run, for GET /actions/runs/{id}. */
+export interface MockRun {
+  id: number
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion: string | null
+}
+
 export interface MockComment {
   id: number
   issue_number: number
@@ -62,6 +79,8 @@ export interface IssueSeed {
   body?: string
   labels?: string[]
   user?: string
+  /** Who applied `labels` (their `labeled` events name this actor); default the issue's author. */
+  labeledBy?: string
   state?: 'open' | 'closed'
   created_at?: string
 }
@@ -99,6 +118,8 @@ const fakeSha = (seed: string): string => createHash('sha1').update(seed).digest
 export class GitHubState {
   readonly issues: MockIssue[] = []
   readonly comments: MockComment[] = []
+  readonly events: MockEvent[] = []
+  readonly runs = new Map<number, MockRun>()
   readonly reactions: MockReaction[] = []
   readonly labels: MockLabel[] = []
   readonly collaborators = new Map<string, Role>()
@@ -158,7 +179,66 @@ export class GitHubState {
       closed_at: seed.state === 'closed' ? created_at : null
     }
     this.issues.push(issue)
+    for (const label of issue.labels)
+      this.labelEvent(issue.number, 'labeled', label, seed.labeledBy ?? issue.user, created_at)
     return issue
+  }
+
+  labelEvent(
+    issue_number: number,
+    event: MockEvent['event'],
+    label: string,
+    actor: string,
+    created_at = now()
+  ): void {
+    this.events.push({ id: this.id(), issue_number, event, label, actor, created_at })
+  }
+
+  /** The GitHub App behind a bot login (github-actions[bot] -> the github-actions app). */
+  appJson(bot: string): Record<string, unknown> {
+    const slug = bot.replace(/\[bot\]$/, '')
+    return {
+      id: 15368,
+      slug,
+      node_id: nodeId('A', 15368),
+      owner: this.userJson('github', 'Organization'),
+      name: slug === 'github-actions' ? 'GitHub Actions' : slug,
+      description: 'Automate your workflow from idea to production',
+      external_url: 'https://help.github.com/en/actions',
+      html_url: `${this.repo.serverUrl}/apps/${slug}`,
+      created_at: '2018-07-30T09:30:17Z',
+      updated_at: '2019-12-10T19:04:12Z',
+      permissions: { issues: 'write', pull_requests: 'write', contents: 'write' },
+      events: []
+    }
+  }
+
+  eventJson(e: MockEvent): Record<string, unknown> {
+    const label = this.ensureLabel(e.label)
+    return {
+      id: e.id,
+      node_id: nodeId('LE', e.id),
+      url: `${this.repoApi}/issues/events/${e.id}`,
+      actor: this.userJson(e.actor),
+      event: e.event,
+      commit_id: null,
+      commit_url: null,
+      created_at: e.created_at,
+      label: { name: label.name, color: label.color },
+      performed_via_github_app: null
+    }
+  }
+
+  runJson(run: MockRun): Record<string, unknown> {
+    return {
+      id: run.id,
+      name: 'Fleet',
+      node_id: nodeId('WFR', run.id),
+      status: run.status,
+      conclusion: run.conclusion,
+      url: `${this.repoApi}/actions/runs/${run.id}`,
+      html_url: `${this.repoHtml}/actions/runs/${run.id}`
+    }
   }
 
   addPull(seed: PullSeed): MockPull {
@@ -422,6 +502,8 @@ export class GitHubState {
       issue_url: `${this.repoApi}/issues/${comment.issue_number}`,
       body: comment.body,
       user: this.userJson(comment.user),
+      // GitHub sets this on what an app's installation token wrote (GITHUB_TOKEN: github-actions).
+      performed_via_github_app: comment.user.endsWith('[bot]') ? this.appJson(comment.user) : null,
       created_at: comment.created_at,
       updated_at: comment.updated_at,
       author_association: this.association(comment.user)

@@ -1,0 +1,38 @@
+import type { Octokit } from './client.js'
+
+/**
+ * Who the token writes as. A user's token (a PAT) names its login at GET /user. An installation
+ * token (the default GITHUB_TOKEN, or a GitHub App's) gets 403 there and cannot learn its bot's
+ * login without the app's private key: what it writes is marked by GitHub instead, as a Bot's
+ * comment with `performed_via_github_app`, which no person can forge.
+ */
+export type TokenIdentity = { kind: 'user'; login: string } | { kind: 'app' }
+
+interface Author {
+  user?: { login: string; type?: string } | null
+  performed_via_github_app?: unknown
+}
+
+const known = new WeakMap<Octokit, Promise<TokenIdentity>>()
+
+export function tokenIdentity(octokit: Octokit): Promise<TokenIdentity> {
+  let identity = known.get(octokit)
+  if (!identity) {
+    identity = octokit.rest.users.getAuthenticated().then(
+      ({ data }) => ({ kind: 'user', login: data.login }) as const,
+      (error: unknown) => {
+        const status = (error as { status?: number }).status
+        if (status === 403 || status === 401) return { kind: 'app' } as const
+        throw error
+      }
+    )
+    known.set(octokit, identity)
+  }
+  return identity
+}
+
+/** Whether the token's own identity wrote this comment (see TokenIdentity). */
+export function writtenBy(identity: TokenIdentity, comment: Author): boolean {
+  if (identity.kind === 'user') return comment.user?.login === identity.login
+  return comment.user?.type === 'Bot' && Boolean(comment.performed_via_github_app)
+}
