@@ -111,7 +111,16 @@ const schema = z.object({
   'auth-header': oneOf('auth-header', ['auto', 'bearer', 'x-api-key'] as const),
   model: optional,
   'small-model': optional,
-  'max-parallel': number('max-parallel', { int: true, min: 1, max: 64 }),
+  'max-parallel': z.string().transform((v, ctx) => {
+    if (v === 'auto') return 'auto' as const
+    if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 64) return Number(v)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['max-parallel'],
+      message: `expected a whole number 1 to 64, or auto (as many as the machine carries), got '${v}'`
+    })
+    return z.NEVER
+  }),
   'max-turns': number('max-turns', { int: true, min: 1, max: 1000 }),
   'timeout-minutes': number('timeout-minutes', { min: 0.01, max: 360 }),
   'permission-mode': oneOf('permission-mode', PERMISSION_MODES),
@@ -198,7 +207,8 @@ export interface Config {
   authHeader: 'auto' | 'bearer' | 'x-api-key'
   model?: string
   smallModel?: string
-  maxParallel: number
+  /** `auto`: the scheduler decides (src/fleet/scheduler.ts); a number: a fixed pool. */
+  maxParallel: number | 'auto'
   maxTurns: number
   timeoutMs: number
   permissionMode: Parsed['permission-mode']

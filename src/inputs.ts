@@ -46,8 +46,9 @@ export const INPUTS = {
   },
   'max-parallel': {
     contract: true,
-    default: '4',
-    description: 'Workers running at once.'
+    default: 'auto',
+    description:
+      'Workers running at once: auto (the next starts while CPU pressure, memory and the endpoint leave room; at most 4 x cores) or a number (a fixed pool of that many).'
   },
   'max-turns': { contract: true, default: '40', description: 'Turn cap per worker.' },
   'timeout-minutes': {

@@ -18,6 +18,7 @@ import { againstPlan } from './modes/missing.js'
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
+import { parallelismLine } from './report/summary.js'
 import type { Task } from './tasks/task.js'
 import { usePlanner } from './planner/action.js'
 import { goalReport } from './planner/report.js'
@@ -192,7 +193,7 @@ async function runTasks(
     tracking?.finished(byId.get(o.id), o)
   }
   try {
-    const { outcomes, budgets } = await runFleet({
+    const { outcomes, budgets, parallelism } = await runFleet({
       config,
       tasks,
       remoteUrl: await remoteUrlOf(ctx),
@@ -222,16 +223,20 @@ async function runTasks(
         io.info,
         onOutcome
       ),
-      budgets: [] as string[]
+      budgets: [] as string[],
+      parallelism: undefined
     }))
     const note = await keepWork(
       root,
       `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
       run.env
     )
+    const peak = parallelism && parallelismLine(parallelism)
+    if (peak) io.info(peak)
     const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
     const spend = budgets.length > 0 ? `Budgets: ${budgets.join('; ')}.` : undefined
-    return { outcomes, note: [warned, spend, note].filter(Boolean).join('\n\n') || undefined }
+    const notes = [warned, peak, spend, note]
+    return { outcomes, note: notes.filter(Boolean).join('\n\n') }
   } finally {
     for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
     // Whatever happened, the issues say how it ended and queued ones leave 'in progress'.

@@ -8,7 +8,8 @@ import type { Task } from '../tasks/task.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import type { Outcome } from './outcome.js'
-import { runPool } from './pool.js'
+import { thisMachine } from './machine.js'
+import { type Parallelism, runPool } from './pool.js'
 import { runTask } from './task.js'
 import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
@@ -45,6 +46,8 @@ export interface FleetRun {
   base: string
   /** Spend against each budget given, one line each, for the summary. */
   budgets: string[]
+  /** How many workers ran at once at most, and what held it there. */
+  parallelism: Parallelism
 }
 
 /**
@@ -80,15 +83,20 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     remoteUrl: opts.remoteUrl,
     token: opts.gitToken
   })
-  const base = config.baseBranch ?? (await repo.defaultBranch())
-  await repo.fetch(
-    base,
+  const base = await repo.fetch(
+    config.baseBranch,
     tasks.map(t => t.branch)
   )
   const byId = new Map(tasks.map(t => [t.id, t]))
   await using model = await openGateway(opts)
-  const outcomes = await runPool(tasks, {
+  const { outcomes, parallelism } = await runPool(tasks, {
+    // In auto, no worker starts beyond what the endpoint was learnt to take at once.
+    upstreamLimit: () => {
+      const limit = model.gateway.limit()
+      return Number.isFinite(limit) ? limit : undefined
+    },
     maxParallel: config.maxParallel,
+    machine: thisMachine(opts.hostEnv ?? process.env),
     deadline: opts.deadline,
     stopReason: () => model.gateway.runBudgetSpent(),
     onOutcome: opts.onOutcome,
@@ -133,5 +141,5 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     model.gateway.runUsage(),
     outcomes.map(o => o.usage)
   )
-  return { outcomes, base, budgets: spend }
+  return { outcomes, base, budgets: spend, parallelism }
 }

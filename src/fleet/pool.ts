@@ -1,27 +1,35 @@
-import pLimit from 'p-limit'
+import { describeError } from '../errors.js'
 import type { Task } from '../tasks/task.js'
 import { ZERO_USAGE } from '../worker/result.js'
 import { stopSignal } from '../worker/spawn.js'
+import { Gate, NotStarted, type Parallelism } from './gate.js'
+import { type Machine, thisMachine } from './machine.js'
 import type { Outcome } from './outcome.js'
-import { describeError } from '../errors.js'
+import { limitsFor } from './scheduler.js'
+
+export { NotStarted, type Parallelism }
 
 /** Runs `fn` in one of the pool's worker slots; throws NotStarted when the run is over first. */
 export type Slot = <T>(fn: () => Promise<T>) => Promise<T>
 
-export class NotStarted extends Error {
-  override name = 'NotStarted'
-}
-
 export interface PoolOptions {
-  maxParallel: number
+  /** `auto`: the scheduler finds how many the machine carries; a number: a fixed pool that size. */
+  maxParallel: number | 'auto'
   /** Epoch ms after which no new task starts (read before each start: a cancel moves it). */
   deadline: () => number
-  /** Why no new task may start now (a run budget is spent), read before each start like the deadline. */
-  stopReason?: () => string | undefined
   /** A task's life; the part that needs a worker slot runs inside `slot`, landing after it. */
   run: (task: Task, slot: Slot) => Promise<Outcome>
   onOutcome?: (outcome: Outcome) => void
   now?: () => number
+  /** The readings the scheduler decides on; this machine's by default. */
+  machine?: Machine
+  /**
+   * Hook for the model gateway: how many upstream requests the endpoint takes at once, once known
+   * (undefined while unknown). In auto, no worker starts beyond it: its requests would only queue.
+   */
+  upstreamLimit?: () => number | undefined
+  /** Why no new task may start (e.g. the run's budget is spent), or undefined while one may. */
+  stopReason?: () => string | undefined
 }
 
 export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error'>): Outcome {
@@ -59,28 +67,39 @@ export function fleetBroke(
   })
 }
 
-/**
- * Runs tasks with at most N workers at once. Only the worker's part of a task holds a slot:
- * pushing and opening the PR happen after it is given back, so the next worker starts while the
- * API is still being asked. Every task ends in exactly one outcome: a task whose life threw is
- * `failed` with the reason, and one the deadline or a cancel reached first is `not-started`.
- */
-export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome[]> {
-  const limit = pLimit(opts.maxParallel)
+function gateFor(opts: PoolOptions): Gate {
   const now = opts.now ?? Date.now
-  const slot: Slot = fn =>
-    limit(() => {
-      if (stopSignal.aborted)
-        throw new NotStarted(`${String(stopSignal.reason)} before this task started`)
+  const machine = opts.machine ?? thisMachine(process.env)
+  return new Gate({
+    limits: limitsFor(opts.maxParallel, machine.cores, machine.totalMemBytes),
+    machine,
+    now,
+    signal: stopSignal,
+    upstreamLimit: opts.upstreamLimit,
+    stopped: () => {
+      if (stopSignal.aborted) return `${String(stopSignal.reason)} before this task started`
       if (now() >= opts.deadline())
-        throw new NotStarted(
-          'the run reached its deadline (deadline-minutes) before this task started'
-        )
+        return 'the run reached its deadline (deadline-minutes) before this task started'
       const stop = opts.stopReason?.()
-      if (stop) throw new NotStarted(`${stop} before this task started`)
-      return fn()
-    })
-  return Promise.all(
+      return stop ? `${stop} before this task started` : undefined
+    }
+  })
+}
+
+/**
+ * Runs tasks with as many workers at once as the scheduler allows (scheduler.ts). Only the
+ * worker's part of a task holds a slot: pushing and opening the PR happen after it is given back,
+ * so the next worker starts while the API is still being asked. Every task ends in exactly one
+ * outcome: a task whose life threw is `failed` with the reason, and one the deadline or a cancel
+ * reached first is `not-started`.
+ */
+export async function runPool(
+  tasks: Task[],
+  opts: PoolOptions
+): Promise<{ outcomes: Outcome[]; parallelism: Parallelism }> {
+  const gate = gateFor(opts)
+  const slot: Slot = fn => gate.run(fn)
+  const outcomes = await Promise.all(
     tasks.map(async task => {
       let outcome: Outcome
       try {
@@ -99,4 +118,5 @@ export async function runPool(tasks: Task[], opts: PoolOptions): Promise<Outcome
       return outcome
     })
   )
+  return { outcomes, parallelism: gate.parallelism() }
 }

@@ -30,6 +30,9 @@ function startRef(task: Task, base: string): string {
  * Only the task's branch is ever pushed; without this its commits on another branch were lost.
  */
 async function followHead(tree: Worktree, branch: string): Promise<void> {
+  // Most workers stay on their branch: one git call then, not three (own overhead per task).
+  const on = await tree.git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true })
+  if (on.exitCode === 0 && on.stdout.trim() === `refs/heads/${branch}`) return
   const head = await tree.git.tryRevParse('HEAD')
   if (!head) return
   await tree.git.exec(['update-ref', `refs/heads/${branch}`, head])

@@ -59,44 +59,33 @@ export class FleetRepo {
     return authEnv(this.remoteUrl, this.token, this.env)
   }
 
-  /** The remote's default branch, from its HEAD symref. */
-  async defaultBranch(): Promise<string> {
-    const out = (
-      await this.git.exec(['ls-remote', '--symref', 'origin', 'HEAD'], { env: this.auth() })
+  /**
+   * Fetches the base branch (the remote's default when none is given) and those of the work
+   * branches that exist; returns the base. One listing and one fetch: each is a round trip to the
+   * remote, paid before the first worker can start.
+   */
+  async fetch(base: string | undefined, branches: string[]): Promise<string> {
+    const listed = (
+      await this.git.exec(
+        ['ls-remote', '--symref', 'origin', 'HEAD', ...branches.map(b => `refs/heads/${b}`)],
+        { env: this.auth() }
+      )
     ).stdout
-    const match = /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(out)
-    if (!match?.[1])
+    const branch = base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
+    if (!branch)
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
-    return match[1]
-  }
-
-  /** Fetches the base branch and the given work branches (missing work branches are fine). */
-  async fetch(base: string, branches: string[]): Promise<void> {
+    const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
     await this.git.exec(
       [
         'fetch',
         '--quiet',
         '--no-tags',
         'origin',
-        `+refs/heads/${base}:refs/remotes/origin/${base}`
+        ...[branch, ...existing].map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
       ],
-      {
-        env: this.auth()
-      }
+      { env: this.auth() }
     )
-    if (branches.length === 0) return
-    const specs = branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-    const listed = await this.git.exec(
-      ['ls-remote', '--heads', 'origin', ...branches.map(b => `refs/heads/${b}`)],
-      {
-        env: this.auth()
-      }
-    )
-    const existing = specs.filter((_, i) => listed.stdout.includes(`refs/heads/${branches[i]}\n`))
-    if (existing.length)
-      await this.git.exec(['fetch', '--quiet', '--no-tags', 'origin', ...existing], {
-        env: this.auth()
-      })
+    return branch
   }
 
   remoteSha(branch: string): Promise<string | undefined> {

@@ -68,8 +68,7 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
     remoteUrl: deps.remoteUrl,
     token: deps.gitToken
   })
-  const base = config.baseBranch ?? (await repo.defaultBranch())
-  await repo.fetch(base, [])
+  const base = await repo.fetch(config.baseBranch, [])
   // A local branch of the planner's own clone: never pushed.
   await using tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
   const prompt = plannerPrompt(ask, config.maxTasks)

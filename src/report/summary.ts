@@ -1,3 +1,4 @@
+import type { Parallelism } from '../fleet/gate.js'
 import type { Outcome } from '../fleet/outcome.js'
 import { usd } from './cost.js'
 import { cell, duration, tokens } from './markdown.js'
@@ -17,6 +18,31 @@ const ICON: Record<Outcome['status'], string> = {
 
 function prCell(o: Outcome): string {
   return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (o.branch ?? '')
+}
+
+function limitText(p: Parallelism): string {
+  switch (p.limitedBy) {
+    case 'tasks':
+      return 'every task had started (none was left waiting)'
+    case 'max-parallel':
+      return `max-parallel is ${p.cap}`
+    case 'hard-cap':
+      return `it reached the hard cap of 4 × cores (${p.cap})`
+    case 'cpu':
+      return 'the CPU had no room (pressure at or above the limit)'
+    case 'memory':
+      return "MemAvailable had no room for one more worker's reserve"
+    case 'upstream':
+      return 'the endpoint takes no more requests at once (more workers would only queue)'
+    case 'pacing':
+      return 'starts are paced and workers finished as fast as they started'
+  }
+}
+
+/** The scheduler's line in the summary: how wide the run got and what held it there. */
+export function parallelismLine(p: Parallelism): string {
+  const mode = p.mode === 'auto' ? 'max-parallel: auto' : `max-parallel: ${p.cap}`
+  return `Peak parallelism: ${p.peak} worker${p.peak === 1 ? '' : 's'} at once (${mode}, ${p.cores} cores); it stopped there because ${limitText(p)}.`
 }
 
 /** A mermaid gantt of the workers: GitHub renders it in job summaries. */

@@ -32,7 +32,7 @@ describe('parseConfig defaults', () => {
     expect(config).toMatchObject({
       tasks: '',
       authHeader: 'auto',
-      maxParallel: 4,
+      maxParallel: 'auto',
       maxTurns: 40,
       timeoutMs: 30 * 60_000,
       permissionMode: 'bypassPermissions',
@@ -94,6 +94,7 @@ describe('parseConfig values', () => {
       })
     )
     expect(c.maxParallel).toBe(8)
+    expect(parseConfig(env({ 'max-parallel': 'auto' })).maxParallel).toBe('auto')
     expect(c.timeoutMs).toBe(30_000)
     expect(c.allowedTools).toEqual(['Edit', 'Write', 'Bash(npm test)'])
     expect(c.tools).toBeUndefined()
@@ -105,7 +106,11 @@ describe('parseConfig values', () => {
 
 describe('parseConfig refuses bad values with a message naming the input and the expected form', () => {
   const numeric: [InputName, string[], RegExp][] = [
-    ['max-parallel', ['abc', '0', '-1', '1.5', '65', 'Infinity', 'NaN'], /whole number 1 to 64/],
+    [
+      'max-parallel',
+      ['abc', '0', '-1', '1.5', '65', 'Infinity', 'NaN', 'Auto'],
+      /whole number 1 to 64, or auto/
+    ],
     ['max-turns', ['ten', '0', '2.5', '1001'], /whole number 1 to 1000/],
     ['timeout-minutes', ['soon', '0', '-3', '361'], /number 0.01 to 360/],
     ['verify-timeout-minutes', ['x', '0'], /number 0.01 to 360/],

@@ -44,7 +44,7 @@ const CONTRACT_INPUTS = [
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
-  'max-parallel': '4',
+  'max-parallel': 'auto',
   'max-turns': '40',
   'timeout-minutes': '30',
   'permission-mode': 'bypassPermissions',

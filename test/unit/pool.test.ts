@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import type { Outcome } from '../../src/fleet/outcome.js'
 import { emptyOutcome, runPool } from '../../src/fleet/pool.js'
 import type { Task } from '../../src/tasks/task.js'
@@ -15,7 +15,7 @@ const tick = () => new Promise(resolve => setTimeout(resolve, 5))
 describe('the pool', () => {
   it('holds a slot only for the worker part: the next worker starts while a task still lands', async () => {
     const events: string[] = []
-    const outcomes = await runPool([task('a'), task('b')], {
+    const { outcomes } = await runPool([task('a'), task('b')], {
       maxParallel: 1,
       deadline: () => Infinity,
       run: async (t, slot) => {
@@ -39,7 +39,7 @@ describe('the pool', () => {
   it('ends every task in one outcome: not-started past the deadline, failed when its life throws', async () => {
     let now = 0
     const seen: Outcome[] = []
-    const outcomes = await runPool([task('a'), task('b'), task('c')], {
+    const { outcomes } = await runPool([task('a'), task('b'), task('c')], {
       maxParallel: 1,
       now: () => now,
       deadline: () => 10,
@@ -59,5 +59,102 @@ describe('the pool', () => {
     expect(outcomes[0]?.error).toContain('boom')
     expect(outcomes[1]?.error).toMatch(/deadline/)
     expect(seen).toHaveLength(3)
+  })
+})
+
+describe('the pool under max-parallel: auto (fake clock, fake readings)', () => {
+  const GB = 1024 ** 3
+  /** A 2-core machine whose readings a test writes; `running` is how many workers hold a slot. */
+  function machine(cpu: (running: number) => number, memGb = 6) {
+    const state = { running: 0, peak: 0 }
+    return {
+      state,
+      machine: {
+        cores: 2,
+        totalMemBytes: 8 * GB,
+        read: () => ({
+          cpu: { source: 'psi' as const, some: cpu(state.running) },
+          memAvailableBytes: memGb * GB
+        })
+      }
+    }
+  }
+  /** Each task's worker waits on the model for `ms` of fake time. */
+  async function batch(
+    n: number,
+    opts: Partial<Parameters<typeof runPool>[1]>,
+    m = machine(() => 0),
+    ms = 10_000
+  ) {
+    vi.useFakeTimers({ now: 0 })
+    const fake = m.state
+    const starts: number[] = []
+    const done = runPool(
+      Array.from({ length: n }, (_, i) => task(`t${i}`)),
+      {
+        maxParallel: 'auto',
+        deadline: () => Infinity,
+        machine: m.machine,
+        run: (t, slot) =>
+          slot(async () => {
+            starts.push(Date.now())
+            fake.running++
+            fake.peak = Math.max(fake.peak, fake.running)
+            await new Promise(resolve => setTimeout(resolve, ms))
+            fake.running--
+            return emptyOutcome(t, { status: 'pushed' })
+          }),
+        ...opts
+      }
+    )
+    await vi.runAllTimersAsync()
+    const result = await done
+    vi.useRealTimers()
+    return { ...result, starts, peak: fake.peak }
+  }
+
+  it('runs twelve latency-bound tasks all at once up to 4 x cores, starts paced', async () => {
+    const run = await batch(12, {})
+    expect(run.outcomes.every(o => o.status === 'pushed')).toBe(true)
+    expect(run.parallelism).toMatchObject({ mode: 'auto', peak: 8, limitedBy: 'hard-cap' })
+    expect(run.peak).toBe(8)
+    for (let i = 1; i < 8; i++)
+      expect(run.starts[i]! - run.starts[i - 1]!).toBeGreaterThanOrEqual(250)
+  })
+
+  it('holds at what the CPU carries when pressure rises, and says so', async () => {
+    const m = machine(running => (running >= 3 ? 0.8 : 0.1))
+    const run = await batch(10, {}, m)
+    expect(run.outcomes.every(o => o.status === 'pushed')).toBe(true)
+    expect(run.parallelism).toMatchObject({ peak: 3, limitedBy: 'cpu' })
+  })
+
+  it('reports that every task had started when the batch is smaller than the room', async () => {
+    const run = await batch(3, {})
+    expect(run.parallelism).toMatchObject({ peak: 3, limitedBy: 'tasks' })
+  })
+
+  it('stops at the upstream limit the gateway reports', async () => {
+    const run = await batch(6, { upstreamLimit: () => 2 })
+    expect(run.parallelism).toMatchObject({ peak: 2, limitedBy: 'upstream' })
+  })
+
+  it('a number is a fixed pool: all of its slots start at once, whatever the CPU says', async () => {
+    const m = machine(() => 1)
+    const run = await batch(5, { maxParallel: 3 }, m)
+    expect(run.starts.slice(0, 3)).toEqual([0, 0, 0])
+    expect(run.parallelism).toMatchObject({ mode: 'fixed', peak: 3, limitedBy: 'max-parallel' })
+  })
+
+  it('tasks still waiting when the deadline passes end not-started', async () => {
+    const m = machine(running => (running >= 2 ? 1 : 0))
+    const run = await batch(4, { deadline: () => 5_000 }, m, 8_000)
+    expect(run.outcomes.map(o => o.status)).toEqual([
+      'pushed',
+      'pushed',
+      'not-started',
+      'not-started'
+    ])
+    expect(run.outcomes[2]?.error).toMatch(/deadline/)
   })
 })

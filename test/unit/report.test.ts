@@ -3,7 +3,7 @@ import { FAILING, STATUSES, type Outcome } from '../../src/fleet/outcome.js'
 import { cell, fence } from '../../src/report/markdown.js'
 import { prBody } from '../../src/report/pr-body.js'
 import { outputs, resultEntry, totals } from '../../src/report/results.js'
-import { summaryMarkdown, timeline } from '../../src/report/summary.js'
+import { parallelismLine, summaryMarkdown, timeline } from '../../src/report/summary.js'
 import type { Task } from '../../src/tasks/task.js'
 
 const usage = {
@@ -248,5 +248,21 @@ describe('markdown helpers', () => {
   it('fence is longer than any backtick run inside', () => {
     expect(fence('x')).toBe('```\nx\n```')
     expect(fence('a ````` b').startsWith('``````\n')).toBe(true)
+  })
+})
+
+describe('the parallelism line', () => {
+  const p = { mode: 'auto', cap: 8, cores: 2, peak: 8, limitedBy: 'hard-cap' } as const
+  it('tells the peak and what held it there, in words', () => {
+    expect(parallelismLine(p)).toBe(
+      'Peak parallelism: 8 workers at once (max-parallel: auto, 2 cores); it stopped there because it reached the hard cap of 4 × cores (8).'
+    )
+    expect(parallelismLine({ ...p, peak: 1, limitedBy: 'cpu' })).toMatch(
+      /^Peak parallelism: 1 worker at once .*the CPU had no room/
+    )
+    expect(
+      parallelismLine({ ...p, mode: 'fixed', cap: 6, peak: 6, limitedBy: 'max-parallel' })
+    ).toMatch(/\(max-parallel: 6, 2 cores\); it stopped there because max-parallel is 6\.$/)
+    expect(parallelismLine({ ...p, peak: 3, limitedBy: 'tasks' })).toMatch(/every task had started/)
   })
 })

@@ -1,0 +1,200 @@
+// npm run bench:parallel — max-parallel: auto beside fixed pools and the shell recipe, in one run,
+// offline (the e2e stack, the real claude CLI, dist/ as the runner starts it). Rows:
+//   one task alone (twice; cold start and its wall)
+//   latency-bound batch (BENCH_TASKS x 3 turns held BENCH_DELAY_MS): auto and fixed 6, branches
+//     only and with PRs; the shell recipe at 6 and at BENCH_TASKS
+//   CPU-heavy batch (BENCH_CPU_TASKS, each burning a fixed amount of CPU in its Bash turn): auto,
+//     fixed = cores, fixed 6, branches only
+// and checks the targets of docs/performance.md. Defaults 24 tasks, 3000 ms, 12 CPU tasks; a quick
+// try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. Figures also go to
+// .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
+// machine the figures move with it.
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { load, log, median, openBench, ROOT, s } from './common.mjs'
+
+const N = Number(process.env.BENCH_TASKS ?? 24)
+const DELAY = Number(process.env.BENCH_DELAY_MS ?? 3000)
+const CPU_N = Number(process.env.BENCH_CPU_TASKS ?? 12)
+const CPU_DELAY = 500
+// About 1.8 CPU-seconds of mawk per task on this machine: fixed work, not a fixed time.
+const BURN = "awk 'BEGIN{for(i=0;i<6e7;i++)s+=i; print s}'"
+const cores = os.availableParallelism()
+const BRANCHES_ONLY = { GITHUB_REPOSITORY: '' }
+
+const bench = await openBench()
+const rows = []
+const peakOf = summary => {
+  const m =
+    /Peak parallelism: (\d+) workers? at once \([^)]*\); it stopped there because ([^\n]*)\./.exec(
+      summary
+    )
+  return m ? { peak: Number(m[1]), why: m[2] } : { peak: NaN, why: '?' }
+}
+
+/** One action row: wall, CPU, landed, peak parallelism and why, own overhead per task. */
+async function actionRow(name, tasks, inputs, env = {}) {
+  const before = load()
+  const run = await bench.action(name, { inputs: { tasks: JSON.stringify(tasks), ...inputs }, env })
+  const worker = new Map(run.spans.map(x => [x.id, x.end - x.start]))
+  const overheads = run.results.map(r => r['duration-ms'] - (worker.get(r.id) ?? NaN))
+  const row = {
+    name,
+    tasks: tasks.length,
+    landed: run.landed,
+    prs: run.results.filter(r => r['pr-number'] !== null).length,
+    wallMs: run.m.t1 - run.m.t0,
+    cpuSeconds: run.m.cpuSeconds,
+    cpuFloorMs: (run.m.cpuSeconds / cores) * 1000,
+    ...peakOf(run.summary),
+    coldStartMs: Math.min(...run.spans.map(x => x.start)) - run.m.t0,
+    overheadMedianMs: median(overheads),
+    workerMedianMs: median([...worker.values()]),
+    peakPssMb: Math.round(run.m.peakPssKb / 1024),
+    peakProcs: run.m.peakProcs,
+    memAvailableDropMb: Math.round(run.m.memAvailableDropKb / 1024),
+    load: before
+  }
+  rows.push(row)
+  log(
+    `${name}: ${s(row.wallMs)}, ${row.landed}/${row.tasks} landed, ${row.prs} PRs, peak ${row.peak} (${row.why}), ${row.cpuSeconds.toFixed(1)} CPU-s, overhead median ${row.overheadMedianMs} ms, peak PSS ${row.peakPssMb} MB; before: ${before}`
+  )
+  return row
+}
+
+async function recipeRow(name, tasks, p) {
+  const before = load()
+  const run = await bench.recipe(name, tasks, p)
+  const row = {
+    name,
+    tasks: tasks.length,
+    landed: run.landed,
+    wallMs: run.m.t1 - run.m.t0,
+    cpuSeconds: run.m.cpuSeconds,
+    cpuFloorMs: (run.m.cpuSeconds / cores) * 1000,
+    peak: p,
+    peakPssMb: Math.round(run.m.peakPssKb / 1024),
+    load: before
+  }
+  rows.push(row)
+  log(
+    `${name}: ${s(row.wallMs)}, ${row.landed}/${row.tasks} landed, ${row.cpuSeconds.toFixed(1)} CPU-s; before: ${before}`
+  )
+  return row
+}
+
+const latency = prefix =>
+  Array.from({ length: N }, (_, i) =>
+    bench.task(`${prefix}${String(i + 1).padStart(2, '0')}`, DELAY)
+  )
+const heavy = prefix =>
+  Array.from({ length: CPU_N }, (_, i) => {
+    const id = `${prefix}${String(i + 1).padStart(2, '0')}`
+    return bench.task(id, CPU_DELAY, BURN)
+  })
+
+// One task alone, twice (the first warms the page cache).
+const solo = []
+for (const round of [1, 2])
+  solo.push(
+    await actionRow(
+      `one task alone #${round}`,
+      latency(`solo${round}-`).slice(0, 1),
+      {},
+      BRANCHES_ONLY
+    )
+  )
+const alone = solo[1]
+
+const autoB = await actionRow(
+  'auto, branches only',
+  latency('ab'),
+  { 'max-parallel': 'auto' },
+  BRANCHES_ONLY
+)
+const fixedB = await actionRow(
+  'fixed 6, branches only',
+  latency('fb'),
+  { 'max-parallel': '6' },
+  BRANCHES_ONLY
+)
+const autoP = await actionRow('auto, with PRs', latency('ap'), { 'max-parallel': 'auto' })
+const fixedP = await actionRow('fixed 6, with PRs', latency('fp'), { 'max-parallel': '6' })
+const recipe6 = await recipeRow('shell recipe, 6 at once', latency('r6-'), 6)
+const recipeN = await recipeRow(`shell recipe, ${N} at once`, latency('rn-'), N)
+
+const cpuAuto = await actionRow(
+  'CPU-heavy, auto',
+  heavy('ca'),
+  { 'max-parallel': 'auto' },
+  BRANCHES_ONLY
+)
+const cpuFixed = []
+for (const p of [...new Set([cores, 6])])
+  cpuFixed.push(
+    await actionRow(
+      `CPU-heavy, fixed ${p}`,
+      heavy(`c${p}-`),
+      { 'max-parallel': String(p) },
+      BRANCHES_ONLY
+    )
+  )
+await bench.close()
+
+const bestFixed = Math.min(...cpuFixed.map(r => r.wallMs))
+const mark = ok => (ok ? 'met' : 'MISSED')
+const limitB = Math.max(alone.wallMs, autoB.cpuFloorMs)
+const limitP = alone.wallMs + N * 1000
+const targets = [
+  [
+    'branches only: auto wall <= 1.3 x max(one task alone, CPU floor)',
+    `${s(autoB.wallMs)} vs 1.3 x ${s(limitB)} = ${s(1.3 * limitB)}`,
+    autoB.wallMs <= 1.3 * limitB
+  ],
+  [
+    'with PRs: auto wall <= 1.2 x (one task alone + N x 1 s)',
+    `${s(autoP.wallMs)} vs 1.2 x ${s(limitP)} = ${s(1.2 * limitP)}`,
+    autoP.wallMs <= 1.2 * limitP
+  ],
+  [
+    'CPU-heavy: auto <= 1.1 x the best fixed pool',
+    `${s(cpuAuto.wallMs)} vs 1.1 x ${s(bestFixed)} = ${s(1.1 * bestFixed)}`,
+    cpuAuto.wallMs <= 1.1 * bestFixed
+  ],
+  [
+    'cold start <= 200 ms',
+    `${solo.map(r => r.coldStartMs).join(' ms, ')} ms`,
+    alone.coldStartMs <= 200
+  ],
+  [
+    'own overhead per task <= 100 ms median (auto, branches only)',
+    `${autoB.overheadMedianMs} ms`,
+    autoB.overheadMedianMs <= 100
+  ]
+]
+const perWorkerMb = Math.round(autoB.peakPssMb / Math.max(1, autoB.peak))
+console.log(
+  [
+    '',
+    `Fleet Worker parallel bench — ${new Date().toISOString()}, ${cores} cores, ${(os.totalmem() / 2 ** 30).toFixed(1)} GB, ${os.cpus()[0]?.model}, node ${process.version}`,
+    `latency batch: ${N} tasks x 3 turns held ${DELAY} ms; CPU batch: ${CPU_N} tasks, turns held ${CPU_DELAY} ms, each burning ${BURN}`,
+    '',
+    '| row | wall | landed | peak at once (why) | CPU-s | CPU floor | overhead/task median | peak PSS | load before |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      r =>
+        `| ${r.name} | ${s(r.wallMs)} | ${r.landed}/${r.tasks}${r.prs ? `, ${r.prs} PRs` : ''} | ${r.peak}${r.why ? ` (${r.why})` : ''} | ${r.cpuSeconds.toFixed(1)} | ${s(r.cpuFloorMs)} | ${r.overheadMedianMs ?? '–'} ms | ${r.peakPssMb} MB | ${r.load} |`
+    ),
+    '',
+    ...targets.map(([what, figure, ok]) => `${mark(ok)}: ${what}: ${figure}`),
+    `memory: auto's fleet peaked at ${autoB.peakPssMb} MB PSS with ${autoB.peak} workers (~${perWorkerMb} MB a worker, orchestrator included); MemAvailable fell ${autoB.memAvailableDropMb} MB`,
+    `fixed 6 beside auto: branches only ${s(fixedB.wallMs)} vs ${s(autoB.wallMs)}; with PRs ${s(fixedP.wallMs)} vs ${s(autoP.wallMs)}; shell recipe 6: ${s(recipe6.wallMs)}, ${N}: ${s(recipeN.wallMs)}`
+  ].join('\n')
+)
+mkdirSync(path.join(ROOT, '.tmp'), { recursive: true })
+writeFileSync(
+  path.join(ROOT, '.tmp/bench-parallel.json'),
+  JSON.stringify({ N, DELAY, CPU_N, cores, rows, targets }, null, 2)
+)
+process.exit(0)

@@ -1,0 +1,109 @@
+/**
+ * When may the next worker start? A pure decision over readings of the machine, so it can be
+ * tested with a fake clock and fake pressure and memory. The pool (pool.ts) asks it before every
+ * start and again after the wait it names; machine.ts takes the readings.
+ */
+
+/** CPU pressure: Linux PSI `some` (share of time a runnable task waited for a core), else load. */
+export type CpuReading = { source: 'psi'; some: number } | { source: 'load'; perCore: number }
+
+export interface Readings {
+  now: number
+  /** Workers holding a slot now. */
+  running: number
+  /** Workers started less than `warmupMs` ago: their memory and CPU may not show in the readings yet. */
+  warming: number
+  /** When the last worker started (epoch ms); undefined before the first. */
+  lastStartAt?: number
+  /** Unknown (no PSI, no load average) leaves the hard cap and pacing as the only CPU bounds. */
+  cpu?: CpuReading
+  memAvailableBytes?: number
+  /** The model gateway's upstream concurrency, once it knows one: more workers would only queue. */
+  upstreamLimit?: number
+}
+
+export interface Limits {
+  /** `auto`: as many as the machine and the endpoint carry, up to hardCap; else a fixed pool of that many. */
+  mode: 'auto' | 'fixed'
+  /** The most workers at once: max-parallel's number, or in auto the hard cap (4 x cores). */
+  cap: number
+  cores: number
+  /** Memory one more worker may need (the CLI, git, the tools it runs). */
+  workerReserveBytes: number
+  /** MemAvailable kept free beyond the reserves, for the action itself and the rest of the runner. */
+  memoryFloorBytes: number
+  /** Least time between two starts in auto: spreads the CLI's start-up CPU, and lets it show. */
+  paceMs: number
+  /** PSI `some` at or above this means the CPU has no room (0..1). */
+  cpuSomeMax: number
+  /** Load average per core at or above this means the CPU has no room. */
+  loadPerCoreMax: number
+}
+
+export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstream' | 'pacing'
+
+/** `ms`: when to ask again; Infinity = when a worker gives its slot back. */
+export type Decision = { kind: 'start' } | { kind: 'wait'; reason: WaitReason; ms: number }
+
+const MB = 1024 * 1024
+const CPU_RECHECK_MS = 500
+const MEMORY_RECHECK_MS = 1000
+const UPSTREAM_RECHECK_MS = 1000
+
+/** The limits for this machine: hard cap 4 x cores; reserve from the bench (docs/performance.md). */
+export function limitsFor(
+  maxParallel: number | 'auto',
+  cores: number,
+  totalMemBytes: number
+): Limits {
+  const auto = maxParallel === 'auto'
+  return {
+    mode: auto ? 'auto' : 'fixed',
+    cap: auto ? hardCap(cores) : maxParallel,
+    cores,
+    workerReserveBytes: 400 * MB,
+    memoryFloorBytes: Math.max(512 * MB, totalMemBytes * 0.05),
+    paceMs: Math.max(100, Math.round(500 / cores)),
+    cpuSomeMax: 0.3,
+    loadPerCoreMax: 1
+  }
+}
+
+export const hardCap = (cores: number): number => 4 * Math.max(1, cores)
+
+const wait = (reason: WaitReason, ms: number): Decision => ({ kind: 'wait', reason, ms })
+
+/** Room in memory for one more worker, counting those started too recently to show. */
+function memoryRoom(r: Readings, l: Limits): boolean {
+  if (r.memAvailableBytes === undefined) return true
+  const claimed = (r.warming + 1) * l.workerReserveBytes
+  return r.memAvailableBytes - claimed >= l.memoryFloorBytes
+}
+
+function cpuRoom(cpu: CpuReading | undefined, l: Limits): boolean {
+  if (!cpu) return true
+  return cpu.source === 'psi' ? cpu.some < l.cpuSomeMax : cpu.perCore < l.loadPerCoreMax
+}
+
+/**
+ * Start, or wait and why. Caps first (they hold always), then: nothing running always starts one
+ * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU pressure
+ * once as many workers run as there are cores.
+ * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory still holds.
+ */
+export function decide(r: Readings, l: Limits): Decision {
+  if (r.running >= l.cap) return wait(l.mode === 'auto' ? 'hard-cap' : 'max-parallel', Infinity)
+  if (r.running === 0) return { kind: 'start' }
+  if (l.mode === 'auto') {
+    if (r.upstreamLimit !== undefined && r.running >= r.upstreamLimit)
+      return wait('upstream', UPSTREAM_RECHECK_MS)
+    const since = r.lastStartAt === undefined ? Infinity : r.now - r.lastStartAt
+    if (since < l.paceMs) return wait('pacing', l.paceMs - since)
+  }
+  if (!memoryRoom(r, l)) return wait('memory', MEMORY_RECHECK_MS)
+  // Fewer workers than cores cannot crowd each other off the CPU; the pressure then is someone
+  // else's, and holding back would only leave this run's share of the machine idle.
+  if (l.mode === 'auto' && r.running >= l.cores && !cpuRoom(r.cpu, l))
+    return wait('cpu', CPU_RECHECK_MS)
+  return { kind: 'start' }
+}

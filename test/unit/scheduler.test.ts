@@ -1,0 +1,137 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { decide, hardCap, limitsFor, type Readings } from '../../src/fleet/scheduler.js'
+
+const GB = 1024 ** 3
+const auto = limitsFor('auto', 2, 8 * GB)
+const calm: Readings = {
+  now: 10_000,
+  running: 3,
+  warming: 0,
+  lastStartAt: 0,
+  cpu: { source: 'psi', some: 0.05 },
+  memAvailableBytes: 6 * GB
+}
+
+describe('the scheduler', () => {
+  it('in auto starts the next worker while the machine has room, up to 4 x cores', () => {
+    expect(auto.cap).toBe(8)
+    expect(decide(calm, auto)).toEqual({ kind: 'start' })
+    expect(decide({ ...calm, running: 7 }, auto)).toEqual({ kind: 'start' })
+    expect(decide({ ...calm, running: 8 }, auto)).toEqual({
+      kind: 'wait',
+      reason: 'hard-cap',
+      ms: Infinity
+    })
+  })
+
+  it('waits while CPU pressure is at its limit, by PSI or by load average', () => {
+    expect(decide({ ...calm, cpu: { source: 'psi', some: 0.3 } }, auto)).toMatchObject({
+      kind: 'wait',
+      reason: 'cpu'
+    })
+    expect(decide({ ...calm, cpu: { source: 'psi', some: 0.29 } }, auto).kind).toBe('start')
+    expect(decide({ ...calm, cpu: { source: 'load', perCore: 1.2 } }, auto)).toMatchObject({
+      reason: 'cpu'
+    })
+    expect(decide({ ...calm, cpu: { source: 'load', perCore: 0.5 } }, auto).kind).toBe('start')
+    // No reading at all: the hard cap and pacing are the bounds.
+    expect(decide({ ...calm, cpu: undefined }, auto).kind).toBe('start')
+  })
+
+  it('lets as many workers as cores run whatever the pressure: it is then not theirs', () => {
+    const hot = { ...calm, cpu: { source: 'psi', some: 0.98 } } as const
+    expect(decide({ ...hot, running: 1 }, auto).kind).toBe('start')
+    expect(decide({ ...hot, running: 2 }, auto)).toMatchObject({ reason: 'cpu' })
+  })
+
+  it('keeps a memory reserve for each worker, counting those too new to show', () => {
+    const reserve = auto.workerReserveBytes
+    const floor = auto.memoryFloorBytes
+    const justEnough = { ...calm, memAvailableBytes: floor + reserve }
+    expect(decide(justEnough, auto).kind).toBe('start')
+    expect(decide({ ...justEnough, memAvailableBytes: floor + reserve - 1 }, auto)).toMatchObject({
+      kind: 'wait',
+      reason: 'memory'
+    })
+    // Two workers started a moment ago have not allocated yet: their reserves are held back too.
+    expect(decide({ ...justEnough, warming: 2 }, auto)).toMatchObject({ reason: 'memory' })
+  })
+
+  it('paces starts to spread the CLI start-up CPU, and says how long to wait', () => {
+    expect(auto.paceMs).toBe(250)
+    expect(decide({ ...calm, lastStartAt: calm.now - 100 }, auto)).toEqual({
+      kind: 'wait',
+      reason: 'pacing',
+      ms: 150
+    })
+    expect(decide({ ...calm, lastStartAt: calm.now - 250 }, auto).kind).toBe('start')
+  })
+
+  it("starts no worker whose requests would only queue at the endpoint's concurrency", () => {
+    expect(decide({ ...calm, upstreamLimit: 3 }, auto)).toMatchObject({ reason: 'upstream' })
+    expect(decide({ ...calm, upstreamLimit: 4 }, auto).kind).toBe('start')
+    expect(decide({ ...calm, upstreamLimit: undefined }, auto).kind).toBe('start')
+  })
+
+  it('always starts one worker when none runs, even on a busy machine', () => {
+    const busy: Readings = {
+      ...calm,
+      running: 0,
+      lastStartAt: calm.now,
+      cpu: { source: 'psi', some: 1 },
+      memAvailableBytes: 0,
+      upstreamLimit: 0
+    }
+    expect(decide(busy, auto)).toEqual({ kind: 'start' })
+  })
+
+  it('a number is a fixed pool: that many at once, no pacing and no CPU gate; memory still holds', () => {
+    const fixed = limitsFor(6, 2, 8 * GB)
+    const hot: Readings = { ...calm, lastStartAt: calm.now, cpu: { source: 'psi', some: 1 } }
+    expect(decide({ ...hot, running: 5 }, fixed)).toEqual({ kind: 'start' })
+    expect(decide({ ...hot, running: 6 }, fixed)).toEqual({
+      kind: 'wait',
+      reason: 'max-parallel',
+      ms: Infinity
+    })
+    expect(decide({ ...hot, memAvailableBytes: 0 }, fixed)).toMatchObject({ reason: 'memory' })
+    // A fixed size above the hard cap is the user's choice.
+    expect(limitsFor(20, 2, 8 * GB).cap).toBe(20)
+  })
+
+  it('never exceeds its cap, never starts inside the pace, never stalls an empty pool', () => {
+    const reading = fc.record({
+      now: fc.integer({ min: 0, max: 1e9 }),
+      running: fc.integer({ min: 0, max: 100 }),
+      warming: fc.integer({ min: 0, max: 20 }),
+      sinceLast: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
+      some: fc.double({ min: 0, max: 1, noNaN: true }),
+      mem: fc.integer({ min: 0, max: 64 * 1024 }),
+      upstream: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
+      cores: fc.integer({ min: 1, max: 64 }),
+      max: fc.constantFrom<'auto' | number>('auto', 1, 4, 6, 64)
+    })
+    fc.assert(
+      fc.property(reading, x => {
+        const limits = limitsFor(x.max, x.cores, 16 * GB)
+        const r: Readings = {
+          now: x.now,
+          running: x.running,
+          warming: x.warming,
+          lastStartAt: x.sinceLast === undefined ? undefined : x.now - x.sinceLast,
+          cpu: { source: 'psi', some: x.some },
+          memAvailableBytes: x.mem * 1024 * 1024,
+          upstreamLimit: x.upstream
+        }
+        const d = decide(r, limits)
+        const cap = x.max === 'auto' ? hardCap(x.cores) : x.max
+        if (x.running >= cap) return d.kind === 'wait'
+        if (x.running === 0) return d.kind === 'start'
+        if (x.max === 'auto' && x.sinceLast !== undefined && x.sinceLast < limits.paceMs)
+          return d.kind === 'wait'
+        return d.kind === 'start' || d.ms > 0
+      })
+    )
+  })
+})
