@@ -46,7 +46,7 @@ describe('the fleet breaking after tracking started', () => {
     const r = byId(run).get(id)
     expect(r?.status).toBe('failed')
     expect(r?.error).toMatch(
-      /^the fleet could not start: git fetch failed \(128\): .*no-such-branch/
+      /^the fleet could not start: git remote: git fetch failed \(128\): .*no-such-branch/
     )
     expect(run.outputs.failed).toBe('1')
     expect(run.summary).toContain(id)

@@ -12,7 +12,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../support/model-server.js'
-import { chownTree, sandboxSupport } from '../support/sandbox.js'
+import { ACTION_ENTRY } from '../support/run-action.js'
+import { chownTree, openPathsFor, sandboxSupport } from '../support/sandbox.js'
 import { secrets } from './leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from './stack.js'
 
@@ -84,6 +85,7 @@ describe.skipIf(skipReason !== undefined)(
     let home: string
     let user: Awaited<ReturnType<typeof makeRunnerUser>>
     let service: Awaited<ReturnType<typeof httpService>>
+    let closePaths: (() => Promise<void>) | undefined
     const marker = randomBytes(6).toString('hex')
     const PRIVATE = `runner-private-${marker}`
     const LOOPBACK = `loopback-service-${marker}`
@@ -94,9 +96,12 @@ describe.skipIf(skipReason !== undefined)(
       user = await makeRunnerUser(home)
       await writeFile(path.join(home, 'private.txt'), `${PRIVATE}\n`, { mode: 0o600 })
       for (const dir of [home, stack.workspace, stack.home]) await chownTree(dir, user)
+      // The runner user runs this checkout's dist/, node and claude wherever it was cloned.
+      closePaths = await openPathsFor([ACTION_ENTRY, process.execPath])
       service = await httpService(LOOPBACK)
     })
     afterAll(async () => {
+      await closePaths?.()
       service?.close()
       await user?.remove()
       await stack?.close()

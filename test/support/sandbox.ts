@@ -4,6 +4,8 @@
  * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
  */
 import { execFile, spawn } from 'node:child_process'
+import { chmod, realpath, stat } from 'node:fs/promises'
+import path from 'node:path'
 
 export type SandboxSupport = { ok: true } | { ok: false; reason: string }
 
@@ -65,4 +67,29 @@ export async function chownTree(dir: string, user: { uid: number; gid: number })
     child.on('error', reject)
     child.on('close', code => (code === 0 ? resolve() : reject(new Error(`chown ${dir}: ${code}`))))
   })
+}
+
+/**
+ * Lets another user reach `files` (the action's dist/, node, claude): adds traverse (o+x, never
+ * read) to each ancestor directory that lacks it, as a checkout in a private dir (mktemp -d, a
+ * root's home) has. Returns how to put the modes back.
+ */
+export async function openPathsFor(files: string[]): Promise<() => Promise<void>> {
+  const changed = new Map<string, number>()
+  for (const file of files) {
+    for (
+      let dir = path.dirname(await realpath(file));
+      dir !== path.dirname(dir);
+      dir = path.dirname(dir)
+    ) {
+      if (changed.has(dir)) continue
+      const mode = (await stat(dir)).mode & 0o7777
+      if ((mode & 0o001) !== 0) continue
+      await chmod(dir, mode | 0o001)
+      changed.set(dir, mode)
+    }
+  }
+  return async () => {
+    for (const [dir, mode] of changed) await chmod(dir, mode).catch(() => undefined)
+  }
 }
