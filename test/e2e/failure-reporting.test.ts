@@ -50,7 +50,7 @@ describe('the fleet breaking after tracking started', () => {
     )
     expect(run.outputs.failed).toBe('1')
     expect(run.summary).toContain(id)
-    expect(run.stdout).toMatch(/The fleet could not start: git fetch failed/)
+    expect(run.stdout).toMatch(/The fleet could not start: git remote: git fetch failed/)
 
     // Before, the comment said "queued" and the issue stayed fleet:in-progress for good.
     const [live, ...more] = fleetComments(stack, issue.number)
