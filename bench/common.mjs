@@ -90,6 +90,10 @@ export async function openBench() {
         'base-url': stack.model.url,
         'retry-delay-seconds': '0.2',
         'claude-path': shim,
+        // The shim logs each worker's start and end to a file of the bench's, which the sandbox would
+        // hide: batches run in isolation: process, and the sandbox's own cost per start is measured
+        // by bench:sandbox (docs/performance.md).
+        isolation: 'process',
         ...opts.inputs
       },
       eventName: 'workflow_dispatch',
