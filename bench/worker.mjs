@@ -85,10 +85,10 @@ async function loadHarness() {
   writeFileSync(
     entry,
     [
-      "export { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, startStack, results } from '../test/e2e/stack.js'",
-      "export { ACTION_ENTRY, runAction } from '../test/support/run-action.js'",
-      "export { gitTestEnv } from '../test/support/git-remote.js'",
-      "export { script } from '../test/support/model-server.js'",
+      "export { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, startStack, results } from '../src/demo/stack.js'",
+      "export { ACTION_ENTRY, runAction } from '../src/demo/run-action.js'",
+      "export { gitTestEnv } from '../src/demo/git-remote.js'",
+      "export { script } from '../src/demo/model-server.js'",
       ''
     ].join('\n')
   )

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util'
 import { InputError } from './config.js'
 import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
-import { FAILING, type Outcome } from './fleet/outcome.js'
+import { FAILING, type Outcome } from './domain.js'
 import { Board } from './progress.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
@@ -203,7 +203,7 @@ async function main(argv: string[]): Promise<number> {
       return failed ? 1 : 0
     }
     case 'demo': {
-      const { demo } = await import('./demo.js')
+      const { demo } = await import('./demo/demo.js')
       return demo()
     }
     case 'help':

@@ -338,14 +338,19 @@ function checkGoal(p: Parsed): { goal?: string } {
   return p.goal ? { goal: p.goal } : {}
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
+/** The inputs through the schema; the first problem names its input. */
+function parseInputs(env: NodeJS.ProcessEnv): Parsed {
   const result = schema.safeParse(readInputs(env))
   if (!result.success) {
     const issue = result.error.issues[0]
     const input = String(issue?.path[0] ?? 'inputs')
     throw new InputError(input, issue?.message ?? 'invalid', { cause: result.error })
   }
-  const p = result.data
+  return result.data
+}
+
+/** Rules across inputs the schema cannot state alone; returns the prices, when given. */
+function checkAcross(p: Parsed): Config['price'] {
   if (p['permission-mode'] === 'dontAsk' && p['allowed-tools'].length === 0) {
     throw new InputError(
       'permission-mode',
@@ -367,6 +372,17 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
         'a cost budget needs your prices: set price-input and price-output (USD per million tokens)'
       )
   }
+  return price
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const p = parseInputs(env)
+  const price = checkAcross(p)
+  return { ...workerOptions(p), ...runOptions(p, price) }
+}
+
+/** What a worker is and may do: the tasks, the model, tools, verify, PRs, isolation. */
+function workerOptions(p: Parsed) {
   return {
     tasks: p.tasks,
     tasksFile: p['tasks-file'],
@@ -413,7 +429,13 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       memory: p['container-memory'],
       pidsLimit: p['container-pids-limit'],
       network: p['container-network']
-    }),
+    })
+  }
+}
+
+/** How the run goes: retries, the deadline, modes and shards, prices and budgets. */
+function runOptions(p: Parsed, price: Config['price']) {
+  return {
     maxAttempts: p['max-attempts'],
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
     deadlineMs: Math.round(p['deadline-minutes'] * 60_000),

@@ -1,8 +1,8 @@
 import * as core from '@actions/core'
-import type { Outcome } from './fleet/outcome.js'
+import type { Outcome } from './domain.js'
 import { outputs } from './report/results.js'
 import { summaryMarkdown } from './report/summary.js'
-import type { Task } from './tasks/task.js'
+import type { Task } from './domain.js'
 import type { Progress } from './worker/spawn.js'
 
 /** The edges where the action and the CLI differ: logging, outputs and the summary. */

@@ -8,7 +8,7 @@ import { readEvent } from './event.js'
 import { gitEnv, tokenForms, withoutUserinfo } from './git/git.js'
 import { runFleet } from './fleet/engine.js'
 import { describeError } from './errors.js'
-import { FAILING, type Outcome } from './fleet/outcome.js'
+import { FAILING, type Outcome } from './domain.js'
 import { emptyOutcome, fleetBroke } from './fleet/pool.js'
 import { createClient, type Octokit, type Repo } from './github/client.js'
 import { IssueTracking } from './github/tracking.js'
@@ -19,7 +19,7 @@ import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
 import { parallelismLine } from './report/summary.js'
-import type { Task } from './tasks/task.js'
+import type { Task } from './domain.js'
 import { usePlanner } from './planner/action.js'
 import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
@@ -142,6 +142,79 @@ async function isolationOnce(run: Run): Promise<SandboxSetup | undefined> {
   return { host, allowed: config.allowedDomains }
 }
 
+/** The issues a run reports to, as one tracker (the GitHub client and this run's URL filled in). */
+function trackingFor(
+  run: Run,
+  github: NonNullable<Run['github']>,
+  tasks: Task[],
+  queue: SavedPlan['queue']
+): IssueTracking {
+  return new IssueTracking(github.octokit, github.repo, tasks, queue, runUrl(run.ctx), run.io.info)
+}
+
+function requireApiKey(run: Run): string {
+  if (!run.apiKey)
+    throw new InputError(
+      'api-key',
+      'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
+    )
+  return run.apiKey
+}
+
+/**
+ * The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree: on the
+ * first, no new worker starts (`onCancel`) and the running ones stop. Returns the unsubscribe.
+ */
+function onCancelSignals(io: Io, onCancel: () => void): () => void {
+  const handler = (signal: NodeJS.Signals) => {
+    io.warning(
+      `Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`
+    )
+    onCancel()
+    stopAllWorkers('the run was cancelled')
+  }
+  for (const signal of CANCEL_SIGNALS) process.once(signal, handler)
+  return () => {
+    for (const signal of CANCEL_SIGNALS) process.off(signal, handler)
+  }
+}
+
+type FleetRun = Awaited<ReturnType<typeof runFleet>>
+type FleetEnd = Pick<FleetRun, 'outcomes' | 'budgets'> & { parallelism?: FleetRun['parallelism'] }
+type FleetOptions = Parameters<typeof runFleet>[0] & { onOutcome: (o: Outcome) => void }
+
+/** The fleet's outcomes; if it breaks, every task reported with the failing service named. */
+function fleetOrBroken(options: FleetOptions, io: Io): Promise<FleetEnd> {
+  return runFleet(options).catch((error: unknown) => ({
+    // Named for the service that failed (the git remote, the GitHub API), causes kept.
+    outcomes: fleetBroke(
+      options.tasks,
+      new Error(failureMessage(error), {
+        cause: error instanceof Error ? error.cause : undefined
+      }),
+      io.info,
+      options.onOutcome
+    ),
+    budgets: [] as string[],
+    parallelism: undefined
+  }))
+}
+
+/** The summary's notes after a fleet ran: the process warning, the peak, the budgets, kept work. */
+async function fleetNotes(run: Run, root: string, fleet: FleetEnd): Promise<string> {
+  const { config, ctx, io } = run
+  const note = await keepWork(
+    root,
+    `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
+    run.env
+  )
+  const peak = fleet.parallelism && parallelismLine(fleet.parallelism)
+  if (peak) io.info(peak)
+  const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
+  const spend = fleet.budgets.length > 0 ? `Budgets: ${fleet.budgets.join('; ')}.` : undefined
+  return [warned, peak, spend, note].filter(Boolean).join('\n\n')
+}
+
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(
   run: Run,
@@ -149,39 +222,18 @@ async function runTasks(
   tasks: Task[]
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
-  const { apiKey } = run
-  if (!apiKey)
-    throw new InputError(
-      'api-key',
-      'no model key: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
-    )
+  const apiKey = requireApiKey(run)
   const skills = await resolveSkills(config.skills, ctx.workspace)
   const sandbox = await prepareIsolation(run)
   const claude = await workerClaude(run)
-  const tracked = run.github && config.mode === 'all'
   const tracking =
-    tracked && run.github
-      ? new IssueTracking(
-          run.github.octokit,
-          run.github.repo,
-          tasks,
-          plan.queue,
-          runUrl(ctx),
-          io.info
-        )
+    run.github && config.mode === 'all'
+      ? trackingFor(run, run.github, tasks, plan.queue)
       : undefined
   await tracking?.start()
   let deadline = run.startedAt + config.deadlineMs
   const byId = new Map(tasks.map(t => [t.id, t]))
-  // The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree.
-  const onCancel = (signal: NodeJS.Signals) => {
-    io.warning(
-      `Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`
-    )
-    deadline = 0
-    stopAllWorkers('the run was cancelled')
-  }
-  for (const signal of CANCEL_SIGNALS) process.once(signal, onCancel)
+  const unsubscribe = onCancelSignals(io, () => (deadline = 0))
   const root = path.join(
     ctx.runnerTemp,
     'fleet-worker',
@@ -193,52 +245,33 @@ async function runTasks(
     tracking?.finished(byId.get(o.id), o)
   }
   try {
-    const { outcomes, budgets, parallelism } = await runFleet({
-      config,
-      tasks,
-      remoteUrl: await remoteUrlOf(ctx),
-      gitToken: config.githubToken,
-      root,
-      claude: claude.file,
-      apiKey,
-      skills,
-      sandbox,
-      github: run.github,
-      runUrl: runUrl(ctx),
-      deadline: () => deadline,
-      log: io.info,
-      onStart: task => {
-        io.info(`[${task.id}] started on ${task.branch}`)
-        tracking?.running(task)
-      },
-      onProgress: io.onProgress,
-      onOutcome
-    }).catch((error: unknown) => ({
-      // Named for the service that failed (the git remote, the GitHub API), causes kept.
-      outcomes: fleetBroke(
+    const fleet = await fleetOrBroken(
+      {
+        config,
         tasks,
-        new Error(failureMessage(error), {
-          cause: error instanceof Error ? error.cause : undefined
-        }),
-        io.info,
+        remoteUrl: await remoteUrlOf(ctx),
+        gitToken: config.githubToken,
+        root,
+        claude: claude.file,
+        apiKey,
+        skills,
+        sandbox,
+        github: run.github,
+        runUrl: runUrl(ctx),
+        deadline: () => deadline,
+        log: io.info,
+        onStart: task => {
+          io.info(`[${task.id}] started on ${task.branch}`)
+          tracking?.running(task)
+        },
+        onProgress: io.onProgress,
         onOutcome
-      ),
-      budgets: [] as string[],
-      parallelism: undefined
-    }))
-    const note = await keepWork(
-      root,
-      `fleet-work-${ctx.runId ?? process.pid}-${config.shard}`,
-      run.env
+      },
+      io
     )
-    const peak = parallelism && parallelismLine(parallelism)
-    if (peak) io.info(peak)
-    const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
-    const spend = budgets.length > 0 ? `Budgets: ${budgets.join('; ')}.` : undefined
-    const notes = [warned, peak, spend, note]
-    return { outcomes, note: notes.filter(Boolean).join('\n\n') }
+    return { outcomes: fleet.outcomes, note: await fleetNotes(run, root, fleet) }
   } finally {
-    for (const signal of CANCEL_SIGNALS) process.off(signal, onCancel)
+    unsubscribe()
     // Whatever happened, the issues say how it ended and queued ones leave 'in progress'.
     await tracking?.finish()
   }
@@ -261,29 +294,7 @@ async function reportShards(run: Run): Promise<Outcome[]> {
   const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
   const outcomes = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
   run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
-  if (run.github) {
-    const tasks: Task[] = outcomes.map(o => ({
-      id: o.id,
-      title: o.title,
-      prompt: '',
-      branch: o.branch ?? '',
-      source: o.source
-    }))
-    const tracking = new IssueTracking(
-      run.github.octokit,
-      run.github.repo,
-      tasks,
-      files[0]?.queue ?? plan?.queue,
-      runUrl(run.ctx),
-      run.io.info
-    )
-    for (const o of outcomes)
-      tracking.finished(
-        tasks.find(t => t.id === o.id),
-        o
-      )
-    await tracking.finish()
-  }
+  if (run.github) await reportToIssues(run, run.github, outcomes, files[0]?.queue ?? plan?.queue)
   await run.io.report(outcomes, `Merged from ${files.length} shards.`)
   if (lost.missing.length)
     throw new Error(
@@ -292,8 +303,31 @@ async function reportShards(run: Run): Promise<Outcome[]> {
   return outcomes
 }
 
-/** The whole flow, from inputs and event to reported outcomes. */
-export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
+/** mode: report — each merged outcome told to its issue, as the shard itself would have. */
+async function reportToIssues(
+  run: Run,
+  github: NonNullable<Run['github']>,
+  outcomes: Outcome[],
+  queue: SavedPlan['queue']
+): Promise<void> {
+  const tasks: Task[] = outcomes.map(o => ({
+    id: o.id,
+    title: o.title,
+    prompt: '',
+    branch: o.branch ?? '',
+    source: o.source
+  }))
+  const tracking = trackingFor(run, github, tasks, queue)
+  for (const o of outcomes)
+    tracking.finished(
+      tasks.find(t => t.id === o.id),
+      o
+    )
+  await tracking.finish()
+}
+
+/** Inputs parsed, secrets masked, the runner's context read, the GitHub client made. */
+async function startRun(env: NodeJS.ProcessEnv, io: Io): Promise<Run> {
   const config = parseConfig(env)
   for (const form of tokenForms(config.githubToken)) io.setSecret(form)
   const apiKey = modelKey(config, env, io)
@@ -302,7 +336,7 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     config.githubToken && ctx.owner
       ? createClient(config.githubToken, ctx.apiUrl, io.info)
       : undefined
-  const run: Run = {
+  return {
     config,
     ctx,
     io,
@@ -311,71 +345,71 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     apiKey,
     github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
   }
-  if (config.mode === 'report') return reportShards(run)
+}
 
-  let plan: (SavedPlan & Pick<Plan, 'planner'>) | { ignore: string } = await makePlan(run)
-  if ('ignore' in plan) {
-    io.info(`Nothing to do: ${plan.ignore}.`)
-    await io.report([], `Nothing to do: ${plan.ignore}.`)
-    return []
+/**
+ * A goal or `/fleet plan`: the planner worker writes the plan. Either the run ends here (its
+ * outcomes reported) or it goes on with the planner's plan and a note for the summary.
+ */
+async function planByPlanner(
+  run: Run,
+  ask: NonNullable<Plan['planner']>
+): Promise<{ outcomes: Outcome[] } | { plan: SavedPlan; note: string }> {
+  const { config, ctx, io, env, apiKey } = run
+  const made = await usePlanner(
+    {
+      config,
+      ctx,
+      io,
+      env,
+      github: run.github,
+      apiKey,
+      claude: async () => (await workerClaude(run)).file,
+      remoteUrl: () => remoteUrlOf(ctx),
+      isolation: () => prepareIsolation(run)
+    },
+    ask
+  )
+  if ('outcomes' in made) {
+    await io.report(made.outcomes, made.note)
+    return made
   }
-  let planNote: string | undefined
-  if (plan.planner) {
-    const made = await usePlanner(
-      {
-        config,
-        ctx,
-        io,
-        env,
-        github: run.github,
-        apiKey,
-        claude: async () => (await workerClaude(run)).file,
-        remoteUrl: () => remoteUrlOf(ctx),
-        isolation: () => prepareIsolation(run)
-      },
-      plan.planner
-    )
-    if ('outcomes' in made) {
-      await io.report(made.outcomes, made.note)
-      return made.outcomes
-    }
-    plan = made.plan
-    planNote = `${made.note}\n\n${goalReport(plan.tasks)}`
-    if (config.mode !== 'plan') {
-      io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
-      io.setOutput('plan', JSON.stringify(plan))
-    }
-    if (!config.runPlan && config.mode === 'all' && !config.dryRun) {
-      const all = planned(plan.tasks, 'planned, not run: set run-plan: true to run the tasks')
-      await io.report(all, planNote)
-      return all
-    }
-  }
-  io.info(`${plan.tasks.length} tasks: ${plan.tasks.map(t => t.id).join(', ') || 'none'}`)
-  if (config.mode === 'plan') {
+  const plan = made.plan
+  const note = `${made.note}\n\n${goalReport(plan.tasks)}`
+  if (config.mode !== 'plan') {
     io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
     io.setOutput('plan', JSON.stringify(plan))
-    if (run.github && plan.queue)
-      await new IssueTracking(
-        run.github.octokit,
-        run.github.repo,
-        plan.tasks,
-        plan.queue,
-        runUrl(ctx),
-        io.info
-      ).start()
-    const all = [
-      ...plan.refused,
-      ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
-    ]
-    await io.report(
-      all,
-      [`Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`, planNote]
-        .filter(Boolean)
-        .join('\n\n')
-    )
-    return plan.refused
   }
+  if (!config.runPlan && config.mode === 'all' && !config.dryRun) {
+    const all = planned(plan.tasks, 'planned, not run: set run-plan: true to run the tasks')
+    await io.report(all, note)
+    return { outcomes: all }
+  }
+  return { plan, note }
+}
+
+/** mode: plan — the matrix and the plan as outputs, queued issues marked, nothing run. */
+async function planOnly(run: Run, plan: SavedPlan, planNote?: string): Promise<Outcome[]> {
+  const { io } = run
+  io.setOutput('matrix', JSON.stringify(matrix(plan.shards)))
+  io.setOutput('plan', JSON.stringify(plan))
+  if (run.github && plan.queue) await trackingFor(run, run.github, plan.tasks, plan.queue).start()
+  const all = [
+    ...plan.refused,
+    ...planned(plan.tasks, `planned for mode: run in ${plan.shards} shards`)
+  ]
+  await io.report(
+    all,
+    [`Planned ${plan.tasks.length} tasks into ${plan.shards} shards.`, planNote]
+      .filter(Boolean)
+      .join('\n\n')
+  )
+  return plan.refused
+}
+
+/** mode: all or run (one shard): the tasks run (or, in a dry run, are only listed) and reported. */
+async function runPlan(run: Run, plan: SavedPlan, planNote?: string): Promise<Outcome[]> {
+  const { config, io } = run
   const isShard = config.mode === 'run'
   const tasks = isShard ? shardOf(plan.tasks, config.shard, plan.shards) : plan.tasks
   // Refusals are reported once, by shard 0.
@@ -384,9 +418,8 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     io.info(
       `shard ${config.shard} of ${plan.shards}: ${tasks.map(t => t.id).join(', ') || 'no tasks'}`
     )
-  let outcomes: Outcome[]
   if (config.dryRun || tasks.length === 0) {
-    outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')]
+    const outcomes = [...refused, ...planned(tasks, 'dry-run: planned, not run')]
     await io.report(
       outcomes,
       [
@@ -401,10 +434,29 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
     return outcomes
   }
   const ran = await runTasks(run, plan, tasks)
-  outcomes = [...refused, ...ran.outcomes]
+  const outcomes = [...refused, ...ran.outcomes]
   if (isShard) await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
   await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined)
   return outcomes
+}
+
+/** The whole flow, from inputs and event to reported outcomes. */
+export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
+  const run = await startRun(env, io)
+  if (run.config.mode === 'report') return reportShards(run)
+  const asked = await makePlan(run)
+  if ('ignore' in asked) {
+    io.info(`Nothing to do: ${asked.ignore}.`)
+    await io.report([], `Nothing to do: ${asked.ignore}.`)
+    return []
+  }
+  const made = asked.planner ? await planByPlanner(run, asked.planner) : { plan: asked }
+  if ('outcomes' in made) return made.outcomes
+  const { plan } = made
+  const planNote = 'note' in made ? made.note : undefined
+  io.info(`${plan.tasks.length} tasks: ${plan.tasks.map(t => t.id).join(', ') || 'none'}`)
+  if (run.config.mode === 'plan') return planOnly(run, plan, planNote)
+  return runPlan(run, plan, planNote)
 }
 
 /** An error as one line that names the service that failed: GitHub API, git remote, or the input. */

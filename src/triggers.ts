@@ -1,7 +1,7 @@
 import type { Config } from './config.js'
 import type { RunContext } from './context.js'
 import type { Actor, IssueRef, Request } from './event.js'
-import type { Outcome } from './fleet/outcome.js'
+import type { Outcome } from './domain.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { checkAccess } from './github/access.js'
 import type { Octokit, Repo } from './github/client.js'
@@ -12,7 +12,7 @@ import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
 import { issueOfPrBody } from './report/pr-body.js'
-import type { Task } from './tasks/task.js'
+import type { Task } from './domain.js'
 import { describeError } from './errors.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */

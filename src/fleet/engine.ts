@@ -4,13 +4,13 @@ import { FleetRepo } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { costOf } from '../report/cost.js'
 import { prBody } from '../report/pr-body.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
-import type { Outcome } from './outcome.js'
+import type { Outcome } from '../domain.js'
 import { thisMachine } from './machine.js'
 import { type Parallelism, runPool } from './pool.js'
-import { runTask } from './task.js'
+import { runTask, type TaskContext } from './task.js'
 import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
 import { listening } from '../gateway/listen.js'
@@ -76,6 +76,37 @@ export async function openGateway(
 }
 
 /** The engine the action and the CLI share: clone, then run every task through the pool. */
+/** What one task's life needs: its worker's setting and where and how its work lands. */
+function taskContext(
+  opts: FleetOptions,
+  run: { model: WorkerGateway; repo: FleetRepo; base: string },
+  prBodyFor: (outcome: Outcome) => string
+): TaskContext {
+  const { config } = opts
+  return {
+    worker: {
+      config,
+      claude: opts.claude,
+      model: run.model,
+      root: opts.root,
+      host: opts.hostEnv ?? process.env,
+      isRoot: process.getuid?.() === 0,
+      skills: opts.skills,
+      sandbox: opts.sandbox,
+      log: opts.log,
+      onProgress: opts.onProgress
+    },
+    land: {
+      config,
+      repo: run.repo,
+      base: run.base,
+      github: opts.github,
+      preserveDir: path.join(opts.root, 'preserved'),
+      prBody: prBodyFor
+    }
+  }
+}
+
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
   const repo = await FleetRepo.open({
@@ -88,6 +119,9 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     tasks.map(t => t.branch)
   )
   const byId = new Map(tasks.map(t => [t.id, t]))
+  // The PR body reads the task by the outcome's id (the task itself as the fallback).
+  const prBodyOf = (task: Task) => (outcome: Outcome) =>
+    prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
   await using model = await openGateway(opts)
   const { outcomes, parallelism } = await runPool(tasks, {
     // In auto, no worker starts beyond what the endpoint was learnt to take at once.
@@ -102,29 +136,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     onOutcome: opts.onOutcome,
     run: async (task, slot) => {
       const outcome = await runTask(
-        {
-          worker: {
-            config,
-            claude: opts.claude,
-            model,
-            root: opts.root,
-            host: opts.hostEnv ?? process.env,
-            isRoot: process.getuid?.() === 0,
-            skills: opts.skills,
-            sandbox: opts.sandbox,
-            log: opts.log,
-            onProgress: opts.onProgress
-          },
-          land: {
-            config,
-            repo,
-            base,
-            github: opts.github,
-            preserveDir: path.join(opts.root, 'preserved'),
-            prBody: outcome =>
-              prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
-          }
-        },
+        taskContext(opts, { model, repo, base }, prBodyOf(task)),
         task,
         fn =>
           slot(() => {

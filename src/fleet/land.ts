@@ -4,8 +4,8 @@ import type { Config } from '../config.js'
 import type { FleetRepo, Worktree } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { upsertPullRequest } from '../github/pulls.js'
-import type { Task } from '../tasks/task.js'
-import type { Outcome } from './outcome.js'
+import type { Task } from '../domain.js'
+import type { Outcome } from '../domain.js'
 import { describeError } from '../errors.js'
 
 export interface LandContext {

@@ -1,10 +1,10 @@
 import { describeError } from '../errors.js'
-import type { Task } from '../tasks/task.js'
-import { ZERO_USAGE } from '../worker/result.js'
+import type { Task } from '../domain.js'
+import { ZERO_USAGE } from '../domain.js'
 import { stopSignal } from '../worker/spawn.js'
 import { Gate, NotStarted, type Parallelism } from './gate.js'
 import { type Machine, thisMachine } from './machine.js'
-import type { Outcome } from './outcome.js'
+import type { Outcome } from '../domain.js'
 import { limitsFor } from './scheduler.js'
 
 export { NotStarted, type Parallelism }

@@ -6,7 +6,7 @@ import { SETUP_EXCLUDE } from '../worker/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
 import { runInCage } from '../worker/isolation.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
-import type { VerifyResult } from './outcome.js'
+import type { VerifyResult } from '../domain.js'
 
 /** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
 const NETWORK = [

@@ -1,12 +1,12 @@
 import path from 'node:path'
 import type { Worktree } from '../git/repo.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
-import { addUsage } from '../worker/result.js'
+import { addUsage } from '../domain.js'
 import { runWorker } from '../worker/run.js'
 import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
-import type { Outcome, VerifyResult } from './outcome.js'
+import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome, type Slot } from './pool.js'
 import { describeError } from '../errors.js'
 import { runInCage } from '../worker/isolation.js'
@@ -119,6 +119,85 @@ async function salvage(
   }
 }
 
+type WorkerRun = Awaited<ReturnType<typeof runWorker>>
+
+/** A worker that did not finish well: its work still pushed (no PR), so nothing is lost. */
+async function keepFailedWork(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  outcome: Outcome,
+  verdict: Exclude<WorkerRun['verdict'], { kind: 'ok' }>
+): Promise<Worked> {
+  const status = verdict.kind
+  await commitLeftovers(tree, task, ctx.land.config, `fleet(${task.id}): partial work (${status})`)
+  const failed = { ...outcome, status, error: verdict.error }
+  return (await hasNewCommits(tree))
+    ? { kind: 'partial', outcome: failed, error: verdict.error }
+    : { kind: 'done', outcome: failed }
+}
+
+/**
+ * The task's verify in the worker's cage; when it fails and verify-fix-up is on, one fix-up turn
+ * (the worker again, told what the check printed) and verify once more. Adds the turn to `outcome`.
+ */
+async function verifyWithFixUp(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  run: WorkerRun,
+  outcome: Outcome
+): Promise<VerifyResult | undefined> {
+  const { config } = ctx.land
+  const command = task.verify ?? config.verify
+  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
+    command
+      ? runInCage(config, {
+          taskId: task.id,
+          label: 'verify',
+          command,
+          cwd: tree.dir,
+          env,
+          timeoutMs: config.verifyTimeoutMs,
+          host: ctx.worker.host,
+          log: ctx.worker.log,
+          sandbox: ctx.worker.sandbox
+        })
+      : undefined
+  let verify = await check(run.env)
+  if (verify && !passed(verify) && config.verifyFixUp) {
+    ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`)
+    outcome.verifyBeforeFixUp = verify
+    const fix = await runWorker(ctx.worker, fixUpTask(task, verify), tree.dir, '.fix')
+    await followHead(tree, task.branch)
+    outcome.turns += fix.turns
+    outcome.usage = addUsage(outcome.usage, fix.usage)
+    outcome.attempts += fix.attempts
+    outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage
+    if (fix.verdict.kind === 'ok') verify = await check(fix.env)
+  }
+  return verify
+}
+
+/** The outcome to land: opened, or verify-failed with the reason (before its final duration). */
+function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs: number): Outcome {
+  const verified = !verify || passed(verify)
+  // The PR body is written before the outcome is final: give it the time spent so far, not 0.
+  const draft: Outcome = {
+    ...outcome,
+    status: verified ? 'pr-opened' : 'verify-failed',
+    verify,
+    durationMs
+  }
+  if (verify && !verified) {
+    const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
+    draft.error = verify.timedOut
+      ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
+      : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
+  }
+  return draft
+}
+
 /** worker -> verify -> commit, in the task's worktree. */
 async function workIn(
   ctx: TaskContext,
@@ -127,7 +206,6 @@ async function workIn(
   startedAt: number
 ): Promise<Worked> {
   const now = ctx.now ?? Date.now
-  const { config } = ctx.land
   const setupError = await setUp(ctx, task, tree)
   if (setupError)
     return {
@@ -149,61 +227,12 @@ async function workIn(
     durationMs: 0,
     startedAt
   }
-  if (run.verdict.kind !== 'ok') {
-    // Failed work is still pushed (no PR), so nothing a worker produced is lost.
-    const status = run.verdict.kind
-    await commitLeftovers(tree, task, config, `fleet(${task.id}): partial work (${status})`)
-    const failed = { ...outcome, status, error: run.verdict.error }
-    return (await hasNewCommits(tree))
-      ? { kind: 'partial', outcome: failed, error: run.verdict.error }
-      : { kind: 'done', outcome: failed }
-  }
-  const command = task.verify ?? config.verify
-  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
-    command
-      ? runInCage(config, {
-          taskId: task.id,
-          label: 'verify',
-          command,
-          cwd: tree.dir,
-          env,
-          timeoutMs: config.verifyTimeoutMs,
-          host: ctx.worker.host,
-          log: ctx.worker.log,
-          sandbox: ctx.worker.sandbox
-        })
-      : undefined
-  let verify = await check(run.env)
-  if (verify && !passed(verify) && config.verifyFixUp) {
-    // One fix-up turn: the worker again, in the same worktree, told what the check printed.
-    ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`)
-    outcome.verifyBeforeFixUp = verify
-    const fix = await runWorker(ctx.worker, fixUpTask(task, verify), tree.dir, '.fix')
-    await followHead(tree, task.branch)
-    outcome.turns += fix.turns
-    outcome.usage = addUsage(outcome.usage, fix.usage)
-    outcome.attempts += fix.attempts
-    outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage
-    if (fix.verdict.kind === 'ok') verify = await check(fix.env)
-  }
-  await commitLeftovers(tree, task, config)
+  if (run.verdict.kind !== 'ok') return keepFailedWork(ctx, task, tree, outcome, run.verdict)
+  const verify = await verifyWithFixUp(ctx, task, tree, run, outcome)
+  await commitLeftovers(tree, task, ctx.land.config)
   if (!(await hasNewCommits(tree)))
     return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
-  const verified = !verify || passed(verify)
-  // The PR body is written before the outcome is final: give it the time spent so far, not 0.
-  const draft: Outcome = {
-    ...outcome,
-    status: verified ? 'pr-opened' : 'verify-failed',
-    verify,
-    durationMs: now() - startedAt
-  }
-  if (verify && !verified) {
-    const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
-    draft.error = verify.timedOut
-      ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
-      : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
-  }
-  return { kind: 'land', outcome: draft }
+  return { kind: 'land', outcome: landing(outcome, verify, now() - startedAt) }
 }
 
 /**

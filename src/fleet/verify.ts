@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process'
 import { killGroup, markerOf, reapGroup } from '../worker/spawn.js'
-import type { VerifyResult } from './outcome.js'
+import type { VerifyResult } from '../domain.js'
 
 const TAIL_LINES = 40
 

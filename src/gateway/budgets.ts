@@ -1,5 +1,5 @@
 import { costOf, type Price } from '../report/cost.js'
-import type { Usage } from '../worker/result.js'
+import type { Usage } from '../domain.js'
 import { totalTokens } from './usage.js'
 
 /** Spending caps from the inputs; each is optional. Costs need prices. */

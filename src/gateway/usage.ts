@@ -1,4 +1,4 @@
-import type { Usage } from '../worker/result.js'
+import type { Usage } from '../domain.js'
 
 const FIELDS = [
   'input_tokens',

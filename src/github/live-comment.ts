@@ -1,7 +1,7 @@
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import { cell } from '../report/markdown.js'
 import { tokenIdentity, writtenBy } from './identity.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
 import { describeError } from '../errors.js'
 

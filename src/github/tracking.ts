@@ -1,5 +1,5 @@
-import type { Outcome } from '../fleet/outcome.js'
-import type { Task } from '../tasks/task.js'
+import type { Outcome } from '../domain.js'
+import type { Task } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
 import { LiveComment } from './live-comment.js'
 import { moveIssue, type QueueLabels } from './queue.js'

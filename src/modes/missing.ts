@@ -1,4 +1,4 @@
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../fleet/pool.js'
 import { type SavedPlan, shardOf } from './plan.js'
 import type { ShardFile } from './store.js'

@@ -1,8 +1,8 @@
 import { z } from 'zod'
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import type { QueueLabels } from '../github/queue.js'
 import { idProblem } from '../tasks/ids.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 
 /** What `mode: plan` hands to the `run` shards and the `report` job. */
 export interface SavedPlan {

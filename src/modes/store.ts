@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import type { QueueLabels } from '../github/queue.js'
 
 /** One shard's outcomes, as the report job reads them back. */

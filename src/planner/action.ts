@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { type Config, InputError } from '../config.js'
 import { type RunContext, runUrl } from '../context.js'
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import type { Octokit, Repo } from '../github/client.js'
 import type { Io } from '../io.js'
 import { type SavedPlan, shardCount } from '../modes/plan.js'

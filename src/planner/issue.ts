@@ -1,4 +1,4 @@
-import type { Outcome } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../fleet/pool.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { LiveComment } from '../github/live-comment.js'
@@ -12,7 +12,7 @@ import {
   titleKey,
   withoutPlanSection
 } from '../tasks/plan-section.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import type { PlannedTask } from './schema.js'
 import { type PlannerDeps, runPlanner } from './run.js'
 

@@ -1,5 +1,5 @@
 import { fence } from '../report/markdown.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import { tasksYaml } from './goal.js'
 
 /** The summary's part for a goal: the tasks as YAML, ready to paste into `tasks:`. */

@@ -1,4 +1,4 @@
-import type { Usage } from '../worker/result.js'
+import type { Usage } from '../domain.js'
 
 /** USD per million tokens, from the price inputs. */
 export interface Price {

@@ -1,5 +1,5 @@
-import type { Outcome } from '../fleet/outcome.js'
-import type { Task } from '../tasks/task.js'
+import type { Outcome } from '../domain.js'
+import type { Task } from '../domain.js'
 import { duration, tokens } from './markdown.js'
 import { codeBlock, inlineCode } from './worker-text.js'
 

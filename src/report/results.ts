@@ -1,5 +1,5 @@
-import type { Outcome } from '../fleet/outcome.js'
-import { FAILING } from '../fleet/outcome.js'
+import type { Outcome } from '../domain.js'
+import { FAILING } from '../domain.js'
 
 /** One `results` entry: every field CONTRACT.md names is present (null when it does not apply). */
 export function resultEntry(o: Outcome) {

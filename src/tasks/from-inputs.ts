@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { type Config, InputError } from '../config.js'
 import { realInsideWorkspace } from '../workspace.js'
 import { assertUniqueIds, parseTasks, TaskListError } from './parse.js'
-import type { Task } from './task.js'
+import type { Task } from '../domain.js'
 
 /** A task list error, as an error of the input it came from. */
 function asInput<T>(input: string, prefix: string, parse: () => T): T {

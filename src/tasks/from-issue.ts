@@ -1,6 +1,6 @@
 import { titleOf } from './parse.js'
 import { readPlanSection, tasksFromPlan } from './plan-section.js'
-import type { Task } from './task.js'
+import type { Task } from '../domain.js'
 
 /**
  * Issue and comment text is data for the worker, never for a shell or a ref. Strip what a reader

@@ -2,7 +2,7 @@ import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import { EFFORTS } from '../config.js'
 import { idFromPrompt, idProblem } from './ids.js'
-import type { Task } from './task.js'
+import type { Task } from '../domain.js'
 
 export class TaskListError extends Error {
   override name = 'TaskListError'

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto'
 import { cleanText } from './from-issue.js'
 import { titleOf } from './parse.js'
-import type { Task } from './task.js'
+import type { Task } from '../domain.js'
 
 export const PLAN_START = '<!-- fleet-worker:plan -->'
 export const PLAN_END = '<!-- /fleet-worker:plan -->'

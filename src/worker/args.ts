@@ -1,5 +1,5 @@
 import type { Config } from '../config.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 
 /**
  * The worker's argv. The prompt is not here: it goes on stdin, so a task's text never becomes a

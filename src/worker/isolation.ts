@@ -18,7 +18,7 @@ import {
   DEFAULT_USER
 } from './container.js'
 import type { WorkerPaths } from './env.js'
-import type { VerifyResult } from '../fleet/outcome.js'
+import type { VerifyResult } from '../domain.js'
 import { runVerify } from '../fleet/verify.js'
 import type { WorkerExit } from './result.js'
 import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'

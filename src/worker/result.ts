@@ -1,4 +1,5 @@
 import { z } from 'zod'
+import type { Usage } from '../domain.js'
 
 /** The CLI's final `result` object. Many more fields exist and vary by version: unknown keys pass. */
 export const ResultSchema = z.looseObject({
@@ -24,20 +25,6 @@ export const ResultSchema = z.looseObject({
 })
 export type WorkerResult = z.infer<typeof ResultSchema>
 
-export interface Usage {
-  input_tokens: number
-  output_tokens: number
-  cache_read_input_tokens: number
-  cache_creation_input_tokens: number
-}
-
-export const ZERO_USAGE: Usage = {
-  input_tokens: 0,
-  output_tokens: 0,
-  cache_read_input_tokens: 0,
-  cache_creation_input_tokens: 0
-}
-
 export function usageOf(result: WorkerResult | undefined): Usage {
   const u = result?.usage
   return {
@@ -45,15 +32,6 @@ export function usageOf(result: WorkerResult | undefined): Usage {
     output_tokens: u?.output_tokens ?? 0,
     cache_read_input_tokens: u?.cache_read_input_tokens ?? 0,
     cache_creation_input_tokens: u?.cache_creation_input_tokens ?? 0
-  }
-}
-
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
-    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens
   }
 }
 

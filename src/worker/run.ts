@@ -2,13 +2,14 @@ import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
 import type { Config } from '../config.js'
-import type { Task } from '../tasks/task.js'
+import type { Task } from '../domain.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import type { Gateway } from '../gateway/gateway.js'
 import { workerEnv } from './env.js'
 import { launchWorker } from './isolation.js'
 import type { SandboxSetup } from './sandbox-run.js'
-import { addUsage, judge, type Usage, type Verdict, ZERO_USAGE } from './result.js'
+import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
+import { judge, type Verdict } from './result.js'
 import { nextStep } from './retry.js'
 import { type Progress, stopSignal } from './spawn.js'
 
@@ -91,6 +92,82 @@ async function cage(ctx: WorkerContext, task: Task, attempt: number, round: stri
   }
 }
 
+interface Attempt {
+  exit: Awaited<ReturnType<typeof launchWorker>>
+  /** What the endpoint reported, as the gateway read it: not the CLI's own count. */
+  usage: Usage
+  verdict: Verdict
+  env: Record<string, string>
+  transcript: string
+}
+
+/** One worker process: its cage, a gateway pass, the launch, and how it went. */
+async function runAttempt(
+  ctx: WorkerContext,
+  task: Task,
+  cwd: string,
+  at: { round: string; attempt: number; model: string | undefined }
+): Promise<Attempt> {
+  const { config } = ctx
+  const { attempt, model } = at
+  const { paths, settings, transcript } = await cage(ctx, task, attempt, at.round)
+  // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
+  const isRoot = ctx.isRoot && config.isolation !== 'container'
+  const pass = ctx.model.gateway.register(
+    task.id,
+    transcript.replace(/\.jsonl$/, '.requests.jsonl')
+  )
+  const env = workerEnv({
+    config,
+    apiKey: pass.token,
+    baseUrl: ctx.model.url,
+    model,
+    paths,
+    host: ctx.host,
+    isRoot
+  })
+  env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
+  env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
+  const exit = await launchWorker(config, {
+    taskId: task.id,
+    attempt,
+    claude: ctx.claude,
+    args: settingsPath => workerArgs(config, task, settingsPath),
+    settings,
+    paths,
+    env,
+    cwd,
+    stdin: (ctx.prompt ?? workerPrompt)(task),
+    timeoutMs: config.timeoutMs,
+    transcriptPath: transcript,
+    onProgress: p => ctx.onProgress?.(task, p),
+    host: ctx.host,
+    log: ctx.log,
+    modelUrl: ctx.model.url,
+    sandbox: ctx.sandbox
+  })
+  await ctx.model.gateway.retire(pass)
+  const verdict: Verdict =
+    pass.stoppedBy && !exit.timedOut
+      ? { kind: 'failed', error: pass.stoppedBy.message, retryable: false }
+      : judge(exit, {
+          timeoutMinutes: config.timeoutMs / 60_000,
+          maxTurns: task.maxTurns ?? config.maxTurns
+        })
+  return { exit, usage: pass.usage, verdict, env, transcript }
+}
+
+/** The verdict to keep: a cancel during the backoff ends the task, the attempts being the workers that ran. */
+function finalVerdict(verdict: Verdict, retrying: boolean): Verdict {
+  return retrying && verdict.kind === 'failed'
+    ? {
+        ...verdict,
+        retryable: false,
+        error: `${verdict.error}; ${String(stopSignal.reason)} before the next attempt`
+      }
+    : verdict
+}
+
 /** Runs a task's worker in `cwd`, again with backoff on overload, then on the small model. */
 export async function runWorker(
   ctx: WorkerContext,
@@ -107,54 +184,14 @@ export async function runWorker(
   let model = task.model ?? config.model
   const transcripts: string[] = []
   for (let attempt = 1; ; attempt++) {
-    const { paths, settings, transcript } = await cage(ctx, task, attempt, round)
-    // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
-    const isRoot = ctx.isRoot && config.isolation !== 'container'
-    const pass = ctx.model.gateway.register(
-      task.id,
-      transcript.replace(/\.jsonl$/, '.requests.jsonl')
-    )
-    const env = workerEnv({
-      config,
-      apiKey: pass.token,
-      baseUrl: ctx.model.url,
-      model,
-      paths,
-      host: ctx.host,
-      isRoot
-    })
-    env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
-    env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
-    const exit = await launchWorker(config, {
-      taskId: task.id,
+    const { exit, verdict, env, ...ran } = await runAttempt(ctx, task, cwd, {
+      round,
       attempt,
-      claude: ctx.claude,
-      args: settingsPath => workerArgs(config, task, settingsPath),
-      settings,
-      paths,
-      env,
-      cwd,
-      stdin: (ctx.prompt ?? workerPrompt)(task),
-      timeoutMs: config.timeoutMs,
-      transcriptPath: transcript,
-      onProgress: p => ctx.onProgress?.(task, p),
-      host: ctx.host,
-      log: ctx.log,
-      modelUrl: ctx.model.url,
-      sandbox: ctx.sandbox
+      model
     })
-    await ctx.model.gateway.retire(pass)
-    transcripts.push(transcript)
-    // What the endpoint reported, as the gateway read it: not the CLI's own count.
-    usage = addUsage(usage, pass.usage)
+    transcripts.push(ran.transcript)
+    usage = addUsage(usage, ran.usage)
     turns += exit.result?.num_turns ?? 0
-    const verdict: Verdict =
-      pass.stoppedBy && !exit.timedOut
-        ? { kind: 'failed', error: pass.stoppedBy.message, retryable: false }
-        : judge(exit, {
-            timeoutMinutes: config.timeoutMs / 60_000,
-            maxTurns: task.maxTurns ?? config.maxTurns
-          })
     const next = nextStep(attempt, verdict, {
       maxAttempts: config.maxAttempts,
       baseDelayMs: config.retryDelayMs,
@@ -172,17 +209,8 @@ export async function runWorker(
       const safeEnv = { ...env }
       delete safeEnv.ANTHROPIC_API_KEY
       delete safeEnv.ANTHROPIC_AUTH_TOKEN
-      // A cancel during the backoff ends the task here: the attempts are the workers that ran.
-      const stopped =
-        next.retry && verdict.kind === 'failed'
-          ? {
-              ...verdict,
-              retryable: false,
-              error: `${verdict.error}; ${String(stopSignal.reason)} before the next attempt`
-            }
-          : verdict
       return {
-        verdict: stopped,
+        verdict: finalVerdict(verdict, next.retry),
         turns,
         usage,
         attempts: attempt,

@@ -6,7 +6,7 @@
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { VerifyResult } from '../fleet/outcome.js'
+import type { VerifyResult } from '../domain.js'
 import { runVerify } from '../fleet/verify.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
 import type { WorkerExit } from './result.js'

@@ -136,6 +136,36 @@ function messageOf(event: Record<string, unknown>): { id?: string; outputTokens:
   return { id: message?.id, outputTokens: message?.usage?.output_tokens ?? 0 }
 }
 
+/** Reads the worker's stream-json as it arrives: into the transcript, as turn progress, its result. */
+function readStream(
+  stdout: NodeJS.ReadableStream,
+  transcript: NodeJS.WritableStream,
+  onProgress: SpawnOptions['onProgress']
+): { result: () => WorkerResult | undefined } {
+  let result: WorkerResult | undefined
+  const progress: Progress = { turn: 0, outputTokens: 0 }
+  const tokensById = new Map<string, number>()
+  const lines = createInterface({ input: stdout })
+  lines.on('line', line => {
+    transcript.write(`${line}\n`)
+    const event = parseLine(line)
+    if (!event) return
+    if (event.type === 'assistant') {
+      const { id, outputTokens } = messageOf(event)
+      const key = id ?? `anonymous-${tokensById.size}`
+      const isNewTurn = !tokensById.has(key)
+      tokensById.set(key, outputTokens)
+      progress.turn = tokensById.size
+      progress.outputTokens = [...tokensById.values()].reduce((a, b) => a + b, 0)
+      if (isNewTurn) onProgress?.({ ...progress })
+    } else if (event.type === 'result') {
+      const parsed = ResultSchema.safeParse(event)
+      if (parsed.success) result = parsed.data
+    }
+  })
+  return { result: () => result }
+}
+
 /**
  * Runs one worker in its own process group, reading its stream-json output as it arrives (kept
  * as a transcript), and kills the whole group — SIGTERM, then SIGKILL — at the timeout, so the
@@ -159,37 +189,15 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
   })
   const transcript = createWriteStream(opts.transcriptPath)
   let stderr = ''
-  let result: WorkerResult | undefined
-  let timedOut = false
-  const progress: Progress = { turn: 0, outputTokens: 0 }
-  const tokensById = new Map<string, number>()
-
   child.stdin.on('error', () => undefined) // a worker that dies early closes its stdin: not our error
   child.stdin.end(opts.stdin)
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000)
   })
-  const lines = createInterface({ input: child.stdout })
-  lines.on('line', line => {
-    transcript.write(`${line}\n`)
-    const event = parseLine(line)
-    if (!event) return
-    if (event.type === 'assistant') {
-      const { id, outputTokens } = messageOf(event)
-      const key = id ?? `anonymous-${tokensById.size}`
-      const isNewTurn = !tokensById.has(key)
-      tokensById.set(key, outputTokens)
-      progress.turn = tokensById.size
-      progress.outputTokens = [...tokensById.values()].reduce((a, b) => a + b, 0)
-      if (isNewTurn) opts.onProgress?.({ ...progress })
-    } else if (event.type === 'result') {
-      const parsed = ResultSchema.safeParse(event)
-      if (parsed.success) result = parsed.data
-    }
-  })
-
+  const stream = readStream(child.stdout, transcript, opts.onProgress)
   const pid = child.pid
   if (pid !== undefined) live.add(pid)
+  let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
     if (pid === undefined) return
@@ -219,7 +227,7 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     exitCode: exit.code,
     signal: exit.signal,
     timedOut,
-    result,
+    result: stream.result(),
     stderrTail: stderr,
     ...(stopped ? { stopped } : {})
   }

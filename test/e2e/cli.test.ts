@@ -8,11 +8,18 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
-import { gitTestEnv, runGit } from '../support/git-remote.js'
-import { script } from '../support/model-server.js'
-import type { RunActionResult } from '../support/run-action.js'
-import { assertNoLeaks } from './leaks.js'
-import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack, startStack } from './stack.js'
+import { gitTestEnv, runGit } from '../../src/demo/git-remote.js'
+import { script } from '../../src/demo/model-server.js'
+import type { RunActionResult } from '../../src/demo/run-action.js'
+import { assertNoLeaks } from '../../src/demo/leaks.js'
+import {
+  GITHUB_TOKEN,
+  MODEL_KEY,
+  OWNER,
+  REPO,
+  type Stack,
+  startStack
+} from '../../src/demo/stack.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/cli/index.js')
 const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')

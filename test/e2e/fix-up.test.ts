@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OWNER, REPO, byId, type Stack, startStack } from './stack.js'
-import { script } from '../support/model-server.js'
+import { OWNER, REPO, byId, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../src/demo/model-server.js'
 
 const FULL = `${OWNER}/${REPO}`
 

@@ -11,11 +11,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RecordedRequest, script } from '../support/model-server.js'
-import { ACTION_ENTRY } from '../support/run-action.js'
-import { chownTree, openPathsFor, sandboxSupport } from '../support/sandbox.js'
-import { secrets } from './leaks.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from './stack.js'
+import { type RecordedRequest, script } from '../../src/demo/model-server.js'
+import { chownTree, openPathsFor, sandboxSupport } from '../../src/demo/sandbox.js'
+import { secrets } from '../../src/demo/leaks.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -96,8 +95,9 @@ describe.skipIf(skipReason !== undefined)(
       user = await makeRunnerUser(home)
       await writeFile(path.join(home, 'private.txt'), `${PRIVATE}\n`, { mode: 0o600 })
       for (const dir of [home, stack.workspace, stack.home]) await chownTree(dir, user)
-      // The runner user runs this checkout's dist/, node and claude wherever it was cloned.
-      closePaths = await openPathsFor([ACTION_ENTRY, process.execPath])
+      // The runner user runs this checkout's dist/, node and claude wherever it was cloned: the
+      // checkout's ancestors (this file's are the same) must let it through.
+      closePaths = await openPathsFor([import.meta.filename, process.execPath])
       service = await httpService(LOOPBACK)
     })
     afterAll(async () => {

@@ -1,9 +1,16 @@
 // The worker's cage and routing, proven through dist/ and the real claude CLI: what a worker's
 // tools could see is read from the scripted server's record of what it sent back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RecordedRequest, script } from '../support/model-server.js'
-import { secrets } from './leaks.js'
-import { byId, GITHUB_TOKEN, MODEL_KEY, results, type Stack, startStack } from './stack.js'
+import { type RecordedRequest, script } from '../../src/demo/model-server.js'
+import { secrets } from '../../src/demo/leaks.js'
+import {
+  byId,
+  GITHUB_TOKEN,
+  MODEL_KEY,
+  results,
+  type Stack,
+  startStack
+} from '../../src/demo/stack.js'
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGitHubMock, type GitHubMock } from '../support/github-mock.js'
+import { startGitHubMock, type GitHubMock } from '../../src/demo/github-mock.js'
 
 const TOKEN = 'ghs_mocktoken'
 const FLEET_ISSUES = 250
@@ -329,7 +329,7 @@ type Schema = {
   nullable?: boolean
 }
 const spec = JSON.parse(
-  readFileSync(new URL('../fixtures/github-api.trimmed.json', import.meta.url), 'utf8')
+  readFileSync(new URL('./github-api.trimmed.json', import.meta.url), 'utf8')
 ) as {
   paths: Record<
     string,

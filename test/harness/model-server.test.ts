@@ -11,7 +11,7 @@ import {
   type ModelServer,
   type Script,
   type Usage
-} from '../support/model-server.js'
+} from '../../src/demo/model-server.js'
 
 const CLAUDE = path.resolve('node_modules/.bin/claude')
 const tempDirs: string[] = []

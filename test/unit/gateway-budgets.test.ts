@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
 import { breach, budgetLines } from '../../src/gateway/budgets.js'
 import { askedDelayMs, disposition, nextAttempt } from '../../src/gateway/retry.js'
-import { ZERO_USAGE } from '../../src/worker/result.js'
+import { ZERO_USAGE } from '../../src/domain.js'
 
 const used = (input: number, output: number) => ({
   ...ZERO_USAGE,

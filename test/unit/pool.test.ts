@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import type { Outcome } from '../../src/fleet/outcome.js'
+import type { Outcome } from '../../src/domain.js'
 import { emptyOutcome, runPool } from '../../src/fleet/pool.js'
-import type { Task } from '../../src/tasks/task.js'
+import type { Task } from '../../src/domain.js'
 
 const task = (id: string): Task => ({
   id,

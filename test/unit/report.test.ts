@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { FAILING, STATUSES, type Outcome } from '../../src/fleet/outcome.js'
+import { FAILING, STATUSES, type Outcome } from '../../src/domain.js'
 import { cell, fence } from '../../src/report/markdown.js'
 import { prBody } from '../../src/report/pr-body.js'
 import { outputs, resultEntry, totals } from '../../src/report/results.js'
 import { parallelismLine, summaryMarkdown, timeline } from '../../src/report/summary.js'
-import type { Task } from '../../src/tasks/task.js'
+import type { Task } from '../../src/domain.js'
 
 const usage = {
   input_tokens: 1200,

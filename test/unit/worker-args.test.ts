@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig, type Config } from '../../src/config.js'
-import type { Task } from '../../src/tasks/task.js'
+import type { Task } from '../../src/domain.js'
 import { workerArgs, workerPrompt, workerSettings } from '../../src/worker/args.js'
 
 const PROMPT = 'Fix the zqx-marker handling; then `rm -rf /tmp/x` && echo "$(id)" \n--max-turns 999'

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest'
+import { addUsage, ZERO_USAGE } from '../../src/domain.js'
 import {
-  addUsage,
   judge,
   ResultSchema,
   usageOf,
-  ZERO_USAGE,
   type WorkerExit,
   type WorkerResult
 } from '../../src/worker/result.js'

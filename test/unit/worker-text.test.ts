@@ -4,10 +4,10 @@
 import fc from 'fast-check'
 import { type Tokens, lexer } from 'marked'
 import { describe, expect, it } from 'vitest'
-import type { Outcome } from '../../src/fleet/outcome.js'
+import type { Outcome } from '../../src/domain.js'
 import { issueOfPrBody, prBody } from '../../src/report/pr-body.js'
 import { cell, codeBlock, inert, inlineCode } from '../../src/report/worker-text.js'
-import type { Task } from '../../src/tasks/task.js'
+import type { Task } from '../../src/domain.js'
 import { CLOSING_REF, MENTION, outsideCode, REFERENCE } from '../support/markdown.js'
 
 /** Hostile fragments, mixed with arbitrary text so the generator explores around them. */

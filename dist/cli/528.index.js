@@ -1,8 +1,8 @@
-export const id = 988;
-export const ids = [988];
+export const id = 528;
+export const ids = [528];
 export const modules = {
 
-/***/ 49988:
+/***/ 82528:
 /***/ ((__unused_webpack_module, __webpack_exports__, __webpack_require__) => {
 
 
@@ -23,7 +23,7 @@ var external_node_path_default = /*#__PURE__*/__webpack_require__.n(external_nod
 var promises_ = __webpack_require__(58500);
 // EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
 var schemas = __webpack_require__(9691);
-;// CONCATENATED MODULE: ./test/support/model-server.ts
+;// CONCATENATED MODULE: ./src/demo/model-server.ts
 // A scripted Anthropic-compatible Messages server for end-to-end tests, the bench and the demo.
 //
 // The script travels inside the task prompt ([[fleet-script]] {json} [[/fleet-script]]), so any
@@ -504,7 +504,7 @@ var external_node_os_ = __webpack_require__(48161);
 var external_node_child_process_ = __webpack_require__(31421);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __webpack_require__(73024);
-;// CONCATENATED MODULE: ./test/support/git-remote.ts
+;// CONCATENATED MODULE: ./src/demo/git-remote.ts
 // A real git smart-HTTP remote for end-to-end tests: `git http-backend` behind a token check, so
 // pushes, auth failures, hook rejections and outages behave as they do against GitHub.
 
@@ -824,7 +824,7 @@ async function makeWorkspace(cloneUrl, token, opts = {}) {
 var external_node_net_ = __webpack_require__(77030);
 // EXTERNAL MODULE: external "node:url"
 var external_node_url_ = __webpack_require__(73136);
-;// CONCATENATED MODULE: ./test/support/prism.ts
+;// CONCATENATED MODULE: ./src/demo/prism.ts
 // One Prism per test process, shared by every GitHub mock in it. Prism validates requests against
 // GitHub's OpenAPI description; loading even the trimmed spec takes ~2 s, so it is started lazily,
 // kept while mocks use it (and briefly after, so back-to-back tests reuse it), and never orphaned.
@@ -834,7 +834,7 @@ var external_node_url_ = __webpack_require__(73136);
 
 
 
-const SPEC = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(7417), __webpack_require__.b));
+const SPEC = (0,external_node_url_.fileURLToPath)(new URL(/* asset import */ __webpack_require__(51126), __webpack_require__.b));
 // Preloaded into Prism: it exits when our end of its stdin closes, i.e. when this process dies,
 // however it dies (SIGKILL from a test runner included).
 const EXIT_WITH_PARENT = 'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).on("error",()=>process.exit(0)).resume()';
@@ -992,7 +992,7 @@ async function waitForPort(port, timeoutMs) {
     throw new Error(`Prism did not listen on ${port} within ${timeoutMs} ms`);
 }
 
-;// CONCATENATED MODULE: ./test/support/github-state.ts
+;// CONCATENATED MODULE: ./src/demo/github-state.ts
 // In-memory repository state behind the GitHub mock, and the JSON GitHub would render from it.
 
 const TOKEN_USER = 'github-actions[bot]';
@@ -1436,7 +1436,7 @@ const REPO_LINKS = Object.fromEntries(Object.entries({
 const urlTemplates = (base, links) => Object.fromEntries(Object.entries(links).map(([key, suffix]) => [key, base + suffix]));
 const nodeId = (kind, id) => Buffer.from(`${kind}_${id}`).toString('base64');
 
-;// CONCATENATED MODULE: ./test/support/github-routes.ts
+;// CONCATENATED MODULE: ./src/demo/github-routes.ts
 // The REST routes the mock answers from its state. Request shapes are already checked against
 // GitHub's OpenAPI description by Prism; these handlers add what a schema cannot: state, 404s for
 // things that do not exist, and GitHub's own 422s.
@@ -1794,7 +1794,7 @@ function route(s, req) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./test/support/github-mock.ts
+;// CONCATENATED MODULE: ./src/demo/github-mock.ts
 // A stateful stand-in for GitHub's REST API on loopback. Every request is first validated by Prism
 // against GitHub's official OpenAPI description (trimmed: scripts/trim-github-spec.mjs); a request
 // Prism rejects is answered with Prism's verdict and recorded in `invalid`. Valid requests are
@@ -1970,12 +1970,14 @@ function parseJson(raw) {
     }
 }
 
-;// CONCATENATED MODULE: ./test/support/sandbox.ts
+;// CONCATENATED MODULE: ./src/demo/sandbox.ts
 /**
  * Whether this machine can make the sandbox's namespaces (bubblewrap and socat installed, user
  * namespaces allowed). Where it cannot, the e2e stack runs its scenarios in isolation: process and
  * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
  */
+
+
 
 let cached;
 function probe(file, args) {
@@ -2033,8 +2035,31 @@ async function chownTree(dir, user) {
         child.on('close', code => (code === 0 ? resolve() : reject(new Error(`chown ${dir}: ${code}`))));
     });
 }
+/**
+ * Lets another user reach `files` (the action's dist/, node, claude): adds traverse (o+x, never
+ * read) to each ancestor directory that lacks it, as a checkout in a private dir (mktemp -d, a
+ * root's home) has. Returns how to put the modes back.
+ */
+async function openPathsFor(files) {
+    const changed = new Map();
+    for (const file of files) {
+        for (let dir = path.dirname(await realpath(file)); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+            if (changed.has(dir))
+                continue;
+            const mode = (await stat(dir)).mode & 0o7777;
+            if ((mode & 0o001) !== 0)
+                continue;
+            await chmod(dir, mode | 0o001);
+            changed.set(dir, mode);
+        }
+    }
+    return async () => {
+        for (const [dir, mode] of changed)
+            await chmod(dir, mode).catch(() => undefined);
+    };
+}
 
-;// CONCATENATED MODULE: ./test/support/run-action.ts
+;// CONCATENATED MODULE: ./src/demo/run-action.ts
 // Runs the built action the way the Actions runner does: node on dist/index.js, no shell (dash
 // drops variables with hyphens, such as INPUT_API-KEY), a clean environment, and the runner's
 // file commands under RUNNER_TEMP.
@@ -2212,7 +2237,7 @@ async function runAction(opts) {
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __webpack_require__(57975);
-;// CONCATENATED MODULE: ./test/e2e/leaks.ts
+;// CONCATENATED MODULE: ./src/demo/leaks.ts
 
 
 
@@ -2279,11 +2304,11 @@ async function assertNoLeaks(stack, run) {
         throw new Error(`secrets leaked:\n${hits.join('\n')}`);
 }
 
-;// CONCATENATED MODULE: ./test/e2e/stack.ts
+;// CONCATENATED MODULE: ./src/demo/stack.ts
 /**
  * The whole offline world of an end-to-end test: the scripted model server, a git remote that
  * checks the token, the GitHub API mock, and a workspace laid out as actions/checkout leaves it.
- * Every action run goes through `stack.run()`, which ends with the leak scan (test/e2e/leaks.ts):
+ * Every action run goes through `stack.run()`, which ends with the leak scan (src/demo/leaks.ts):
  * a scenario cannot run the action without it.
  */
 
@@ -2383,7 +2408,7 @@ function byId(run) {
     return new Map(results(run).map(r => [r.id, r]));
 }
 
-;// CONCATENATED MODULE: ./src/demo.ts
+;// CONCATENATED MODULE: ./src/demo/demo.ts
 /**
  * `fleet-worker demo`: three tasks through the real action (node dist/index.js) and the real claude
  * CLI, against the test harness's scripted model, git remote and GitHub API mock, all on loopback.
@@ -2441,7 +2466,7 @@ async function demo() {
 
 /***/ }),
 
-/***/ 7417:
+/***/ 51126:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
 module.exports = __webpack_require__.p + "6b9847c6a56079643032.json";

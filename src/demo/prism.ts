@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const SPEC = fileURLToPath(new URL('../fixtures/github-api.trimmed.json', import.meta.url))
+const SPEC = fileURLToPath(new URL('./github-api.trimmed.json', import.meta.url))
 // Preloaded into Prism: it exits when our end of its stdin closes, i.e. when this process dies,
 // however it dies (SIGKILL from a test runner included).
 const EXIT_WITH_PARENT =

@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { extraheaderValue } from '../support/git-remote.js'
-import type { RunActionResult } from '../support/run-action.js'
+import { extraheaderValue } from './git-remote.js'
+import type { RunActionResult } from './run-action.js'
 import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack } from './stack.js'
 
 const exec = promisify(execFile)

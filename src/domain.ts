@@ -1,5 +1,48 @@
-import type { TaskSource } from '../tasks/task.js'
-import type { Usage } from '../worker/result.js'
+/**
+ * The words every room shares: a task, its one outcome, the statuses, token usage. Below every
+ * other room (docs/architecture.md): it imports nothing from src/.
+ */
+
+/** Where a task came from: decides its id, its PR's "Refs #N" and the issue it reports to. */
+export type TaskSource =
+  | { kind: 'input' }
+  | { kind: 'issue'; issue: number; item?: number }
+  | { kind: 'follow-up'; pr: number; issue?: number }
+
+export interface Task {
+  id: string
+  prompt: string
+  title: string
+  branch: string
+  source: TaskSource
+  model?: string
+  maxTurns?: number
+  verify?: string
+  effort?: string
+}
+
+export interface Usage {
+  input_tokens: number
+  output_tokens: number
+  cache_read_input_tokens: number
+  cache_creation_input_tokens: number
+}
+
+export const ZERO_USAGE: Usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
+    cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens
+  }
+}
 
 export const STATUSES = [
   'pr-opened',

@@ -1,21 +1,17 @@
 /**
  * The whole offline world of an end-to-end test: the scripted model server, a git remote that
  * checks the token, the GitHub API mock, and a workspace laid out as actions/checkout leaves it.
- * Every action run goes through `stack.run()`, which ends with the leak scan (test/e2e/leaks.ts):
+ * Every action run goes through `stack.run()`, which ends with the leak scan (src/demo/leaks.ts):
  * a scenario cannot run the action without it.
  */
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { makeWorkspace, startGitRemote, type GitRemote, gitTestEnv } from '../support/git-remote.js'
-import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from '../support/github-mock.js'
-import {
-  startModelServer,
-  type ModelServer,
-  type ModelServerOptions
-} from '../support/model-server.js'
-import { runAction, type RunActionResult } from '../support/run-action.js'
-import { sandboxSupport } from '../support/sandbox.js'
+import { makeWorkspace, startGitRemote, type GitRemote, gitTestEnv } from './git-remote.js'
+import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from './github-mock.js'
+import { startModelServer, type ModelServer, type ModelServerOptions } from './model-server.js'
+import { runAction, type RunActionResult } from './run-action.js'
+import { sandboxSupport } from './sandbox.js'
 import { assertNoLeaks } from './leaks.js'
 
 export const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef'

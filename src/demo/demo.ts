@@ -2,8 +2,8 @@
  * `fleet-worker demo`: three tasks through the real action (node dist/index.js) and the real claude
  * CLI, against the test harness's scripted model, git remote and GitHub API mock, all on loopback.
  */
-import { script } from '../test/support/model-server.js'
-import { OWNER, REPO, results, startStack } from '../test/e2e/stack.js'
+import { script } from './model-server.js'
+import { OWNER, REPO, results, startStack } from './stack.js'
 
 const DEMO_TASKS = [
   {
