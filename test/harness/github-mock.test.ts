@@ -329,7 +329,7 @@ type Schema = {
   nullable?: boolean
 }
 const spec = JSON.parse(
-  readFileSync(new URL('./github-api.trimmed.json', import.meta.url), 'utf8')
+  readFileSync(new URL('../../src/demo/github-api.trimmed.json', import.meta.url), 'utf8')
 ) as {
   paths: Record<
     string,
