@@ -1,6 +1,6 @@
 // What the batch benches share: the e2e stack (bundled from test/ by ncc), a claude shim that
 // logs each worker's start and end, one action run through bench/measure.mjs, and the shell recipe.
-// Used by bench/parallel.mjs and bench/profile.mjs; see docs/performance.md for the method.
+// Used by bench/run.mjs, bench/parallel.mjs and bench/profile.mjs; see docs/performance.md for the method.
 import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, cpSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -96,8 +96,12 @@ export async function openBench() {
         isolation: 'process',
         ...opts.inputs
       },
-      eventName: 'workflow_dispatch',
-      payload: { inputs: {}, ref: 'refs/heads/main', repository: { full_name: FULL } },
+      eventName: opts.eventName ?? 'workflow_dispatch',
+      payload: opts.payload ?? {
+        inputs: {},
+        ref: 'refs/heads/main',
+        repository: { full_name: FULL }
+      },
       workspace: stack.workspace,
       repository: FULL,
       serverUrl: stack.git.url.replace(/\/$/, ''),
@@ -182,6 +186,9 @@ export async function openBench() {
   })
 
   return {
+    h,
+    stack,
+    FULL,
     action,
     recipe,
     task,

@@ -3,14 +3,13 @@
 // remote that checks the token, GitHub API mock), the real claude CLI, and dist/ as the runner runs
 // it. docs/performance.md explains the method and records the figures.
 //   BENCH_TASKS (24), BENCH_PARALLEL (6), BENCH_DELAY_MS (3000): for a quick try, e.g. 6, 3, 500.
-import { execFileSync, spawn } from 'node:child_process'
-import { chmodSync, cpSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { spawn } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdir, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { pathToFileURL } from 'node:url'
+import { LANDED, log, median, openBench, quantile, ROOT, s } from './common.mjs'
 
-const ROOT = path.resolve(import.meta.dirname, '..')
 const N = Number(process.env.BENCH_TASKS ?? 24)
 const P = Number(process.env.BENCH_PARALLEL ?? 6)
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 3000)
@@ -19,64 +18,11 @@ const QUEUED_ISSUES = 1000
 const MEASURE = path.join(ROOT, 'bench', 'measure.mjs')
 const RECIPE = path.join(ROOT, 'bench', 'recipe.sh')
 const cores = os.availableParallelism()
-
-const log = message => console.log(`[bench] ${message}`)
-const s = ms => `${(ms / 1000).toFixed(1)} s`
 const mb = kb => `${Math.round(kb / 1024)} MB`
-const median = xs => quantile(xs, 0.5)
-function quantile(xs, q) {
-  const sorted = [...xs].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? NaN
-}
 
-log('bundling the test harness (ncc)')
-execFileSync(
-  path.join(ROOT, 'node_modules/.bin/ncc'),
-  ['build', 'bench/harness.ts', '-o', '.tmp/bench-stack', '--transpile-only', '-q'],
-  { cwd: ROOT, stdio: 'inherit' }
-)
-// The payload builders read their examples relative to their own file: ../fixtures from the bundle.
-cpSync(path.join(ROOT, 'test/fixtures/events'), path.join(ROOT, '.tmp/fixtures/events'), {
-  recursive: true
-})
-const h = await import(pathToFileURL(path.join(ROOT, '.tmp/bench-stack/index.js')).href)
-const FULL = `${h.OWNER}/${h.REPO}`
-
-const tmp = await mkdtemp(path.join(os.tmpdir(), 'fleet-bench-'))
+const bench = await openBench()
+const { h, stack, FULL, tmp } = bench
 const home = path.join(tmp, 'home')
-const stack = await h.startStack({ github: { collaborators: { maria: 'write' } } })
-
-// Times each worker from outside: the action is given this shim as its claude-path.
-const REAL_CLAUDE = realpathSync(path.join(ROOT, 'node_modules/.bin/claude'))
-const SHIM_LOG = path.join(tmp, 'workers.log')
-const SHIM = path.join(tmp, 'claude-shim')
-writeFileSync(
-  SHIM,
-  `#!/bin/sh\necho "start $(date +%s%N) $1 $(pwd)" >> '${SHIM_LOG}'\n'${REAL_CLAUDE}' "$@"\nrc=$?\necho "end $(date +%s%N) $1 $(pwd)" >> '${SHIM_LOG}'\nexit $rc\n`
-)
-chmodSync(SHIM, 0o755)
-
-/** Worker spans from the shim's log (the --version probe left out), then the log is emptied. */
-function workerSpans() {
-  let text = ''
-  try {
-    text = readFileSync(SHIM_LOG, 'utf8')
-  } catch {
-    // No worker has logged yet: no spans.
-  }
-  writeFileSync(SHIM_LOG, '')
-  const open = new Map()
-  const spans = []
-  for (const line of text.split('\n').filter(Boolean)) {
-    const [kind, ns, arg, ...dir] = line.split(' ')
-    if (arg === '--version') continue
-    const where = dir.join(' ')
-    const ms = Number(BigInt(ns) / 1_000_000n)
-    if (kind === 'start') open.set(where, ms)
-    else spans.push({ id: path.basename(where), start: open.get(where), end: ms })
-  }
-  return spans
-}
 
 const taskPrompt = (key, delayMs) =>
   `Write ${key}.txt and count its lines.\n${h.script({
@@ -94,53 +40,12 @@ const batch = (prefix, n, delayMs) =>
     prompt: taskPrompt(`${prefix}${String(i + 1).padStart(2, '0')}`, delayMs)
   }))
 
-/** The action through dist/ under bench/measure.mjs, then the e2e leak scan. */
+/** The action through dist/ (bench/common.mjs), failing with the tasks that did not land. */
 async function action(name, opts) {
-  const out = path.join(tmp, `${name}.json`)
-  writeFileSync(SHIM_LOG, '')
-  const result = await h.runAction({
-    inputs: {
-      'github-token': h.GITHUB_TOKEN,
-      'api-key': h.MODEL_KEY,
-      'base-url': stack.model.url,
-      'retry-delay-seconds': '0.2',
-      'claude-path': SHIM,
-      // The shim logs each worker's start and end to a file of the bench's, which the sandbox would
-      // hide: batches run in isolation: process, and the sandbox's own cost per start is measured
-      // by bench:sandbox (docs/performance.md).
-      isolation: 'process',
-      ...opts.inputs
-    },
-    eventName: opts.eventName ?? 'workflow_dispatch',
-    payload: opts.payload ?? {
-      inputs: {},
-      ref: 'refs/heads/main',
-      repository: { full_name: FULL }
-    },
-    workspace: stack.workspace,
-    repository: FULL,
-    serverUrl: stack.git.url.replace(/\/$/, ''),
-    apiUrl: stack.github.url,
-    env: { ...h.gitTestEnv(home), ...opts.env, BENCH_MEASURE_OUT: out },
-    timeoutMs: 900_000,
-    entry: MEASURE
-  })
-  await h.assertNoLeaks(stack, result)
-  await rm(result.runnerTemp, { recursive: true, force: true })
-  if (result.exitCode !== 0) {
-    const bad = result.outputs.results
-      ? h.results(result).filter(r => !LANDED.includes(r.status))
-      : []
-    throw new Error(
-      `${name}: the action failed (${result.exitCode})\n${JSON.stringify(bad, null, 1)}\n${result.stdout.slice(-3000)}\n${result.stderr}`
-    )
-  }
-  const m = JSON.parse(readFileSync(out, 'utf8'))
-  return { result, m, results: h.results(result), spans: workerSpans() }
+  const run = await bench.action(name, opts)
+  return { result: run.result, m: run.m, results: run.results, spans: run.spans }
 }
 
-// 'pushed' is the status of a run without an API client (branches only).
-const LANDED = ['pr-opened', 'pushed']
 const allOpened = (rs, n) => rs.length === n && rs.every(r => r.status === 'pr-opened')
 const figures = {}
 
@@ -345,8 +250,7 @@ figures.e.queue = {
   hwmKb: queue.m.maxRssKb || queue.m.orchestratorHwmKb
 }
 
-await stack.close()
-await rm(tmp, { recursive: true, force: true })
+await bench.close()
 
 const machine = {
   cores,
