@@ -48,7 +48,7 @@ export const INPUTS = {
     contract: true,
     default: 'auto',
     description:
-      'Workers running at once: auto (the next starts while CPU pressure, memory and the endpoint leave room; at most 4 x cores) or a number (a fixed pool of that many).'
+      'Workers running at once: auto (the next starts while the CPU, memory and the endpoint leave room; at most 8 x cores) or a number (a fixed pool of that many).'
   },
   'max-turns': { contract: true, default: '40', description: 'Turn cap per worker.' },
   'timeout-minutes': {

@@ -223,6 +223,8 @@ async function runTasks(
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
   const apiKey = requireApiKey(run)
+  // Read beside the steps below (it never throws): one git process off the way to the first worker.
+  const remoteUrl = remoteUrlOf(ctx)
   const skills = await resolveSkills(config.skills, ctx.workspace)
   const sandbox = await prepareIsolation(run)
   const claude = await workerClaude(run)
@@ -249,7 +251,7 @@ async function runTasks(
       {
         config,
         tasks,
-        remoteUrl: await remoteUrlOf(ctx),
+        remoteUrl: await remoteUrl,
         gitToken: config.githubToken,
         root,
         claude: claude.file,

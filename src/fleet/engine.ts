@@ -109,15 +109,13 @@ function taskContext(
 
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
-  const repo = await FleetRepo.open({
+  const { repo, base } = await FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
-    token: opts.gitToken
+    token: opts.gitToken,
+    base: config.baseBranch,
+    branches: tasks.map(t => t.branch)
   })
-  const base = await repo.fetch(
-    config.baseBranch,
-    tasks.map(t => t.branch)
-  )
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>

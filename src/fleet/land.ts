@@ -23,8 +23,7 @@ export interface LandContext {
  * is stale: remove it, or its work would be lost.
  */
 export async function clearStaleLock(tree: Worktree): Promise<boolean> {
-  const gitDir = await tree.git.out(['rev-parse', '--absolute-git-dir'])
-  const lock = path.join(gitDir, 'index.lock')
+  const lock = path.join(tree.gitDir, 'index.lock')
   const found = await stat(lock).then(
     () => true,
     () => false

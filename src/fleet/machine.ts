@@ -10,22 +10,19 @@ export interface Machine {
 }
 
 /**
- * Test-only: a fixed CPU pressure (PSI `some`, 0..1) in place of this machine's, so an e2e test can
- * check what the scheduler does under pressure without depending on the load of the machine it
- * runs on. Never set it in a workflow: it blinds the scheduler to the real CPU.
+ * Test-only: a fixed CPU demand (threads ready to run, per core) in place of this machine's, so an
+ * e2e test can check what the scheduler does under pressure without depending on the load of the
+ * machine it runs on. Never set it in a workflow: it blinds the scheduler to the real CPU.
  */
-export const TEST_CPU_PRESSURE_ENV = 'FLEET_WORKER_TEST_CPU_PRESSURE'
+export const TEST_CPU_DEMAND_ENV = 'FLEET_WORKER_TEST_CPU_DEMAND'
 
-interface PsiSample {
-  avg10: number
-  /** Microseconds some task waited for a core, since boot. */
-  totalUs: number
-}
-
-/** `/proc/pressure/cpu`'s `some` line. */
-export function parsePsi(text: string): PsiSample | undefined {
-  const m = /^some avg10=([\d.]+) .*total=(\d+)/m.exec(text)
-  return m ? { avg10: Number(m[1]) / 100, totalUs: Number(m[2]) } : undefined
+/**
+ * Threads ready to run now, from `/proc/loadavg` ("0.40 1.51 2.08 7/103 10881": 7 runnable),
+ * less the one reading it.
+ */
+export function parseRunnable(text: string): number | undefined {
+  const m = /^\S+ \S+ \S+ (\d+)\//.exec(text)
+  return m ? Math.max(0, Number(m[1]) - 1) : undefined
 }
 
 /** `MemAvailable` from `/proc/meminfo`, in bytes. */
@@ -35,24 +32,22 @@ export function parseMemAvailable(text: string): number | undefined {
 }
 
 /**
- * PSI's own averages look back 10 s and more, too slow to see the workers just started; so the
- * pressure is the growth of `total` over the last fraction of a second to two seconds. Before
- * that window has filled (or after a long gap) avg10 stands in.
+ * The run queue read once is a snapshot that jumps between 0 and a dozen in a millisecond; an
+ * exponential average over the readings (time constant ~1 s) says how many threads want a core.
+ * PSI (`/proc/pressure/cpu`) was the first choice and measured worse: its `some` is 100 % as soon
+ * as one thread waits, so it cannot tell three ready threads on two cores from thirty.
  */
-export class PsiWindow {
-  private base?: { at: number; totalUs: number }
-  private last?: number
+export class RunQueue {
+  private mean?: number
+  private at = 0
 
-  update(sample: PsiSample, now: number): number {
-    const span = this.base ? now - this.base.at : Infinity
-    if (!this.base || span > 2000) {
-      this.base = { at: now, totalUs: sample.totalUs }
-      this.last = sample.avg10
-    } else if (span >= 250) {
-      this.last = Math.min(1, (sample.totalUs - this.base.totalUs) / 1000 / span)
-      this.base = { at: now, totalUs: sample.totalUs }
-    }
-    return this.last ?? sample.avg10
+  constructor(private readonly tauMs = 1000) {}
+
+  update(runnable: number, now: number): number {
+    const weight = this.mean === undefined ? 1 : 1 - Math.exp(-(now - this.at) / this.tauMs)
+    this.mean = this.mean === undefined ? runnable : this.mean + weight * (runnable - this.mean)
+    this.at = now
+    return this.mean
   }
 }
 
@@ -64,22 +59,25 @@ const readText = (file: string): string | undefined => {
   }
 }
 
-function testPressure(value: string | undefined): number | undefined {
+function testDemand(value: string | undefined): number | undefined {
   if (value === undefined || value === '') return undefined
-  const some = Number(value)
-  if (Number.isFinite(some) && some >= 0 && some <= 1) return some
-  throw new Error(`${TEST_CPU_PRESSURE_ENV} must be a number from 0 to 1, got '${value}'`)
+  const perCore = Number(value)
+  if (Number.isFinite(perCore) && perCore >= 0) return perCore
+  throw new Error(
+    `${TEST_CPU_DEMAND_ENV} must be a number of threads per core (0 or more), got '${value}'`
+  )
 }
 
 /** Readings of the machine this process runs on (Linux /proc; elsewhere the load average). */
 export function thisMachine(env: NodeJS.ProcessEnv): Machine {
   const cores = os.availableParallelism()
-  const fixed = testPressure(env[TEST_CPU_PRESSURE_ENV])
-  const window = new PsiWindow()
+  const fixed = testDemand(env[TEST_CPU_DEMAND_ENV])
+  const queue = new RunQueue()
   const cpu = (now: number): CpuReading | undefined => {
-    if (fixed !== undefined) return { source: 'psi', some: fixed }
-    const psi = parsePsi(readText('/proc/pressure/cpu') ?? '')
-    if (psi) return { source: 'psi', some: window.update(psi, now) }
+    if (fixed !== undefined) return { source: 'run-queue', perCore: fixed }
+    const runnable = parseRunnable(readText('/proc/loadavg') ?? '')
+    if (runnable !== undefined)
+      return { source: 'run-queue', perCore: queue.update(runnable, now) / cores }
     const load = os.loadavg()[0] ?? 0
     // Windows reports 0: no reading, rather than an idle machine.
     return load > 0 ? { source: 'load', perCore: load / cores } : undefined

@@ -4,8 +4,14 @@
  * start and again after the wait it names; machine.ts takes the readings.
  */
 
-/** CPU pressure: Linux PSI `some` (share of time a runnable task waited for a core), else load. */
-export type CpuReading = { source: 'psi'; some: number } | { source: 'load'; perCore: number }
+/**
+ * CPU demand per core: on Linux the threads ready to run now (the run queue, `/proc/loadavg`'s
+ * fourth field, smoothed over about a second); elsewhere the one-minute load average.
+ */
+export interface CpuReading {
+  source: 'run-queue' | 'load'
+  perCore: number
+}
 
 export interface Readings {
   now: number
@@ -25,7 +31,7 @@ export interface Readings {
 export interface Limits {
   /** `auto`: as many as the machine and the endpoint carry, up to hardCap; else a fixed pool of that many. */
   mode: 'auto' | 'fixed'
-  /** The most workers at once: max-parallel's number, or in auto the hard cap (4 x cores). */
+  /** The most workers at once: max-parallel's number, or in auto the hard cap (8 x cores). */
   cap: number
   cores: number
   /** Memory one more worker may need (the CLI, git, the tools it runs). */
@@ -34,10 +40,8 @@ export interface Limits {
   memoryFloorBytes: number
   /** Least time between two starts in auto: spreads the CLI's start-up CPU, and lets it show. */
   paceMs: number
-  /** PSI `some` at or above this means the CPU has no room (0..1). */
-  cpuSomeMax: number
-  /** Load average per core at or above this means the CPU has no room. */
-  loadPerCoreMax: number
+  /** CPU demand per core (threads ready to run) at or above this means the CPU has no room. */
+  cpuPerCoreMax: number
 }
 
 export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstream' | 'pacing'
@@ -46,11 +50,14 @@ export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstr
 export type Decision = { kind: 'start' } | { kind: 'wait'; reason: WaitReason; ms: number }
 
 const MB = 1024 * 1024
-const CPU_RECHECK_MS = 500
+const CPU_RECHECK_MS = 250
 const MEMORY_RECHECK_MS = 1000
 const UPSTREAM_RECHECK_MS = 1000
 
-/** The limits for this machine: hard cap 4 x cores; reserve from the bench (docs/performance.md). */
+/**
+ * The limits for this machine; the hard cap, reserve and CPU limit are from the bench
+ * (docs/performance.md, "max-parallel: auto").
+ */
 export function limitsFor(
   maxParallel: number | 'auto',
   cores: number,
@@ -64,12 +71,11 @@ export function limitsFor(
     workerReserveBytes: 400 * MB,
     memoryFloorBytes: Math.max(512 * MB, totalMemBytes * 0.05),
     paceMs: Math.max(100, Math.round(500 / cores)),
-    cpuSomeMax: 0.3,
-    loadPerCoreMax: 1
+    cpuPerCoreMax: 2
   }
 }
 
-export const hardCap = (cores: number): number => 4 * Math.max(1, cores)
+export const hardCap = (cores: number): number => 8 * Math.max(1, cores)
 
 const wait = (reason: WaitReason, ms: number): Decision => ({ kind: 'wait', reason, ms })
 
@@ -80,15 +86,15 @@ function memoryRoom(r: Readings, l: Limits): boolean {
   return r.memAvailableBytes - claimed >= l.memoryFloorBytes
 }
 
-function cpuRoom(cpu: CpuReading | undefined, l: Limits): boolean {
-  if (!cpu) return true
-  return cpu.source === 'psi' ? cpu.some < l.cpuSomeMax : cpu.perCore < l.loadPerCoreMax
-}
+const cpuRoom = (cpu: CpuReading | undefined, l: Limits): boolean =>
+  !cpu || cpu.perCore < l.cpuPerCoreMax
 
 /**
  * Start, or wait and why. Caps first (they hold always), then: nothing running always starts one
- * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU pressure
- * once as many workers run as there are cores.
+ * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU demand
+ * once as many workers run as there are cores. Waiting on the model costs no CPU, so in a
+ * latency-bound batch the CPU gate only spreads the CLI's start-ups; in a CPU-bound one it holds
+ * the fleet near two ready threads per core.
  * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory still holds.
  */
 export function decide(r: Readings, l: Limits): Decision {

@@ -53,7 +53,9 @@ export class Git {
     args: string[],
     opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
   ): Promise<GitResult> {
-    const full = ['-c', 'core.hooksPath=/dev/null', ...args]
+    // No auto-maintenance (gc) after a fetch or commit: one more git process each time, on a
+    // repository that lives for one run.
+    const full = ['-c', 'core.hooksPath=/dev/null', '-c', 'maintenance.auto=false', ...args]
     const result = await new Promise<GitResult>(resolve => {
       execFile(
         'git',

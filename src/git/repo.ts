@@ -2,12 +2,21 @@ import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { authEnv, Git } from './git.js'
 
+interface OpenOptions {
+  dir: string
+  remoteUrl: string
+  token?: string
+  env?: NodeJS.ProcessEnv
+}
+
 export interface Worktree extends AsyncDisposable {
   dir: string
   git: Git
   branch: string
   /** The commit the worker started from: "no changes" means HEAD is still here. */
   startSha: string
+  /** Its admin dir in the fleet's clone (where a stale index.lock would be), read once at the start. */
+  gitDir: string
   /** Leaves the worktree on disk when disposed: its work could not be committed, so it stays. */
   keep(): void
 }
@@ -38,12 +47,7 @@ export class FleetRepo {
     private readonly env: NodeJS.ProcessEnv
   ) {}
 
-  static async open(opts: {
-    dir: string
-    remoteUrl: string
-    token?: string
-    env?: NodeJS.ProcessEnv
-  }): Promise<FleetRepo> {
+  static async open(opts: OpenOptions): Promise<FleetRepo> {
     const env = opts.env ?? process.env
     await rm(opts.dir, { recursive: true, force: true })
     await mkdir(opts.dir, { recursive: true })
@@ -60,17 +64,35 @@ export class FleetRepo {
   }
 
   /**
-   * Fetches the base branch (the remote's default when none is given) and those of the work
-   * branches that exist; returns the base. One listing and one fetch: each is a round trip to the
-   * remote, paid before the first worker can start.
+   * The fleet's clone of the base branch (the remote's default when none is given) and of those
+   * work branches that exist. The listing needs no repository, so it runs while the clone's
+   * repository is made: one round trip to the remote off the way to the first worker.
    */
+  static async clone(
+    opts: OpenOptions & { base?: string; branches: string[] }
+  ): Promise<{ repo: FleetRepo; base: string }> {
+    const env = opts.env ?? process.env
+    await mkdir(path.dirname(opts.dir), { recursive: true })
+    const lister = Git.create(path.dirname(opts.dir), env)
+    const auth = authEnv(opts.remoteUrl, opts.token, env)
+    const [listed, repo] = await Promise.all([
+      listRemote(lister, opts.remoteUrl, opts.branches, auth),
+      FleetRepo.open(opts)
+    ])
+    return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
+  }
+
+  /** Fetches the base branch and those of the work branches that exist; returns the base. */
   async fetch(base: string | undefined, branches: string[]): Promise<string> {
-    const listed = (
-      await this.git.exec(
-        ['ls-remote', '--symref', 'origin', 'HEAD', ...branches.map(b => `refs/heads/${b}`)],
-        { env: this.auth() }
-      )
-    ).stdout
+    const listed = await listRemote(this.git, 'origin', branches, this.auth())
+    return this.fetchListed(listed, base, branches)
+  }
+
+  private async fetchListed(
+    listed: string,
+    base: string | undefined,
+    branches: string[]
+  ): Promise<string> {
     const branch = base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
     if (!branch)
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
@@ -97,8 +119,8 @@ export class FleetRepo {
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
     await this.serial(async () => {
       await rm(dir, { recursive: true, force: true })
-      await this.git.exec(['worktree', 'prune'])
-      // --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
+      // --force also takes a path a lost worktree still claims (no `worktree prune` first: one
+      // git process less per task). --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
       // starting together then fail on its lock ("could not lock config file"); the push names its
       // refs anyway.
       await this.git.exec([
@@ -114,7 +136,10 @@ export class FleetRepo {
       ])
     })
     const git = this.git.at(dir)
-    const startSha = await git.out(['rev-parse', 'HEAD'])
+    // One process for both: each git process is a fork of this one, blocking its event loop.
+    const [startSha = '', gitDir = ''] = (
+      await git.out(['rev-parse', 'HEAD', '--absolute-git-dir'])
+    ).split('\n')
     const repo = this.git
     const serial = this.serial.bind(this)
     let kept = false
@@ -123,6 +148,7 @@ export class FleetRepo {
       git,
       branch,
       startSha,
+      gitDir,
       keep: () => {
         kept = true
       },
@@ -172,6 +198,17 @@ export class FleetRepo {
       `^refs/remotes/origin/${base}`
     ])
   }
+}
+
+/** The remote's HEAD and which of `branches` exist: one round trip (`remote`: a name or a URL). */
+async function listRemote(
+  git: Git,
+  remote: string,
+  branches: string[],
+  env: Record<string, string>
+): Promise<string> {
+  const args = ['ls-remote', '--symref', remote, 'HEAD', ...branches.map(b => `refs/heads/${b}`)]
+  return (await git.exec(args, { env })).stdout
 }
 
 /** The remote's own words for a rejected push, as one sentence. */

@@ -27,9 +27,9 @@ function limitText(p: Parallelism): string {
     case 'max-parallel':
       return `max-parallel is ${p.cap}`
     case 'hard-cap':
-      return `it reached the hard cap of 4 × cores (${p.cap})`
+      return `it reached the hard cap of 8 × cores (${p.cap})`
     case 'cpu':
-      return 'the CPU had no room (pressure at or above the limit)'
+      return 'the CPU had no room (two threads or more ready to run per core)'
     case 'memory':
       return "MemAvailable had no room for one more worker's reserve"
     case 'upstream':

@@ -1,12 +1,12 @@
 /**
  * max-parallel: auto, end to end through dist/: how wide a batch runs is checked by behaviour
  * (the summary's peak parallelism, and the model server's view of which workers overlapped),
- * never by time. The machine this runs on is shared and its CPU pressure varies, so each test fixes
- * the pressure the scheduler reads through the test-only FLEET_WORKER_TEST_CPU_PRESSURE
+ * never by time. The machine this runs on is shared and its CPU load varies, so each test fixes
+ * the CPU demand the scheduler reads through the test-only FLEET_WORKER_TEST_CPU_DEMAND
  * (src/fleet/machine.ts); everything else (memory, pacing, the caps, the workers) is real.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TEST_CPU_PRESSURE_ENV } from '../../src/fleet/machine.js'
+import { TEST_CPU_DEMAND_ENV } from '../../src/fleet/machine.js'
 import { type RecordedRequest, script } from '../../src/demo/model-server.js'
 import { OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
 
@@ -66,14 +66,14 @@ describe('max-parallel: auto (the default)', () => {
     const run = await stack.run({
       // Blank = unset, so the input's default applies (the stack's own default is 2).
       inputs: { tasks: JSON.stringify(tasks), 'max-parallel': '' },
-      env: { [TEST_CPU_PRESSURE_ENV]: '0' },
+      env: { [TEST_CPU_DEMAND_ENV]: '0' },
       timeoutMs: 240_000
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)
     expect(results(run).map(r => r.status)).toEqual(Array(12).fill('pr-opened'))
     for (const t of tasks)
       expect(await stack.git.readFile(FULL, `fleet/${t.id}`, `${t.id}.txt`)).toBe(`from ${t.id}\n`)
-    // With the CPU calm the scheduler goes up to the hard cap (4 x cores: 8 on 2 cores).
+    // With the CPU calm the scheduler goes past four (its hard cap is 8 x cores).
     expect(run.summary).toMatch(
       /Peak parallelism: \d+ workers at once \(max-parallel: auto, \d+ cores\)/
     )
@@ -101,7 +101,7 @@ describe('max-parallel: auto (the default)', () => {
     }))
     const run = await stack.run({
       inputs: { tasks: JSON.stringify(tasks), 'max-parallel': 'auto' },
-      env: { [TEST_CPU_PRESSURE_ENV]: '0.9' },
+      env: { [TEST_CPU_DEMAND_ENV]: '3' },
       timeoutMs: 240_000
     })
     expect(run.exitCode, run.stdout + run.stderr).toBe(0)

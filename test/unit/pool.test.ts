@@ -73,7 +73,7 @@ describe('the pool under max-parallel: auto (fake clock, fake readings)', () => 
         cores: 2,
         totalMemBytes: 8 * GB,
         read: () => ({
-          cpu: { source: 'psi' as const, some: cpu(state.running) },
+          cpu: { source: 'run-queue' as const, perCore: cpu(state.running) },
           memAvailableBytes: memGb * GB
         })
       }
@@ -113,17 +113,17 @@ describe('the pool under max-parallel: auto (fake clock, fake readings)', () => 
     return { ...result, starts, peak: fake.peak }
   }
 
-  it('runs twelve latency-bound tasks all at once up to 4 x cores, starts paced', async () => {
-    const run = await batch(12, {})
+  it('runs twenty latency-bound tasks all at once up to 8 x cores, starts paced', async () => {
+    const run = await batch(20, {})
     expect(run.outcomes.every(o => o.status === 'pushed')).toBe(true)
-    expect(run.parallelism).toMatchObject({ mode: 'auto', peak: 8, limitedBy: 'hard-cap' })
-    expect(run.peak).toBe(8)
-    for (let i = 1; i < 8; i++)
+    expect(run.parallelism).toMatchObject({ mode: 'auto', peak: 16, limitedBy: 'hard-cap' })
+    expect(run.peak).toBe(16)
+    for (let i = 1; i < 16; i++)
       expect(run.starts[i]! - run.starts[i - 1]!).toBeGreaterThanOrEqual(250)
   })
 
   it('holds at what the CPU carries when pressure rises, and says so', async () => {
-    const m = machine(running => (running >= 3 ? 0.8 : 0.1))
+    const m = machine(running => (running >= 3 ? 2.5 : 0.5))
     const run = await batch(10, {}, m)
     expect(run.outcomes.every(o => o.status === 'pushed')).toBe(true)
     expect(run.parallelism).toMatchObject({ peak: 3, limitedBy: 'cpu' })
@@ -140,14 +140,14 @@ describe('the pool under max-parallel: auto (fake clock, fake readings)', () => 
   })
 
   it('a number is a fixed pool: all of its slots start at once, whatever the CPU says', async () => {
-    const m = machine(() => 1)
+    const m = machine(() => 9)
     const run = await batch(5, { maxParallel: 3 }, m)
     expect(run.starts.slice(0, 3)).toEqual([0, 0, 0])
     expect(run.parallelism).toMatchObject({ mode: 'fixed', peak: 3, limitedBy: 'max-parallel' })
   })
 
   it('tasks still waiting when the deadline passes end not-started', async () => {
-    const m = machine(running => (running >= 2 ? 1 : 0))
+    const m = machine(running => (running >= 2 ? 9 : 0))
     const run = await batch(4, { deadline: () => 5_000 }, m, 8_000)
     expect(run.outcomes.map(o => o.status)).toEqual([
       'pushed',

@@ -252,10 +252,10 @@ describe('markdown helpers', () => {
 })
 
 describe('the parallelism line', () => {
-  const p = { mode: 'auto', cap: 8, cores: 2, peak: 8, limitedBy: 'hard-cap' } as const
+  const p = { mode: 'auto', cap: 16, cores: 2, peak: 16, limitedBy: 'hard-cap' } as const
   it('tells the peak and what held it there, in words', () => {
     expect(parallelismLine(p)).toBe(
-      'Peak parallelism: 8 workers at once (max-parallel: auto, 2 cores); it stopped there because it reached the hard cap of 4 × cores (8).'
+      'Peak parallelism: 16 workers at once (max-parallel: auto, 2 cores); it stopped there because it reached the hard cap of 8 × cores (16).'
     )
     expect(parallelismLine({ ...p, peak: 1, limitedBy: 'cpu' })).toMatch(
       /^Peak parallelism: 1 worker at once .*the CPU had no room/

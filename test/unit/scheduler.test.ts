@@ -9,29 +9,30 @@ const calm: Readings = {
   running: 3,
   warming: 0,
   lastStartAt: 0,
-  cpu: { source: 'psi', some: 0.05 },
+  cpu: { source: 'run-queue', perCore: 0.2 },
   memAvailableBytes: 6 * GB
 }
 
 describe('the scheduler', () => {
-  it('in auto starts the next worker while the machine has room, up to 4 x cores', () => {
-    expect(auto.cap).toBe(8)
+  it('in auto starts the next worker while the machine has room, up to 8 x cores', () => {
+    expect(auto.cap).toBe(16)
     expect(decide(calm, auto)).toEqual({ kind: 'start' })
-    expect(decide({ ...calm, running: 7 }, auto)).toEqual({ kind: 'start' })
-    expect(decide({ ...calm, running: 8 }, auto)).toEqual({
+    expect(decide({ ...calm, running: 15 }, auto)).toEqual({ kind: 'start' })
+    expect(decide({ ...calm, running: 16 }, auto)).toEqual({
       kind: 'wait',
       reason: 'hard-cap',
       ms: Infinity
     })
   })
 
-  it('waits while CPU pressure is at its limit, by PSI or by load average', () => {
-    expect(decide({ ...calm, cpu: { source: 'psi', some: 0.3 } }, auto)).toMatchObject({
+  it('waits while two threads per core are ready to run, by run queue or by load average', () => {
+    expect(decide({ ...calm, cpu: { source: 'run-queue', perCore: 2 } }, auto)).toEqual({
       kind: 'wait',
-      reason: 'cpu'
+      reason: 'cpu',
+      ms: 250
     })
-    expect(decide({ ...calm, cpu: { source: 'psi', some: 0.29 } }, auto).kind).toBe('start')
-    expect(decide({ ...calm, cpu: { source: 'load', perCore: 1.2 } }, auto)).toMatchObject({
+    expect(decide({ ...calm, cpu: { source: 'run-queue', perCore: 1.9 } }, auto).kind).toBe('start')
+    expect(decide({ ...calm, cpu: { source: 'load', perCore: 2.4 } }, auto)).toMatchObject({
       reason: 'cpu'
     })
     expect(decide({ ...calm, cpu: { source: 'load', perCore: 0.5 } }, auto).kind).toBe('start')
@@ -40,7 +41,7 @@ describe('the scheduler', () => {
   })
 
   it('lets as many workers as cores run whatever the pressure: it is then not theirs', () => {
-    const hot = { ...calm, cpu: { source: 'psi', some: 0.98 } } as const
+    const hot = { ...calm, cpu: { source: 'run-queue', perCore: 6 } } as const
     expect(decide({ ...hot, running: 1 }, auto).kind).toBe('start')
     expect(decide({ ...hot, running: 2 }, auto)).toMatchObject({ reason: 'cpu' })
   })
@@ -79,7 +80,7 @@ describe('the scheduler', () => {
       ...calm,
       running: 0,
       lastStartAt: calm.now,
-      cpu: { source: 'psi', some: 1 },
+      cpu: { source: 'run-queue', perCore: 9 },
       memAvailableBytes: 0,
       upstreamLimit: 0
     }
@@ -88,7 +89,11 @@ describe('the scheduler', () => {
 
   it('a number is a fixed pool: that many at once, no pacing and no CPU gate; memory still holds', () => {
     const fixed = limitsFor(6, 2, 8 * GB)
-    const hot: Readings = { ...calm, lastStartAt: calm.now, cpu: { source: 'psi', some: 1 } }
+    const hot: Readings = {
+      ...calm,
+      lastStartAt: calm.now,
+      cpu: { source: 'run-queue', perCore: 9 }
+    }
     expect(decide({ ...hot, running: 5 }, fixed)).toEqual({ kind: 'start' })
     expect(decide({ ...hot, running: 6 }, fixed)).toEqual({
       kind: 'wait',
@@ -106,7 +111,7 @@ describe('the scheduler', () => {
       running: fc.integer({ min: 0, max: 100 }),
       warming: fc.integer({ min: 0, max: 20 }),
       sinceLast: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }),
-      some: fc.double({ min: 0, max: 1, noNaN: true }),
+      perCore: fc.double({ min: 0, max: 50, noNaN: true }),
       mem: fc.integer({ min: 0, max: 64 * 1024 }),
       upstream: fc.option(fc.integer({ min: 0, max: 50 }), { nil: undefined }),
       cores: fc.integer({ min: 1, max: 64 }),
@@ -120,7 +125,7 @@ describe('the scheduler', () => {
           running: x.running,
           warming: x.warming,
           lastStartAt: x.sinceLast === undefined ? undefined : x.now - x.sinceLast,
-          cpu: { source: 'psi', some: x.some },
+          cpu: { source: 'run-queue', perCore: x.perCore },
           memAvailableBytes: x.mem * 1024 * 1024,
           upstreamLimit: x.upstream
         }
