@@ -319,6 +319,7 @@ async function startModelServer(opts = {}) {
     const closing = new AbortController();
     let ids = 0;
     let openNow = 0;
+    let maxConcurrent = opts.maxConcurrent;
     function replyFor(s, step, cwd) {
         const usage = usageForStep(step);
         const planned = s.steps[step];
@@ -389,7 +390,7 @@ async function startModelServer(opts = {}) {
             Object.assign(rec, { outcome, status });
             sendError(res, status, message, retryAfter);
         };
-        if (opts.maxConcurrent !== undefined && openNow >= opts.maxConcurrent) {
+        if (maxConcurrent !== undefined && openNow >= maxConcurrent) {
             return fail('refused', 429, 'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits');
         }
         openNow++;
@@ -491,6 +492,9 @@ async function startModelServer(opts = {}) {
         requestsFor,
         usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
         open: () => openNow,
+        setMaxConcurrent: n => {
+            maxConcurrent = n;
+        },
         close,
         [Symbol.asyncDispose]: close
     };

@@ -147,6 +147,8 @@ export interface ModelServer extends AsyncDisposable {
   usageFor(key: string): Usage
   /** Messages requests whose answer has not ended and whose client is still connected. */
   open(): number
+  /** Changes `maxConcurrent` from the next request on (undefined: no limit). */
+  setMaxConcurrent(n: number | undefined): void
   close(): Promise<void>
 }
 
@@ -412,6 +414,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
   const closing = new AbortController()
   let ids = 0
   let openNow = 0
+  let maxConcurrent = opts.maxConcurrent
 
   function replyFor(s: Script, step: number, cwd: string | undefined): Reply {
     const usage = usageForStep(step)
@@ -483,7 +486,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
       Object.assign(rec, { outcome, status })
       sendError(res, status, message, retryAfter)
     }
-    if (opts.maxConcurrent !== undefined && openNow >= opts.maxConcurrent) {
+    if (maxConcurrent !== undefined && openNow >= maxConcurrent) {
       return fail(
         'refused',
         429,
@@ -589,6 +592,9 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     requestsFor,
     usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
     open: () => openNow,
+    setMaxConcurrent: n => {
+      maxConcurrent = n
+    },
     close,
     [Symbol.asyncDispose]: close
   }

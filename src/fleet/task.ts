@@ -5,7 +5,7 @@ import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
 import { addUsage } from '../domain.js'
 import { runWorker } from '../worker/run.js'
-import { commitLeftovers, hasNewCommits, land, type LandContext } from './land.js'
+import { commitLeftovers, land, type LandContext } from './land.js'
 import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome, type Slot } from './pool.js'
 import { describeError } from '../errors.js'
@@ -102,8 +102,9 @@ async function salvage(
   const reason = `the fleet could not finish this task: ${cause}`
   try {
     await followHead(tree, task.branch)
-    await commitLeftovers(tree, task, ctx.land.config, `fleet(${task.id}): partial work (failed)`)
-    if (await hasNewCommits(tree)) return { kind: 'partial', outcome, error: reason }
+    const work = `fleet(${task.id}): partial work (failed)`
+    if (await commitLeftovers(tree, task, ctx.land.config, work))
+      return { kind: 'partial', outcome, error: reason }
     return { kind: 'done', outcome: { ...outcome, error: reason } }
   } catch (commitError) {
     tree.keep()
@@ -130,9 +131,9 @@ async function keepFailedWork(
   verdict: Exclude<WorkerRun['verdict'], { kind: 'ok' }>
 ): Promise<Worked> {
   const status = verdict.kind
-  await commitLeftovers(tree, task, ctx.land.config, `fleet(${task.id}): partial work (${status})`)
+  const subject = `fleet(${task.id}): partial work (${status})`
   const failed = { ...outcome, status, error: verdict.error }
-  return (await hasNewCommits(tree))
+  return (await commitLeftovers(tree, task, ctx.land.config, subject))
     ? { kind: 'partial', outcome: failed, error: verdict.error }
     : { kind: 'done', outcome: failed }
 }
@@ -229,8 +230,7 @@ async function workIn(
   }
   if (run.verdict.kind !== 'ok') return keepFailedWork(ctx, task, tree, outcome, run.verdict)
   const verify = await verifyWithFixUp(ctx, task, tree, run, outcome)
-  await commitLeftovers(tree, task, ctx.land.config)
-  if (!(await hasNewCommits(tree)))
+  if (!(await commitLeftovers(tree, task, ctx.land.config)))
     return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
   return { kind: 'land', outcome: landing(outcome, verify, now() - startedAt) }
 }

@@ -323,6 +323,21 @@ describe('scripted model server without the CLI', () => {
     expect(await broken.json()).toMatchObject({ error: { type: 'invalid_request_error' } })
   })
 
+  it('refuses requests past maxConcurrent with a 429, a limit that can change while it runs', async () => {
+    await using s = await startModelServer({ delayMs: 300 })
+    const slow = () =>
+      post(s.url, { model: 'm', tools, stream: false, messages: userSays('hold a moment') })
+    expect((await Promise.all([slow(), slow()])).map(r => r.status)).toEqual([200, 200])
+    s.setMaxConcurrent(1)
+    const held = slow()
+    await expect.poll(() => s.open()).toBe(1)
+    const refused = await slow()
+    expect(refused.status).toBe(429)
+    expect((await held).status).toBe(200)
+    s.setMaxConcurrent(undefined)
+    expect(s.requests.map(r => r.outcome)).toEqual(['reply', 'reply', 'reply', 'refused'])
+  })
+
   it('ends hanging requests on close', async () => {
     const s = await startModelServer()
     const pending = post(s.url, {
