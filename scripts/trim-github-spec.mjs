@@ -35,7 +35,15 @@ const OPERATIONS = {
   // and whether a run that took queued issues is still going (reclaiming them).
   '/user': ['get'],
   '/repos/{owner}/{repo}/issues/{issue_number}/events': ['get'],
-  '/repos/{owner}/{repo}/actions/runs/{run_id}': ['get']
+  '/repos/{owner}/{repo}/actions/runs/{run_id}': ['get'],
+  // Answering on the PR (#18): a review's inline comments, a comment's thread, replies in a
+  // thread, the 👀 on a review comment; a failed run's jobs and each job's log (a 302 to the text).
+  '/repos/{owner}/{repo}/pulls/{pull_number}/comments': ['get'],
+  '/repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments': ['get'],
+  '/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies': ['post'],
+  '/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions': ['post'],
+  '/repos/{owner}/{repo}/actions/runs/{run_id}/jobs': ['get'],
+  '/repos/{owner}/{repo}/actions/jobs/{job_id}/logs': ['get']
 }
 
 const spec = JSON.parse(readFileSync(source, 'utf8'))

@@ -149,6 +149,9 @@ const schema = z.object({
   'queue-label': z.string().min(1),
   'max-tasks': number('max-tasks', { int: true, min: 1, max: 1000 }),
   'allowed-bots': z.string().transform(list),
+  'address-reviews': bool('address-reviews'),
+  'fix-failing-checks': bool('fix-failing-checks'),
+  'max-fix-ups': number('max-fix-ups', { int: true, min: 0, max: 20 }),
   'claude-path': optional,
   effort: oneOf('effort', EFFORTS),
   skills: z.string().transform(list),
@@ -232,6 +235,9 @@ export interface Config {
   queueLabel: string
   maxTasks: number
   allowedBots: string[]
+  addressReviews: boolean
+  fixFailingChecks: boolean
+  maxFixUps: number
   claudePath?: string
   effort: Parsed['effort']
   skills: string[]
@@ -415,6 +421,9 @@ function workerOptions(p: Parsed) {
     queueLabel: p['queue-label'],
     maxTasks: p['max-tasks'],
     allowedBots: p['allowed-bots'],
+    addressReviews: p['address-reviews'],
+    fixFailingChecks: p['fix-failing-checks'],
+    maxFixUps: p['max-fix-ups'],
     claudePath: p['claude-path'],
     effort: p.effort,
     skills: p.skills,

@@ -7,7 +7,30 @@
 export type TaskSource =
   | { kind: 'input' }
   | { kind: 'issue'; issue: number; item?: number }
-  | { kind: 'follow-up'; pr: number; issue?: number }
+  | {
+      kind: 'follow-up'
+      pr: number
+      issue?: number
+      /** Failed-check turns this PR has had (its body's marker), this one included. */
+      fixUps?: number
+      /** What to answer on the PR once the turn lands (reviews, review comments, checks). */
+      answer?: PrAnswer
+    }
+
+/**
+ * A turn asked for on the PR itself: after it, each listed thread gets one reply (item k of the
+ * worker's prompt is threads[k-1]) and the PR one summary comment.
+ */
+export interface PrAnswer {
+  kind: 'review' | 'review-comment' | 'checks'
+  /** Who asked (a login), or the failed run's name. */
+  from: string
+  threads: number[]
+  /** What was answered (`review=<id>`, `comment=<id>`, `run=<id>`): a rerun of the event finds it. */
+  key: string
+  /** A failed-checks turn: which one, of at most how many (max-fix-ups). */
+  turn?: { n: number; max: number }
+}
 
 export interface Task {
   id: string

@@ -19,8 +19,40 @@ export type Request =
   | { kind: 'labeled'; issue: IssueRef; actor: Actor }
   | { kind: 'plan'; issue: IssueRef; commentId: number; actor: Actor; text: string }
   | { kind: 'goal'; goal: string }
+  | { kind: 'review'; pr: PrRef; reviewId: number; actor: Actor; text: string }
+  | { kind: 'review-comment'; pr: PrRef; comment: InlineComment; actor: Actor; text: string }
+  | { kind: 'failed-run'; run: FailedRun }
   | { kind: 'queue' }
   | { kind: 'ignore'; reason: string }
+
+/** A pull request as a review event names it; the trigger re-reads it from the API. */
+export interface PrRef {
+  number: number
+  title: string
+  headRef: string
+}
+
+/** An inline review comment: where it sits and what it says. */
+export interface InlineComment {
+  id: number
+  /** The thread's first comment (replies go there); its own id when it starts the thread. */
+  threadId: number
+  path: string
+  line: number | null
+  diffHunk: string
+  body: string
+  author: string
+}
+
+/** A workflow run that completed red on a branch of this repository. */
+export interface FailedRun {
+  id: number
+  name: string
+  headBranch: string
+  headSha: string
+  conclusion: string
+  url: string
+}
 
 export interface EventSettings {
   hasTasks: boolean
@@ -28,6 +60,12 @@ export interface EventSettings {
   queueLabel: string
   /** The `goal` input: the planner makes the tasks. */
   goal?: string
+  /** Answering on fleet PRs (reviews, review comments, failed checks): the branch prefix. */
+  branchPrefix?: string
+  /** A review that requests changes delegates without the trigger phrase. */
+  addressReviews?: boolean
+  /** A failed workflow run on a fleet branch delegates its fix. */
+  fixFailingChecks?: boolean
 }
 
 type Obj = Record<string, unknown>
@@ -56,6 +94,102 @@ export function afterPhrase(body: string, phrase: string): string | undefined {
   const rest = text.slice(phrase.length)
   if (rest !== '' && !/^\s/.test(rest)) return undefined // "/fleetwood" is not "/fleet"
   return rest.trim()
+}
+
+/** Why a PR event is not about a fleet PR of this repository, or undefined when it is. */
+function notFleetPr(payload: Obj, s: EventSettings): string | undefined {
+  const pr = obj(payload.pull_request)
+  const head = obj(pr.head)
+  const prefix = s.branchPrefix ?? 'fleet/'
+  if (!str(head.ref).startsWith(prefix))
+    return `pull request #${Number(pr.number)} is not on a ${prefix}* branch the action opened`
+  if (str(obj(head.repo).full_name) !== str(obj(payload.repository).full_name))
+    return `pull request #${Number(pr.number)} comes from a fork`
+  return undefined
+}
+
+function prRefOf(payload: Obj): PrRef {
+  const pr = obj(payload.pull_request)
+  return { number: Number(pr.number), title: str(pr.title), headRef: str(obj(pr.head).ref) }
+}
+
+/**
+ * A submitted review on a fleet PR: its body after the trigger phrase, or, with address-reviews,
+ * the whole body of a review that requests changes (its inline comments are read by the trigger).
+ */
+function reviewRequest(payload: Obj, s: EventSettings): Request {
+  if (payload.action !== 'submitted')
+    return { kind: 'ignore', reason: `pull_request_review ${str(payload.action)}: only submitted` }
+  const review = obj(payload.review)
+  const body = str(review.body)
+  const asked = afterPhrase(body, s.triggerPhrase)
+  const changes = str(review.state).toLowerCase() === 'changes_requested'
+  const text = asked ?? (s.addressReviews && changes ? body.trim() : undefined)
+  if (text === undefined)
+    return {
+      kind: 'ignore',
+      reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set address-reviews: true to answer every review that requests changes)' : ''}`
+    }
+  const notOurs = notFleetPr(payload, s)
+  if (notOurs) return { kind: 'ignore', reason: notOurs }
+  const actor = actorOf(review.user)
+  return { kind: 'review', pr: prRefOf(payload), reviewId: Number(review.id), actor, text }
+}
+
+/** A new inline comment on a fleet PR that starts with the trigger phrase. */
+function reviewCommentRequest(payload: Obj, s: EventSettings): Request {
+  if (payload.action !== 'created')
+    return {
+      kind: 'ignore',
+      reason: `pull_request_review_comment ${str(payload.action)}: only new comments delegate`
+    }
+  const c = obj(payload.comment)
+  const text = afterPhrase(str(c.body), s.triggerPhrase)
+  if (text === undefined)
+    return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
+  const notOurs = notFleetPr(payload, s)
+  if (notOurs) return { kind: 'ignore', reason: notOurs }
+  const id = Number(c.id)
+  const line = c.line ?? c.original_line
+  const comment: InlineComment = {
+    id,
+    threadId: typeof c.in_reply_to_id === 'number' ? c.in_reply_to_id : id,
+    path: str(c.path),
+    line: typeof line === 'number' ? line : null,
+    diffHunk: str(c.diff_hunk),
+    body: str(c.body),
+    author: str(obj(c.user).login)
+  }
+  return { kind: 'review-comment', pr: prRefOf(payload), comment, actor: actorOf(c.user), text }
+}
+
+const RED = ['failure', 'timed_out']
+
+/** A workflow run that ended red on a fleet branch of this repository (never a fork's). */
+function failedRunRequest(payload: Obj, s: EventSettings): Request {
+  const run = obj(payload.workflow_run)
+  const conclusion = str(run.conclusion)
+  if (payload.action !== 'completed' || !RED.includes(conclusion))
+    return { kind: 'ignore', reason: `workflow_run ${str(payload.action)} ${conclusion}: not red` }
+  if (!s.fixFailingChecks)
+    return { kind: 'ignore', reason: 'failed checks are fixed only with fix-failing-checks: true' }
+  const branch = str(run.head_branch)
+  const prefix = s.branchPrefix ?? 'fleet/'
+  if (!branch.startsWith(prefix))
+    return { kind: 'ignore', reason: `the run's branch ${branch} is not a ${prefix}* branch` }
+  if (str(obj(run.head_repository).full_name) !== str(obj(payload.repository).full_name))
+    return { kind: 'ignore', reason: 'the run comes from a fork' }
+  return {
+    kind: 'failed-run',
+    run: {
+      id: Number(run.id),
+      name: str(run.name) || str(obj(payload.workflow).name),
+      headBranch: branch,
+      headSha: str(run.head_sha),
+      conclusion,
+      url: str(run.html_url)
+    }
+  }
 }
 
 export function readEvent(eventName: string, payload: Obj, s: EventSettings): Request {
@@ -90,6 +224,12 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
       }
       return { kind: 'labeled', issue: issueOf(payload), actor: actorOf(payload.sender) }
     }
+    case 'pull_request_review':
+      return reviewRequest(payload, s)
+    case 'pull_request_review_comment':
+      return reviewCommentRequest(payload, s)
+    case 'workflow_run':
+      return failedRunRequest(payload, s)
     case 'schedule':
     case 'workflow_dispatch':
       return { kind: 'queue' }

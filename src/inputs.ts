@@ -138,6 +138,21 @@ export const INPUTS = {
   'allowed-bots': {
     description: 'Bot accounts allowed to delegate from comments and labels (comma separated).'
   },
+  'address-reviews': {
+    default: 'false',
+    description:
+      'Answer every review that requests changes on a PR the action opened (by someone who may delegate), as a follow-up on its branch; otherwise only reviews and inline comments starting with trigger-phrase.'
+  },
+  'fix-failing-checks': {
+    default: 'false',
+    description:
+      "On a failed workflow_run of an open fleet PR's branch, run a follow-up with the failed jobs' log tails to fix it (needs an App or fine-grained token for the fix to start the checks again; see docs/workflows.md)."
+  },
+  'max-fix-ups': {
+    default: '2',
+    description:
+      'Most failed-check turns per PR (counted in its body); past them, one comment says the action stopped.'
+  },
   'claude-path': {
     contract: true,
     description:

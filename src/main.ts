@@ -83,10 +83,14 @@ async function makePlan(
     hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
     triggerPhrase: config.triggerPhrase,
     queueLabel: config.queueLabel,
-    goal: config.goal
+    goal: config.goal,
+    branchPrefix: config.branchPrefix,
+    addressReviews: config.addressReviews,
+    fixFailingChecks: config.fixFailingChecks
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
+  if (plan.ignore) return { ignore: plan.ignore }
   if (plan.tasks.length === 0 && plan.refused.length === 0 && request.kind === 'tasks') {
     throw new InputError(
       'tasks',

@@ -11,8 +11,11 @@ import { listQueue, moveIssue, queueLabels, type QueueLabels } from './github/qu
 import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
-import { issueOfPrBody } from './report/pr-body.js'
-import type { Task } from './domain.js'
+import { issueOfPrBody, prMarker, type PrMarker } from './report/pr-body.js'
+import type { PrAnswer, Task } from './domain.js'
+import { commentThread, failedJobs, openPrOf, reviewThreads } from './github/pr-turns.js'
+import { alreadyAnswered, sayFixUpsStopped } from './github/pr-answer.js'
+import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
 import { describeError } from './errors.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
@@ -21,6 +24,8 @@ export interface Plan {
   refused: Outcome[]
   /** Set when the issues' queue labels move with their tasks (label and schedule triggers). */
   queue?: QueueLabels
+  /** Set when the event turned out not to be the action's (a PR it did not open): nothing runs. */
+  ignore?: string
   /** Set when the planner makes the tasks (src/planner/): an authorised `/fleet plan`, or `goal`. */
   planner?: { kind: 'issue'; issue: number; text: string } | { kind: 'goal'; goal: string }
 }
@@ -83,45 +88,195 @@ async function authorise(
   return undefined
 }
 
-/** A follow-up on a fleet PR continues that PR's branch. */
-async function followUp(
-  deps: Deps,
-  request: Extract<Request, { kind: 'follow-up' }>
-): Promise<Plan> {
+type PullJson = Awaited<ReturnType<Octokit['rest']['pulls']['get']>>['data']
+
+/** An open fleet PR of this repository: its task id and the action's marker, when it carries one. */
+type FleetPr = { pr: PullJson; id: string; marker?: PrMarker } | { problem: string }
+
+async function fleetPr(deps: Deps, number: number): Promise<FleetPr> {
   const { octokit, repo } = needGithub(deps, 'follow-up')
   const prefix = deps.config.branchPrefix
-  const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: request.issue.number })
+  const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: number })
   const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
   // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
   const fromFork =
     pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`
   if (!id || idProblem(id) || pr.state !== 'open' || fromFork) {
-    const why =
+    const problem =
       pr.state !== 'open'
         ? 'the pull request is closed'
         : fromFork
           ? 'the pull request comes from a fork'
           : `the pull request's branch is not a ${prefix}* fleet branch`
-    return refuse(deps, request.issue, request.actor, why, `pr-${request.issue.number}`)
+    return { problem }
   }
-  const denied = await authorise(deps, request.issue, request.actor, request.commentId)
-  if (denied) return refuse(deps, request.issue, request.actor, denied, id)
+  const marker = prMarker(pr.body ?? '')
+  return { pr, id, ...(marker?.task === id ? { marker } : {}) }
+}
+
+/** The follow-up task on a fleet PR's branch: the worker continues from the branch's head. */
+function continueTask(
+  found: Exclude<FleetPr, { problem: string }>,
+  work: { prompt: string; title: string; fixUps?: number; answer?: PrAnswer }
+): Task {
+  const { pr, id, marker } = found
   // The issue comes from the action's own marker: a "Refs #N" in the body may be worker text.
   const issue = issueOfPrBody(pr.body ?? '')
-  const base = taskFromComment(request.issue, request.text, prefix, 'pull request')
+  const fixUps = work.fixUps ?? marker?.fixUps ?? 0
   return {
-    tasks: [
-      {
-        ...base,
-        id,
-        branch: pr.head.ref,
-        source: {
-          kind: 'follow-up',
-          pr: pr.number,
-          ...(issue ? { issue } : {})
-        }
-      }
-    ],
+    id,
+    title: work.title,
+    prompt: work.prompt,
+    branch: pr.head.ref,
+    source: {
+      kind: 'follow-up',
+      pr: pr.number,
+      ...(issue ? { issue } : {}),
+      // Carried forward, so any later turn's PR body keeps the count.
+      ...(fixUps ? { fixUps } : {}),
+      ...(work.answer ? { answer: work.answer } : {})
+    }
+  }
+}
+
+/** A follow-up on a fleet PR continues that PR's branch. */
+async function followUp(
+  deps: Deps,
+  request: Extract<Request, { kind: 'follow-up' }>
+): Promise<Plan> {
+  const found = await fleetPr(deps, request.issue.number)
+  if ('problem' in found)
+    return refuse(deps, request.issue, request.actor, found.problem, `pr-${request.issue.number}`)
+  const denied = await authorise(deps, request.issue, request.actor, request.commentId)
+  if (denied) return refuse(deps, request.issue, request.actor, denied, found.id)
+  const base = taskFromComment(
+    request.issue,
+    request.text,
+    deps.config.branchPrefix,
+    'pull request'
+  )
+  return { tasks: [continueTask(found, base)], refused: [] }
+}
+
+/** Nothing runs and nobody is answered: the event is not the action's to act on. */
+function ignored(deps: Deps, reason: string): Plan {
+  deps.log(`ignored: ${reason}`)
+  return { tasks: [], refused: [], ignore: reason }
+}
+
+/** The PR's title for a turn on it (the verify-failed prefix is the landing's to add). */
+const prTitle = (pr: PullJson): string => pr.title.replace(/^(\[verify failed\] )+/, '')
+
+/** The PR the event is about, when the action opened it; else why the event is ignored. */
+async function ownPr(deps: Deps, number: number): Promise<FleetPr> {
+  const found = await fleetPr(deps, number)
+  if ('problem' in found) return found
+  if (!found.marker)
+    return {
+      problem: `pull request #${number} carries no marker of the action: it did not open it`
+    }
+  return found
+}
+
+/**
+ * A review, or one inline comment, on a PR the action opened: refused (with a reply) before any
+ * model request unless its author may delegate; then its threads become the follow-up's task.
+ */
+async function answerReview(
+  deps: Deps,
+  request: Extract<Request, { kind: 'review' | 'review-comment' }>
+): Promise<Plan> {
+  const { octokit, repo } = needGithub(deps, request.kind)
+  const found = await ownPr(deps, request.pr.number)
+  if ('problem' in found) return ignored(deps, found.problem)
+  const { pr } = found
+  const ref: IssueRef = { number: pr.number, title: pr.title, body: '', isPullRequest: true }
+  const denied = await authorise(deps, ref, request.actor)
+  if (denied) return refuse(deps, ref, request.actor, denied, found.id)
+  const key =
+    request.kind === 'review' ? `review=${request.reviewId}` : `comment=${request.comment.id}`
+  if (await alreadyAnswered(octokit, repo, pr.number, key))
+    return ignored(deps, `#${pr.number}: ${key} was answered already (a rerun of the event)`)
+  const threads =
+    request.kind === 'review'
+      ? await reviewThreads(octokit, repo, pr.number, request.reviewId)
+      : [await commentThread(octokit, repo, pr.number, request.comment.threadId)]
+  if (request.kind === 'review-comment') await ackReviewComment(deps, request.comment.id)
+  const prompt = reviewPrompt({
+    pr: pr.number,
+    title: pr.title,
+    reviewer: request.actor.login,
+    text: request.text,
+    threads: threads.map(t => t.comments)
+  })
+  const answer: PrAnswer = {
+    kind: request.kind,
+    from: request.actor.login,
+    threads: threads.map(t => t.id),
+    key
+  }
+  return { tasks: [continueTask(found, { prompt, title: prTitle(pr), answer })], refused: [] }
+}
+
+/** 👀 on the inline comment; only an acknowledgement, so a failure is logged, not fatal. */
+async function ackReviewComment(deps: Deps, commentId: number): Promise<void> {
+  const { octokit, repo } = needGithub(deps, 'review-comment')
+  await octokit.rest.reactions
+    .createForPullRequestReviewComment({ ...repo, comment_id: commentId, content: 'eyes' })
+    .catch((error: unknown) => {
+      deps.log(`could not react to review comment ${commentId}: ${describeError(error)}`)
+    })
+}
+
+/**
+ * A red workflow run on the branch of an open PR the action opened, at the PR's current head:
+ * the failed jobs' log tails become a fix-up turn, at most max-fix-ups per PR (counted in the
+ * PR body's marker); past that, one comment says the loop stopped.
+ */
+async function fixChecks(
+  deps: Deps,
+  request: Extract<Request, { kind: 'failed-run' }>
+): Promise<Plan> {
+  const { octokit, repo } = needGithub(deps, 'workflow_run')
+  const { run } = request
+  const number = await openPrOf(octokit, repo, run.headBranch)
+  if (number === undefined)
+    return ignored(deps, `no open pull request has ${run.headBranch} as its branch`)
+  const found = await ownPr(deps, number)
+  if ('problem' in found) return ignored(deps, found.problem)
+  if (found.pr.head.sha !== run.headSha)
+    return ignored(
+      deps,
+      `#${number}'s branch has moved on since run ${run.id} (its commit is no longer the head)`
+    )
+  const done = found.marker?.fixUps ?? 0
+  const max = deps.config.maxFixUps
+  if (done >= max) {
+    const said = await sayFixUpsStopped(octokit, repo, number, {
+      max,
+      run: run.name,
+      phrase: deps.config.triggerPhrase
+    })
+    return ignored(
+      deps,
+      `#${number} has had its ${max} fix-up turns (max-fix-ups)${said ? '; said so on it' : ''}`
+    )
+  }
+  const key = `run=${run.id}`
+  if (await alreadyAnswered(octokit, repo, number, key))
+    return ignored(deps, `#${number}: ${key} was answered already (a rerun of the event)`)
+  const jobs = await failedJobs(octokit, repo, run.id)
+  if (jobs.length === 0) return ignored(deps, `run ${run.id} has no failed job to fix`)
+  const prompt = checksPrompt({ pr: number, run: run.name, jobs })
+  const answer: PrAnswer = {
+    kind: 'checks',
+    from: run.name,
+    threads: [],
+    key,
+    turn: { n: done + 1, max }
+  }
+  return {
+    tasks: [continueTask(found, { prompt, title: prTitle(found.pr), fixUps: done + 1, answer })],
     refused: []
   }
 }
@@ -197,6 +352,11 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
       return { tasks: [], refused: [], planner: { kind: 'goal', goal: request.goal } }
     case 'follow-up':
       return followUp(deps, request)
+    case 'review':
+    case 'review-comment':
+      return answerReview(deps, request)
+    case 'failed-run':
+      return fixChecks(deps, request)
     case 'labeled': {
       const denied = await authorise(deps, request.issue, request.actor)
       if (denied) {

@@ -1010,6 +1010,8 @@ class GitHubState {
     events = [];
     runs = new Map();
     reactions = [];
+    reviewComments = [];
+    jobs = [];
     labels = [];
     collaborators = new Map();
     nextId = 1;
@@ -1148,6 +1150,53 @@ class GitHubState {
         };
         this.comments.push(comment);
         return comment;
+    }
+    /** A submitted review's inline comments (or one reply, with `in_reply_to_id`), on the PR's head. */
+    addReviewComments(pullNumber, user, seeds, reviewId = this.id()) {
+        const pr = this.pullByNumber(pullNumber);
+        if (!pr)
+            throw new Error(`no pull request #${pullNumber}`);
+        return seeds.map(seed => {
+            const at = now();
+            const comment = {
+                id: this.id(),
+                pull_number: pullNumber,
+                review_id: reviewId,
+                body: seed.body,
+                user,
+                path: seed.path,
+                line: seed.line,
+                diff_hunk: seed.diff_hunk ?? `@@ -0,0 +1,${seed.line} @@`,
+                commit_id: pr.pull.head_sha,
+                ...(seed.in_reply_to_id !== undefined && { in_reply_to_id: seed.in_reply_to_id }),
+                created_at: at,
+                updated_at: at
+            };
+            this.reviewComments.push(comment);
+            return comment;
+        });
+    }
+    reviewComment(id) {
+        return this.reviewComments.find(c => c.id === id);
+    }
+    /** A completed workflow run with its jobs (each with its log text). */
+    addRun(run, jobs) {
+        const created = { id: this.id(), status: 'completed', conclusion: run.conclusion };
+        this.runs.set(created.id, created);
+        const made = jobs.map(j => {
+            const job = {
+                id: this.id(),
+                run_id: created.id,
+                status: 'completed',
+                head_branch: run.head_branch,
+                head_sha: run.head_sha,
+                steps: j.steps ?? [{ name: 'Run tests', conclusion: j.conclusion }],
+                ...j
+            };
+            this.jobs.push(job);
+            return job;
+        });
+        return { run: created, jobs: made };
     }
     // ---- rendering, in the shape of GitHub's REST responses ----
     get repoApi() {
@@ -1368,6 +1417,71 @@ class GitHubState {
             created_at: comment.created_at,
             updated_at: comment.updated_at,
             author_association: this.association(comment.user)
+        };
+    }
+    reviewCommentJson(c) {
+        const url = `${this.repoApi}/pulls/comments/${c.id}`;
+        const html = `${this.repoHtml}/pull/${c.pull_number}#discussion_r${c.id}`;
+        const pullUrl = `${this.repoApi}/pulls/${c.pull_number}`;
+        return {
+            url,
+            pull_request_review_id: c.review_id,
+            id: c.id,
+            node_id: nodeId('PRRC', c.id),
+            diff_hunk: c.diff_hunk,
+            path: c.path,
+            position: c.line,
+            original_position: c.line,
+            commit_id: c.commit_id,
+            original_commit_id: c.commit_id,
+            ...(c.in_reply_to_id !== undefined && { in_reply_to_id: c.in_reply_to_id }),
+            user: this.userJson(c.user),
+            body: c.body,
+            created_at: c.created_at,
+            updated_at: c.updated_at,
+            html_url: html,
+            pull_request_url: pullUrl,
+            author_association: this.association(c.user),
+            _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
+            line: c.line,
+            original_line: c.line,
+            side: 'RIGHT',
+            subject_type: 'line'
+        };
+    }
+    jobJson(job) {
+        const at = '2026-01-01T00:00:00Z';
+        return {
+            id: job.id,
+            run_id: job.run_id,
+            run_url: `${this.repoApi}/actions/runs/${job.run_id}`,
+            run_attempt: 1,
+            node_id: nodeId('CR', job.id),
+            head_sha: job.head_sha,
+            url: `${this.repoApi}/actions/jobs/${job.id}`,
+            html_url: `${this.repoHtml}/actions/runs/${job.run_id}/job/${job.id}`,
+            status: job.status,
+            conclusion: job.conclusion,
+            created_at: at,
+            started_at: at,
+            completed_at: at,
+            name: job.name,
+            steps: job.steps.map((step, i) => ({
+                name: step.name,
+                status: 'completed',
+                conclusion: step.conclusion,
+                number: i + 1,
+                started_at: at,
+                completed_at: at
+            })),
+            check_run_url: `${this.repoApi}/check-runs/${job.id}`,
+            labels: ['ubuntu-latest'],
+            runner_id: 1,
+            runner_name: 'GitHub Actions 1',
+            runner_group_id: 1,
+            runner_group_name: 'GitHub Actions',
+            workflow_name: 'CI',
+            head_branch: job.head_branch
         };
     }
     reactionJson(reaction) {
@@ -1702,6 +1816,64 @@ const createReaction = (s, req, [id]) => {
     s.reactions.push(reaction);
     return { status: 201, body: s.reactionJson(reaction) };
 };
+// ---- review comments (inline, in threads) ----
+const withPull = (then) => (s, req, [n, ...rest]) => {
+    const pr = s.pullByNumber(Number(n));
+    return pr ? then(s, req, pr, rest) : notFound();
+};
+const listReviewComments = withPull((s, req, pr) => page(req, s.reviewComments.filter(c => c.pull_number === pr.number), c => s.reviewCommentJson(c)));
+const listCommentsOfReview = withPull((s, req, pr, [review]) => page(req, s.reviewComments.filter(c => c.pull_number === pr.number && c.review_id === Number(review)), c => s.reviewCommentJson(c)));
+/** GitHub takes replies only to a thread's first comment ("Replies to replies are not supported"). */
+const replyToReviewComment = withPull((s, req, pr, [id]) => {
+    const target = s.reviewComment(Number(id));
+    if (!target || target.pull_number !== pr.number)
+        return notFound();
+    if (target.in_reply_to_id !== undefined)
+        return validationFailed([
+            { resource: 'PullRequestReviewComment', code: 'custom', field: 'in_reply_to_id' }
+        ]);
+    const [reply] = s.addReviewComments(pr.number, req.caller, [
+        {
+            path: target.path,
+            line: target.line ?? 1,
+            body: github_routes_text(record(req.body).body),
+            diff_hunk: target.diff_hunk,
+            in_reply_to_id: target.id
+        }
+    ], null);
+    return { status: 201, body: reply && s.reviewCommentJson(reply) };
+});
+const reactToReviewComment = (s, req, [id]) => {
+    const comment = s.reviewComment(Number(id));
+    if (!comment)
+        return notFound();
+    const reaction = {
+        id: s.id(),
+        comment_id: comment.id,
+        content: github_routes_text(record(req.body).content),
+        user: req.caller,
+        created_at: now()
+    };
+    s.reactions.push(reaction);
+    return { status: 201, body: s.reactionJson(reaction) };
+};
+// ---- workflow runs: jobs and their logs ----
+const listJobs = (s, req, [id]) => {
+    if (!s.runs.has(Number(id)))
+        return notFound();
+    const jobs = s.jobs.filter(j => j.run_id === Number(id));
+    const one = page(req, jobs, j => s.jobJson(j));
+    return { ...one, body: { total_count: jobs.length, jobs: one.body } };
+};
+/** As GitHub: a 302 to the log text on another (unauthenticated, signed) URL. */
+const jobLogs = (s, _req, [id]) => {
+    const job = s.jobs.find(j => j.id === Number(id));
+    if (!job)
+        return notFound();
+    return { status: 302, headers: { location: `${s.repo.apiUrl}${JOB_LOG_PATH}${job.id}` } };
+};
+/** Where the mock serves a job's log text, outside the API (see github-mock.ts). */
+const JOB_LOG_PATH = '/_blob/job-logs/';
 // ---- repository, labels, permissions ----
 /** GitHub's legacy `permission` field folds the finer roles into admin/write/read/none. */
 const LEGACY_PERMISSION = {
@@ -1774,6 +1946,12 @@ const ROUTES = [
     ['POST', /^\/issues\/(\d+)\/labels$/, addLabels],
     ['DELETE', /^\/issues\/(\d+)\/labels\/([^/]+)$/, removeLabel],
     ['POST', /^\/issues\/(\d+)\/assignees$/, addAssignees],
+    ['GET', /^\/pulls\/(\d+)\/comments$/, listReviewComments],
+    ['GET', /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/, listCommentsOfReview],
+    ['POST', /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/, replyToReviewComment],
+    ['POST', /^\/pulls\/comments\/(\d+)\/reactions$/, reactToReviewComment],
+    ['GET', /^\/actions\/runs\/(\d+)\/jobs$/, listJobs],
+    ['GET', /^\/actions\/jobs\/(\d+)\/logs$/, jobLogs],
     ['GET', /^\/collaborators\/([^/]+)\/permission$/, permission],
     ['GET', /^\/labels$/, (s, req) => page(req, s.labels, l => s.labelJson(l))],
     ['POST', /^\/labels$/, createLabel],
@@ -1853,6 +2031,11 @@ async function startGitHubMock(opts) {
         github_mock_send(res, reply);
     }
     async function answer(req, method, target, raw, body) {
+        // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
+        if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH)) {
+            const job = state.jobs.find(j => j.id === Number(target.pathname.slice(JOB_LOG_PATH.length)));
+            return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' };
+        }
         if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
             return {
                 status: 401,
@@ -1942,6 +2125,11 @@ function rejection(problem) {
     };
 }
 function github_mock_send(res, reply) {
+    if (reply.text !== undefined) {
+        res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8' });
+        res.end(reply.text);
+        return;
+    }
     const payload = reply.body === undefined ? '' : JSON.stringify(reply.body);
     const reset = Math.floor(Date.now() / 1000) + 3600;
     res.writeHead(reply.status, {
@@ -2473,7 +2661,7 @@ async function demo() {
 /***/ 51126:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-module.exports = __webpack_require__.p + "6b9847c6a56079643032.json";
+module.exports = __webpack_require__.p + "74a91275bc3c814dc6d2.json";
 
 /***/ })
 

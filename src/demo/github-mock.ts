@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { acquirePrism, releasePrism, type Prism, type PrismResponse } from './prism.js'
-import { type Reply, route } from './github-routes.js'
+import { JOB_LOG_PATH, type Reply, route } from './github-routes.js'
 import {
   GitHubState,
   type IssueSeed,
@@ -23,7 +23,9 @@ export type {
   MockIssue,
   MockLabel,
   MockPull,
+  MockJob,
   MockReaction,
+  MockReviewComment,
   Role
 } from './github-state.js'
 export { GitHubState } from './github-state.js'
@@ -135,6 +137,11 @@ export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMo
     raw: Buffer,
     body: unknown
   ): Promise<Reply> {
+    // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
+    if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH)) {
+      const job = state.jobs.find(j => j.id === Number(target.pathname.slice(JOB_LOG_PATH.length)))
+      return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' }
+    }
     if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
       return {
         status: 401,
@@ -236,6 +243,11 @@ function rejection(problem: unknown): Record<string, unknown> {
 }
 
 function send(res: ServerResponse, reply: Reply): void {
+  if (reply.text !== undefined) {
+    res.writeHead(reply.status, { 'content-type': 'text/plain; charset=utf-8' })
+    res.end(reply.text)
+    return
+  }
   const payload = reply.body === undefined ? '' : JSON.stringify(reply.body)
   const reset = Math.floor(Date.now() / 1000) + 3600
   res.writeHead(reply.status, {

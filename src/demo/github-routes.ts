@@ -7,6 +7,8 @@ export interface Reply {
   status: number
   body?: unknown
   headers?: Record<string, string>
+  /** A plain-text body (a job's log), sent as is. */
+  text?: string
 }
 
 export interface RouteRequest {
@@ -305,6 +307,89 @@ const createReaction: Handler = (s, req, [id]) => {
   return { status: 201, body: s.reactionJson(reaction) }
 }
 
+// ---- review comments (inline, in threads) ----
+
+const withPull =
+  (then: (s: GitHubState, req: RouteRequest, pr: MockPull, rest: string[]) => Reply): Handler =>
+  (s, req, [n, ...rest]) => {
+    const pr = s.pullByNumber(Number(n))
+    return pr ? then(s, req, pr, rest) : notFound()
+  }
+
+const listReviewComments = withPull((s, req, pr) =>
+  page(
+    req,
+    s.reviewComments.filter(c => c.pull_number === pr.number),
+    c => s.reviewCommentJson(c)
+  )
+)
+
+const listCommentsOfReview = withPull((s, req, pr, [review]) =>
+  page(
+    req,
+    s.reviewComments.filter(c => c.pull_number === pr.number && c.review_id === Number(review)),
+    c => s.reviewCommentJson(c)
+  )
+)
+
+/** GitHub takes replies only to a thread's first comment ("Replies to replies are not supported"). */
+const replyToReviewComment = withPull((s, req, pr, [id]) => {
+  const target = s.reviewComment(Number(id))
+  if (!target || target.pull_number !== pr.number) return notFound()
+  if (target.in_reply_to_id !== undefined)
+    return validationFailed([
+      { resource: 'PullRequestReviewComment', code: 'custom', field: 'in_reply_to_id' }
+    ])
+  const [reply] = s.addReviewComments(
+    pr.number,
+    req.caller,
+    [
+      {
+        path: target.path,
+        line: target.line ?? 1,
+        body: text(record(req.body).body),
+        diff_hunk: target.diff_hunk,
+        in_reply_to_id: target.id
+      }
+    ],
+    null
+  )
+  return { status: 201, body: reply && s.reviewCommentJson(reply) }
+})
+
+const reactToReviewComment: Handler = (s, req, [id]) => {
+  const comment = s.reviewComment(Number(id))
+  if (!comment) return notFound()
+  const reaction = {
+    id: s.id(),
+    comment_id: comment.id,
+    content: text(record(req.body).content),
+    user: req.caller,
+    created_at: now()
+  }
+  s.reactions.push(reaction)
+  return { status: 201, body: s.reactionJson(reaction) }
+}
+
+// ---- workflow runs: jobs and their logs ----
+
+const listJobs: Handler = (s, req, [id]) => {
+  if (!s.runs.has(Number(id))) return notFound()
+  const jobs = s.jobs.filter(j => j.run_id === Number(id))
+  const one = page(req, jobs, j => s.jobJson(j))
+  return { ...one, body: { total_count: jobs.length, jobs: one.body } }
+}
+
+/** As GitHub: a 302 to the log text on another (unauthenticated, signed) URL. */
+const jobLogs: Handler = (s, _req, [id]) => {
+  const job = s.jobs.find(j => j.id === Number(id))
+  if (!job) return notFound()
+  return { status: 302, headers: { location: `${s.repo.apiUrl}${JOB_LOG_PATH}${job.id}` } }
+}
+
+/** Where the mock serves a job's log text, outside the API (see github-mock.ts). */
+export const JOB_LOG_PATH = '/_blob/job-logs/'
+
 // ---- repository, labels, permissions ----
 
 /** GitHub's legacy `permission` field folds the finer roles into admin/write/read/none. */
@@ -391,6 +476,12 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['POST', /^\/issues\/(\d+)\/labels$/, addLabels],
   ['DELETE', /^\/issues\/(\d+)\/labels\/([^/]+)$/, removeLabel],
   ['POST', /^\/issues\/(\d+)\/assignees$/, addAssignees],
+  ['GET', /^\/pulls\/(\d+)\/comments$/, listReviewComments],
+  ['GET', /^\/pulls\/(\d+)\/reviews\/(\d+)\/comments$/, listCommentsOfReview],
+  ['POST', /^\/pulls\/(\d+)\/comments\/(\d+)\/replies$/, replyToReviewComment],
+  ['POST', /^\/pulls\/comments\/(\d+)\/reactions$/, reactToReviewComment],
+  ['GET', /^\/actions\/runs\/(\d+)\/jobs$/, listJobs],
+  ['GET', /^\/actions\/jobs\/(\d+)\/logs$/, jobLogs],
   ['GET', /^\/collaborators\/([^/]+)\/permission$/, permission],
   ['GET', /^\/labels$/, (s, req) => page(req, s.labels, l => s.labelJson(l))],
   ['POST', /^\/labels$/, createLabel],

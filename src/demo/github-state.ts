@@ -57,6 +57,43 @@ export interface MockRun {
   conclusion: string | null
 }
 
+/** An inline review comment (a thread's first comment, or a reply in it: `in_reply_to_id`). */
+export interface MockReviewComment {
+  id: number
+  pull_number: number
+  review_id: number | null
+  body: string
+  user: string
+  path: string
+  line: number | null
+  diff_hunk: string
+  commit_id: string
+  in_reply_to_id?: number
+  created_at: string
+  updated_at: string
+}
+
+export interface ReviewCommentSeed {
+  path: string
+  line: number
+  body: string
+  diff_hunk?: string
+  in_reply_to_id?: number
+}
+
+/** A job of a workflow run, with the log its logs URL redirects to. */
+export interface MockJob {
+  id: number
+  run_id: number
+  name: string
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion: string | null
+  head_branch: string
+  head_sha: string
+  log: string
+  steps: Array<{ name: string; conclusion: string | null }>
+}
+
 export interface MockComment {
   id: number
   issue_number: number
@@ -121,6 +158,8 @@ export class GitHubState {
   readonly events: MockEvent[] = []
   readonly runs = new Map<number, MockRun>()
   readonly reactions: MockReaction[] = []
+  readonly reviewComments: MockReviewComment[] = []
+  readonly jobs: MockJob[] = []
   readonly labels: MockLabel[] = []
   readonly collaborators = new Map<string, Role>()
   private nextId = 1
@@ -277,6 +316,63 @@ export class GitHubState {
     }
     this.comments.push(comment)
     return comment
+  }
+
+  /** A submitted review's inline comments (or one reply, with `in_reply_to_id`), on the PR's head. */
+  addReviewComments(
+    pullNumber: number,
+    user: string,
+    seeds: ReviewCommentSeed[],
+    reviewId: number | null = this.id()
+  ): MockReviewComment[] {
+    const pr = this.pullByNumber(pullNumber)
+    if (!pr) throw new Error(`no pull request #${pullNumber}`)
+    return seeds.map(seed => {
+      const at = now()
+      const comment: MockReviewComment = {
+        id: this.id(),
+        pull_number: pullNumber,
+        review_id: reviewId,
+        body: seed.body,
+        user,
+        path: seed.path,
+        line: seed.line,
+        diff_hunk: seed.diff_hunk ?? `@@ -0,0 +1,${seed.line} @@`,
+        commit_id: pr.pull.head_sha,
+        ...(seed.in_reply_to_id !== undefined && { in_reply_to_id: seed.in_reply_to_id }),
+        created_at: at,
+        updated_at: at
+      }
+      this.reviewComments.push(comment)
+      return comment
+    })
+  }
+
+  reviewComment(id: number): MockReviewComment | undefined {
+    return this.reviewComments.find(c => c.id === id)
+  }
+
+  /** A completed workflow run with its jobs (each with its log text). */
+  addRun(
+    run: { head_branch: string; head_sha: string; conclusion: string },
+    jobs: Array<Pick<MockJob, 'name' | 'conclusion' | 'log'> & { steps?: MockJob['steps'] }>
+  ): { run: MockRun; jobs: MockJob[] } {
+    const created: MockRun = { id: this.id(), status: 'completed', conclusion: run.conclusion }
+    this.runs.set(created.id, created)
+    const made = jobs.map(j => {
+      const job: MockJob = {
+        id: this.id(),
+        run_id: created.id,
+        status: 'completed',
+        head_branch: run.head_branch,
+        head_sha: run.head_sha,
+        steps: j.steps ?? [{ name: 'Run tests', conclusion: j.conclusion }],
+        ...j
+      }
+      this.jobs.push(job)
+      return job
+    })
+    return { run: created, jobs: made }
   }
 
   // ---- rendering, in the shape of GitHub's REST responses ----
@@ -507,6 +603,73 @@ export class GitHubState {
       created_at: comment.created_at,
       updated_at: comment.updated_at,
       author_association: this.association(comment.user)
+    }
+  }
+
+  reviewCommentJson(c: MockReviewComment): Record<string, unknown> {
+    const url = `${this.repoApi}/pulls/comments/${c.id}`
+    const html = `${this.repoHtml}/pull/${c.pull_number}#discussion_r${c.id}`
+    const pullUrl = `${this.repoApi}/pulls/${c.pull_number}`
+    return {
+      url,
+      pull_request_review_id: c.review_id,
+      id: c.id,
+      node_id: nodeId('PRRC', c.id),
+      diff_hunk: c.diff_hunk,
+      path: c.path,
+      position: c.line,
+      original_position: c.line,
+      commit_id: c.commit_id,
+      original_commit_id: c.commit_id,
+      ...(c.in_reply_to_id !== undefined && { in_reply_to_id: c.in_reply_to_id }),
+      user: this.userJson(c.user),
+      body: c.body,
+      created_at: c.created_at,
+      updated_at: c.updated_at,
+      html_url: html,
+      pull_request_url: pullUrl,
+      author_association: this.association(c.user),
+      _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
+      line: c.line,
+      original_line: c.line,
+      side: 'RIGHT',
+      subject_type: 'line'
+    }
+  }
+
+  jobJson(job: MockJob): Record<string, unknown> {
+    const at = '2026-01-01T00:00:00Z'
+    return {
+      id: job.id,
+      run_id: job.run_id,
+      run_url: `${this.repoApi}/actions/runs/${job.run_id}`,
+      run_attempt: 1,
+      node_id: nodeId('CR', job.id),
+      head_sha: job.head_sha,
+      url: `${this.repoApi}/actions/jobs/${job.id}`,
+      html_url: `${this.repoHtml}/actions/runs/${job.run_id}/job/${job.id}`,
+      status: job.status,
+      conclusion: job.conclusion,
+      created_at: at,
+      started_at: at,
+      completed_at: at,
+      name: job.name,
+      steps: job.steps.map((step, i) => ({
+        name: step.name,
+        status: 'completed',
+        conclusion: step.conclusion,
+        number: i + 1,
+        started_at: at,
+        completed_at: at
+      })),
+      check_run_url: `${this.repoApi}/check-runs/${job.id}`,
+      labels: ['ubuntu-latest'],
+      runner_id: 1,
+      runner_name: 'GitHub Actions 1',
+      runner_group_id: 1,
+      runner_group_name: 'GitHub Actions',
+      workflow_name: 'CI',
+      head_branch: job.head_branch
     }
   }
 

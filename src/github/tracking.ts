@@ -2,6 +2,7 @@ import type { Outcome } from '../domain.js'
 import type { Task } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
 import { LiveComment } from './live-comment.js'
+import { answerOnPr } from './pr-answer.js'
 import { moveIssue, type QueueLabels } from './queue.js'
 import { CANCEL_SIGNALS } from '../worker/spawn.js'
 import { describeError } from '../errors.js'
@@ -86,6 +87,14 @@ export class IssueTracking {
       void this.comments.get(issue)?.set(outcome.id, { state: 'done', outcome })
   }
 
+  /** A turn asked on a PR (a review, a comment, failed checks) is answered there once it ends. */
+  private async answer(tasks: Task[]): Promise<void> {
+    for (const task of tasks) {
+      const outcome = this.done.get(task.id)
+      if (outcome) await answerOnPr(this.octokit, this.repo, task, outcome, this.log)
+    }
+  }
+
   /** Settles every comment and label once the fleet is done (or cancelled). */
   async finish(): Promise<void> {
     for (const signal of CANCEL_SIGNALS) process.off(signal, this.onCancel)
@@ -94,6 +103,7 @@ export class IssueTracking {
     for (const [issue, tasks] of this.tasksOf) {
       const comment = this.comments.get(issue)
       await comment?.flush()
+      await this.answer(tasks)
       if (!this.queue) continue
       const outcomes = tasks.map(t => this.done.get(t.id))
       try {

@@ -7,11 +7,27 @@ export interface RunInfo {
   runUrl?: string
 }
 
+/** What the action's own marker (the body's last line of its kind) says about a PR it opened. */
+export interface PrMarker {
+  task: string
+  issue?: number
+  /** Failed-check turns the PR has had. */
+  fixUps: number
+}
+
+const MARKER_LINE =
+  /^<!-- fleet-worker:task=([a-z0-9._-]+)(?: issue=(\d+))?(?: fix-ups=(\d+))? -->$/gm
+
+/** The action's marker of a PR body; worker text cannot forge one (worker-text.ts breaks `<!--`). */
+export function prMarker(body: string): PrMarker | undefined {
+  const m = [...body.matchAll(MARKER_LINE)].at(-1)
+  if (!m?.[1]) return undefined
+  return { task: m[1], ...(m[2] ? { issue: Number(m[2]) } : {}), fixUps: Number(m[3] ?? 0) }
+}
+
 /** The issue a PR works on, as the action's own marker says (never a "Refs #N" a worker wrote). */
 export function issueOfPrBody(body: string): number | undefined {
-  const markers = [...body.matchAll(/^<!-- fleet-worker:task=[a-z0-9._-]+(?: issue=(\d+))? -->$/gm)]
-  const issue = markers.at(-1)?.[1]
-  return issue ? Number(issue) : undefined
+  return prMarker(body)?.issue
 }
 
 function issueOf(task: Task): number | undefined {
@@ -67,6 +83,9 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
     ''
   )
   if (run.runUrl) lines.push(`[The run](${run.runUrl})`, '')
-  lines.push(`<!-- fleet-worker:task=${task.id}${issue ? ` issue=${issue}` : ''} -->`)
+  const fixUps = task.source.kind === 'follow-up' ? (task.source.fixUps ?? 0) : 0
+  lines.push(
+    `<!-- fleet-worker:task=${task.id}${issue ? ` issue=${issue}` : ''}${fixUps ? ` fix-ups=${fixUps}` : ''} -->`
+  )
   return lines.join('\n')
 }

@@ -276,9 +276,59 @@ describe('GitHub mock behind the real Octokit', () => {
     })
   })
 
+  it("answers a job's logs as GitHub does: a redirect to the text, which Octokit follows", async () => {
+    const ci = mock.state.addRun(
+      { head_branch: 'fleet/logs', head_sha: 'c'.repeat(40), conclusion: 'failure' },
+      [{ name: 'test', conclusion: 'failure', log: 'line 1\nFAIL line 2\n' }]
+    )
+    const job = ci.jobs[0]
+    if (!job) throw new Error('no job')
+    const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
+      ...repo,
+      job_id: job.id
+    })
+    expect(data).toBe('line 1\nFAIL line 2\n')
+    const hops = mock.requests.filter(
+      r => r.path.endsWith(`/${job.id}/logs`) || r.path.endsWith(`/job-logs/${job.id}`)
+    )
+    expect(hops.map(r => r.status)).toEqual([302, 200])
+    // A reply to a reply is refused, as GitHub refuses it.
+    const pr = mock.addPull({ head: 'fleet/replies' })
+    const [root] = mock.state.addReviewComments(pr.number, 'wren', [
+      { path: 'a', line: 1, body: 'x' }
+    ])
+    const reply = await octokit.rest.pulls.createReplyForReviewComment({
+      ...repo,
+      pull_number: pr.number,
+      comment_id: root?.id ?? 0,
+      body: 'first'
+    })
+    const again = await statusOf(
+      octokit.rest.pulls.createReplyForReviewComment({
+        ...repo,
+        pull_number: pr.number,
+        comment_id: reply.data.id,
+        body: 'nested'
+      })
+    )
+    expect(again.status).toBe(422)
+  })
+
   it("answers with every field GitHub's schema requires", async () => {
     const pr = mock.addPull({ head: 'fleet/shape', labels: ['fleet'] })
     const comment = mock.addComment(pr.number, 'hello')
+    const reviewId = mock.state.id()
+    const [inline] = mock.state.addReviewComments(
+      pr.number,
+      'wren',
+      [{ path: 'a.ts', line: 3, body: 'rename' }],
+      reviewId
+    )
+    if (!inline) throw new Error('no review comment')
+    const ci = mock.state.addRun(
+      { head_branch: 'fleet/shape', head_sha: 'b'.repeat(40), conclusion: 'failure' },
+      [{ name: 'test', conclusion: 'failure', log: 'boom' }]
+    )
     const calls: Array<[string, Record<string, unknown>]> = [
       ['GET /repos/{owner}/{repo}', {}],
       ['GET /repos/{owner}/{repo}/pulls', { state: 'all' }],
@@ -303,13 +353,28 @@ describe('GitHub mock behind the real Octokit', () => {
       ['GET /repos/{owner}/{repo}/labels', {}],
       ['POST /repos/{owner}/{repo}/labels', { name: 'fleet:done', color: '0e8a16' }],
       ['PATCH /repos/{owner}/{repo}/issues/{issue_number}', { issue_number: 2, state: 'closed' }],
-      ['PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: pr.number, body: 'v2' }]
+      ['PATCH /repos/{owner}/{repo}/pulls/{pull_number}', { pull_number: pr.number, body: 'v2' }],
+      ['GET /repos/{owner}/{repo}/pulls/{pull_number}/comments', { pull_number: pr.number }],
+      [
+        'GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews/{review_id}/comments',
+        { pull_number: pr.number, review_id: reviewId }
+      ],
+      [
+        'POST /repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies',
+        { pull_number: pr.number, comment_id: inline.id, body: 'Done.' }
+      ],
+      [
+        'POST /repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions',
+        { comment_id: inline.id, content: 'eyes' }
+      ],
+      ['GET /repos/{owner}/{repo}/actions/runs/{run_id}/jobs', { run_id: ci.run.id }]
     ]
     for (const [route, params] of calls) {
       const response = await octokit.request(route, { ...repo, ...params })
       const [method = '', path = ''] = route.split(' ')
       expect(missingRequired(method, path, response.status, response.data), route).toEqual([])
     }
+    expect(mock.state.reviewComments.filter(c => c.in_reply_to_id === inline.id)).toHaveLength(1)
     expect(mock.state.pullByNumber(pr.number)?.pull.requested_reviewers).toEqual(['wren'])
     expect(mock.state.issue(1)?.assignees).toEqual(['wren'])
   })

@@ -388,3 +388,162 @@ export function schedule(
     sender: user(base.sender, args.sender ?? args.owner)
   }
 }
+
+// ---- answering on the PR (#18): reviews, inline comments, failed runs ----
+
+export interface PullRequestJson {
+  number: number
+  title: string
+  body: string | null
+  head: { ref: string; sha: string; repo: RepositoryJson | null; [key: string]: unknown }
+  [key: string]: unknown
+}
+
+interface PrArgs extends RepoArgs {
+  pr: { number: number; title: string; body: string; head: string; headSha?: string }
+  /** The PR's head repository, when it is a fork: `owner/name`. */
+  forkOf?: string
+}
+
+/** The example's pull_request with this scenario's number, title, body and head. */
+function pullRequest(
+  template: PullRequestJson,
+  repo: RepositoryJson,
+  args: PrArgs
+): PullRequestJson {
+  const full = repo.full_name
+  const html = `${WEB}/${full}/pull/${args.pr.number}`
+  const [forkOwner = '', forkName = ''] = (args.forkOf ?? '').split('/')
+  const headRepo = args.forkOf ? repository(repo, { owner: forkOwner, repo: forkName }) : repo
+  return {
+    ...template,
+    url: `${API}/repos/${full}/pulls/${args.pr.number}`,
+    html_url: html,
+    id: idFor(`pull:${full}#${args.pr.number}`),
+    number: args.pr.number,
+    title: args.pr.title,
+    body: args.pr.body,
+    head: {
+      ...template.head,
+      label: `${headRepo.owner.login}:${args.pr.head}`,
+      ref: args.pr.head,
+      sha: args.pr.headSha ?? 'f'.repeat(40),
+      repo: headRepo
+    }
+  }
+}
+
+export function pullRequestReview(
+  args: PrArgs & {
+    reviewer: string
+    reviewId: number
+    state: 'changes_requested' | 'commented' | 'approved'
+    body: string
+  }
+): Record<string, unknown> {
+  const base = load<{
+    repository: RepositoryJson
+    pull_request: PullRequestJson
+    review: Record<string, unknown>
+  }>('pull_request_review.submitted', args)
+  const repo = repository(base.repository, args)
+  const pull = pullRequest(base.pull_request, repo, args)
+  const reviewer = user(base.repository.owner, args.reviewer)
+  return {
+    ...base,
+    action: 'submitted',
+    review: {
+      ...base.review,
+      id: args.reviewId,
+      user: reviewer,
+      body: args.body,
+      state: args.state,
+      html_url: `${pull.html_url as string}#pullrequestreview-${args.reviewId}`
+    },
+    pull_request: pull,
+    repository: repo,
+    sender: reviewer
+  }
+}
+
+export function pullRequestReviewComment(
+  args: PrArgs & {
+    commenter: string
+    comment: {
+      id: number
+      body: string
+      path: string
+      line: number
+      diffHunk: string
+      inReplyTo?: number
+    }
+  }
+): Record<string, unknown> {
+  const base = load<{
+    repository: RepositoryJson
+    pull_request: PullRequestJson
+    comment: Record<string, unknown>
+  }>('pull_request_review_comment.created', args)
+  const repo = repository(base.repository, args)
+  const pull = pullRequest(base.pull_request, repo, args)
+  const commenter = user(base.repository.owner, args.commenter)
+  const c = args.comment
+  return {
+    ...base,
+    action: 'created',
+    comment: {
+      ...base.comment,
+      id: c.id,
+      body: c.body,
+      path: c.path,
+      line: c.line,
+      original_line: c.line,
+      diff_hunk: c.diffHunk,
+      user: commenter,
+      ...(c.inReplyTo !== undefined && { in_reply_to_id: c.inReplyTo })
+    },
+    pull_request: pull,
+    repository: repo,
+    sender: commenter
+  }
+}
+
+/** A completed run (the example's `success`, patched to the scenario's conclusion). */
+export function workflowRunCompleted(
+  args: RepoArgs & {
+    runId: number
+    name: string
+    headBranch: string
+    headSha: string
+    conclusion: 'failure' | 'success' | 'timed_out' | 'cancelled'
+    /** The head repository, when the run is a fork's: `owner/name`. */
+    forkOf?: string
+  }
+): Record<string, unknown> {
+  const base = load<{
+    repository: RepositoryJson
+    workflow_run: Record<string, unknown>
+    sender: UserJson
+  }>('workflow_run.completed', args)
+  const repo = repository(base.repository, args)
+  const [forkOwner = '', forkName = ''] = (args.forkOf ?? '').split('/')
+  const headRepo = args.forkOf
+    ? repository(base.repository, { owner: forkOwner, repo: forkName })
+    : repo
+  return {
+    ...base,
+    workflow_run: {
+      ...base.workflow_run,
+      id: args.runId,
+      name: args.name,
+      head_branch: args.headBranch,
+      head_sha: args.headSha,
+      conclusion: args.conclusion,
+      status: 'completed',
+      html_url: `${WEB}/${repo.full_name}/actions/runs/${args.runId}`,
+      head_repository: headRepo,
+      repository: repo
+    },
+    repository: repo
+  }
+}

