@@ -15,3 +15,17 @@ describe('the pinned claude CLI', () => {
     expect(CLAUDE_CODE_VERSION).toBe(declared)
   })
 })
+
+describe('the pinned undici', () => {
+  it('is the one copy in the bundle: the version the @actions packages carry', () => {
+    const lock = JSON.parse(
+      readFileSync(new URL('../../package-lock.json', import.meta.url), 'utf8')
+    ) as { packages: Record<string, { version?: string; dev?: boolean }> }
+    // Another major beside theirs put three copies (3.4 MB) in dist/index.js, each compiled at
+    // every start (docs/performance.md, "Cut in the third round").
+    const copies = Object.entries(lock.packages).filter(
+      ([where, p]) => where.endsWith('node_modules/undici') && !p.dev
+    )
+    expect(copies.map(([where]) => where)).toEqual(['node_modules/undici'])
+  })
+})
