@@ -8,14 +8,13 @@
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { parseArgs } from 'node:util'
 import { InputError } from './config.js'
 import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './domain.js'
 import { Board } from './progress.js'
+import { runOk } from './process.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
 import { summaryMarkdown } from './report/summary.js'
@@ -161,7 +160,7 @@ async function preflight(command: 'run' | 'plan', env: NodeJS.ProcessEnv): Promi
       'no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment'
     )
   const dir = env.GITHUB_WORKSPACE ?? process.cwd()
-  const git = (args: string[]) => promisify(execFile)('git', ['-C', dir, ...args])
+  const git = (args: string[]) => runOk('git', ['-C', dir, ...args])
   await git(['rev-parse', '--show-toplevel']).catch(() => {
     throw new UsageError(
       `--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`

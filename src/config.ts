@@ -1,23 +1,15 @@
 import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
-import type { Budgets } from './gateway/budgets.js'
+import { EFFORTS } from './domain.js'
+import { InputError } from './errors.js'
 import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
 import type { ContainerConfig } from './worker/isolation.js'
-import { type AllowRule, parseAllowList } from './worker/sandbox-allow.js'
+import { parseAllowList } from './worker/sandbox-allow.js'
 
-/** An input the user got wrong: the message names the input and the form that would be right. */
-export class InputError extends Error {
-  constructor(
-    readonly input: string,
-    message: string,
-    options?: ErrorOptions
-  ) {
-    super(`Input '${input}': ${message}`, options)
-    this.name = 'InputError'
-  }
-}
+// The rooms above config import these from here; rooms below it import errors.ts and domain.ts.
+export { EFFORTS, InputError }
 
 const list = (value: string): string[] =>
   value
@@ -101,7 +93,6 @@ export const PERMISSION_MODES = [
   'default',
   'plan'
 ] as const
-export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
 
 const schema = z.object({
   tasks: z.string(),
@@ -202,70 +193,6 @@ const schema = z.object({
 
 type Parsed = z.infer<typeof schema>
 
-export interface Config {
-  tasks: string
-  tasksFile?: string
-  apiKey?: string
-  baseUrl?: string
-  authHeader: 'auto' | 'bearer' | 'x-api-key'
-  model?: string
-  smallModel?: string
-  /** `auto`: the scheduler decides (src/fleet/scheduler.ts); a number: a fixed pool. */
-  maxParallel: number | 'auto'
-  maxTurns: number
-  timeoutMs: number
-  permissionMode: Parsed['permission-mode']
-  allowedTools: string[]
-  disallowedTools: string[]
-  tools?: string[]
-  setup?: string
-  setupTimeoutMs: number
-  verify?: string
-  verifyTimeoutMs: number
-  verifyFixUp: boolean
-  baseBranch?: string
-  branchPrefix: string
-  draft: boolean
-  labels: string[]
-  reviewers: string[]
-  assignees: string[]
-  githubToken?: string
-  commitAuthor: { name: string; email: string }
-  triggerPhrase: string
-  queueLabel: string
-  maxTasks: number
-  allowedBots: string[]
-  addressReviews: boolean
-  fixFailingChecks: boolean
-  maxFixUps: number
-  claudePath?: string
-  effort: Parsed['effort']
-  skills: string[]
-  appendSystemPrompt?: string
-  claudeArgs: string[]
-  isolation: 'sandbox' | 'container' | 'process'
-  /** isolation: sandbox — hosts a worker may reach besides the model endpoint. */
-  allowedDomains: AllowRule[]
-  container: ContainerConfig
-  maxAttempts: number
-  retryDelayMs: number
-  deadlineMs: number
-  mode: Parsed['mode']
-  shard: number
-  maxJobs: number
-  plan?: string
-  outcomesDir?: string
-  price?: Price
-  dryRun: boolean
-  /** A request for the planner (src/planner/). */
-  goal?: string
-  runPlan: boolean
-  /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
-  modelConcurrency: number | 'auto'
-  budgets: Budgets
-  recordBodies: boolean
-}
-
 /** Flags the action sets itself: letting claude-args override them would break the gate or the cage. */
 const RESERVED_FLAGS = [
   '-p',
@@ -344,9 +271,20 @@ function checkGoal(p: Parsed): { goal?: string } {
   return p.goal ? { goal: p.goal } : {}
 }
 
-/** The inputs through the schema; the first problem names its input. */
-function parseInputs(env: NodeJS.ProcessEnv): Parsed {
-  const result = schema.safeParse(readInputs(env))
+/**
+ * The Config every room reads: the inputs through the schema, the rules across them (a broken one
+ * throws its InputError), then the options in the rooms' words. Its type is what this gives.
+ */
+const configSchema = schema.transform(p => {
+  const price = checkAcross(p)
+  return { ...workerOptions(p), ...runOptions(p, price) }
+})
+
+export type Config = z.infer<typeof configSchema>
+
+/** The inputs to a Config; the first problem names its input. */
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = configSchema.safeParse(readInputs(env))
   if (!result.success) {
     const issue = result.error.issues[0]
     const input = String(issue?.path[0] ?? 'inputs')
@@ -356,7 +294,7 @@ function parseInputs(env: NodeJS.ProcessEnv): Parsed {
 }
 
 /** Rules across inputs the schema cannot state alone; returns the prices, when given. */
-function checkAcross(p: Parsed): Config['price'] {
+function checkAcross(p: Parsed): Price | undefined {
   if (p['permission-mode'] === 'dontAsk' && p['allowed-tools'].length === 0) {
     throw new InputError(
       'permission-mode',
@@ -381,12 +319,6 @@ function checkAcross(p: Parsed): Config['price'] {
   return price
 }
 
-export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const p = parseInputs(env)
-  const price = checkAcross(p)
-  return { ...workerOptions(p), ...runOptions(p, price) }
-}
-
 /** What a worker is and may do: the tasks, the model, tools, verify, PRs, isolation. */
 function workerOptions(p: Parsed) {
   return {
@@ -397,6 +329,7 @@ function workerOptions(p: Parsed) {
     authHeader: p['auth-header'],
     model: p.model,
     smallModel: p['small-model'],
+    /** `auto`: the scheduler decides (src/fleet/scheduler.ts); a number: a fixed pool. */
     maxParallel: p['max-parallel'],
     maxTurns: p['max-turns'],
     timeoutMs: Math.round(p['timeout-minutes'] * 60_000),
@@ -430,6 +363,7 @@ function workerOptions(p: Parsed) {
     appendSystemPrompt: p['append-system-prompt'],
     claudeArgs: p['claude-args'],
     isolation: p.isolation,
+    /** isolation: sandbox — hosts a worker may reach besides the model endpoint. */
     allowedDomains: p['allowed-domains'],
     container: (p.isolation === 'container' ? checkContainer : (c: ContainerConfig) => c)({
       runtime: p['container-runtime'],
@@ -443,7 +377,7 @@ function workerOptions(p: Parsed) {
 }
 
 /** How the run goes: retries, the deadline, modes and shards, prices and budgets. */
-function runOptions(p: Parsed, price: Config['price']) {
+function runOptions(p: Parsed, price: Price | undefined) {
   return {
     maxAttempts: p['max-attempts'],
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
@@ -455,8 +389,10 @@ function runOptions(p: Parsed, price: Config['price']) {
     outcomesDir: p['outcomes-dir'],
     price,
     dryRun: p['dry-run'],
+    /** A request for the planner (src/planner/). */
     ...checkGoal(p),
     runPlan: p['run-plan'],
+    /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
     modelConcurrency: p['model-concurrency'],
     budgets: {
       taskTokens: p['max-task-tokens'],

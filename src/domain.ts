@@ -117,3 +117,6 @@ export interface Outcome {
   startedAt?: number
   endedAt?: number
 }
+
+/** The `effort` input's levels, and a task's own `effort`. */
+export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const

@@ -19,3 +19,15 @@ export function describeError(error: unknown): string {
   }
   return parts.join(' (cause: ') + ')'.repeat(Math.max(0, parts.length - 1))
 }
+
+/** An input the user got wrong: the message names the input and the form that would be right. */
+export class InputError extends Error {
+  constructor(
+    readonly input: string,
+    message: string,
+    options?: ErrorOptions
+  ) {
+    super(`Input '${input}': ${message}`, options)
+    this.name = 'InputError'
+  }
+}

@@ -1,7 +1,5 @@
 import * as core from '@actions/core'
-import { execFile } from 'node:child_process'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { type Config, InputError, parseConfig } from './config.js'
 import { type RunContext, readContext, runUrl } from './context.js'
 import { readEvent } from './event.js'
@@ -19,6 +17,7 @@ import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
 import { parallelismLine } from './report/summary.js'
+import { run as runCommand } from './process.js'
 import type { Task } from './domain.js'
 import { usePlanner } from './planner/action.js'
 import { goalReport } from './planner/report.js'
@@ -28,9 +27,7 @@ import { preflightSandbox } from './worker/sandbox-host.js'
 import type { SandboxSetup } from './worker/sandbox-run.js'
 import { resolveSkills } from './worker/skills.js'
 import { GitError } from './git/git.js'
-import { CANCEL_SIGNALS, stopAllWorkers } from './worker/spawn.js'
-
-const exec = promisify(execFile)
+import { CANCEL_SIGNALS } from './worker/spawn.js'
 
 export { actionsIo, type Io }
 
@@ -41,6 +38,8 @@ interface Run {
   env: NodeJS.ProcessEnv
   github?: { octokit: Octokit; repo: Repo }
   startedAt: number
+  /** This run's stop: aborted on a cancel; every worker, verify and wait of the run listens. */
+  stop: AbortController
   apiKey?: string
   isolation?: Promise<SandboxSetup | undefined>
 }
@@ -54,12 +53,10 @@ function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | unde
 
 /** Where to push: the checkout's origin (without any credential in it), else the repository on the server. */
 async function remoteUrlOf(ctx: RunContext): Promise<string> {
-  const origin = await exec('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin'], {
+  const got = await runCommand('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin'], {
     env: gitEnv(process.env)
-  }).then(
-    r => r.stdout.trim(),
-    () => ''
-  )
+  })
+  const origin = got.exitCode === 0 ? got.stdout.trim() : ''
   return withoutUserinfo(origin) || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
 }
 
@@ -169,13 +166,13 @@ function requireApiKey(run: Run): string {
  * The runner cancels with SIGINT, then SIGTERM 7.5 s later, then kills the process tree: on the
  * first, no new worker starts (`onCancel`) and the running ones stop. Returns the unsubscribe.
  */
-function onCancelSignals(io: Io, onCancel: () => void): () => void {
+function onCancelSignals(io: Io, stop: AbortController, onCancel: () => void): () => void {
   const handler = (signal: NodeJS.Signals) => {
     io.warning(
       `Cancelled (${signal}): no new worker starts; stopping the running ones and reporting every task.`
     )
     onCancel()
-    stopAllWorkers('the run was cancelled')
+    stop.abort('the run was cancelled')
   }
   for (const signal of CANCEL_SIGNALS) process.once(signal, handler)
   return () => {
@@ -219,6 +216,56 @@ async function fleetNotes(run: Run, root: string, fleet: FleetEnd): Promise<stri
   return [warned, peak, spend, note].filter(Boolean).join('\n\n')
 }
 
+/** What every worker of the run needs before the first starts: the key, skills, cage, binary. */
+async function workerSetup(run: Run) {
+  // Read beside the steps below (it never throws): one git process off the way to the first worker.
+  const remoteUrl = remoteUrlOf(run.ctx)
+  const apiKey = requireApiKey(run)
+  const skills = await resolveSkills(run.config.skills, run.ctx.workspace)
+  const sandbox = await prepareIsolation(run)
+  const claude = await workerClaude(run)
+  return { apiKey, skills, sandbox, claude: claude.file, remoteUrl: await remoteUrl }
+}
+
+/** The engine's options for this run: its workers, where it pushes, and what it tells as it goes. */
+function fleetOptions(
+  run: Run,
+  tasks: Task[],
+  at: {
+    root: string
+    deadline: () => number
+    tracking?: IssueTracking
+    setup: Awaited<ReturnType<typeof workerSetup>>
+  }
+): FleetOptions {
+  const { config, ctx, io } = run
+  const byId = new Map(tasks.map(t => [t.id, t]))
+  return {
+    config,
+    tasks,
+    ...at.setup,
+    gitToken: config.githubToken,
+    root: at.root,
+    github: run.github,
+    runUrl: runUrl(ctx),
+    deadline: at.deadline,
+    log: io.info,
+    onStart: task => {
+      io.info(`[${task.id}] started on ${task.branch}`)
+      at.tracking?.running(task)
+    },
+    onProgress: io.onProgress,
+    onOutcome: (o: Outcome) => {
+      io.onFinish?.(o.id)
+      io.info(
+        `[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`
+      )
+      at.tracking?.finished(byId.get(o.id), o)
+    },
+    signal: run.stop.signal
+  }
+}
+
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(
   run: Run,
@@ -226,55 +273,27 @@ async function runTasks(
   tasks: Task[]
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
-  const apiKey = requireApiKey(run)
-  // Read beside the steps below (it never throws): one git process off the way to the first worker.
-  const remoteUrl = remoteUrlOf(ctx)
-  const skills = await resolveSkills(config.skills, ctx.workspace)
-  const sandbox = await prepareIsolation(run)
-  const claude = await workerClaude(run)
+  const setup = await workerSetup(run)
   const tracking =
     run.github && config.mode === 'all'
       ? trackingFor(run, run.github, tasks, plan.queue)
       : undefined
   await tracking?.start()
   let deadline = run.startedAt + config.deadlineMs
-  const byId = new Map(tasks.map(t => [t.id, t]))
-  const unsubscribe = onCancelSignals(io, () => (deadline = 0))
+  const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0))
   const root = path.join(
     ctx.runnerTemp,
     'fleet-worker',
     `${ctx.runId ?? process.pid}-${config.shard}`
   )
-  const onOutcome = (o: Outcome) => {
-    io.onFinish?.(o.id)
-    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
-    tracking?.finished(byId.get(o.id), o)
-  }
   try {
-    const fleet = await fleetOrBroken(
-      {
-        config,
-        tasks,
-        remoteUrl: await remoteUrl,
-        gitToken: config.githubToken,
-        root,
-        claude: claude.file,
-        apiKey,
-        skills,
-        sandbox,
-        github: run.github,
-        runUrl: runUrl(ctx),
-        deadline: () => deadline,
-        log: io.info,
-        onStart: task => {
-          io.info(`[${task.id}] started on ${task.branch}`)
-          tracking?.running(task)
-        },
-        onProgress: io.onProgress,
-        onOutcome
-      },
-      io
-    )
+    const options = fleetOptions(run, tasks, {
+      root,
+      deadline: () => deadline,
+      tracking,
+      setup
+    })
+    const fleet = await fleetOrBroken(options, io)
     return { outcomes: fleet.outcomes, note: await fleetNotes(run, root, fleet) }
   } finally {
     unsubscribe()
@@ -348,6 +367,7 @@ async function startRun(env: NodeJS.ProcessEnv, io: Io): Promise<Run> {
     io,
     env,
     startedAt: Date.now(),
+    stop: new AbortController(),
     apiKey,
     github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined
   }
@@ -372,7 +392,8 @@ async function planByPlanner(
       apiKey,
       claude: async () => (await workerClaude(run)).file,
       remoteUrl: () => remoteUrlOf(ctx),
-      isolation: () => prepareIsolation(run)
+      isolation: () => prepareIsolation(run),
+      signal: run.stop.signal
     },
     ask
   )

@@ -312,160 +312,181 @@ function jsonReply(res, id, model, r) {
         usage: r.usage
     }));
 }
-// ---- the server --------------------------------------------------------------------------
-async function startModelServer(opts = {}) {
-    const requests = [];
-    const ordinals = new Map();
-    const closing = new AbortController();
-    let ids = 0;
-    let openNow = 0;
-    let maxConcurrent = opts.maxConcurrent;
-    function replyFor(s, step, cwd) {
-        const usage = usageForStep(step);
-        const planned = s.steps[step];
-        if (planned && 'tool' in planned) {
-            const id = `toolu_fleet_${String(++ids).padStart(6, '0')}`;
-            return {
-                content: [
-                    { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
-                    { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
-                ],
-                stopReason: 'tool_use',
-                usage
-            };
-        }
+function replyFor(state, s, step, cwd) {
+    const usage = usageForStep(step);
+    const planned = s.steps[step];
+    if (planned && 'tool' in planned) {
+        const id = `toolu_fleet_${String(++state.ids).padStart(6, '0')}`;
         return {
-            content: [{ type: 'text', text: planned?.text ?? 'Done.' }],
-            stopReason: 'end_turn',
+            content: [
+                { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
+                { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
+            ],
+            stopReason: 'tool_use',
             usage
         };
     }
-    async function handle(req, res, raw) {
-        const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-        const headers = {};
-        for (const [k, v] of Object.entries(req.headers)) {
-            if (v !== undefined)
-                headers[k] = Array.isArray(v) ? v.join(', ') : v;
-        }
-        if (req.method === 'HEAD' || req.method === 'GET')
-            return void res.writeHead(200).end();
-        if (pathname !== '/v1/messages' && pathname !== '/v1/messages/count_tokens') {
-            return sendError(res, 404, `no route for ${pathname}`);
-        }
-        let body = {};
-        let parseError;
-        try {
-            body = JSON.parse(raw.toString('utf8'));
-        }
-        catch (e) {
-            parseError = `body is not JSON: ${String(e)}`;
-        }
-        if (pathname === '/v1/messages/count_tokens') {
-            res.writeHead(200, { 'content-type': 'application/json' });
-            return void res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
-        }
-        const messages = messagesOf(body);
-        const first = messages.find(m => m.role === 'user');
-        const last = messages.at(-1);
-        const resolved = parseError ? { error: parseError } : resolveScript(first, opts);
-        const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
-        const rec = {
-            key: resolved && 'key' in resolved ? resolved.key : undefined,
-            step: messages.filter(m => m.role === 'assistant').length,
-            model: typeof body.model === 'string' ? body.model : undefined,
-            path: req.url ?? '',
-            headers,
-            body,
-            bodyBytes: raw.length,
-            stream: body.stream === true,
-            cwd: findCwd(body),
-            toolResults: last?.role === 'user' ? toolResultTexts(last.content) : [],
-            outcome: 'reply',
-            status: 0,
-            usage: undefined,
-            at: Date.now()
-        };
-        requests.push(rec);
-        const fail = (outcome, status, message, retryAfter) => {
-            Object.assign(rec, { outcome, status });
-            sendError(res, status, message, retryAfter);
-        };
-        if (maxConcurrent !== undefined && openNow >= maxConcurrent) {
-            return fail('refused', 429, 'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits');
-        }
-        openNow++;
-        res.once('close', () => {
-            openNow--;
-            rec.closedAt = Date.now();
-        });
-        if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
-            return fail('unauthorized', 401, 'invalid x-api-key');
-        }
-        if (resolved && 'error' in resolved)
-            return fail('bad-request', 400, resolved.error);
-        const s = resolved?.script;
-        await (0,promises_.setTimeout)(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: closing.signal });
-        // The client gave up while we held the answer (its own timeout): nothing to send.
-        if (req.socket.destroyed)
-            return;
-        let reply;
-        if (!s || !resolved || !hasTools) {
-            rec.outcome = 'side';
-            reply = {
-                content: [{ type: 'text', text: 'OK.' }],
-                stopReason: 'end_turn',
-                usage: SIDE_USAGE
-            };
-        }
-        else {
-            const ordinal = ordinals.get(resolved.key) ?? 0;
-            ordinals.set(resolved.key, ordinal + 1);
-            const bad = misbehaviourAt(s, ordinal);
-            if (bad?.kind === 'fault') {
-                return fail('fault', bad.status, `scripted ${bad.status} (request ${ordinal + 1})`, bad.retryAfter);
-            }
-            if (bad?.kind === 'hang')
-                return void (rec.outcome = 'hang');
-            if (bad?.kind === 'garbage') {
-                Object.assign(rec, { outcome: 'garbage', status: 200 });
-                res.writeHead(200, { 'content-type': 'text/html' });
-                return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n');
-            }
-            if (bad?.kind === 'stall') {
-                const head = messageHead(`msg_stall_${++ids}`, rec.model, usageForStep(rec.step));
-                Object.assign(rec, { outcome: 'stall', status: 200, usage: head.usage });
-                res.writeHead(200, { 'content-type': 'text/event-stream' });
-                sse(res, 'message_start', { message: head });
-                sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-                return;
-            }
-            if (bad?.kind === 'drop') {
-                // The CLI counts a dropped stream's message_start usage in its totals: record it too.
-                const head = messageHead(`msg_drop_${++ids}`, rec.model, usageForStep(rec.step));
-                Object.assign(rec, { outcome: 'drop', status: 200, usage: head.usage });
-                res.writeHead(200, { 'content-type': 'text/event-stream' });
-                sse(res, 'message_start', { message: head });
-                // Cut only after the client has surely parsed message_start: cutting in the same tick
-                // made the CLI count the partial usage in some runs and not in others.
-                sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
-                sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } });
-                await (0,promises_.setTimeout)(DROP_AFTER_MS, undefined, { signal: closing.signal });
-                return void req.socket.destroy();
-            }
-            reply = replyFor(s, rec.step, rec.cwd);
-        }
-        Object.assign(rec, { status: 200, usage: reply.usage });
-        const id = `msg_fleet_${String(++ids).padStart(6, '0')}`;
-        if (rec.stream)
-            streamReply(res, id, rec.model, reply);
-        else
-            jsonReply(res, id, rec.model, reply);
+    return {
+        content: [{ type: 'text', text: planned?.text ?? 'Done.' }],
+        stopReason: 'end_turn',
+        usage
+    };
+}
+function headersOf(req) {
+    const headers = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+        if (v !== undefined)
+            headers[k] = Array.isArray(v) ? v.join(', ') : v;
     }
+    return headers;
+}
+/** The request as the tests read it back, before it is answered. */
+function recordOf(req, raw, body, resolved) {
+    const messages = messagesOf(body);
+    const last = messages.at(-1);
+    return {
+        key: resolved && 'key' in resolved ? resolved.key : undefined,
+        step: messages.filter(m => m.role === 'assistant').length,
+        model: typeof body.model === 'string' ? body.model : undefined,
+        path: req.url ?? '',
+        headers: headersOf(req),
+        body,
+        bodyBytes: raw.length,
+        stream: body.stream === true,
+        cwd: findCwd(body),
+        toolResults: last?.role === 'user' ? toolResultTexts(last.content) : [],
+        outcome: 'reply',
+        status: 0,
+        usage: undefined,
+        at: Date.now()
+    };
+}
+/** A scripted misbehaviour other than a fault, played on the response. */
+async function misbehave(state, kind, rec, req, res) {
+    if (kind === 'hang')
+        return void (rec.outcome = 'hang');
+    if (kind === 'garbage') {
+        Object.assign(rec, { outcome: 'garbage', status: 200 });
+        res.writeHead(200, { 'content-type': 'text/html' });
+        return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n');
+    }
+    // The CLI counts a dropped stream's message_start usage in its totals: record it too.
+    const head = messageHead(`msg_${kind}_${++state.ids}`, rec.model, usageForStep(rec.step));
+    Object.assign(rec, { outcome: kind, status: 200, usage: head.usage });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    sse(res, 'message_start', { message: head });
+    sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+    if (kind === 'stall')
+        return;
+    // Cut only after the client has surely parsed message_start: cutting in the same tick
+    // made the CLI count the partial usage in some runs and not in others.
+    sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } });
+    await (0,promises_.setTimeout)(DROP_AFTER_MS, undefined, { signal: state.closing.signal });
+    req.socket.destroy();
+}
+/** The request body as JSON, or why it is not. */
+function parseBody(raw) {
+    try {
+        return { body: JSON.parse(raw.toString('utf8')) };
+    }
+    catch (e) {
+        return { body: {}, parseError: `body is not JSON: ${String(e)}` };
+    }
+}
+/**
+ * A request refused before its script plays (over maxConcurrent, a wrong key, a bad body), or
+ * counted as open until its response closes.
+ */
+function refusal(state, req, res, rec, resolved) {
+    const { opts } = state;
+    if (opts.maxConcurrent !== undefined && state.openNow >= opts.maxConcurrent) {
+        const busy = 'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits';
+        return ['refused', 429, busy];
+    }
+    state.openNow++;
+    res.once('close', () => {
+        state.openNow--;
+        rec.closedAt = Date.now();
+    });
+    if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
+        return ['unauthorized', 401, 'invalid x-api-key'];
+    }
+    if (resolved && 'error' in resolved)
+        return ['bad-request', 400, resolved.error];
+    return undefined;
+}
+async function handle(state, req, res, raw) {
+    const { opts } = state;
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    if (req.method === 'HEAD' || req.method === 'GET')
+        return void res.writeHead(200).end();
+    if (pathname !== '/v1/messages' && pathname !== '/v1/messages/count_tokens') {
+        return sendError(res, 404, `no route for ${pathname}`);
+    }
+    const { body, parseError } = parseBody(raw);
+    if (pathname === '/v1/messages/count_tokens') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return void res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }));
+    }
+    const first = messagesOf(body).find(m => m.role === 'user');
+    const resolved = parseError ? { error: parseError } : resolveScript(first, opts);
+    const rec = recordOf(req, raw, body, resolved);
+    state.requests.push(rec);
+    const fail = (outcome, status, message, retryAfter) => {
+        Object.assign(rec, { outcome, status });
+        sendError(res, status, message, retryAfter);
+    };
+    const refused = refusal(state, req, res, rec, resolved);
+    if (refused)
+        return fail(...refused);
+    // A refusal above answered a body that had no script.
+    const play = resolved && 'script' in resolved ? resolved : undefined;
+    const s = play?.script;
+    await (0,promises_.setTimeout)(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: state.closing.signal });
+    // The client gave up while we held the answer (its own timeout): nothing to send.
+    if (req.socket.destroyed)
+        return;
+    let reply;
+    const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
+    if (!s || !play || !hasTools) {
+        rec.outcome = 'side';
+        reply = { content: [{ type: 'text', text: 'OK.' }], stopReason: 'end_turn', usage: SIDE_USAGE };
+    }
+    else {
+        const ordinal = state.ordinals.get(play.key) ?? 0;
+        state.ordinals.set(play.key, ordinal + 1);
+        const bad = misbehaviourAt(s, ordinal);
+        if (bad?.kind === 'fault') {
+            const message = `scripted ${bad.status} (request ${ordinal + 1})`;
+            return fail('fault', bad.status, message, bad.retryAfter);
+        }
+        if (bad)
+            return misbehave(state, bad.kind, rec, req, res);
+        reply = replyFor(state, s, rec.step, rec.cwd);
+    }
+    Object.assign(rec, { status: 200, usage: reply.usage });
+    const id = `msg_fleet_${String(++state.ids).padStart(6, '0')}`;
+    if (rec.stream)
+        streamReply(res, id, rec.model, reply);
+    else
+        jsonReply(res, id, rec.model, reply);
+}
+async function startModelServer(opts = {}) {
+    const state = {
+        // A copy: setMaxConcurrent changes this server's limit, never the caller's object.
+        opts: { ...opts },
+        requests: [],
+        ordinals: new Map(),
+        closing: new AbortController(),
+        ids: 0,
+        openNow: 0
+    };
+    const { requests, closing } = state;
     const server = external_node_http_default().createServer((req, res) => {
         const chunks = [];
         req.on('data', (c) => chunks.push(c));
         req.on('end', () => {
-            handle(req, res, Buffer.concat(chunks)).catch((e) => {
+            handle(state, req, res, Buffer.concat(chunks)).catch((e) => {
                 if (closing.signal.aborted)
                     return;
                 if (!res.headersSent)
@@ -491,9 +512,9 @@ async function startModelServer(opts = {}) {
         requests,
         requestsFor,
         usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
-        open: () => openNow,
+        open: () => state.openNow,
         setMaxConcurrent: n => {
-            maxConcurrent = n;
+            state.opts.maxConcurrent = n;
         },
         close,
         [Symbol.asyncDispose]: close
@@ -592,6 +613,161 @@ function repoDir(root, name) {
     }
     return (0,external_node_path_.join)(root, name.endsWith('.git') ? name : `${name}.git`);
 }
+/** The CGI environment `git http-backend` reads for one request. */
+function cgiEnvOf(req, url, base) {
+    return {
+        ...base.env,
+        GIT_PROJECT_ROOT: base.root,
+        GIT_HTTP_EXPORT_ALL: '1',
+        GATEWAY_INTERFACE: 'CGI/1.1',
+        REQUEST_METHOD: req.method ?? 'GET',
+        PATH_INFO: decodeURIComponent(url.pathname),
+        QUERY_STRING: url.search.replace(/^\?/, ''),
+        CONTENT_TYPE: req.headers['content-type'] ?? '',
+        REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+        // Only authorized requests reach the backend.
+        REMOTE_USER: 'x-access-token',
+        ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
+        ...(req.headers['content-encoding']
+            ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
+            : {}),
+        // Without this the backend speaks protocol v0 even when the client asked for v2.
+        ...(typeof req.headers['git-protocol'] === 'string'
+            ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
+            : {})
+    };
+}
+/** Where a CGI response's headers end in `text`, or -1 while they have not yet. */
+function headersEnd(text) {
+    const crlf = text.indexOf('\r\n\r\n');
+    const lf = text.indexOf('\n\n');
+    return crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
+}
+/** The CGI headers (with `Status:`) onto the response; returns the status. */
+function writeCgiHead(res, head) {
+    let status = 200;
+    for (const line of head.split(/\r?\n/)) {
+        const colon = line.indexOf(':');
+        if (colon <= 0)
+            continue;
+        const key = line.slice(0, colon).trim();
+        const value = line.slice(colon + 1).trim();
+        if (key.toLowerCase() === 'status')
+            status = Number.parseInt(value, 10);
+        else
+            res.setHeader(key, value);
+    }
+    return status;
+}
+/** One request through `git http-backend`: its CGI output relayed as the HTTP response. */
+function serveBackend(req, res, url, base) {
+    const child = (0,external_node_child_process_.spawn)('git', ['http-backend'], {
+        env: cgiEnvOf(req, url, base),
+        stdio: ['pipe', 'pipe', 'pipe']
+    });
+    base.backends.add(child);
+    child.on('close', () => base.backends.delete(child));
+    // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
+    child.stdin.on('error', () => { });
+    req.pipe(child.stdin);
+    let head = Buffer.alloc(0);
+    let headersSent = false;
+    child.stdout.on('data', (chunk) => {
+        if (headersSent) {
+            res.write(chunk);
+            return;
+        }
+        head = Buffer.concat([head, chunk]);
+        const text = head.toString('latin1');
+        const end = headersEnd(text);
+        if (end < 0)
+            return;
+        res.writeHead(writeCgiHead(res, text.slice(0, end)));
+        headersSent = true;
+        res.write(head.subarray(end));
+    });
+    const stderr = [];
+    child.stderr.on('data', (c) => stderr.push(c));
+    child.on('close', code => {
+        if (!headersSent) {
+            res.writeHead(500, { 'content-type': 'text/plain' });
+            res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`);
+            return;
+        }
+        res.end();
+    });
+}
+/** Every request: recorded, then refused while down or without the token, else served. */
+function answer(req, res, state) {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const authorized = isAuthorized(req.headers.authorization, state.token);
+    const service = serviceOf(url.pathname, url.searchParams);
+    state.requests.push({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        authorized,
+        ...(service ? { service } : {})
+    });
+    if (state.down()) {
+        req.resume();
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        res.end('Service Unavailable\n');
+        return;
+    }
+    if (!authorized) {
+        req.resume();
+        res.writeHead(401, {
+            'www-authenticate': 'Basic realm="GitHub"',
+            'content-type': 'text/plain'
+        });
+        res.end('Unauthorized\n');
+        return;
+    }
+    serveBackend(req, res, url, state);
+}
+/** A bare repository at `dir` whose `branch` holds one commit of `files`. */
+async function createBare(dir, base, env, branch, files) {
+    await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)(dir), { recursive: true });
+    await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env);
+    await gitOk(['config', 'http.receivepack', 'true'], dir, env);
+    const seed = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)(base, 'seed-'));
+    try {
+        await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env);
+        for (const [path, content] of Object.entries(files)) {
+            await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(seed, path)), { recursive: true });
+            await (0,external_node_fs_promises_.writeFile)((0,external_node_path_.join)(seed, path), content);
+        }
+        await gitOk(['add', '--all'], seed, env);
+        await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env);
+        await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env);
+    }
+    finally {
+        await (0,external_node_fs_promises_.rm)(seed, { recursive: true, force: true });
+    }
+}
+async function branchesOf(dir, env) {
+    const format = '--format=%(refname:strip=2) %(objectname)';
+    const out = await gitOk(['for-each-ref', format, 'refs/heads'], dir, env);
+    const result = {};
+    for (const line of out.split('\n')) {
+        const space = line.lastIndexOf(' ');
+        if (space > 0)
+            result[line.slice(0, space)] = line.slice(space + 1);
+    }
+    return result;
+}
+async function logOf(dir, ref, n, env) {
+    const format = '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e';
+    const out = await gitOk(['log', `-n${n}`, format, ref, '--'], dir, env);
+    return out
+        .split('\x1e')
+        .map(record => record.replace(/^\n/, ''))
+        .filter(record => record.length > 0)
+        .map(record => {
+        const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f');
+        return { sha, subject, body: body.replace(/\n+$/, ''), author };
+    });
+}
 async function startGitRemote(opts) {
     const base = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-git-remote-'));
     const root = (0,external_node_path_.join)(base, 'repos');
@@ -600,101 +776,7 @@ async function startGitRemote(opts) {
     const requests = [];
     const backends = new Set();
     let down = false;
-    const serveBackend = (req, res, url, authorized) => {
-        const cgiEnv = {
-            ...env,
-            GIT_PROJECT_ROOT: root,
-            GIT_HTTP_EXPORT_ALL: '1',
-            GATEWAY_INTERFACE: 'CGI/1.1',
-            REQUEST_METHOD: req.method ?? 'GET',
-            PATH_INFO: decodeURIComponent(url.pathname),
-            QUERY_STRING: url.search.replace(/^\?/, ''),
-            CONTENT_TYPE: req.headers['content-type'] ?? '',
-            REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
-            ...(authorized ? { REMOTE_USER: 'x-access-token' } : {}),
-            ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
-            ...(req.headers['content-encoding']
-                ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
-                : {}),
-            // Without this the backend speaks protocol v0 even when the client asked for v2.
-            ...(typeof req.headers['git-protocol'] === 'string'
-                ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
-                : {})
-        };
-        const child = (0,external_node_child_process_.spawn)('git', ['http-backend'], { env: cgiEnv, stdio: ['pipe', 'pipe', 'pipe'] });
-        backends.add(child);
-        child.on('close', () => backends.delete(child));
-        // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
-        child.stdin.on('error', () => { });
-        req.pipe(child.stdin);
-        let head = Buffer.alloc(0);
-        let headersSent = false;
-        child.stdout.on('data', (chunk) => {
-            if (headersSent) {
-                res.write(chunk);
-                return;
-            }
-            head = Buffer.concat([head, chunk]);
-            const text = head.toString('latin1');
-            const crlf = text.indexOf('\r\n\r\n');
-            const lf = text.indexOf('\n\n');
-            const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1;
-            if (end < 0)
-                return;
-            let status = 200;
-            for (const line of text.slice(0, end).split(/\r?\n/)) {
-                const colon = line.indexOf(':');
-                if (colon <= 0)
-                    continue;
-                const key = line.slice(0, colon).trim();
-                const value = line.slice(colon + 1).trim();
-                if (key.toLowerCase() === 'status')
-                    status = Number.parseInt(value, 10);
-                else
-                    res.setHeader(key, value);
-            }
-            res.writeHead(status);
-            headersSent = true;
-            res.write(head.subarray(end));
-        });
-        const stderr = [];
-        child.stderr.on('data', (c) => stderr.push(c));
-        child.on('close', code => {
-            if (!headersSent) {
-                res.writeHead(500, { 'content-type': 'text/plain' });
-                res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`);
-                return;
-            }
-            res.end();
-        });
-    };
-    const server = (0,external_node_http_.createServer)((req, res) => {
-        const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-        const authorized = isAuthorized(req.headers.authorization, opts.token);
-        const service = serviceOf(url.pathname, url.searchParams);
-        requests.push({
-            method: req.method ?? 'GET',
-            path: url.pathname,
-            authorized,
-            ...(service ? { service } : {})
-        });
-        if (down) {
-            req.resume();
-            res.writeHead(503, { 'content-type': 'text/plain' });
-            res.end('Service Unavailable\n');
-            return;
-        }
-        if (!authorized) {
-            req.resume();
-            res.writeHead(401, {
-                'www-authenticate': 'Basic realm="GitHub"',
-                'content-type': 'text/plain'
-            });
-            res.end('Unauthorized\n');
-            return;
-        }
-        serveBackend(req, res, url, authorized);
-    });
+    const server = (0,external_node_http_.createServer)((req, res) => answer(req, res, { token: opts.token, requests, down: () => down, env, root, backends }));
     await new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(0, '127.0.0.1', () => resolve());
@@ -706,54 +788,16 @@ async function startGitRemote(opts) {
         url,
         requests,
         async createRepo(name, repoOpts = {}) {
-            const branch = repoOpts.branch ?? 'main';
-            const files = repoOpts.files ?? { 'README.md': `# ${name}\n` };
-            const dir = bare(name);
-            await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)(dir), { recursive: true });
-            await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env);
-            await gitOk(['config', 'http.receivepack', 'true'], dir, env);
-            const seed = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)(base, 'seed-'));
-            try {
-                await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env);
-                for (const [path, content] of Object.entries(files)) {
-                    await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)((0,external_node_path_.join)(seed, path)), { recursive: true });
-                    await (0,external_node_fs_promises_.writeFile)((0,external_node_path_.join)(seed, path), content);
-                }
-                await gitOk(['add', '--all'], seed, env);
-                await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env);
-                await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env);
-            }
-            finally {
-                await (0,external_node_fs_promises_.rm)(seed, { recursive: true, force: true });
-            }
+            await createBare(bare(name), base, env, repoOpts.branch ?? 'main', repoOpts.files ?? { 'README.md': `# ${name}\n` });
             return `${url}${name.endsWith('.git') ? name : `${name}.git`}`;
         },
         repoPath: bare,
-        async branches(name) {
-            const out = await gitOk(['for-each-ref', '--format=%(refname:strip=2) %(objectname)', 'refs/heads'], bare(name), env);
-            const result = {};
-            for (const line of out.split('\n')) {
-                const space = line.lastIndexOf(' ');
-                if (space > 0)
-                    result[line.slice(0, space)] = line.slice(space + 1);
-            }
-            return result;
-        },
+        branches: name => branchesOf(bare(name), env),
         async readFile(name, ref, path) {
             const r = await runGit(['cat-file', 'blob', `${ref}:${path}`], bare(name), env);
             return r.exitCode === 0 ? r.stdout : undefined;
         },
-        async log(name, ref, n = 20) {
-            const out = await gitOk(['log', `-n${n}`, '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e', ref, '--'], bare(name), env);
-            return out
-                .split('\x1e')
-                .map(record => record.replace(/^\n/, ''))
-                .filter(record => record.length > 0)
-                .map(record => {
-                const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f');
-                return { sha, subject, body: body.replace(/\n+$/, ''), author };
-            });
-        },
+        log: (name, ref, n = 20) => logOf(bare(name), ref, n, env),
         async setPreReceive(name, script) {
             const hook = (0,external_node_path_.join)(bare(name), 'hooks', 'pre-receive');
             await (0,external_node_fs_promises_.mkdir)((0,external_node_path_.dirname)(hook), { recursive: true });
@@ -772,6 +816,22 @@ async function startGitRemote(opts) {
         }
     };
 }
+/** The token where actions/checkout puts it: .git/config, or a file included from it (v6). */
+async function addCredentials(dir, env, cloneUrl, token, opts) {
+    const git = (...args) => gitOk(args, dir, env);
+    const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`;
+    if (opts.credentials !== 'includeIf') {
+        await git('config', '--local', headerKey, extraheaderValue(token));
+        return;
+    }
+    const credDir = opts.credentialsDir ?? (0,external_node_path_.join)(dir, '.git');
+    const credFile = (0,external_node_path_.join)(credDir, `git-credentials-${(0,external_node_crypto_.randomUUID)()}.config`);
+    await (0,external_node_fs_promises_.mkdir)(credDir, { recursive: true });
+    await git('config', '--file', credFile, headerKey, extraheaderValue(token));
+    const gitDir = (0,external_node_path_.join)(dir, '.git');
+    await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile);
+    await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile);
+}
 /** Clone `cloneUrl` into a workspace laid out exactly as actions/checkout leaves one. */
 async function makeWorkspace(cloneUrl, token, opts = {}) {
     const dir = opts.dir ?? (await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-workspace-')));
@@ -789,19 +849,7 @@ async function makeWorkspace(cloneUrl, token, opts = {}) {
     await git('-c', 'init.defaultBranch=main', 'init', '--quiet');
     await git('remote', 'add', 'origin', cloneUrl);
     await git('config', '--local', 'gc.auto', '0');
-    const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`;
-    if (opts.credentials === 'includeIf') {
-        const credDir = opts.credentialsDir ?? (0,external_node_path_.join)(dir, '.git');
-        const credFile = (0,external_node_path_.join)(credDir, `git-credentials-${(0,external_node_crypto_.randomUUID)()}.config`);
-        await (0,external_node_fs_promises_.mkdir)(credDir, { recursive: true });
-        await gitOk(['config', '--file', credFile, headerKey, extraheaderValue(token)], dir, env);
-        const gitDir = (0,external_node_path_.join)(dir, '.git');
-        await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile);
-        await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile);
-    }
-    else {
-        await git('config', '--local', headerKey, extraheaderValue(token));
-    }
+    await addCredentials(dir, env, cloneUrl, token, opts);
     // checkout gets ref and sha from the event (GITHUB_REF, GITHUB_SHA): here, the remote's HEAD.
     const symref = await git('ls-remote', '--symref', 'origin', 'HEAD');
     const branch = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(symref)?.[1];
@@ -2162,6 +2210,8 @@ function parseJson(raw) {
     }
 }
 
+// EXTERNAL MODULE: ./src/process.ts
+var src_process = __webpack_require__(34006);
 ;// CONCATENATED MODULE: ./src/demo/sandbox.ts
 /**
  * Whether this machine can make the sandbox's namespaces (bubblewrap and socat installed, user
@@ -2173,15 +2223,13 @@ function parseJson(raw) {
 
 let cached;
 function probe(file, args) {
-    return new Promise(resolve => {
-        (0,external_node_child_process_.execFile)(file, args, { timeout: 20_000 }, (error, _out, stderr) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : 127) : 0, stderr }));
-    });
+    return (0,src_process/* run */.eF)(file, args, { timeoutMs: 20_000 });
 }
 async function check() {
     if (process.platform !== 'linux')
         return { ok: false, reason: `${process.platform} is not Linux` };
     const socat = await probe('socat', ['-V']);
-    if (socat.code !== 0)
+    if (socat.exitCode !== 0)
         return { ok: false, reason: 'socat is not installed' };
     const bwrap = await probe('bwrap', [
         '--unshare-user',
@@ -2204,12 +2252,12 @@ async function check() {
         '--',
         '/usr/bin/true'
     ]);
-    if (bwrap.code === 127)
+    if (bwrap.exitCode === 127)
         return { ok: false, reason: 'bubblewrap (bwrap) is not installed' };
-    if (bwrap.code !== 0)
+    if (bwrap.exitCode !== 0)
         return {
             ok: false,
-            reason: `the kernel refuses bubblewrap's namespaces here (${bwrap.stderr.trim() || `exit ${bwrap.code}`})`
+            reason: `the kernel refuses bubblewrap's namespaces here (${bwrap.stderr.trim() || `exit ${bwrap.exitCode}`})`
         };
     return { ok: true };
 }
@@ -2219,13 +2267,7 @@ function sandboxSupport() {
 }
 /** Gives `dir` and everything in it to `user` (symlinks themselves, never what they point at). */
 async function chownTree(dir, user) {
-    await new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_.spawn)('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], {
-            stdio: 'ignore'
-        });
-        child.on('error', reject);
-        child.on('close', code => (code === 0 ? resolve() : reject(new Error(`chown ${dir}: ${code}`))));
-    });
+    await (0,src_process/* runOk */.uO)('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir]);
 }
 /**
  * Lets another user reach `files` (the action's dist/, node, claude): adds traverse (o+x, never
@@ -2255,6 +2297,7 @@ async function openPathsFor(files) {
 // Runs the built action the way the Actions runner does: node on dist/index.js, no shell (dash
 // drops variables with hyphens, such as INPUT_API-KEY), a clean environment, and the runner's
 // file commands under RUNNER_TEMP.
+
 
 
 
@@ -2303,20 +2346,16 @@ function parseFileCommand(content) {
     return result;
 }
 async function gitHead(workspace) {
-    const run = (args) => new Promise(done => {
-        const child = (0,external_node_child_process_.spawn)('git', args, {
+    const git = async (args) => {
+        const r = await (0,src_process/* run */.eF)('git', args, {
             cwd: workspace,
-            env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: workspace },
-            stdio: ['ignore', 'pipe', 'ignore']
+            env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: workspace }
         });
-        let out = '';
-        child.stdout.on('data', (c) => (out += c.toString()));
-        child.on('error', () => done(undefined));
-        child.on('close', code => done(code === 0 ? out.trim() : undefined));
-    });
+        return r.exitCode === 0 ? r.stdout.trim() : undefined;
+    };
     const [sha, ref] = await Promise.all([
-        run(['rev-parse', 'HEAD']),
-        run(['symbolic-ref', '-q', 'HEAD'])
+        git(['rev-parse', 'HEAD']),
+        git(['symbolic-ref', '-q', 'HEAD'])
     ]);
     return { ...(sha ? { sha } : {}), ...(ref ? { ref } : {}) };
 }
@@ -2324,10 +2363,11 @@ function senderOf(payload) {
     const sender = payload.sender;
     return typeof sender?.login === 'string' ? sender.login : undefined;
 }
-async function runAction(opts) {
-    const runnerTemp = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-runner-temp-'));
-    const commands = (0,external_node_path_.join)(runnerTemp, '_runner_file_commands');
-    const workflowDir = (0,external_node_path_.join)(runnerTemp, '_github_workflow');
+/** RUNNER_TEMP as the runner lays it out: the event file and the file-command files. */
+async function runnerTemp(opts) {
+    const dir = await (0,external_node_fs_promises_.mkdtemp)((0,external_node_path_.join)((0,external_node_os_.tmpdir)(), 'fleet-runner-temp-'));
+    const commands = (0,external_node_path_.join)(dir, '_runner_file_commands');
+    const workflowDir = (0,external_node_path_.join)(dir, '_github_workflow');
     await (0,external_node_fs_promises_.mkdir)(commands);
     await (0,external_node_fs_promises_.mkdir)(workflowDir);
     const eventPath = (0,external_node_path_.join)(workflowDir, 'event.json');
@@ -2342,7 +2382,11 @@ async function runAction(opts) {
     for (const file of Object.values(files))
         await (0,external_node_fs_promises_.writeFile)(file, '');
     if (opts.user)
-        await chownTree(runnerTemp, opts.user);
+        await chownTree(dir, opts.user);
+    return { dir, eventPath, files };
+}
+/** The step's environment: the runner's variables, the inputs, then the caller's overrides. */
+async function runnerEnv(opts, temp) {
     const head = await gitHead(opts.workspace);
     const env = {
         PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -2351,9 +2395,9 @@ async function runAction(opts) {
         GITHUB_ACTIONS: 'true',
         RUNNER_OS: 'Linux',
         RUNNER_ARCH: 'X64',
-        RUNNER_TEMP: runnerTemp,
+        RUNNER_TEMP: temp.dir,
         GITHUB_EVENT_NAME: opts.eventName,
-        GITHUB_EVENT_PATH: eventPath,
+        GITHUB_EVENT_PATH: temp.eventPath,
         GITHUB_REPOSITORY: opts.repository,
         GITHUB_REPOSITORY_OWNER: opts.repository.split('/')[0] ?? '',
         GITHUB_WORKSPACE: opts.workspace,
@@ -2369,12 +2413,14 @@ async function runAction(opts) {
         GITHUB_WORKFLOW: 'Fleet',
         GITHUB_JOB: 'fleet',
         GITHUB_ACTION: '__run',
-        ...files
+        ...temp.files
     };
     for (const [name, value] of Object.entries(opts.inputs))
         env[inputEnvName(name)] = value;
-    Object.assign(env, opts.env);
-    const started = performance.now();
+    return Object.assign(env, opts.env);
+}
+/** node on the entry, in its own process group, with the runner's cancel signal and timeout. */
+async function runNode(opts, env) {
     // Its own process group, so a timeout can also reach the workers it started.
     const child = (0,external_node_child_process_.spawn)(process.execPath, [opts.entry ?? ACTION_ENTRY], {
         cwd: opts.workspace,
@@ -2414,29 +2460,30 @@ async function runAction(opts) {
     });
     for (const timer of timers)
         clearTimeout(timer);
+    const text = (chunks) => Buffer.concat(chunks).toString('utf8');
+    return { exitCode, signal, stdout: text(stdout), stderr: text(stderr) };
+}
+async function runAction(opts) {
+    const temp = await runnerTemp(opts);
+    const env = await runnerEnv(opts, temp);
+    const started = performance.now();
+    const ran = await runNode(opts, env);
     const durationMs = performance.now() - started;
     return {
-        exitCode,
-        signal,
-        stdout: Buffer.concat(stdout).toString('utf8'),
-        stderr: Buffer.concat(stderr).toString('utf8'),
-        outputs: parseFileCommand(await (0,external_node_fs_promises_.readFile)(files.GITHUB_OUTPUT, 'utf8')),
-        summary: await (0,external_node_fs_promises_.readFile)(files.GITHUB_STEP_SUMMARY, 'utf8'),
-        runnerTemp,
+        ...ran,
+        outputs: parseFileCommand(await (0,external_node_fs_promises_.readFile)(temp.files.GITHUB_OUTPUT, 'utf8')),
+        summary: await (0,external_node_fs_promises_.readFile)(temp.files.GITHUB_STEP_SUMMARY, 'utf8'),
+        runnerTemp: temp.dir,
         durationMs
     };
 }
 
-// EXTERNAL MODULE: external "node:util"
-var external_node_util_ = __webpack_require__(57975);
 ;// CONCATENATED MODULE: ./src/demo/leaks.ts
 
 
 
 
 
-
-const exec = (0,external_node_util_.promisify)(external_node_child_process_.execFile);
 /** The secrets of every scenario, and the forms they could leak in. */
 function secrets() {
     const header = extraheaderValue(GITHUB_TOKEN);
@@ -2479,7 +2526,7 @@ async function corpus(stack, run) {
     }
     // Every pushed commit: messages and content.
     const bare = stack.git.repoPath(`${OWNER}/${REPO}`);
-    const { stdout: pushed } = await exec('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
+    const { stdout: pushed } = await (0,src_process/* runOk */.uO)('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
     out.push(['pushed commits', pushed]);
     return out;
 }
@@ -2517,8 +2564,8 @@ const MODEL_KEY = 'sk-fleet-e2e-model-key-0123456789';
 const OWNER = 'acme';
 const REPO = 'widgets';
 let warned = false;
-async function startStack(opts = {}) {
-    const home = await (0,external_node_fs_promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-e2e-home-'));
+/** The stand-ins: the scripted model, the git remote with the repository, the GitHub mock. */
+async function startServices(opts) {
     const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model });
     const git = await startGitRemote({ token: GITHUB_TOKEN });
     const github = await startGitHubMock({
@@ -2535,12 +2582,22 @@ async function startStack(opts = {}) {
         }
     });
     const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN);
+    return { model, git, github, cloneUrl, workspace };
+}
+/** The sandbox where this machine can make one; else isolation: process, said once. */
+async function scenarioIsolation() {
     const support = await sandboxSupport();
     if (!support.ok && !warned) {
         warned = true;
         console.warn(`e2e: no sandbox on this machine (${support.reason}); scenarios run in isolation: process`);
     }
-    const fallback = support.ok ? {} : { isolation: 'process' };
+    return support.ok ? 'sandbox' : 'process';
+}
+async function startStack(opts = {}) {
+    const home = await (0,external_node_fs_promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-e2e-home-'));
+    const { model, git, github, cloneUrl, workspace } = await startServices(opts);
+    const isolation = await scenarioIsolation();
+    const fallback = isolation === 'sandbox' ? {} : { isolation: 'process' };
     const runs = [];
     const stack = {
         model,
@@ -2549,7 +2606,7 @@ async function startStack(opts = {}) {
         workspace,
         cloneUrl,
         home,
-        isolation: support.ok ? 'sandbox' : 'process',
+        isolation,
         async run(r) {
             const result = await runAction({
                 inputs: {

@@ -134,6 +134,195 @@ function repoDir(root: string, name: string): string {
   return join(root, name.endsWith('.git') ? name : `${name}.git`)
 }
 
+/** The CGI environment `git http-backend` reads for one request. */
+function cgiEnvOf(
+  req: IncomingMessage,
+  url: URL,
+  base: { env: NodeJS.ProcessEnv; root: string }
+): NodeJS.ProcessEnv {
+  return {
+    ...base.env,
+    GIT_PROJECT_ROOT: base.root,
+    GIT_HTTP_EXPORT_ALL: '1',
+    GATEWAY_INTERFACE: 'CGI/1.1',
+    REQUEST_METHOD: req.method ?? 'GET',
+    PATH_INFO: decodeURIComponent(url.pathname),
+    QUERY_STRING: url.search.replace(/^\?/, ''),
+    CONTENT_TYPE: req.headers['content-type'] ?? '',
+    REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
+    // Only authorized requests reach the backend.
+    REMOTE_USER: 'x-access-token',
+    ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
+    ...(req.headers['content-encoding']
+      ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
+      : {}),
+    // Without this the backend speaks protocol v0 even when the client asked for v2.
+    ...(typeof req.headers['git-protocol'] === 'string'
+      ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
+      : {})
+  }
+}
+
+/** Where a CGI response's headers end in `text`, or -1 while they have not yet. */
+function headersEnd(text: string): number {
+  const crlf = text.indexOf('\r\n\r\n')
+  const lf = text.indexOf('\n\n')
+  return crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1
+}
+
+/** The CGI headers (with `Status:`) onto the response; returns the status. */
+function writeCgiHead(res: ServerResponse, head: string): number {
+  let status = 200
+  for (const line of head.split(/\r?\n/)) {
+    const colon = line.indexOf(':')
+    if (colon <= 0) continue
+    const key = line.slice(0, colon).trim()
+    const value = line.slice(colon + 1).trim()
+    if (key.toLowerCase() === 'status') status = Number.parseInt(value, 10)
+    else res.setHeader(key, value)
+  }
+  return status
+}
+
+/** One request through `git http-backend`: its CGI output relayed as the HTTP response. */
+function serveBackend(
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+  base: { env: NodeJS.ProcessEnv; root: string; backends: Set<ReturnType<typeof spawn>> }
+): void {
+  const child = spawn('git', ['http-backend'], {
+    env: cgiEnvOf(req, url, base),
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  base.backends.add(child)
+  child.on('close', () => base.backends.delete(child))
+  // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
+  child.stdin.on('error', () => {})
+  req.pipe(child.stdin)
+
+  let head = Buffer.alloc(0)
+  let headersSent = false
+  child.stdout.on('data', (chunk: Buffer) => {
+    if (headersSent) {
+      res.write(chunk)
+      return
+    }
+    head = Buffer.concat([head, chunk])
+    const text = head.toString('latin1')
+    const end = headersEnd(text)
+    if (end < 0) return
+    res.writeHead(writeCgiHead(res, text.slice(0, end)))
+    headersSent = true
+    res.write(head.subarray(end))
+  })
+  const stderr: Buffer[] = []
+  child.stderr.on('data', (c: Buffer) => stderr.push(c))
+  child.on('close', code => {
+    if (!headersSent) {
+      res.writeHead(500, { 'content-type': 'text/plain' })
+      res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`)
+      return
+    }
+    res.end()
+  })
+}
+
+/** Every request: recorded, then refused while down or without the token, else served. */
+function answer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  state: {
+    token: string
+    requests: GitRemoteRequest[]
+    down: () => boolean
+    env: NodeJS.ProcessEnv
+    root: string
+    backends: Set<ReturnType<typeof spawn>>
+  }
+): void {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1')
+  const authorized = isAuthorized(req.headers.authorization, state.token)
+  const service = serviceOf(url.pathname, url.searchParams)
+  state.requests.push({
+    method: req.method ?? 'GET',
+    path: url.pathname,
+    authorized,
+    ...(service ? { service } : {})
+  })
+  if (state.down()) {
+    req.resume()
+    res.writeHead(503, { 'content-type': 'text/plain' })
+    res.end('Service Unavailable\n')
+    return
+  }
+  if (!authorized) {
+    req.resume()
+    res.writeHead(401, {
+      'www-authenticate': 'Basic realm="GitHub"',
+      'content-type': 'text/plain'
+    })
+    res.end('Unauthorized\n')
+    return
+  }
+  serveBackend(req, res, url, state)
+}
+
+/** A bare repository at `dir` whose `branch` holds one commit of `files`. */
+async function createBare(
+  dir: string,
+  base: string,
+  env: NodeJS.ProcessEnv,
+  branch: string,
+  files: Record<string, string>
+): Promise<void> {
+  await mkdir(dirname(dir), { recursive: true })
+  await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env)
+  await gitOk(['config', 'http.receivepack', 'true'], dir, env)
+  const seed = await mkdtemp(join(base, 'seed-'))
+  try {
+    await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env)
+    for (const [path, content] of Object.entries(files)) {
+      await mkdir(dirname(join(seed, path)), { recursive: true })
+      await writeFile(join(seed, path), content)
+    }
+    await gitOk(['add', '--all'], seed, env)
+    await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env)
+    await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env)
+  } finally {
+    await rm(seed, { recursive: true, force: true })
+  }
+}
+
+async function branchesOf(dir: string, env: NodeJS.ProcessEnv): Promise<Record<string, string>> {
+  const format = '--format=%(refname:strip=2) %(objectname)'
+  const out = await gitOk(['for-each-ref', format, 'refs/heads'], dir, env)
+  const result: Record<string, string> = {}
+  for (const line of out.split('\n')) {
+    const space = line.lastIndexOf(' ')
+    if (space > 0) result[line.slice(0, space)] = line.slice(space + 1)
+  }
+  return result
+}
+
+async function logOf(
+  dir: string,
+  ref: string,
+  n: number,
+  env: NodeJS.ProcessEnv
+): Promise<CommitInfo[]> {
+  const format = '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e'
+  const out = await gitOk(['log', `-n${n}`, format, ref, '--'], dir, env)
+  return out
+    .split('\x1e')
+    .map(record => record.replace(/^\n/, ''))
+    .filter(record => record.length > 0)
+    .map(record => {
+      const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f')
+      return { sha, subject, body: body.replace(/\n+$/, ''), author }
+    })
+}
+
 export async function startGitRemote(opts: { token: string }): Promise<GitRemote> {
   const base = await mkdtemp(join(tmpdir(), 'fleet-git-remote-'))
   const root = join(base, 'repos')
@@ -143,104 +332,9 @@ export async function startGitRemote(opts: { token: string }): Promise<GitRemote
   const backends = new Set<ReturnType<typeof spawn>>()
   let down = false
 
-  const serveBackend = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    authorized: boolean
-  ) => {
-    const cgiEnv: NodeJS.ProcessEnv = {
-      ...env,
-      GIT_PROJECT_ROOT: root,
-      GIT_HTTP_EXPORT_ALL: '1',
-      GATEWAY_INTERFACE: 'CGI/1.1',
-      REQUEST_METHOD: req.method ?? 'GET',
-      PATH_INFO: decodeURIComponent(url.pathname),
-      QUERY_STRING: url.search.replace(/^\?/, ''),
-      CONTENT_TYPE: req.headers['content-type'] ?? '',
-      REMOTE_ADDR: req.socket.remoteAddress ?? '127.0.0.1',
-      ...(authorized ? { REMOTE_USER: 'x-access-token' } : {}),
-      ...(req.headers['content-length'] ? { CONTENT_LENGTH: req.headers['content-length'] } : {}),
-      ...(req.headers['content-encoding']
-        ? { HTTP_CONTENT_ENCODING: req.headers['content-encoding'] }
-        : {}),
-      // Without this the backend speaks protocol v0 even when the client asked for v2.
-      ...(typeof req.headers['git-protocol'] === 'string'
-        ? { HTTP_GIT_PROTOCOL: req.headers['git-protocol'] }
-        : {})
-    }
-    const child = spawn('git', ['http-backend'], { env: cgiEnv, stdio: ['pipe', 'pipe', 'pipe'] })
-    backends.add(child)
-    child.on('close', () => backends.delete(child))
-    // The backend may answer (e.g. 403) without reading the body: ignore the broken pipe.
-    child.stdin.on('error', () => {})
-    req.pipe(child.stdin)
-
-    let head = Buffer.alloc(0)
-    let headersSent = false
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (headersSent) {
-        res.write(chunk)
-        return
-      }
-      head = Buffer.concat([head, chunk])
-      const text = head.toString('latin1')
-      const crlf = text.indexOf('\r\n\r\n')
-      const lf = text.indexOf('\n\n')
-      const end = crlf >= 0 && (lf < 0 || crlf < lf) ? crlf + 4 : lf >= 0 ? lf + 2 : -1
-      if (end < 0) return
-      let status = 200
-      for (const line of text.slice(0, end).split(/\r?\n/)) {
-        const colon = line.indexOf(':')
-        if (colon <= 0) continue
-        const key = line.slice(0, colon).trim()
-        const value = line.slice(colon + 1).trim()
-        if (key.toLowerCase() === 'status') status = Number.parseInt(value, 10)
-        else res.setHeader(key, value)
-      }
-      res.writeHead(status)
-      headersSent = true
-      res.write(head.subarray(end))
-    })
-    const stderr: Buffer[] = []
-    child.stderr.on('data', (c: Buffer) => stderr.push(c))
-    child.on('close', code => {
-      if (!headersSent) {
-        res.writeHead(500, { 'content-type': 'text/plain' })
-        res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`)
-        return
-      }
-      res.end()
-    })
-  }
-
-  const server = createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-    const authorized = isAuthorized(req.headers.authorization, opts.token)
-    const service = serviceOf(url.pathname, url.searchParams)
-    requests.push({
-      method: req.method ?? 'GET',
-      path: url.pathname,
-      authorized,
-      ...(service ? { service } : {})
-    })
-    if (down) {
-      req.resume()
-      res.writeHead(503, { 'content-type': 'text/plain' })
-      res.end('Service Unavailable\n')
-      return
-    }
-    if (!authorized) {
-      req.resume()
-      res.writeHead(401, {
-        'www-authenticate': 'Basic realm="GitHub"',
-        'content-type': 'text/plain'
-      })
-      res.end('Unauthorized\n')
-      return
-    }
-    serveBackend(req, res, url, authorized)
-  })
+  const server = createServer((req, res) =>
+    answer(req, res, { token: opts.token, requests, down: () => down, env, root, backends })
+  )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
     server.listen(0, '127.0.0.1', () => resolve())
@@ -254,60 +348,22 @@ export async function startGitRemote(opts: { token: string }): Promise<GitRemote
     url,
     requests,
     async createRepo(name, repoOpts = {}) {
-      const branch = repoOpts.branch ?? 'main'
-      const files = repoOpts.files ?? { 'README.md': `# ${name}\n` }
-      const dir = bare(name)
-      await mkdir(dirname(dir), { recursive: true })
-      await gitOk(['init', '--bare', '--quiet', `--initial-branch=${branch}`, dir], base, env)
-      await gitOk(['config', 'http.receivepack', 'true'], dir, env)
-      const seed = await mkdtemp(join(base, 'seed-'))
-      try {
-        await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env)
-        for (const [path, content] of Object.entries(files)) {
-          await mkdir(dirname(join(seed, path)), { recursive: true })
-          await writeFile(join(seed, path), content)
-        }
-        await gitOk(['add', '--all'], seed, env)
-        await gitOk(['commit', '--quiet', '--allow-empty', '-m', 'Initial commit'], seed, env)
-        await gitOk(['push', '--quiet', dir, `HEAD:refs/heads/${branch}`], seed, env)
-      } finally {
-        await rm(seed, { recursive: true, force: true })
-      }
+      await createBare(
+        bare(name),
+        base,
+        env,
+        repoOpts.branch ?? 'main',
+        repoOpts.files ?? { 'README.md': `# ${name}\n` }
+      )
       return `${url}${name.endsWith('.git') ? name : `${name}.git`}`
     },
     repoPath: bare,
-    async branches(name) {
-      const out = await gitOk(
-        ['for-each-ref', '--format=%(refname:strip=2) %(objectname)', 'refs/heads'],
-        bare(name),
-        env
-      )
-      const result: Record<string, string> = {}
-      for (const line of out.split('\n')) {
-        const space = line.lastIndexOf(' ')
-        if (space > 0) result[line.slice(0, space)] = line.slice(space + 1)
-      }
-      return result
-    },
+    branches: name => branchesOf(bare(name), env),
     async readFile(name, ref, path) {
       const r = await runGit(['cat-file', 'blob', `${ref}:${path}`], bare(name), env)
       return r.exitCode === 0 ? r.stdout : undefined
     },
-    async log(name, ref, n = 20) {
-      const out = await gitOk(
-        ['log', `-n${n}`, '--format=%H%x1f%s%x1f%b%x1f%an <%ae>%x1e', ref, '--'],
-        bare(name),
-        env
-      )
-      return out
-        .split('\x1e')
-        .map(record => record.replace(/^\n/, ''))
-        .filter(record => record.length > 0)
-        .map(record => {
-          const [sha = '', subject = '', body = '', author = ''] = record.split('\x1f')
-          return { sha, subject, body: body.replace(/\n+$/, ''), author }
-        })
-    },
+    log: (name, ref, n = 20) => logOf(bare(name), ref, n, env),
     async setPreReceive(name, script) {
       const hook = join(bare(name), 'hooks', 'pre-receive')
       await mkdir(dirname(hook), { recursive: true })
@@ -343,6 +399,29 @@ export interface WorkspaceOptions {
   credentialsDir?: string
 }
 
+/** The token where actions/checkout puts it: .git/config, or a file included from it (v6). */
+async function addCredentials(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  cloneUrl: string,
+  token: string,
+  opts: WorkspaceOptions
+): Promise<void> {
+  const git = (...args: string[]) => gitOk(args, dir, env)
+  const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`
+  if (opts.credentials !== 'includeIf') {
+    await git('config', '--local', headerKey, extraheaderValue(token))
+    return
+  }
+  const credDir = opts.credentialsDir ?? join(dir, '.git')
+  const credFile = join(credDir, `git-credentials-${randomUUID()}.config`)
+  await mkdir(credDir, { recursive: true })
+  await git('config', '--file', credFile, headerKey, extraheaderValue(token))
+  const gitDir = join(dir, '.git')
+  await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile)
+  await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile)
+}
+
 /** Clone `cloneUrl` into a workspace laid out exactly as actions/checkout leaves one. */
 export async function makeWorkspace(
   cloneUrl: string,
@@ -365,18 +444,7 @@ export async function makeWorkspace(
   await git('-c', 'init.defaultBranch=main', 'init', '--quiet')
   await git('remote', 'add', 'origin', cloneUrl)
   await git('config', '--local', 'gc.auto', '0')
-  const headerKey = `http.${new URL(cloneUrl).origin}/.extraheader`
-  if (opts.credentials === 'includeIf') {
-    const credDir = opts.credentialsDir ?? join(dir, '.git')
-    const credFile = join(credDir, `git-credentials-${randomUUID()}.config`)
-    await mkdir(credDir, { recursive: true })
-    await gitOk(['config', '--file', credFile, headerKey, extraheaderValue(token)], dir, env)
-    const gitDir = join(dir, '.git')
-    await git('config', '--local', `includeIf.gitdir:${gitDir}.path`, credFile)
-    await git('config', '--local', `includeIf.gitdir:${gitDir}/worktrees/*.path`, credFile)
-  } else {
-    await git('config', '--local', headerKey, extraheaderValue(token))
-  }
+  await addCredentials(dir, env, cloneUrl, token, opts)
 
   // checkout gets ref and sha from the event (GITHUB_REF, GITHUB_SHA): here, the remote's HEAD.
   const symref = await git('ls-remote', '--symref', 'origin', 'HEAD')

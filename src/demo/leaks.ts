@@ -1,12 +1,9 @@
-import { execFile } from 'node:child_process'
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { promisify } from 'node:util'
+import { runOk } from '../process.js'
 import { extraheaderValue } from './git-remote.js'
 import type { RunActionResult } from './run-action.js'
 import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack } from './stack.js'
-
-const exec = promisify(execFile)
 
 /** The secrets of every scenario, and the forms they could leak in. */
 export function secrets(): Record<string, string> {
@@ -54,7 +51,7 @@ async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string
   }
   // Every pushed commit: messages and content.
   const bare = stack.git.repoPath(`${OWNER}/${REPO}`)
-  const { stdout: pushed } = await exec(
+  const { stdout: pushed } = await runOk(
     'git',
     ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'],
     { maxBuffer: 256 * 1024 * 1024 }

@@ -408,167 +408,212 @@ function jsonReply(res: http.ServerResponse, id: string, model: string | undefin
 
 // ---- the server --------------------------------------------------------------------------
 
-export async function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
-  const requests: RecordedRequest[] = []
-  const ordinals = new Map<string, number>()
-  const closing = new AbortController()
-  let ids = 0
-  let openNow = 0
-  let maxConcurrent = opts.maxConcurrent
+/** What one server holds across requests. */
+interface ServerState {
+  opts: ModelServerOptions
+  requests: RecordedRequest[]
+  /** Requests seen per script key: where in its misbehaviour phases the next one falls. */
+  ordinals: Map<string, number>
+  closing: AbortController
+  ids: number
+  openNow: number
+}
 
-  function replyFor(s: Script, step: number, cwd: string | undefined): Reply {
-    const usage = usageForStep(step)
-    const planned = s.steps[step]
-    if (planned && 'tool' in planned) {
-      const id = `toolu_fleet_${String(++ids).padStart(6, '0')}`
-      return {
-        content: [
-          { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
-          { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
-        ],
-        stopReason: 'tool_use',
-        usage
-      }
-    }
+function replyFor(state: ServerState, s: Script, step: number, cwd: string | undefined): Reply {
+  const usage = usageForStep(step)
+  const planned = s.steps[step]
+  if (planned && 'tool' in planned) {
+    const id = `toolu_fleet_${String(++state.ids).padStart(6, '0')}`
     return {
-      content: [{ type: 'text', text: planned?.text ?? 'Done.' }],
-      stopReason: 'end_turn',
+      content: [
+        { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
+        { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
+      ],
+      stopReason: 'tool_use',
       usage
     }
   }
-
-  async function handle(req: http.IncomingMessage, res: http.ServerResponse, raw: Buffer) {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname
-    const headers: Record<string, string> = {}
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
-    }
-    if (req.method === 'HEAD' || req.method === 'GET') return void res.writeHead(200).end()
-    if (pathname !== '/v1/messages' && pathname !== '/v1/messages/count_tokens') {
-      return sendError(res, 404, `no route for ${pathname}`)
-    }
-
-    let body: Record<string, unknown> = {}
-    let parseError: string | undefined
-    try {
-      body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>
-    } catch (e) {
-      parseError = `body is not JSON: ${String(e)}`
-    }
-    if (pathname === '/v1/messages/count_tokens') {
-      res.writeHead(200, { 'content-type': 'application/json' })
-      return void res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }))
-    }
-
-    const messages = messagesOf(body)
-    const first = messages.find(m => m.role === 'user')
-    const last = messages.at(-1)
-    const resolved = parseError ? { error: parseError } : resolveScript(first, opts)
-    const hasTools = Array.isArray(body.tools) && body.tools.length > 0
-    const rec: RecordedRequest = {
-      key: resolved && 'key' in resolved ? resolved.key : undefined,
-      step: messages.filter(m => m.role === 'assistant').length,
-      model: typeof body.model === 'string' ? body.model : undefined,
-      path: req.url ?? '',
-      headers,
-      body,
-      bodyBytes: raw.length,
-      stream: body.stream === true,
-      cwd: findCwd(body),
-      toolResults: last?.role === 'user' ? toolResultTexts(last.content) : [],
-      outcome: 'reply',
-      status: 0,
-      usage: undefined,
-      at: Date.now()
-    }
-    requests.push(rec)
-    const fail = (outcome: Outcome, status: number, message: string, retryAfter?: number) => {
-      Object.assign(rec, { outcome, status })
-      sendError(res, status, message, retryAfter)
-    }
-    if (maxConcurrent !== undefined && openNow >= maxConcurrent) {
-      return fail(
-        'refused',
-        429,
-        'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits'
-      )
-    }
-    openNow++
-    res.once('close', () => {
-      openNow--
-      rec.closedAt = Date.now()
-    })
-
-    if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
-      return fail('unauthorized', 401, 'invalid x-api-key')
-    }
-    if (resolved && 'error' in resolved) return fail('bad-request', 400, resolved.error)
-
-    const s = resolved?.script
-    await sleep(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: closing.signal })
-    // The client gave up while we held the answer (its own timeout): nothing to send.
-    if (req.socket.destroyed) return
-
-    let reply: Reply
-    if (!s || !resolved || !hasTools) {
-      rec.outcome = 'side'
-      reply = {
-        content: [{ type: 'text', text: 'OK.' }],
-        stopReason: 'end_turn',
-        usage: SIDE_USAGE
-      }
-    } else {
-      const ordinal = ordinals.get(resolved.key) ?? 0
-      ordinals.set(resolved.key, ordinal + 1)
-      const bad = misbehaviourAt(s, ordinal)
-      if (bad?.kind === 'fault') {
-        return fail(
-          'fault',
-          bad.status,
-          `scripted ${bad.status} (request ${ordinal + 1})`,
-          bad.retryAfter
-        )
-      }
-      if (bad?.kind === 'hang') return void (rec.outcome = 'hang')
-      if (bad?.kind === 'garbage') {
-        Object.assign(rec, { outcome: 'garbage', status: 200 })
-        res.writeHead(200, { 'content-type': 'text/html' })
-        return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n')
-      }
-      if (bad?.kind === 'stall') {
-        const head = messageHead(`msg_stall_${++ids}`, rec.model, usageForStep(rec.step))
-        Object.assign(rec, { outcome: 'stall', status: 200, usage: head.usage })
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        sse(res, 'message_start', { message: head })
-        sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
-        return
-      }
-      if (bad?.kind === 'drop') {
-        // The CLI counts a dropped stream's message_start usage in its totals: record it too.
-        const head = messageHead(`msg_drop_${++ids}`, rec.model, usageForStep(rec.step))
-        Object.assign(rec, { outcome: 'drop', status: 200, usage: head.usage })
-        res.writeHead(200, { 'content-type': 'text/event-stream' })
-        sse(res, 'message_start', { message: head })
-        // Cut only after the client has surely parsed message_start: cutting in the same tick
-        // made the CLI count the partial usage in some runs and not in others.
-        sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
-        sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } })
-        await sleep(DROP_AFTER_MS, undefined, { signal: closing.signal })
-        return void req.socket.destroy()
-      }
-      reply = replyFor(s, rec.step, rec.cwd)
-    }
-    Object.assign(rec, { status: 200, usage: reply.usage })
-    const id = `msg_fleet_${String(++ids).padStart(6, '0')}`
-    if (rec.stream) streamReply(res, id, rec.model, reply)
-    else jsonReply(res, id, rec.model, reply)
+  return {
+    content: [{ type: 'text', text: planned?.text ?? 'Done.' }],
+    stopReason: 'end_turn',
+    usage
   }
+}
 
+function headersOf(req: http.IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v
+  }
+  return headers
+}
+
+/** The request as the tests read it back, before it is answered. */
+function recordOf(
+  req: http.IncomingMessage,
+  raw: Buffer,
+  body: Record<string, unknown>,
+  resolved: Resolved
+): RecordedRequest {
+  const messages = messagesOf(body)
+  const last = messages.at(-1)
+  return {
+    key: resolved && 'key' in resolved ? resolved.key : undefined,
+    step: messages.filter(m => m.role === 'assistant').length,
+    model: typeof body.model === 'string' ? body.model : undefined,
+    path: req.url ?? '',
+    headers: headersOf(req),
+    body,
+    bodyBytes: raw.length,
+    stream: body.stream === true,
+    cwd: findCwd(body),
+    toolResults: last?.role === 'user' ? toolResultTexts(last.content) : [],
+    outcome: 'reply',
+    status: 0,
+    usage: undefined,
+    at: Date.now()
+  }
+}
+
+/** A scripted misbehaviour other than a fault, played on the response. */
+async function misbehave(
+  state: ServerState,
+  kind: 'hang' | 'stall' | 'drop' | 'garbage',
+  rec: RecordedRequest,
+  req: http.IncomingMessage,
+  res: http.ServerResponse
+): Promise<void> {
+  if (kind === 'hang') return void (rec.outcome = 'hang')
+  if (kind === 'garbage') {
+    Object.assign(rec, { outcome: 'garbage', status: 200 })
+    res.writeHead(200, { 'content-type': 'text/html' })
+    return void res.end('<html><body>502 Bad Gateway (not really)</body></html>\n')
+  }
+  // The CLI counts a dropped stream's message_start usage in its totals: record it too.
+  const head = messageHead(`msg_${kind}_${++state.ids}`, rec.model, usageForStep(rec.step))
+  Object.assign(rec, { outcome: kind, status: 200, usage: head.usage })
+  res.writeHead(200, { 'content-type': 'text/event-stream' })
+  sse(res, 'message_start', { message: head })
+  sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+  if (kind === 'stall') return
+  // Cut only after the client has surely parsed message_start: cutting in the same tick
+  // made the CLI count the partial usage in some runs and not in others.
+  sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } })
+  await sleep(DROP_AFTER_MS, undefined, { signal: state.closing.signal })
+  req.socket.destroy()
+}
+
+/** The request body as JSON, or why it is not. */
+function parseBody(raw: Buffer): { body: Record<string, unknown>; parseError?: string } {
+  try {
+    return { body: JSON.parse(raw.toString('utf8')) as Record<string, unknown> }
+  } catch (e) {
+    return { body: {}, parseError: `body is not JSON: ${String(e)}` }
+  }
+}
+
+/**
+ * A request refused before its script plays (over maxConcurrent, a wrong key, a bad body), or
+ * counted as open until its response closes.
+ */
+function refusal(
+  state: ServerState,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  rec: RecordedRequest,
+  resolved: Resolved
+): [Outcome, number, string] | undefined {
+  const { opts } = state
+  if (opts.maxConcurrent !== undefined && state.openNow >= opts.maxConcurrent) {
+    const busy =
+      'High concurrency usage of this API, please reduce concurrency or contact customer service to increase limits'
+    return ['refused', 429, busy]
+  }
+  state.openNow++
+  res.once('close', () => {
+    state.openNow--
+    rec.closedAt = Date.now()
+  })
+  if (opts.acceptKeys && !opts.acceptKeys.includes(credential(req.headers) ?? '')) {
+    return ['unauthorized', 401, 'invalid x-api-key']
+  }
+  if (resolved && 'error' in resolved) return ['bad-request', 400, resolved.error]
+  return undefined
+}
+
+async function handle(
+  state: ServerState,
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  raw: Buffer
+): Promise<void> {
+  const { opts } = state
+  const pathname = new URL(req.url ?? '/', 'http://x').pathname
+  if (req.method === 'HEAD' || req.method === 'GET') return void res.writeHead(200).end()
+  if (pathname !== '/v1/messages' && pathname !== '/v1/messages/count_tokens') {
+    return sendError(res, 404, `no route for ${pathname}`)
+  }
+  const { body, parseError } = parseBody(raw)
+  if (pathname === '/v1/messages/count_tokens') {
+    res.writeHead(200, { 'content-type': 'application/json' })
+    return void res.end(JSON.stringify({ input_tokens: Math.ceil(raw.length / 4) }))
+  }
+  const first = messagesOf(body).find(m => m.role === 'user')
+  const resolved = parseError ? { error: parseError } : resolveScript(first, opts)
+  const rec = recordOf(req, raw, body, resolved)
+  state.requests.push(rec)
+  const fail = (outcome: Outcome, status: number, message: string, retryAfter?: number) => {
+    Object.assign(rec, { outcome, status })
+    sendError(res, status, message, retryAfter)
+  }
+  const refused = refusal(state, req, res, rec, resolved)
+  if (refused) return fail(...refused)
+
+  // A refusal above answered a body that had no script.
+  const play = resolved && 'script' in resolved ? resolved : undefined
+  const s = play?.script
+  await sleep(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: state.closing.signal })
+  // The client gave up while we held the answer (its own timeout): nothing to send.
+  if (req.socket.destroyed) return
+
+  let reply: Reply
+  const hasTools = Array.isArray(body.tools) && body.tools.length > 0
+  if (!s || !play || !hasTools) {
+    rec.outcome = 'side'
+    reply = { content: [{ type: 'text', text: 'OK.' }], stopReason: 'end_turn', usage: SIDE_USAGE }
+  } else {
+    const ordinal = state.ordinals.get(play.key) ?? 0
+    state.ordinals.set(play.key, ordinal + 1)
+    const bad = misbehaviourAt(s, ordinal)
+    if (bad?.kind === 'fault') {
+      const message = `scripted ${bad.status} (request ${ordinal + 1})`
+      return fail('fault', bad.status, message, bad.retryAfter)
+    }
+    if (bad) return misbehave(state, bad.kind, rec, req, res)
+    reply = replyFor(state, s, rec.step, rec.cwd)
+  }
+  Object.assign(rec, { status: 200, usage: reply.usage })
+  const id = `msg_fleet_${String(++state.ids).padStart(6, '0')}`
+  if (rec.stream) streamReply(res, id, rec.model, reply)
+  else jsonReply(res, id, rec.model, reply)
+}
+
+export async function startModelServer(opts: ModelServerOptions = {}): Promise<ModelServer> {
+  const state: ServerState = {
+    // A copy: setMaxConcurrent changes this server's limit, never the caller's object.
+    opts: { ...opts },
+    requests: [],
+    ordinals: new Map(),
+    closing: new AbortController(),
+    ids: 0,
+    openNow: 0
+  }
+  const { requests, closing } = state
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks)).catch((e: unknown) => {
+      handle(state, req, res, Buffer.concat(chunks)).catch((e: unknown) => {
         if (closing.signal.aborted) return
         if (!res.headersSent) sendError(res, 500, `model-server bug: ${String(e)}`)
         else res.destroy()
@@ -591,9 +636,9 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     requests,
     requestsFor,
     usageFor: key => sumUsage(requestsFor(key).map(r => r.usage)),
-    open: () => openNow,
+    open: () => state.openNow,
     setMaxConcurrent: n => {
-      maxConcurrent = n
+      state.opts.maxConcurrent = n
     },
     close,
     [Symbol.asyncDispose]: close

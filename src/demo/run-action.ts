@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
+import { run } from '../process.js'
 import { chownTree } from './sandbox.js'
 
 /** The action's entry point, as action.yml's `runs.main` names it. */
@@ -84,21 +85,16 @@ export function parseFileCommand(content: string): Record<string, string> {
 }
 
 async function gitHead(workspace: string): Promise<{ sha?: string; ref?: string }> {
-  const run = (args: string[]) =>
-    new Promise<string | undefined>(done => {
-      const child = spawn('git', args, {
-        cwd: workspace,
-        env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: workspace },
-        stdio: ['ignore', 'pipe', 'ignore']
-      })
-      let out = ''
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()))
-      child.on('error', () => done(undefined))
-      child.on('close', code => done(code === 0 ? out.trim() : undefined))
+  const git = async (args: string[]) => {
+    const r = await run('git', args, {
+      cwd: workspace,
+      env: { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: '1', HOME: workspace }
     })
+    return r.exitCode === 0 ? r.stdout.trim() : undefined
+  }
   const [sha, ref] = await Promise.all([
-    run(['rev-parse', 'HEAD']),
-    run(['symbolic-ref', '-q', 'HEAD'])
+    git(['rev-parse', 'HEAD']),
+    git(['symbolic-ref', '-q', 'HEAD'])
   ])
   return { ...(sha ? { sha } : {}), ...(ref ? { ref } : {}) }
 }
@@ -108,10 +104,11 @@ function senderOf(payload: object): string | undefined {
   return typeof sender?.login === 'string' ? sender.login : undefined
 }
 
-export async function runAction(opts: RunActionOptions): Promise<RunActionResult> {
-  const runnerTemp = await mkdtemp(join(tmpdir(), 'fleet-runner-temp-'))
-  const commands = join(runnerTemp, '_runner_file_commands')
-  const workflowDir = join(runnerTemp, '_github_workflow')
+/** RUNNER_TEMP as the runner lays it out: the event file and the file-command files. */
+async function runnerTemp(opts: RunActionOptions) {
+  const dir = await mkdtemp(join(tmpdir(), 'fleet-runner-temp-'))
+  const commands = join(dir, '_runner_file_commands')
+  const workflowDir = join(dir, '_github_workflow')
   await mkdir(commands)
   await mkdir(workflowDir)
   const eventPath = join(workflowDir, 'event.json')
@@ -124,8 +121,15 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
     GITHUB_STATE: join(commands, 'save_state')
   }
   for (const file of Object.values(files)) await writeFile(file, '')
-  if (opts.user) await chownTree(runnerTemp, opts.user)
+  if (opts.user) await chownTree(dir, opts.user)
+  return { dir, eventPath, files }
+}
 
+/** The step's environment: the runner's variables, the inputs, then the caller's overrides. */
+async function runnerEnv(
+  opts: RunActionOptions,
+  temp: Awaited<ReturnType<typeof runnerTemp>>
+): Promise<NodeJS.ProcessEnv> {
   const head = await gitHead(opts.workspace)
   const env: NodeJS.ProcessEnv = {
     PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
@@ -134,9 +138,9 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
     GITHUB_ACTIONS: 'true',
     RUNNER_OS: 'Linux',
     RUNNER_ARCH: 'X64',
-    RUNNER_TEMP: runnerTemp,
+    RUNNER_TEMP: temp.dir,
     GITHUB_EVENT_NAME: opts.eventName,
-    GITHUB_EVENT_PATH: eventPath,
+    GITHUB_EVENT_PATH: temp.eventPath,
     GITHUB_REPOSITORY: opts.repository,
     GITHUB_REPOSITORY_OWNER: opts.repository.split('/')[0] ?? '',
     GITHUB_WORKSPACE: opts.workspace,
@@ -152,12 +156,14 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
     GITHUB_WORKFLOW: 'Fleet',
     GITHUB_JOB: 'fleet',
     GITHUB_ACTION: '__run',
-    ...files
+    ...temp.files
   }
   for (const [name, value] of Object.entries(opts.inputs)) env[inputEnvName(name)] = value
-  Object.assign(env, opts.env)
+  return Object.assign(env, opts.env)
+}
 
-  const started = performance.now()
+/** node on the entry, in its own process group, with the runner's cancel signal and timeout. */
+async function runNode(opts: RunActionOptions, env: NodeJS.ProcessEnv) {
   // Its own process group, so a timeout can also reach the workers it started.
   const child = spawn(process.execPath, [opts.entry ?? ACTION_ENTRY], {
     cwd: opts.workspace,
@@ -200,16 +206,21 @@ export async function runAction(opts: RunActionOptions): Promise<RunActionResult
     }
   )
   for (const timer of timers) clearTimeout(timer)
-  const durationMs = performance.now() - started
+  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
+  return { exitCode, signal, stdout: text(stdout), stderr: text(stderr) }
+}
 
+export async function runAction(opts: RunActionOptions): Promise<RunActionResult> {
+  const temp = await runnerTemp(opts)
+  const env = await runnerEnv(opts, temp)
+  const started = performance.now()
+  const ran = await runNode(opts, env)
+  const durationMs = performance.now() - started
   return {
-    exitCode,
-    signal,
-    stdout: Buffer.concat(stdout).toString('utf8'),
-    stderr: Buffer.concat(stderr).toString('utf8'),
-    outputs: parseFileCommand(await readFile(files.GITHUB_OUTPUT, 'utf8')),
-    summary: await readFile(files.GITHUB_STEP_SUMMARY, 'utf8'),
-    runnerTemp,
+    ...ran,
+    outputs: parseFileCommand(await readFile(temp.files.GITHUB_OUTPUT, 'utf8')),
+    summary: await readFile(temp.files.GITHUB_STEP_SUMMARY, 'utf8'),
+    runnerTemp: temp.dir,
     durationMs
   }
 }

@@ -3,26 +3,22 @@
  * namespaces allowed). Where it cannot, the e2e stack runs its scenarios in isolation: process and
  * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
  */
-import { execFile, spawn } from 'node:child_process'
 import { chmod, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
+import { run, runOk } from '../process.js'
 
 export type SandboxSupport = { ok: true } | { ok: false; reason: string }
 
 let cached: Promise<SandboxSupport> | undefined
 
-function probe(file: string, args: string[]): Promise<{ code: number; stderr: string }> {
-  return new Promise(resolve => {
-    execFile(file, args, { timeout: 20_000 }, (error, _out, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 127) : 0, stderr })
-    )
-  })
+function probe(file: string, args: string[]) {
+  return run(file, args, { timeoutMs: 20_000 })
 }
 
 async function check(): Promise<SandboxSupport> {
   if (process.platform !== 'linux') return { ok: false, reason: `${process.platform} is not Linux` }
   const socat = await probe('socat', ['-V'])
-  if (socat.code !== 0) return { ok: false, reason: 'socat is not installed' }
+  if (socat.exitCode !== 0) return { ok: false, reason: 'socat is not installed' }
   const bwrap = await probe('bwrap', [
     '--unshare-user',
     '--unshare-pid',
@@ -44,11 +40,11 @@ async function check(): Promise<SandboxSupport> {
     '--',
     '/usr/bin/true'
   ])
-  if (bwrap.code === 127) return { ok: false, reason: 'bubblewrap (bwrap) is not installed' }
-  if (bwrap.code !== 0)
+  if (bwrap.exitCode === 127) return { ok: false, reason: 'bubblewrap (bwrap) is not installed' }
+  if (bwrap.exitCode !== 0)
     return {
       ok: false,
-      reason: `the kernel refuses bubblewrap's namespaces here (${bwrap.stderr.trim() || `exit ${bwrap.code}`})`
+      reason: `the kernel refuses bubblewrap's namespaces here (${bwrap.stderr.trim() || `exit ${bwrap.exitCode}`})`
     }
   return { ok: true }
 }
@@ -60,13 +56,7 @@ export function sandboxSupport(): Promise<SandboxSupport> {
 
 /** Gives `dir` and everything in it to `user` (symlinks themselves, never what they point at). */
 export async function chownTree(dir: string, user: { uid: number; gid: number }): Promise<void> {
-  await new Promise<void>((resolve, reject) => {
-    const child = spawn('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], {
-      stdio: 'ignore'
-    })
-    child.on('error', reject)
-    child.on('close', code => (code === 0 ? resolve() : reject(new Error(`chown ${dir}: ${code}`))))
-  })
+  await runOk('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir])
 }
 
 /**

@@ -54,8 +54,8 @@ export interface StackOptions {
 
 let warned = false
 
-export async function startStack(opts: StackOptions = {}): Promise<Stack> {
-  const home = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-home-'))
+/** The stand-ins: the scripted model, the git remote with the repository, the GitHub mock. */
+async function startServices(opts: StackOptions) {
   const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model })
   const git = await startGitRemote({ token: GITHUB_TOKEN })
   const github = await startGitHubMock({
@@ -72,6 +72,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     }
   })
   const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN)
+  return { model, git, github, cloneUrl, workspace }
+}
+
+/** The sandbox where this machine can make one; else isolation: process, said once. */
+async function scenarioIsolation(): Promise<'sandbox' | 'process'> {
   const support = await sandboxSupport()
   if (!support.ok && !warned) {
     warned = true
@@ -79,7 +84,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       `e2e: no sandbox on this machine (${support.reason}); scenarios run in isolation: process`
     )
   }
-  const fallback: Record<string, string> = support.ok ? {} : { isolation: 'process' }
+  return support.ok ? 'sandbox' : 'process'
+}
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const home = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-home-'))
+  const { model, git, github, cloneUrl, workspace } = await startServices(opts)
+  const isolation = await scenarioIsolation()
+  const fallback: Record<string, string> = isolation === 'sandbox' ? {} : { isolation: 'process' }
   const runs: RunActionResult[] = []
   const stack: Stack = {
     model,
@@ -88,7 +100,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     workspace,
     cloneUrl,
     home,
-    isolation: support.ok ? 'sandbox' : 'process',
+    isolation,
     async run(r) {
       const result = await runAction({
         inputs: {

@@ -16,6 +16,7 @@ import { startGateway } from '../gateway/gateway.js'
 import { listening } from '../gateway/listen.js'
 import { keyVariable } from '../worker/env.js'
 import type { WorkerGateway } from '../worker/run.js'
+import { type Isolation, isolationFor } from '../worker/isolation.js'
 
 export interface FleetOptions {
   config: Config
@@ -39,6 +40,8 @@ export interface FleetOptions {
   skills?: string[]
   /** isolation: sandbox, from the preflight. */
   sandbox?: SandboxSetup
+  /** The run's stop: aborted (with its reason) on a cancel. */
+  signal?: AbortSignal
 }
 
 export interface FleetRun {
@@ -79,7 +82,7 @@ export async function openGateway(
 /** What one task's life needs: its worker's setting and where and how its work lands. */
 function taskContext(
   opts: FleetOptions,
-  run: { model: WorkerGateway; repo: FleetRepo; base: string },
+  run: { model: WorkerGateway; repo: FleetRepo; base: string; isolation: Isolation },
   prBodyFor: (outcome: Outcome) => string
 ): TaskContext {
   const { config } = opts
@@ -88,13 +91,14 @@ function taskContext(
       config,
       claude: opts.claude,
       model: run.model,
+      isolation: run.isolation,
       root: opts.root,
       host: opts.hostEnv ?? process.env,
       isRoot: process.getuid?.() === 0,
       skills: opts.skills,
-      sandbox: opts.sandbox,
       log: opts.log,
-      onProgress: opts.onProgress
+      onProgress: opts.onProgress,
+      signal: opts.signal
     },
     land: {
       config,
@@ -121,6 +125,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
     prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
   await using model = await openGateway(opts)
+  const isolation = isolationFor(config, opts.sandbox)
   const { outcomes, parallelism } = await runPool(tasks, {
     // In auto, no worker starts beyond what the endpoint was learnt to take at once.
     upstreamLimit: () => {
@@ -131,10 +136,11 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     machine: thisMachine(opts.hostEnv ?? process.env),
     deadline: opts.deadline,
     stopReason: () => model.gateway.runBudgetSpent(),
+    signal: opts.signal,
     onOutcome: opts.onOutcome,
     run: async (task, slot) => {
       const outcome = await runTask(
-        taskContext(opts, { model, repo, base }, prBodyOf(task)),
+        taskContext(opts, { model, repo, base, isolation }, prBodyOf(task)),
         task,
         fn =>
           slot(() => {

@@ -1,7 +1,6 @@
 import { describeError } from '../errors.js'
 import type { Task } from '../domain.js'
 import { ZERO_USAGE } from '../domain.js'
-import { stopSignal } from '../worker/spawn.js'
 import { Gate, NotStarted, type Parallelism } from './gate.js'
 import { type Machine, thisMachine } from './machine.js'
 import type { Outcome } from '../domain.js'
@@ -30,6 +29,8 @@ export interface PoolOptions {
   upstreamLimit?: () => number | undefined
   /** Why no new task may start (e.g. the run's budget is spent), or undefined while one may. */
   stopReason?: () => string | undefined
+  /** The run's stop (a cancel): no task starts after it. */
+  signal?: AbortSignal
 }
 
 export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error'>): Outcome {
@@ -70,14 +71,15 @@ export function fleetBroke(
 function gateFor(opts: PoolOptions): Gate {
   const now = opts.now ?? Date.now
   const machine = opts.machine ?? thisMachine(process.env)
+  const cancel = opts.signal ?? new AbortController().signal
   return new Gate({
     limits: limitsFor(opts.maxParallel, machine.cores, machine.totalMemBytes),
     machine,
     now,
-    signal: stopSignal,
+    signal: cancel,
     upstreamLimit: opts.upstreamLimit,
     stopped: () => {
-      if (stopSignal.aborted) return `${String(stopSignal.reason)} before this task started`
+      if (cancel.aborted) return `${String(cancel.reason)} before this task started`
       if (now() >= opts.deadline())
         return 'the run reached its deadline (deadline-minutes) before this task started'
       const stop = opts.stopReason?.()

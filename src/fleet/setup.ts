@@ -4,8 +4,7 @@ import type { Config } from '../config.js'
 import type { Worktree } from '../git/repo.js'
 import { SETUP_EXCLUDE } from '../worker/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
-import { runInCage } from '../worker/isolation.js'
-import type { SandboxSetup } from '../worker/sandbox-run.js'
+import type { Isolation } from '../worker/isolation.js'
 import type { VerifyResult } from '../domain.js'
 
 /** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
@@ -116,7 +115,7 @@ export interface SetupRun {
   error?: string
 }
 
-/** Runs the `setup` input in a task's worktree before its worker (see runInCage). */
+/** Runs the `setup` input in a task's worktree before its worker (see Isolation.run). */
 export async function runSetup(
   config: Config,
   s: {
@@ -127,7 +126,8 @@ export async function runSetup(
     cageDir: string
     host: NodeJS.ProcessEnv
     log: (m: string) => void
-    sandbox?: SandboxSetup
+    isolation: Isolation
+    signal?: AbortSignal
   }
 ): Promise<SetupRun> {
   const paths = {
@@ -140,7 +140,7 @@ export async function runSetup(
   s.log(`[${s.taskId}] setup: ${s.command}`)
   const env = setupEnv(config, s.host, paths)
   const shared = config.isolation === 'sandbox' ? await cacheDirs(s.host) : []
-  const result = await runInCage(config, {
+  const result = await s.isolation.run({
     taskId: s.taskId,
     label: 'setup',
     cwd: s.tree.dir,
@@ -149,8 +149,8 @@ export async function runSetup(
     timeoutMs: config.setupTimeoutMs,
     host: s.host,
     log: s.log,
-    sandbox: s.sandbox,
-    shared
+    shared,
+    signal: s.signal
   })
   const failed = result.timedOut
     ? `setup '${s.command}' ran past setup-timeout-minutes`

@@ -9,7 +9,6 @@ import { commitLeftovers, land, type LandContext } from './land.js'
 import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome, type Slot } from './pool.js'
 import { describeError } from '../errors.js'
-import { runInCage } from '../worker/isolation.js'
 import { runSetup } from './setup.js'
 
 export interface TaskContext {
@@ -50,7 +49,8 @@ async function setUp(ctx: TaskContext, task: Task, tree: Worktree): Promise<stri
     cageDir: path.join(ctx.worker.root, 'workers', `${task.id}.setup`),
     host: ctx.worker.host,
     log: ctx.worker.log,
-    sandbox: ctx.worker.sandbox
+    isolation: ctx.worker.isolation,
+    signal: ctx.worker.signal
   })
   return setup.error
 }
@@ -153,7 +153,7 @@ async function verifyWithFixUp(
   const command = task.verify ?? config.verify
   const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
     command
-      ? runInCage(config, {
+      ? ctx.worker.isolation.run({
           taskId: task.id,
           label: 'verify',
           command,
@@ -162,7 +162,7 @@ async function verifyWithFixUp(
           timeoutMs: config.verifyTimeoutMs,
           host: ctx.worker.host,
           log: ctx.worker.log,
-          sandbox: ctx.worker.sandbox
+          signal: ctx.worker.signal
         })
       : undefined
   let verify = await check(run.env)

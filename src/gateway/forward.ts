@@ -3,7 +3,7 @@ import type http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Dispatcher, Pool } from 'undici'
 import type { Usage } from '../domain.js'
-import type { Limiter } from './limiter.js'
+import type { Limiter, Ticket } from './limiter.js'
 import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
 import { jsonUsage, SseUsageReader } from './usage.js'
 
@@ -132,6 +132,107 @@ async function relay(
   return { usage: usage || undefined, body: record ? text : undefined }
 }
 
+/** The request as it goes upstream; `payload` changes when a retry moves to the small model. */
+interface Outgoing {
+  path: string
+  headers: Record<string, string | string[]>
+  payload: Buffer
+  started: number
+}
+
+type End = Pick<Forwarded, 'status' | 'usage' | 'error' | 'responseBody'>
+
+/** What one attempt came to: the worker's answer (counted as an attempt or not), or a retry. */
+type Attempted =
+  { end: End; uncounted?: true } | { again: { status: number; delayMs: number; model?: string } }
+
+const GONE: End = { status: 0, error: 'the worker went away' }
+
+/** No answer from the endpoint: retried as overload, else a 502 naming why. */
+function unreachable(
+  ctx: ForwardContext,
+  out: Outgoing,
+  res: http.ServerResponse,
+  error: unknown,
+  attempt: number
+): Attempted {
+  const code = (error as { code?: string }).code ?? String(error)
+  const next = nextAttempt(attempt, 'overloaded', {
+    policy: ctx.policy,
+    elapsedMs: Date.now() - out.started,
+    random: ctx.random
+  })
+  if (next.retry) return { again: { status: 0, delayMs: next.delayMs, model: next.model } }
+  const message = `the gateway could not reach the model endpoint: ${code}`
+  sendError(res, 502, 'api_error', message)
+  return { end: { status: 502, error: message } }
+}
+
+/** A refusal or overload: retried, or once out of attempts given to the worker as it came. */
+async function notPassed(
+  ctx: ForwardContext,
+  out: Outgoing,
+  res: http.ServerResponse,
+  response: Dispatcher.ResponseData,
+  at: { attempt: number; ticket: Ticket; how: 'refused' | 'overloaded' }
+): Promise<Attempted> {
+  const text = await response.body.text().catch(() => '')
+  const askedMs = askedDelayMs(response.headers, Date.now())
+  // A 429 that names its wait is a rate limit: waiting is the cure. One without (z.ai's
+  // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
+  const concurrency = at.how === 'refused' && askedMs === undefined
+  ctx.limiter.release(at.ticket, concurrency ? 'refused' : 'failed')
+  const next = nextAttempt(at.attempt, at.how, {
+    policy: ctx.policy,
+    elapsedMs: Date.now() - out.started,
+    askedMs,
+    random: ctx.random
+  })
+  if (next.retry)
+    return { again: { status: response.statusCode, delayMs: next.delayMs, model: next.model } }
+  // Out of attempts: the worker gets the endpoint's own answer, and its own retry rules.
+  if (!res.destroyed)
+    res.writeHead(response.statusCode, downstreamHeaders(response.headers)).end(text)
+  return { end: { status: response.statusCode, responseBody: text } }
+}
+
+/** One attempt: a limiter ticket, the request upstream, then its answer relayed or judged. */
+async function attemptOnce(
+  ctx: ForwardContext,
+  out: Outgoing,
+  res: http.ServerResponse,
+  signal: AbortSignal,
+  attempt: number
+): Promise<Attempted> {
+  const ticket = await ctx.limiter.acquire(signal).catch(() => undefined)
+  if (!ticket) return { end: GONE, uncounted: true }
+  let response: Dispatcher.ResponseData
+  try {
+    response = await ctx.upstream.pool.request({
+      path: out.path,
+      method: 'POST',
+      headers: out.headers,
+      body: out.payload,
+      signal
+    })
+  } catch (error) {
+    ctx.limiter.release(ticket, 'failed')
+    return signal.aborted ? { end: GONE } : unreachable(ctx, out, res, error, attempt)
+  }
+  const how = disposition(response.statusCode)
+  if (how !== 'pass') return notPassed(ctx, out, res, response, { attempt, ticket, how })
+  const relayed = await relay(response, res, signal, ctx.recordBodies)
+  ctx.limiter.release(ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
+  return {
+    end: {
+      status: response.statusCode,
+      usage: relayed.usage,
+      error: relayed.error,
+      responseBody: relayed.body
+    }
+  }
+}
+
 /**
  * Sends one worker request upstream through the limiter, retrying refusals and overload itself
  * while nothing has reached the worker yet; then streams the answer back.
@@ -143,86 +244,26 @@ export async function forward(
   body: Buffer,
   signal: AbortSignal
 ): Promise<Forwarded> {
-  const started = Date.now()
   const url = new URL(req.url ?? '/', 'http://gateway')
-  const path = `${ctx.upstream.prefix}${url.pathname}${url.search}`
-  const headers = upstreamHeaders(req.headers, ctx.upstream.auth)
+  const out: Outgoing = {
+    path: `${ctx.upstream.prefix}${url.pathname}${url.search}`,
+    headers: upstreamHeaders(req.headers, ctx.upstream.auth),
+    payload: body,
+    started: Date.now()
+  }
   const retries: Forwarded['retries'] = []
-  let payload = body
   let model: string | undefined
-  const gone = (attempts: number): Forwarded => ({
-    status: 0,
-    attempts,
-    retries,
-    model,
-    error: 'the worker went away'
-  })
   for (let attempt = 1; ; attempt++) {
-    const ticket = await ctx.limiter.acquire(signal).catch(() => undefined)
-    if (!ticket) return gone(attempt - 1)
-    let response: Dispatcher.ResponseData
-    try {
-      response = await ctx.upstream.pool.request({
-        path,
-        method: 'POST',
-        headers,
-        body: payload,
-        signal
-      })
-    } catch (error) {
-      ctx.limiter.release(ticket, 'failed')
-      if (signal.aborted) return gone(attempt)
-      const code = (error as { code?: string }).code ?? String(error)
-      const next = nextAttempt(attempt, 'overloaded', {
-        policy: ctx.policy,
-        elapsedMs: Date.now() - started,
-        random: ctx.random
-      })
-      if (!next.retry) {
-        const message = `the gateway could not reach the model endpoint: ${code}`
-        sendError(res, 502, 'api_error', message)
-        return { status: 502, attempts: attempt, retries, model, error: message }
-      }
-      retries.push({ status: 0, waitMs: next.delayMs })
-      if (!(await wait(next.delayMs, signal))) return gone(attempt)
-      if (next.model) [payload, model] = [withModel(payload, next.model), next.model]
-      continue
+    const step = await attemptOnce(ctx, out, res, signal, attempt)
+    if ('end' in step) {
+      const attempts = step.uncounted ? attempt - 1 : attempt
+      return { ...step.end, attempts, retries, model }
     }
-    const how = disposition(response.statusCode)
-    if (how === 'pass') {
-      const relayed = await relay(response, res, signal, ctx.recordBodies)
-      ctx.limiter.release(ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
-      return {
-        status: response.statusCode,
-        attempts: attempt,
-        retries,
-        model,
-        usage: relayed.usage,
-        error: relayed.error,
-        responseBody: relayed.body
-      }
-    }
-    const text = await response.body.text().catch(() => '')
-    const askedMs = askedDelayMs(response.headers, Date.now())
-    // A 429 that names its wait is a rate limit: waiting is the cure. One without (z.ai's
-    // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
-    const concurrency = how === 'refused' && askedMs === undefined
-    ctx.limiter.release(ticket, concurrency ? 'refused' : 'failed')
-    const next = nextAttempt(attempt, how, {
-      policy: ctx.policy,
-      elapsedMs: Date.now() - started,
-      askedMs,
-      random: ctx.random
-    })
-    if (!next.retry) {
-      // Out of attempts: the worker gets the endpoint's own answer, and its own retry rules.
-      if (!res.destroyed)
-        res.writeHead(response.statusCode, downstreamHeaders(response.headers)).end(text)
-      return { status: response.statusCode, attempts: attempt, retries, model, responseBody: text }
-    }
-    retries.push({ status: response.statusCode, waitMs: next.delayMs })
-    if (!(await wait(next.delayMs, signal))) return gone(attempt)
-    if (next.model) [payload, model] = [withModel(payload, next.model), next.model]
+    const { status, delayMs } = step.again
+    retries.push({ status, waitMs: delayMs })
+    if (!(await wait(delayMs, signal))) return { ...GONE, attempts: attempt, retries, model }
+    if (step.again.model)
+      [out.payload, model] = [withModel(out.payload, step.again.model), step.again.model]
   }
 }
 

@@ -1,8 +1,5 @@
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import type { Config } from '../config.js'
-
-const exec = promisify(execFile)
+import type { ContainerRuntime } from '../worker/container.js'
+import { runOk } from '../process.js'
 
 /** Where the gateway listens and the URL host its workers use. */
 export interface Listening {
@@ -16,7 +13,10 @@ export interface Listening {
  * 172.17.0.1; podman: 10.88.0.1), which is the runner itself as the container sees it. Only the
  * runner and its containers can reach that address; the token still gates every request.
  */
-export async function listening(config: Config, env: NodeJS.ProcessEnv): Promise<Listening> {
+export async function listening(
+  config: { isolation: string; container: { runtime: ContainerRuntime; network: string } },
+  env: NodeJS.ProcessEnv
+): Promise<Listening> {
   if (config.isolation !== 'container' || config.container.network === 'none')
     return { host: '127.0.0.1' }
   const { runtime, network } = config.container
@@ -26,9 +26,9 @@ export async function listening(config: Config, env: NodeJS.ProcessEnv): Promise
       ? '{{range .Subnets}}{{.Gateway}} {{end}}'
       : '{{range .IPAM.Config}}{{.Gateway}} {{end}}'
   try {
-    const { stdout } = await exec(runtime, ['network', 'inspect', name, '--format', format], {
+    const { stdout } = await runOk(runtime, ['network', 'inspect', name, '--format', format], {
       env,
-      timeout: 30_000
+      timeoutMs: 30_000
     })
     const host = stdout
       .trim()

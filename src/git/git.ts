@@ -1,10 +1,6 @@
-import { execFile } from 'node:child_process'
+import { type Ran, run } from '../process.js'
 
-export interface GitResult {
-  exitCode: number
-  stdout: string
-  stderr: string
-}
+export type GitResult = Ran
 
 export class GitError extends Error {
   override name = 'GitError'
@@ -56,17 +52,7 @@ export class Git {
     // No auto-maintenance (gc) after a fetch or commit: one more git process each time, on a
     // repository that lives for one run.
     const full = ['-c', 'core.hooksPath=/dev/null', '-c', 'maintenance.auto=false', ...args]
-    const result = await new Promise<GitResult>(resolve => {
-      execFile(
-        'git',
-        full,
-        { cwd: this.dir, env: { ...this.env, ...opts.env }, maxBuffer: 64 * 1024 * 1024 },
-        (error, stdout, stderr) => {
-          const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0
-          resolve({ exitCode: code, stdout, stderr })
-        }
-      )
-    })
+    const result = await run('git', full, { cwd: this.dir, env: { ...this.env, ...opts.env } })
     if (result.exitCode !== 0 && !opts.allowFailure) throw new GitError(args, result)
     return result
   }

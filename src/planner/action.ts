@@ -23,6 +23,8 @@ export interface PlannerAction {
   remoteUrl: () => Promise<string>
   /** The cage (the sandbox's preflight), prepared before any model request, as for workers. */
   isolation: () => Promise<SandboxSetup | undefined>
+  /** The run's stop (a cancel). */
+  signal?: AbortSignal
 }
 
 /**
@@ -54,7 +56,8 @@ export async function usePlanner(
     host: run.env,
     secrets: [config.githubToken ?? '', run.apiKey],
     log: io.info,
-    onProgress: io.onProgress
+    onProgress: io.onProgress,
+    signal: run.signal
   }
   // The planner's transcript is kept as the workers' are.
   const kept = async (note: string) =>

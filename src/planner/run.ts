@@ -3,6 +3,7 @@ import type { Config } from '../config.js'
 import { openGateway } from '../fleet/engine.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Task } from '../domain.js'
+import { isolationFor } from '../worker/isolation.js'
 import { runWorker, type WorkerRun } from '../worker/run.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
@@ -25,6 +26,8 @@ export interface PlannerDeps {
   onProgress?: (task: Task, progress: Progress) => void
   /** isolation: sandbox, from the preflight: the planner is caged as workers are. */
   sandbox?: SandboxSetup
+  /** The run's stop (a cancel). */
+  signal?: AbortSignal
 }
 
 export interface PlannerRun {
@@ -59,26 +62,52 @@ export function holdsSecret(tasks: unknown, secrets: string[]): boolean {
   return secrets.some(s => s.length >= 8 && text.includes(s))
 }
 
-/** The planner as one worker, through the workers' own path (cage, isolation, retries), in a worktree of the base branch. */
-export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<PlannerRun> {
-  const { config } = deps
-  const id = ask.kind === 'issue' ? `issue-${ask.issue.number}-plan` : 'plan'
+/** The planner's own clone and a worktree of the base branch, on a local branch never pushed. */
+async function plannerTree(deps: PlannerDeps, id: string) {
   const repo = await FleetRepo.open({
     dir: path.join(deps.root, 'repo'),
     remoteUrl: deps.remoteUrl,
     token: deps.gitToken
   })
-  const base = await repo.fetch(config.baseBranch, [])
-  // A local branch of the planner's own clone: never pushed.
-  await using tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
-  const prompt = plannerPrompt(ask, config.maxTasks)
-  const task: Task = {
+  const base = await repo.fetch(deps.config.baseBranch, [])
+  const tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
+  return { tree, base }
+}
+
+function plannerTask(ask: PlannerAsk, id: string, maxTasks: number): Task {
+  return {
     id,
     title: 'plan',
-    prompt,
+    prompt: plannerPrompt(ask, maxTasks),
     branch: `fleet-planner/${id}`,
     source: ask.kind === 'issue' ? { kind: 'issue', issue: ask.issue.number } : { kind: 'input' }
   }
+}
+
+/** The planner's answer, if its worker finished and the answer is sound and holds no secret. */
+function answerOf(worker: WorkerRun, deps: PlannerDeps): PlanAnswer {
+  if (worker.verdict.kind !== 'ok')
+    return { ok: false, error: `the planner did not finish: ${worker.verdict.error}` }
+  const answer = readAnswer(
+    { structured: worker.structuredOutput, finalMessage: worker.finalMessage },
+    deps.config.maxTasks
+  )
+  if (answer.ok && holdsSecret(answer.tasks, deps.secrets))
+    return {
+      ok: false,
+      error:
+        "the planner's answer held a secret of this run (the GitHub token or the model key), so it was not used"
+    }
+  return answer
+}
+
+/** The planner as one worker, through the workers' own path (cage, isolation, retries), in a worktree of the base branch. */
+export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<PlannerRun> {
+  const { config } = deps
+  const id = ask.kind === 'issue' ? `issue-${ask.issue.number}-plan` : 'plan'
+  const { tree: made, base } = await plannerTree(deps, id)
+  await using tree = made
+  const task = plannerTask(ask, id, config.maxTasks)
   deps.log(`[${id}] planning on ${base}`)
   // The planner talks to the model through a gateway of its own, as every worker does.
   await using model = await openGateway({
@@ -87,9 +116,11 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
     hostEnv: deps.host,
     log: deps.log
   })
+  const caged = plannerConfig(config)
   const worker = await runWorker(
     {
-      config: plannerConfig(config),
+      config: caged,
+      isolation: isolationFor(caged, deps.sandbox),
       claude: deps.claude,
       model,
       root: deps.root,
@@ -97,29 +128,11 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
       isRoot: process.getuid?.() === 0,
       log: deps.log,
       onProgress: deps.onProgress,
-      sandbox: deps.sandbox,
+      signal: deps.signal,
       prompt: t => t.prompt
     },
     task,
     tree.dir
   )
-  if (worker.verdict.kind !== 'ok')
-    return {
-      worker,
-      answer: { ok: false, error: `the planner did not finish: ${worker.verdict.error}` }
-    }
-  const answer = readAnswer(
-    { structured: worker.structuredOutput, finalMessage: worker.finalMessage },
-    config.maxTasks
-  )
-  if (answer.ok && holdsSecret(answer.tasks, deps.secrets))
-    return {
-      worker,
-      answer: {
-        ok: false,
-        error:
-          "the planner's answer held a secret of this run (the GitHub token or the model key), so it was not used"
-      }
-    }
-  return { worker, answer }
+  return { worker, answer: answerOf(worker, deps) }
 }

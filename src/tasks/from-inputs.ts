@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises'
-import { type Config, InputError } from '../config.js'
+import { InputError } from '../errors.js'
 import { realInsideWorkspace } from '../workspace.js'
 import { assertUniqueIds, parseTasks, TaskListError } from './parse.js'
 import type { Task } from '../domain.js'
@@ -17,7 +17,10 @@ function asInput<T>(input: string, prefix: string, parse: () => T): T {
 }
 
 /** Tasks from the `tasks` input and the `tasks-file` input, in that order. */
-export async function tasksFromInputs(config: Config, workspace: string): Promise<Task[]> {
+export async function tasksFromInputs(
+  config: { tasks: string; tasksFile?: string; branchPrefix: string },
+  workspace: string
+): Promise<Task[]> {
   const tasks = asInput('tasks', "Input 'tasks': ", () =>
     parseTasks(config.tasks, "Input 'tasks'", config.branchPrefix)
   )

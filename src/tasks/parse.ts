@@ -1,6 +1,6 @@
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
-import { EFFORTS } from '../config.js'
+import { EFFORTS } from '../domain.js'
 import { idFromPrompt, idProblem } from './ids.js'
 import type { Task } from '../domain.js'
 

@@ -4,10 +4,10 @@
  * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
  * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
  */
-import { execFile } from 'node:child_process'
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
+import { runOk } from '../process.js'
 
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 export const SETUP_EXCLUDE = 'fleet-setup-exclude'
@@ -75,12 +75,8 @@ export async function prepareGit(worktree: string, cageDir: string): Promise<Cag
 }
 
 /** `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. */
-export function chownTree(owner: string, dirs: string[]): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile('chown', ['-R', '-h', owner, '--', ...dirs], { env: { PATH: '/usr/bin:/bin' } }, e =>
-      e ? reject(new Error(`chown ${owner} failed for ${dirs.join(' ')}: ${e.message}`)) : resolve()
-    )
-  })
+export async function chownTree(owner: string, dirs: string[]): Promise<void> {
+  await runOk('chown', ['-R', '-h', owner, '--', ...dirs], { env: { PATH: '/usr/bin:/bin' } })
 }
 
 /**

@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process'
 import { access, constants } from 'node:fs/promises'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { InputError } from '../config.js'
-
-const run = promisify(execFile)
+import { runOk } from '../process.js'
 
 /** The claude CLI this release is tested with; test/unit/pin.test.ts holds it to package.json. */
 export const CLAUDE_CODE_VERSION = '2.1.332'
@@ -32,7 +29,7 @@ export async function findOnPath(
  * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
  */
 async function installPinned(dir: string): Promise<string> {
-  await run(
+  await runOk(
     'npm',
     [
       'install',
@@ -45,12 +42,10 @@ async function installPinned(dir: string): Promise<string> {
       '--prefer-offline',
       `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
     ],
-    {
-      maxBuffer: 16 * 1024 * 1024
-    }
+    { maxBuffer: 16 * 1024 * 1024 }
   )
   const pkg = path.join(dir, 'node_modules', '@anthropic-ai', 'claude-code')
-  await run(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg })
+  await runOk(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg })
   return path.join(dir, 'node_modules', '.bin', 'claude')
 }
 
@@ -78,7 +73,7 @@ export async function resolveClaude(opts: {
     opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`)
     file = await installPinned(opts.installDir)
   }
-  const { stdout } = await run(file, ['--version'], {
+  const { stdout } = await runOk(file, ['--version'], {
     env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
   })
   const version = stdout.trim().split(/\s/)[0] ?? 'unknown'

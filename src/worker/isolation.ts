@@ -2,12 +2,13 @@
  * Where a worker runs: its own sandbox (isolation: sandbox, docs/sandbox.md), its own container
  * (isolation: container, docs/container.md) or a plain child process (isolation: process). All
  * end in spawnWorker(); sandbox and container add the worker's own git clone and bring its commits
- * back. runInCage() runs a shell command (verify, setup) behind the same walls as the worker.
+ * back. isolationFor() chooses one of the three per run (the Isolation interface): launch() runs a
+ * worker attempt, run() a shell command (verify, setup) behind the same walls as the worker.
  */
-import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { Config } from '../config.js'
+import { run } from '../process.js'
 import { chownTree, finishGit, prepareGit } from './cage-git.js'
 import {
   type ContainerRuntime,
@@ -19,10 +20,10 @@ import {
 } from './container.js'
 import type { WorkerPaths } from './env.js'
 import type { VerifyResult } from '../domain.js'
-import { runVerify } from '../fleet/verify.js'
+import { runVerify } from './verify.js'
 import type { WorkerExit } from './result.js'
 import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
-import { type Progress, spawnWorker, stopSignal } from './spawn.js'
+import { type Progress, spawnWorker } from './spawn.js'
 
 function needSandbox(setup: SandboxSetup | undefined): SandboxSetup {
   // The preflight makes it; without one there is no sandbox, and no silent fallback either.
@@ -60,8 +61,8 @@ export interface WorkerLaunch {
   log: (message: string) => void
   /** The model endpoint the worker's ANTHROPIC_BASE_URL names: the one host:port it may reach. */
   modelUrl: string
-  /** isolation: sandbox, from the preflight. */
-  sandbox?: SandboxSetup
+  /** The run's stop: see SpawnOptions.signal. */
+  signal?: AbortSignal
 }
 
 /** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
@@ -88,9 +89,6 @@ const RUNTIME_VARS = [
 
 // One per action process: container names of concurrent runs on one machine never collide.
 const RUN_TOKEN = randomBytes(4).toString('hex')
-
-/** Containers of this process still running, for stopAllContainers on cancellation. */
-const live = new Map<string, ContainerRuntime>()
 
 export function containerName(token: string, taskId: string, attempt: number): string {
   return `fleet-${token}-${taskId}-${attempt}`
@@ -125,55 +123,56 @@ export function runtimeEnv(
   return env
 }
 
-function run(file: string, args: string[], env: Record<string, string>): Promise<number> {
-  return new Promise(resolve => {
-    execFile(file, args, { env, timeout: 30_000 }, (error, _stdout, stderr) => {
-      // The runtime's own words are the cause a person needs (a daemon down, a name in use).
-      if (error) console.error(`${file} ${args[0] ?? ''} failed: ${stderr.trim() || error.message}`)
-      resolve(error ? (typeof error.code === 'number' ? error.code : 1) : 0)
-    })
-  })
+/** A runtime command; its own words are the cause a person needs (a daemon down, a name in use). */
+async function runRuntime(file: string, args: string[], env: Record<string, string>) {
+  const r = await run(file, args, { env, timeoutMs: 30_000 })
+  if (r.exitCode !== 0)
+    console.error(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`)
+  return r.exitCode
 }
 
-/** Stops every running worker container (a cancelled run); `--rm` removes them. */
-export async function stopAllContainers(host: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const env = runtimeEnv({ PATH: host.PATH ?? '' }, host)
-  await Promise.all(
-    [...live].map(([name, runtime]) => {
-      const kill = containerKillCommand(name, runtime)
-      return run(kill.file, kill.args, env)
-    })
+/**
+ * A cancelled run kills the container too: a signal to the runtime CLI alone may not reach it
+ * (docker's CLI is only a client); `--rm` removes it.
+ */
+function killOnAbort(
+  signal: AbortSignal | undefined,
+  name: string,
+  runtime: ContainerRuntime,
+  env: Record<string, string>
+): () => void {
+  const kill = containerKillCommand(name, runtime)
+  const onAbort = () => void runRuntime(kill.file, kill.args, env)
+  signal?.addEventListener('abort', onAbort, { once: true })
+  return () => signal?.removeEventListener('abort', onAbort)
+}
+
+/** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
+function launchSandboxed(w: WorkerLaunch, setup: SandboxSetup): Promise<WorkerExit> {
+  return spawnSandboxed(
+    {
+      setup,
+      taskId: w.taskId,
+      worktree: w.cwd,
+      cageDir: path.dirname(w.paths.configDir),
+      modelUrl: w.modelUrl,
+      command: [w.claude, ...w.args(w.settings)],
+      binary: w.claude,
+      env: w.env,
+      log: w.log
+    },
+    {
+      stdin: w.stdin,
+      timeoutMs: w.timeoutMs,
+      transcriptPath: w.transcriptPath,
+      onProgress: w.onProgress,
+      signal: w.signal
+    }
   )
 }
 
-// A cancelled run (stopAllWorkers) kills the containers too: a signal to the runtime CLI alone
-// may not reach them (docker's CLI is only a client).
-stopSignal.addEventListener('abort', () => void stopAllContainers(), { once: true })
-
-export async function launchWorker(config: Config, w: WorkerLaunch): Promise<WorkerExit> {
-  if (config.isolation === 'container') return launchContainer(config.container, w)
-  if (config.isolation === 'sandbox') {
-    const cageDir = path.dirname(w.paths.configDir)
-    return spawnSandboxed(
-      {
-        setup: needSandbox(w.sandbox),
-        taskId: w.taskId,
-        worktree: w.cwd,
-        cageDir,
-        modelUrl: w.modelUrl,
-        command: [w.claude, ...w.args(w.settings)],
-        binary: w.claude,
-        env: w.env,
-        log: w.log
-      },
-      {
-        stdin: w.stdin,
-        timeoutMs: w.timeoutMs,
-        transcriptPath: w.transcriptPath,
-        onProgress: w.onProgress
-      }
-    )
-  }
+/** One worker attempt as a plain child process (isolation: process): no walls. */
+function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
   return spawnWorker({
     file: w.claude,
     args: w.args(w.settings),
@@ -182,7 +181,8 @@ export async function launchWorker(config: Config, w: WorkerLaunch): Promise<Wor
     stdin: w.stdin,
     timeoutMs: w.timeoutMs,
     transcriptPath: w.transcriptPath,
-    onProgress: w.onProgress
+    onProgress: w.onProgress,
+    signal: w.signal
   })
 }
 
@@ -230,13 +230,13 @@ async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Promise<Wor
   const kill = containerKillCommand(name, c.runtime)
   const timer = setTimeout(() => {
     killed = true
-    void run(kill.file, kill.args, env).then(code =>
+    void runRuntime(kill.file, kill.args, env).then(code =>
       w.log(
         `[${w.taskId}] timeout: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`
       )
     )
   }, w.timeoutMs)
-  live.set(name, c.runtime)
+  const unsubscribe = killOnAbort(w.signal, name, c.runtime, env)
   try {
     const exit = await spawnWorker({
       file: cmd.file,
@@ -247,15 +247,16 @@ async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Promise<Wor
       // Backstop: the process group is killed only if the CLI outlives its container.
       timeoutMs: w.timeoutMs + KILL_GRACE_MS,
       transcriptPath: w.transcriptPath,
-      onProgress: w.onProgress
+      onProgress: w.onProgress,
+      signal: w.signal
     })
     const timedOut = exit.timedOut || killed
     // A CLI killed before the runtime reaped the container can leave it behind: remove it.
-    if (timedOut) await run(c.runtime, ['rm', '--force', name], env)
+    if (timedOut) await runRuntime(c.runtime, ['rm', '--force', name], env)
     return { ...exit, timedOut }
   } finally {
     clearTimeout(timer)
-    live.delete(name)
+    unsubscribe()
     await finishGit(
       w.cwd,
       git,
@@ -271,8 +272,8 @@ async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Promise<Wor
  * isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it must not
  * run on the runner. The worktree's git metadata is not mounted: verify sees files, not history.
  */
-export async function verifyInContainer(
-  config: Config,
+async function verifyInContainer(
+  c: ContainerConfig,
   v: {
     taskId: string
     worktree: string
@@ -282,9 +283,9 @@ export async function verifyInContainer(
     timeoutMs: number
     host: NodeJS.ProcessEnv
     log: (m: string) => void
+    signal?: AbortSignal
   }
 ): Promise<VerifyResult> {
-  const c = config.container
   const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
   const uid = process.getuid?.()
   const user = containerUser(uid, process.getgid?.())
@@ -310,17 +311,17 @@ export async function verifyInContainer(
   const args = cmd.args.filter(a => a !== '--interactive')
   v.log(`[${v.taskId}] verify in container ${name}`)
   if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
-  live.set(name, c.runtime)
+  const unsubscribe = killOnAbort(v.signal, name, c.runtime, runEnv)
   const kill = containerKillCommand(name, c.runtime)
   try {
     return await runVerify(v.command, v.worktree, runEnv, v.timeoutMs, {
       file: cmd.file,
       args,
-      onTimeout: () => void run(kill.file, kill.args, runEnv)
+      onTimeout: () => void runRuntime(kill.file, kill.args, runEnv)
     })
   } finally {
-    live.delete(name)
-    await run(c.runtime, ['rm', '--force', name], runEnv)
+    unsubscribe()
+    await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
     if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
   }
 }
@@ -341,41 +342,98 @@ export interface CageCommand {
   timeoutMs: number
   host: NodeJS.ProcessEnv
   log: (message: string) => void
-  sandbox?: SandboxSetup
   /** Package caches every task's setup shares (sandbox: bound read-write for setup alone). */
   shared?: string[]
+  /** The run's stop: kills a verify container (a process or sandbox verify runs out its time). */
+  signal?: AbortSignal
+}
+
+/** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
+function runSandboxedCommand(
+  c: CageCommand,
+  env: Record<string, string>,
+  setup: SandboxSetup
+): Promise<VerifyResult> {
+  const configDir = env.CLAUDE_CONFIG_DIR
+  const cageDir = configDir ? path.dirname(configDir) : ''
+  const inside = (p?: string) => !!p && !!cageDir && p.startsWith(`${cageDir}/`)
+  if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
+    throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`)
+  c.log(`[${c.taskId}] ${c.label} in the sandbox`)
+  return runSandboxed(
+    {
+      setup,
+      taskId: c.taskId,
+      worktree: c.cwd,
+      cageDir,
+      env,
+      log: c.log,
+      shared: c.shared
+    },
+    c.command,
+    c.timeoutMs
+  )
 }
 
 /**
- * Runs `c.command` (sh -c) in the task's cage: the same sandbox or container as its worker, or a
- * plain child process in isolation: process. Never the model key, never a GitHub credential.
+ * Where a worker and its task's shell commands run, chosen once per run (isolationFor). Each kind
+ * prepares its cage, runs the worker in it and collects what it left (the worker's commits, in
+ * sandbox and container), and runs verify and setup behind the same walls.
  */
-export async function runInCage(config: Config, c: CageCommand): Promise<VerifyResult> {
-  const env = { ...c.env }
-  delete env.ANTHROPIC_API_KEY
-  delete env.ANTHROPIC_AUTH_TOKEN
-  const configDir = env.CLAUDE_CONFIG_DIR
-  if (config.isolation === 'container')
-    return verifyInContainer(config, { ...c, worktree: c.cwd, configDir: configDir ?? c.cwd, env })
-  if (config.isolation === 'sandbox') {
-    const cageDir = configDir ? path.dirname(configDir) : ''
-    const inside = (p?: string) => !!p && !!cageDir && p.startsWith(`${cageDir}/`)
-    if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
-      throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`)
-    c.log(`[${c.taskId}] ${c.label} in the sandbox`)
-    return runSandboxed(
-      {
-        setup: needSandbox(c.sandbox),
-        taskId: c.taskId,
-        worktree: c.cwd,
-        cageDir,
-        env,
-        log: c.log,
-        shared: c.shared
-      },
-      c.command,
-      c.timeoutMs
-    )
+export interface Isolation {
+  /** One worker attempt, start to end. */
+  launch(w: WorkerLaunch): Promise<WorkerExit>
+  /**
+   * A shell command (sh -c: verify, setup) in the task's cage: the same sandbox or container as
+   * its worker, or a plain child process in isolation: process. Never the model key, never a
+   * GitHub credential.
+   */
+  run(c: CageCommand): Promise<VerifyResult>
+}
+
+type Kind = Pick<Isolation, 'launch'> & {
+  run(c: CageCommand, env: Record<string, string>): Promise<VerifyResult>
+}
+
+function kindOf(config: Pick<Config, 'isolation' | 'container'>, sandbox?: SandboxSetup): Kind {
+  switch (config.isolation) {
+    case 'sandbox':
+      return {
+        launch: async w => launchSandboxed(w, needSandbox(sandbox)),
+        run: async (c, env) => runSandboxedCommand(c, env, needSandbox(sandbox))
+      }
+    case 'container':
+      return {
+        launch: w => launchContainer(config.container, w),
+        run: (c, env) => {
+          const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd
+          return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env })
+        }
+      }
+    case 'process':
+      return {
+        launch: launchProcess,
+        run: (c, env) => runVerify(c.command, c.cwd, env, c.timeoutMs)
+      }
   }
-  return runVerify(c.command, c.cwd, env, c.timeoutMs)
+}
+
+/**
+ * The one place the `isolation` input is read: the run's sandbox (with the preflight's setup),
+ * container, or plain process.
+ */
+export function isolationFor(
+  config: Pick<Config, 'isolation' | 'container'>,
+  sandbox?: SandboxSetup
+): Isolation {
+  const kind = kindOf(config, sandbox)
+  return {
+    launch: w => kind.launch(w),
+    run: c => {
+      const env = { ...c.env }
+      delete env.ANTHROPIC_API_KEY
+      delete env.ANTHROPIC_AUTH_TOKEN
+      return kind.run(c, env)
+    }
+  }
 }

@@ -6,12 +6,11 @@ import type { Task } from '../domain.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import type { Gateway } from '../gateway/gateway.js'
 import { workerEnv } from './env.js'
-import { launchWorker } from './isolation.js'
-import type { SandboxSetup } from './sandbox-run.js'
+import type { Isolation } from './isolation.js'
 import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
-import { judge, type Verdict } from './result.js'
+import { judge, type Verdict, type WorkerExit } from './result.js'
 import { nextStep } from './retry.js'
-import { type Progress, stopSignal } from './spawn.js'
+import type { Progress } from './spawn.js'
 
 /** The model gateway as workers reach it: the key they hold is a token of this gateway. */
 export interface WorkerGateway {
@@ -35,8 +34,13 @@ export interface WorkerContext {
   skills?: string[]
   /** The worker's stdin for a task; default workerPrompt (the planner frames its own). */
   prompt?: (task: Task) => string
-  /** isolation: sandbox, from the preflight (sandbox-host.ts). */
-  sandbox?: SandboxSetup
+  /** Where its workers run: the run's sandbox, container or process (isolationFor). */
+  isolation: Isolation
+  /**
+   * The run's stop, aborted with its reason on a cancel: no worker starts after it, running ones
+   * stop, a retry's backoff ends early. Absent: nothing stops the run but its bounds.
+   */
+  signal?: AbortSignal
 }
 
 export interface WorkerRun {
@@ -54,7 +58,8 @@ export interface WorkerRun {
 }
 
 /** A backoff a cancel cuts short: the next spawn then refuses to start the worker. */
-const sleep = (ms: number) => wait(ms, undefined, { signal: stopSignal }).catch(() => undefined)
+const sleepUnless = (signal: AbortSignal | undefined) => (ms: number) =>
+  wait(ms, undefined, { signal }).catch(() => undefined)
 
 /** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
 let sandboxNoted = false
@@ -93,7 +98,7 @@ async function cage(ctx: WorkerContext, task: Task, attempt: number, round: stri
 }
 
 interface Attempt {
-  exit: Awaited<ReturnType<typeof launchWorker>>
+  exit: WorkerExit
   /** What the endpoint reported, as the gateway read it: not the CLI's own count. */
   usage: Usage
   verdict: Verdict
@@ -128,7 +133,7 @@ async function runAttempt(
   })
   env.GIT_AUTHOR_NAME = env.GIT_COMMITTER_NAME = config.commitAuthor.name
   env.GIT_AUTHOR_EMAIL = env.GIT_COMMITTER_EMAIL = config.commitAuthor.email
-  const exit = await launchWorker(config, {
+  const exit = await ctx.isolation.launch({
     taskId: task.id,
     attempt,
     claude: ctx.claude,
@@ -144,7 +149,7 @@ async function runAttempt(
     host: ctx.host,
     log: ctx.log,
     modelUrl: ctx.model.url,
-    sandbox: ctx.sandbox
+    signal: ctx.signal
   })
   await ctx.model.gateway.retire(pass)
   const verdict: Verdict =
@@ -158,12 +163,12 @@ async function runAttempt(
 }
 
 /** The verdict to keep: a cancel during the backoff ends the task, the attempts being the workers that ran. */
-function finalVerdict(verdict: Verdict, retrying: boolean): Verdict {
+function finalVerdict(verdict: Verdict, retrying: boolean, stop: AbortSignal | undefined): Verdict {
   return retrying && verdict.kind === 'failed'
     ? {
         ...verdict,
         retryable: false,
-        error: `${verdict.error}; ${String(stopSignal.reason)} before the next attempt`
+        error: `${verdict.error}; ${String(stop?.reason)} before the next attempt`
       }
     : verdict
 }
@@ -203,14 +208,14 @@ export async function runWorker(
       ctx.log(
         `[${task.id}] attempt ${attempt} failed (${reason}); retrying in ${(next.delayMs / 1000).toFixed(1)}s${on}`
       )
-      await (ctx.sleep ?? sleep)(next.delayMs)
+      await (ctx.sleep ?? sleepUnless(ctx.signal))(next.delayMs)
     }
-    if (!next.retry || stopSignal.aborted) {
+    if (!next.retry || ctx.signal?.aborted) {
       const safeEnv = { ...env }
       delete safeEnv.ANTHROPIC_API_KEY
       delete safeEnv.ANTHROPIC_AUTH_TOKEN
       return {
-        verdict: finalVerdict(verdict, next.retry),
+        verdict: finalVerdict(verdict, next.retry, ctx.signal),
         turns,
         usage,
         attempts: attempt,

@@ -4,9 +4,9 @@
  * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
  * and otherwise one sentence naming the fix. It never falls back to isolation: process.
  */
-import { execFile } from 'node:child_process'
 import { access, constants, lstat, readFile, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
+import { type Ran, run } from '../process.js'
 import { SYSTEM_PATHS, type SystemEntry } from './sandbox.js'
 
 /** What every sandbox of this run is built from. */
@@ -24,19 +24,6 @@ const PACKAGES = ['bubblewrap', 'socat', 'ripgrep']
 const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns'
 const OTHERWISE =
   "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)"
-
-interface Ran {
-  code: number
-  stderr: string
-}
-
-function run(file: string, args: string[], env: NodeJS.ProcessEnv, timeout = 300_000) {
-  return new Promise<Ran>(resolve => {
-    execFile(file, args, { env, timeout }, (error, _stdout, stderr) =>
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stderr })
-    )
-  })
-}
 
 async function onPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
   for (const dir of (pathVar ?? '').split(':').filter(d => path.isAbsolute(d))) {
@@ -71,13 +58,14 @@ export async function systemLayout(): Promise<{ system: SystemEntry[]; extraRead
 async function elevation(env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
   if (process.getuid?.() === 0) return []
   const sudo = await onPath('sudo', env.PATH)
-  if (sudo && (await run(sudo, ['-n', 'true'], env, 10_000)).code === 0) return [sudo, '-n']
+  if (sudo && (await run(sudo, ['-n', 'true'], { env, timeoutMs: 10_000 })).exitCode === 0)
+    return [sudo, '-n']
   return undefined
 }
 
 async function elevated(prefix: string[], args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   const [file, ...rest] = [...prefix, ...args]
-  return run(file ?? args[0] ?? 'true', rest, env)
+  return run(file ?? args[0] ?? 'true', rest, { env, timeoutMs: 300_000 })
 }
 
 async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<void> {
@@ -91,11 +79,12 @@ async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void):
   log(`isolation: sandbox needs ${missing.join(', ')}: installing with apt-get (passwordless sudo)`)
   const install = ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing]
   let result = await elevated(prefix, install, aptEnv)
-  if (result.code !== 0) {
+  if (result.exitCode !== 0) {
     await elevated(prefix, ['apt-get', 'update', '-qq'], aptEnv)
     result = await elevated(prefix, install, aptEnv)
   }
-  if (result.code !== 0) log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`)
+  if (result.exitCode !== 0)
+    log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`)
 }
 
 /** The trivial command: a sandbox with every namespace, as the workers get. */
@@ -106,7 +95,7 @@ async function probe(bwrap: string, layout: Awaited<ReturnType<typeof systemLayo
   const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc']
   args.push('--die-with-parent', '--new-session', ...binds, '--proc', '/proc', '--dev', '/dev')
   args.push('--', 'sh', '-c', 'exit 0')
-  return run(bwrap, args, { PATH: '/usr/bin:/bin' }, 30_000)
+  return run(bwrap, args, { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 30_000 })
 }
 
 /** Ubuntu 24.04: AppArmor forbids unprivileged user namespaces unless lifted (runner-images#10443). */
@@ -120,7 +109,7 @@ async function liftUsernsRestriction(env: NodeJS.ProcessEnv, log: (m: string) =>
     `Lifting AppArmor's restriction on user namespaces for this run: sysctl -w ${USERNS_SYSCTL}=0`
   )
   const result = await elevated(prefix, ['sysctl', '-w', `${USERNS_SYSCTL}=0`], env)
-  return result.code === 0
+  return result.exitCode === 0
 }
 
 /** Checks (and where it may, prepares) this machine for isolation: sandbox. */
@@ -145,10 +134,10 @@ export async function preflightSandbox(
     )
   const layout = await systemLayout()
   let tried = await probe(bwrap, layout)
-  if (tried.code !== 0 && (await liftUsernsRestriction(env, log)))
+  if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log)))
     tried = await probe(bwrap, layout)
-  if (tried.code !== 0) {
-    const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.code}`
+  if (tried.exitCode !== 0) {
+    const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`
     throw new SandboxUnavailable(
       `isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`
     )

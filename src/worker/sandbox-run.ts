@@ -7,7 +7,7 @@ import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
-import { runVerify } from '../fleet/verify.js'
+import { runVerify } from './verify.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
 import type { WorkerExit } from './result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
@@ -138,6 +138,7 @@ export async function spawnSandboxed(
     timeoutMs: number
     transcriptPath: string
     onProgress?: (p: Progress) => void
+    signal?: AbortSignal
   }
 ): Promise<WorkerExit> {
   const prepared = await prepare(c)

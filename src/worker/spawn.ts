@@ -20,10 +20,32 @@ export interface SpawnOptions {
   onProgress?: (progress: Progress) => void
   /** Grace between SIGTERM and SIGKILL of the worker's process group. */
   killGraceMs?: number
+  /**
+   * The run's stop (aborted on a cancel, with its reason): no worker starts after it, and a
+   * running one is stopped, its outcome saying why.
+   */
+  signal?: AbortSignal
 }
 
-/** Process groups of live workers, so a cancelled run can stop them all (see stopAllWorkers). */
-const live = new Set<number>()
+/**
+ * Starts a long-lived child as the leader of its own process group, so killGroup reaches every
+ * tool it starts: a worker, or its verify command. Short commands go through src/process.ts.
+ */
+export function spawnGroup(
+  file: string,
+  args: string[],
+  opts: { cwd: string; env: Record<string, string>; stdin?: string }
+) {
+  const child = spawn(file, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe']
+  })
+  child.stdin.on('error', () => undefined) // a child that dies early closes its stdin: not our error
+  child.stdin.end(opts.stdin ?? '')
+  return child
+}
 
 /**
  * Signals a whole process group. ESRCH (the group is gone: its leader exited and a `setsid` child
@@ -58,19 +80,27 @@ export async function reapGroup(
 /** What the runner sends a step it cancels: SIGINT first, SIGTERM 7.5 s later. */
 export const CANCEL_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM']
 
-/** Aborted by stopAllWorkers, with its reason: no worker starts after it, and waits end early. */
-const stopping = new AbortController()
-export const stopSignal: AbortSignal = stopping.signal
-/** Workers stopAllWorkers stopped: their outcome says why, not just the exit code it caused. */
-const stoppedPids = new Set<number>()
-
-export function stopAllWorkers(reason: string): void {
-  if (!stopping.signal.aborted) stopping.abort(reason)
-  for (const pid of live) stoppedPids.add(pid)
-  for (const pid of live) killGroup(pid, 'SIGTERM')
-  setTimeout(() => {
-    for (const pid of live) killGroup(pid, 'SIGKILL')
-  }, 2000).unref()
+/**
+ * A cancelled run stops its running workers: SIGTERM to the group, SIGKILL 2 s later unless it
+ * exited first. `reason` says why, once it did.
+ */
+function stopOnAbort(pid: number | undefined, signal: AbortSignal | undefined) {
+  let reason: string | undefined
+  let timer: NodeJS.Timeout | undefined
+  const onAbort = () => {
+    if (pid === undefined) return
+    reason = String(signal?.reason)
+    killGroup(pid, 'SIGTERM')
+    timer = setTimeout(() => killGroup(pid, 'SIGKILL'), 2000).unref()
+  }
+  signal?.addEventListener('abort', onAbort, { once: true })
+  return {
+    reason: () => reason,
+    [Symbol.dispose]: () => {
+      signal?.removeEventListener('abort', onAbort)
+      clearTimeout(timer)
+    }
+  }
 }
 
 /**
@@ -172,31 +202,24 @@ function readStream(
  * tools it started die with it.
  */
 export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
-  if (stopping.signal.aborted) {
+  if (opts.signal?.aborted) {
     return {
       exitCode: null,
       signal: null,
       timedOut: false,
-      stopped: String(stopping.signal.reason),
+      stopped: String(opts.signal.reason),
       stderrTail: ''
     }
   }
-  const child = spawn(opts.file, opts.args, {
-    cwd: opts.cwd,
-    env: opts.env,
-    detached: true,
-    stdio: ['pipe', 'pipe', 'pipe']
-  })
+  const child = spawnGroup(opts.file, opts.args, opts)
   const transcript = createWriteStream(opts.transcriptPath)
   let stderr = ''
-  child.stdin.on('error', () => undefined) // a worker that dies early closes its stdin: not our error
-  child.stdin.end(opts.stdin)
   child.stderr.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-4000)
   })
   const stream = readStream(child.stdout, transcript, opts.onProgress)
   const pid = child.pid
-  if (pid !== undefined) live.add(pid)
+  using stop = stopOnAbort(pid, opts.signal)
   let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
@@ -215,14 +238,13 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     child.once('exit', (code, signal) => resolve({ code, signal }))
   })
   clearTimeout(timer)
-  if (pid !== undefined) live.delete(pid)
+  stop[Symbol.dispose]()
   // Tools the worker left running in the background die with it, and release its stdout. The
   // config dir is unique to this worker attempt, so its variable marks exactly its processes.
   await reapGroup(pid, markerOf(opts.env), exit.spawnError ? Promise.resolve() : closed)
   await new Promise<void>(resolve => transcript.end(resolve))
   if (exit.spawnError) stderr += `\n${exit.spawnError.message}`
-  const stopped =
-    pid !== undefined && stoppedPids.has(pid) ? String(stopping.signal.reason) : undefined
+  const stopped = stop.reason()
   return {
     exitCode: exit.code,
     signal: exit.signal,

@@ -40,7 +40,8 @@ const BANDS: Record<string, number> = {
   // the shared words and small helpers every room may use
   domain: 0,
   errors: 0,
-  workspace: 0
+  workspace: 0,
+  process: 0
 }
 
 /**
@@ -53,15 +54,11 @@ const EXCEPTIONS: Record<string, string> = {
   'planner -> config': 'planner/action.ts, planner/run.ts take Config',
   'fleet -> config': 'fleet/engine.ts, land.ts, setup.ts take Config',
   'worker -> config': 'worker/args, env, install, isolation, run, skills take Config',
-  'gateway -> config': 'gateway/listen.ts takes Config',
-  'tasks -> config': 'tasks/parse.ts reads EFFORTS, tasks/from-inputs.ts Config and InputError',
   // The planner action is a front door of its own (mode `plan`), written below main.
   'planner -> context': 'planner/action.ts reads RunContext',
   'planner -> io': 'planner/action.ts writes outputs',
   'planner -> modes': 'planner/action.ts uses modes/plan.ts',
   'planner -> triggers': 'planner/action.ts uses triggers.ts',
-  // The worker's isolation runs verify and builds outcomes: the worker reaches up into the fleet.
-  'worker -> fleet': 'worker/isolation.ts, worker/sandbox-run.ts -> fleet/verify.ts, outcome.ts',
   // GitHub's access checks read the event's types.
   'github -> event': 'github/access.ts, github/label-actor.ts read event types',
   // The summary renders the gate's Parallelism (built on the scheduler's types).
@@ -117,14 +114,27 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect([...rooms].filter(r => BANDS[r] === undefined)).toEqual([])
   })
 
-  it('only the CLI loads the demo, and only lazily; the demo imports only itself', () => {
+  it('only the CLI loads the demo, and only lazily; the demo imports only itself and the base', () => {
     const into = graph.filter(e => roomOf(e.to) === 'demo' && roomOf(e.from) !== 'demo')
     expect(into.map(e => rel(e.from))).toEqual(['src/cli.ts'])
     const cli = readFileSync(path.join(SRC, 'cli.ts'), 'utf8')
     expect(cli).toMatch(/await import\('\.\/demo\/demo\.js'\)/)
     expect(cli).not.toMatch(/^import [^\n]*'\.\/demo\//m)
-    const out = graph.filter(e => roomOf(e.from) === 'demo' && roomOf(e.to) !== 'demo')
+    const out = graph.filter(
+      e => roomOf(e.from) === 'demo' && roomOf(e.to) !== 'demo' && BANDS[roomOf(e.to)] !== 0
+    )
     expect(out.map(e => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([])
+  })
+
+  it('one way to run a process: src/process.ts, and worker/spawn.ts for process groups', () => {
+    // The demo's servers (git remote, Prism, the action under test) are long-lived children of
+    // the test process, outside the action's bundle.
+    const servers = ['src/demo/git-remote.ts', 'src/demo/prism.ts', 'src/demo/run-action.ts']
+    const users = sources(SRC)
+      .filter(f => /from '(node:)?child_process'|from 'execa'/.test(readFileSync(f, 'utf8')))
+      .map(rel)
+      .filter(f => !servers.includes(f))
+    expect(users.sort()).toEqual(['src/process.ts', 'src/worker/spawn.ts'])
   })
 
   it('arrows point down, but for the listed exceptions, and every exception still exists', () => {

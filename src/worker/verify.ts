@@ -1,5 +1,4 @@
-import { spawn } from 'node:child_process'
-import { killGroup, markerOf, reapGroup } from '../worker/spawn.js'
+import { killGroup, markerOf, reapGroup, spawnGroup } from './spawn.js'
 import type { VerifyResult } from '../domain.js'
 
 const TAIL_LINES = 40
@@ -24,12 +23,7 @@ export async function runVerify(
     args: ['-c', command]
   }
 ): Promise<VerifyResult> {
-  const child = spawn(launch.file, launch.args, {
-    cwd,
-    env,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe']
-  })
+  const child = spawnGroup(launch.file, launch.args, { cwd, env })
   let output = ''
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-64_000)
