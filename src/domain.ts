@@ -32,6 +32,12 @@ export interface PrAnswer {
   turn?: { n: number; max: number }
 }
 
+/** Who sent an event (a comment, a label, a review): GitHub's access checks are about them. */
+export interface Actor {
+  login: string
+  isBot: boolean
+}
+
 export interface Task {
   id: string
   prompt: string
@@ -120,3 +126,19 @@ export interface Outcome {
 
 /** The `effort` input's levels, and a task's own `effort`. */
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
+
+/** `auto`: as many workers as the machine and the endpoint carry; `fixed`: max-parallel's number. */
+export type ParallelMode = 'auto' | 'fixed'
+
+/** Why the scheduler held the next worker back (fleet/scheduler.ts). */
+export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstream' | 'pacing'
+
+/** How parallel the run got, and what held it there (for the summary). */
+export interface Parallelism {
+  mode: ParallelMode
+  cap: number
+  cores: number
+  peak: number
+  /** What kept the run from going wider at its peak; `tasks` = nothing was left waiting. */
+  limitedBy: WaitReason | 'tasks'
+}

@@ -1,14 +1,11 @@
+import type { Actor } from './domain.js'
+
 /** The issue (or PR) an event is about, as the payload describes it. */
 export interface IssueRef {
   number: number
   title: string
   body: string
   isPullRequest: boolean
-}
-
-export interface Actor {
-  login: string
-  isBot: boolean
 }
 
 /** What an event asks the fleet to do. Pure: decided from the event alone. */

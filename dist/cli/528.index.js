@@ -1048,6 +1048,24 @@ async function waitForPort(port, timeoutMs) {
 // In-memory repository state behind the GitHub mock, and the JSON GitHub would render from it.
 
 const TOKEN_USER = 'github-actions[bot]';
+/** A PR's fields the mock does not model, at what GitHub says for a fresh one-commit PR. */
+const PULL_UNMODELLED = {
+    locked: false,
+    milestone: null,
+    active_lock_reason: null,
+    merge_commit_sha: null,
+    requested_teams: [],
+    auto_merge: null,
+    mergeable: null,
+    rebaseable: null,
+    mergeable_state: 'unknown',
+    merged_by: null,
+    review_comments: 0,
+    commits: 1,
+    additions: 0,
+    deletions: 0,
+    changed_files: 0
+};
 /** GitHub's timestamps carry no milliseconds. */
 const now = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 const fakeSha = (seed) => (0,external_node_crypto_.createHash)('sha1').update(seed).digest('hex');
@@ -1378,75 +1396,72 @@ class GitHubState {
         };
     }
     pullJson(pr) {
+        const assignees = this.assigneesOf(pr);
+        return {
+            ...this.pullUrls(pr),
+            ...PULL_UNMODELLED,
+            id: pr.id,
+            node_id: nodeId('PR', pr.id),
+            number: pr.number,
+            state: pr.state,
+            title: pr.title,
+            user: this.userJson(pr.user),
+            body: pr.body,
+            labels: this.labelsOf(pr),
+            created_at: pr.created_at,
+            updated_at: pr.updated_at,
+            closed_at: pr.closed_at,
+            merged_at: pr.pull.merged_at,
+            assignee: assignees[0] ?? null,
+            assignees,
+            requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
+            head: this.refJson(pr.pull.head, pr.pull.head_sha),
+            base: this.refJson(pr.pull.base, pr.pull.base_sha),
+            author_association: this.association(pr.user),
+            draft: pr.pull.draft,
+            merged: pr.pull.merged_at !== null,
+            comments: this.comments.filter(c => c.issue_number === pr.number).length,
+            maintainer_can_modify: pr.pull.maintainer_can_modify
+        };
+    }
+    /** A PR's API and web links, flat and again under `_links`. */
+    pullUrls(pr) {
         const url = `${this.repoApi}/pulls/${pr.number}`;
         const html = `${this.repoHtml}/pull/${pr.number}`;
         const issueUrl = `${this.repoApi}/issues/${pr.number}`;
-        const assignees = this.assigneesOf(pr);
-        const ref = (branch, sha) => ({
-            label: `${this.repo.owner}:${branch}`,
-            ref: branch,
-            sha,
-            user: this.userJson(this.repo.owner, 'Organization'),
-            repo: this.repoJson()
-        });
+        const reviewComment = `${this.repoApi}/pulls/comments{/number}`;
+        const statuses = `${this.repoApi}/statuses/${pr.pull.head_sha}`;
         return {
             url,
-            id: pr.id,
-            node_id: nodeId('PR', pr.id),
             html_url: html,
             diff_url: `${html}.diff`,
             patch_url: `${html}.patch`,
             issue_url: issueUrl,
             commits_url: `${url}/commits`,
             review_comments_url: `${url}/comments`,
-            review_comment_url: `${this.repoApi}/pulls/comments{/number}`,
+            review_comment_url: reviewComment,
             comments_url: `${issueUrl}/comments`,
-            statuses_url: `${this.repoApi}/statuses/${pr.pull.head_sha}`,
-            number: pr.number,
-            state: pr.state,
-            locked: false,
-            title: pr.title,
-            user: this.userJson(pr.user),
-            body: pr.body,
-            labels: this.labelsOf(pr),
-            milestone: null,
-            active_lock_reason: null,
-            created_at: pr.created_at,
-            updated_at: pr.updated_at,
-            closed_at: pr.closed_at,
-            merged_at: pr.pull.merged_at,
-            merge_commit_sha: null,
-            assignee: assignees[0] ?? null,
-            assignees,
-            requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
-            requested_teams: [],
-            head: ref(pr.pull.head, pr.pull.head_sha),
-            base: ref(pr.pull.base, pr.pull.base_sha),
+            statuses_url: statuses,
             _links: {
                 self: { href: url },
                 html: { href: html },
                 issue: { href: issueUrl },
                 comments: { href: `${issueUrl}/comments` },
                 review_comments: { href: `${url}/comments` },
-                review_comment: { href: `${this.repoApi}/pulls/comments{/number}` },
+                review_comment: { href: reviewComment },
                 commits: { href: `${url}/commits` },
-                statuses: { href: `${this.repoApi}/statuses/${pr.pull.head_sha}` }
-            },
-            author_association: this.association(pr.user),
-            auto_merge: null,
-            draft: pr.pull.draft,
-            merged: pr.pull.merged_at !== null,
-            mergeable: null,
-            rebaseable: null,
-            mergeable_state: 'unknown',
-            merged_by: null,
-            comments: this.comments.filter(c => c.issue_number === pr.number).length,
-            review_comments: 0,
-            maintainer_can_modify: pr.pull.maintainer_can_modify,
-            commits: 1,
-            additions: 0,
-            deletions: 0,
-            changed_files: 0
+                statuses: { href: statuses }
+            }
+        };
+    }
+    /** A PR's head or base: a branch of this repository. */
+    refJson(branch, sha) {
+        return {
+            label: `${this.repo.owner}:${branch}`,
+            ref: branch,
+            sha,
+            user: this.userJson(this.repo.owner, 'Organization'),
+            repo: this.repoJson()
         };
     }
     commentJson(comment) {
@@ -2040,17 +2055,47 @@ async function startGitHubMock(opts) {
     const prism = await acquirePrism();
     const firstUse = !started.has(prism);
     started.add(prism);
-    const requests = [];
-    const invalid = [];
-    const faults = [];
+    // No request arrives before listen() resolves, so ctx is set by the time handle() reads it.
+    const { server, url } = await listen((req, res) => github_mock_handle(ctx, req, res));
+    const ctx = {
+        opts,
+        prism,
+        state: seededState(opts, url),
+        caller: opts.tokenUser ?? TOKEN_USER,
+        requests: [],
+        invalid: [],
+        faults: []
+    };
+    const { state } = ctx;
+    return {
+        url,
+        state,
+        requests: ctx.requests,
+        invalid: ctx.invalid,
+        prismStartupMs: firstUse ? prism.startupMs : 0,
+        fail: rule => void ctx.faults.push({ ...rule, left: rule.times ?? 1 }),
+        addIssue: seed => state.addIssue(seed),
+        addPull: seed => state.addPull(seed),
+        addComment: (n, text, user) => state.addComment(n, text, user),
+        close: async () => {
+            server.closeAllConnections();
+            await new Promise(resolve => server.close(() => resolve()));
+            releasePrism();
+        }
+    };
+}
+/** A loopback server on a free port; a handler that throws answers 500 with its error. */
+async function listen(handler) {
     const server = (0,external_node_http_.createServer)((req, res) => {
-        handle(req, res).catch((error) => {
+        handler(req, res).catch((error) => {
             res.writeHead(500, { 'content-type': 'application/json' });
             res.end(JSON.stringify({ message: `mock error: ${String(error)}` }));
         });
     });
     await new Promise(resolve => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${server.address().port}`;
+    return { server, url: `http://127.0.0.1:${server.address().port}` };
+}
+function seededState(opts, url) {
     const state = new GitHubState({
         owner: opts.owner,
         repo: opts.repo,
@@ -2062,74 +2107,69 @@ async function startGitHubMock(opts) {
         state.collaborators.set(login, role);
     for (const seed of opts.issues ?? [])
         state.addIssue(seed);
-    const caller = opts.tokenUser ?? TOKEN_USER;
-    async function handle(req, res) {
-        const raw = await readBody(req);
-        const target = new URL(req.url ?? '/', url);
-        const method = (req.method ?? 'GET').toUpperCase();
-        const body = parseJson(raw);
-        const reply = await answer(req, method, target, raw, body);
-        requests.push({
-            method,
-            path: target.pathname,
-            query: Object.fromEntries(target.searchParams),
-            status: reply.status,
-            body
-        });
-        github_mock_send(res, reply);
+    return state;
+}
+/** Answers one request and records it. */
+async function github_mock_handle(ctx, req, res) {
+    const raw = await readBody(req);
+    const target = new URL(req.url ?? '/', ctx.state.repo.apiUrl);
+    const method = (req.method ?? 'GET').toUpperCase();
+    const body = parseJson(raw);
+    const reply = await github_mock_answer(ctx, { req, method, target, raw, body });
+    ctx.requests.push({
+        method,
+        path: target.pathname,
+        query: Object.fromEntries(target.searchParams),
+        status: reply.status,
+        body
+    });
+    github_mock_send(res, reply);
+}
+/** In order: a job's log, the token check, an injected fault, Prism's verdict, the state. */
+async function github_mock_answer(ctx, incoming) {
+    const { req, method, target, raw, body } = incoming;
+    // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
+    if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH))
+        return jobLog(ctx.state, target.pathname);
+    if (ctx.opts.token !== undefined && !authorised(req.headers.authorization, ctx.opts.token))
+        return {
+            status: 401,
+            body: { message: 'Bad credentials', documentation_url: github_mock_DOCS, status: '401' }
+        };
+    const fault = takeFault(ctx.faults, method, target.pathname);
+    if (fault)
+        return fault;
+    const verdict = await ctx.prism.forward(method, target.pathname + target.search, prismHeaders(req), raw);
+    // Prism answers a valid request with a 2xx example; anything else is its rejection.
+    if (verdict.status >= 400) {
+        const problem = violations(verdict);
+        ctx.invalid.push({ method, path: target.pathname, status: verdict.status, problem });
+        return { status: verdict.status, body: rejection(problem) };
     }
-    async function answer(req, method, target, raw, body) {
-        // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
-        if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH)) {
-            const job = state.jobs.find(j => j.id === Number(target.pathname.slice(JOB_LOG_PATH.length)));
-            return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' };
-        }
-        if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
-            return {
-                status: 401,
-                body: { message: 'Bad credentials', documentation_url: github_mock_DOCS, status: '401' }
-            };
-        const fault = faults.find(f => f.left > 0 && sameMethod(f.method, method) && f.path.test(target.pathname));
-        if (fault) {
-            fault.left--;
-            return {
-                status: fault.status,
-                body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: github_mock_DOCS },
-                ...(fault.headers && { headers: fault.headers })
-            };
-        }
-        const verdict = await prism.forward(method, target.pathname + target.search, prismHeaders(req), raw);
-        // Prism answers a valid request with a 2xx example; anything else is its rejection.
-        if (verdict.status >= 400) {
-            const problem = violations(verdict);
-            invalid.push({ method, path: target.pathname, status: verdict.status, problem });
-            return { status: verdict.status, body: rejection(problem) };
-        }
-        const modelled = route(state, {
-            method,
-            path: target.pathname,
-            query: target.searchParams,
-            body,
-            caller,
-            url: target
-        });
-        return modelled ?? { status: verdict.status, body: parseJson(verdict.body) };
-    }
+    const modelled = route(ctx.state, {
+        method,
+        path: target.pathname,
+        query: target.searchParams,
+        body,
+        caller: ctx.caller,
+        url: target
+    });
+    return modelled ?? { status: verdict.status, body: parseJson(verdict.body) };
+}
+function jobLog(state, pathname) {
+    const job = state.jobs.find(j => j.id === Number(pathname.slice(JOB_LOG_PATH.length)));
+    return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' };
+}
+/** The first injected fault that matches, used once more; undefined when none does. */
+function takeFault(faults, method, pathname) {
+    const fault = faults.find(f => f.left > 0 && sameMethod(f.method, method) && f.path.test(pathname));
+    if (!fault)
+        return undefined;
+    fault.left--;
     return {
-        url,
-        state,
-        requests,
-        invalid,
-        prismStartupMs: firstUse ? prism.startupMs : 0,
-        fail: rule => void faults.push({ ...rule, left: rule.times ?? 1 }),
-        addIssue: seed => state.addIssue(seed),
-        addPull: seed => state.addPull(seed),
-        addComment: (n, text, user) => state.addComment(n, text, user),
-        close: async () => {
-            server.closeAllConnections();
-            await new Promise(resolve => server.close(() => resolve()));
-            releasePrism();
-        }
+        status: fault.status,
+        body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: github_mock_DOCS },
+        ...(fault.headers && { headers: fault.headers })
     };
 }
 const started = new WeakSet();

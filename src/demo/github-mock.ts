@@ -3,7 +3,7 @@
 // Prism rejects is answered with Prism's verdict and recorded in `invalid`. Valid requests are
 // answered from in-memory state (github-state.ts, github-routes.ts), or with Prism's example for a
 // valid route the mock does not model.
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { acquirePrism, releasePrism, type Prism, type PrismResponse } from './prism.js'
 import { JOB_LOG_PATH, type Reply, route } from './github-routes.js'
@@ -87,21 +87,67 @@ export interface GitHubMock {
 
 const DOCS = 'https://docs.github.com/rest'
 
+/** What one request is answered from: the options, Prism, the state and what was seen. */
+interface MockContext {
+  opts: GitHubMockOptions
+  prism: Prism
+  state: GitHubState
+  /** Login that owns what the token creates. */
+  caller: string
+  requests: RecordedRequest[]
+  invalid: InvalidRequest[]
+  faults: Array<FaultRule & { left: number }>
+}
+
 export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMock> {
   const prism = await acquirePrism()
   const firstUse = !started.has(prism)
   started.add(prism)
-  const requests: RecordedRequest[] = []
-  const invalid: InvalidRequest[] = []
-  const faults: Array<FaultRule & { left: number }> = []
+  // No request arrives before listen() resolves, so ctx is set by the time handle() reads it.
+  const { server, url } = await listen((req, res) => handle(ctx, req, res))
+  const ctx: MockContext = {
+    opts,
+    prism,
+    state: seededState(opts, url),
+    caller: opts.tokenUser ?? TOKEN_USER,
+    requests: [],
+    invalid: [],
+    faults: []
+  }
+  const { state } = ctx
+  return {
+    url,
+    state,
+    requests: ctx.requests,
+    invalid: ctx.invalid,
+    prismStartupMs: firstUse ? prism.startupMs : 0,
+    fail: rule => void ctx.faults.push({ ...rule, left: rule.times ?? 1 }),
+    addIssue: seed => state.addIssue(seed),
+    addPull: seed => state.addPull(seed),
+    addComment: (n, text, user) => state.addComment(n, text, user),
+    close: async () => {
+      server.closeAllConnections()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+      releasePrism()
+    }
+  }
+}
+
+/** A loopback server on a free port; a handler that throws answers 500 with its error. */
+async function listen(
+  handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    handler(req, res).catch((error: unknown) => {
       res.writeHead(500, { 'content-type': 'application/json' })
       res.end(JSON.stringify({ message: `mock error: ${String(error)}` }))
     })
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` }
+}
+
+function seededState(opts: GitHubMockOptions, url: string): GitHubState {
   const state = new GitHubState({
     owner: opts.owner,
     repo: opts.repo,
@@ -112,90 +158,90 @@ export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMo
   for (const [login, role] of Object.entries(opts.collaborators ?? {}))
     state.collaborators.set(login, role)
   for (const seed of opts.issues ?? []) state.addIssue(seed)
-  const caller = opts.tokenUser ?? TOKEN_USER
+  return state
+}
 
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const raw = await readBody(req)
-    const target = new URL(req.url ?? '/', url)
-    const method = (req.method ?? 'GET').toUpperCase()
-    const body = parseJson(raw)
-    const reply = await answer(req, method, target, raw, body)
-    requests.push({
-      method,
-      path: target.pathname,
-      query: Object.fromEntries(target.searchParams),
-      status: reply.status,
-      body
-    })
-    send(res, reply)
+/** Answers one request and records it. */
+async function handle(ctx: MockContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const raw = await readBody(req)
+  const target = new URL(req.url ?? '/', ctx.state.repo.apiUrl)
+  const method = (req.method ?? 'GET').toUpperCase()
+  const body = parseJson(raw)
+  const reply = await answer(ctx, { req, method, target, raw, body })
+  ctx.requests.push({
+    method,
+    path: target.pathname,
+    query: Object.fromEntries(target.searchParams),
+    status: reply.status,
+    body
+  })
+  send(res, reply)
+}
+
+interface Incoming {
+  req: IncomingMessage
+  method: string
+  target: URL
+  raw: Buffer
+  body: unknown
+}
+
+/** In order: a job's log, the token check, an injected fault, Prism's verdict, the state. */
+async function answer(ctx: MockContext, incoming: Incoming): Promise<Reply> {
+  const { req, method, target, raw, body } = incoming
+  // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
+  if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH))
+    return jobLog(ctx.state, target.pathname)
+  if (ctx.opts.token !== undefined && !authorised(req.headers.authorization, ctx.opts.token))
+    return {
+      status: 401,
+      body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' }
+    }
+  const fault = takeFault(ctx.faults, method, target.pathname)
+  if (fault) return fault
+  const verdict = await ctx.prism.forward(
+    method,
+    target.pathname + target.search,
+    prismHeaders(req),
+    raw
+  )
+  // Prism answers a valid request with a 2xx example; anything else is its rejection.
+  if (verdict.status >= 400) {
+    const problem = violations(verdict)
+    ctx.invalid.push({ method, path: target.pathname, status: verdict.status, problem })
+    return { status: verdict.status, body: rejection(problem) }
   }
+  const modelled = route(ctx.state, {
+    method,
+    path: target.pathname,
+    query: target.searchParams,
+    body,
+    caller: ctx.caller,
+    url: target
+  })
+  return modelled ?? { status: verdict.status, body: parseJson(verdict.body) }
+}
 
-  async function answer(
-    req: IncomingMessage,
-    method: string,
-    target: URL,
-    raw: Buffer,
-    body: unknown
-  ): Promise<Reply> {
-    // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
-    if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH)) {
-      const job = state.jobs.find(j => j.id === Number(target.pathname.slice(JOB_LOG_PATH.length)))
-      return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' }
-    }
-    if (opts.token !== undefined && !authorised(req.headers.authorization, opts.token))
-      return {
-        status: 401,
-        body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' }
-      }
-    const fault = faults.find(
-      f => f.left > 0 && sameMethod(f.method, method) && f.path.test(target.pathname)
-    )
-    if (fault) {
-      fault.left--
-      return {
-        status: fault.status,
-        body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS },
-        ...(fault.headers && { headers: fault.headers })
-      }
-    }
-    const verdict = await prism.forward(
-      method,
-      target.pathname + target.search,
-      prismHeaders(req),
-      raw
-    )
-    // Prism answers a valid request with a 2xx example; anything else is its rejection.
-    if (verdict.status >= 400) {
-      const problem = violations(verdict)
-      invalid.push({ method, path: target.pathname, status: verdict.status, problem })
-      return { status: verdict.status, body: rejection(problem) }
-    }
-    const modelled = route(state, {
-      method,
-      path: target.pathname,
-      query: target.searchParams,
-      body,
-      caller,
-      url: target
-    })
-    return modelled ?? { status: verdict.status, body: parseJson(verdict.body) }
-  }
+function jobLog(state: GitHubState, pathname: string): Reply {
+  const job = state.jobs.find(j => j.id === Number(pathname.slice(JOB_LOG_PATH.length)))
+  return job ? { status: 200, text: job.log } : { status: 404, text: 'BlobNotFound' }
+}
 
+/** The first injected fault that matches, used once more; undefined when none does. */
+function takeFault(
+  faults: MockContext['faults'],
+  method: string,
+  pathname: string
+): Reply | undefined {
+  const fault = faults.find(
+    f => f.left > 0 && sameMethod(f.method, method) && f.path.test(pathname)
+  )
+  if (!fault) return undefined
+  fault.left--
   return {
-    url,
-    state,
-    requests,
-    invalid,
-    prismStartupMs: firstUse ? prism.startupMs : 0,
-    fail: rule => void faults.push({ ...rule, left: rule.times ?? 1 }),
-    addIssue: seed => state.addIssue(seed),
-    addPull: seed => state.addPull(seed),
-    addComment: (n, text, user) => state.addComment(n, text, user),
-    close: async () => {
-      server.closeAllConnections()
-      await new Promise<void>(resolve => server.close(() => resolve()))
-      releasePrism()
-    }
+    status: fault.status,
+    body: fault.body ?? { message: `injected ${fault.status}`, documentation_url: DOCS },
+    ...(fault.headers && { headers: fault.headers })
   }
 }
 

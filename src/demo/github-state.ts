@@ -147,6 +147,25 @@ export interface RepoInfo {
 
 export const TOKEN_USER = 'github-actions[bot]'
 
+/** A PR's fields the mock does not model, at what GitHub says for a fresh one-commit PR. */
+const PULL_UNMODELLED = {
+  locked: false,
+  milestone: null,
+  active_lock_reason: null,
+  merge_commit_sha: null,
+  requested_teams: [],
+  auto_merge: null,
+  mergeable: null,
+  rebaseable: null,
+  mergeable_state: 'unknown',
+  merged_by: null,
+  review_comments: 0,
+  commits: 1,
+  additions: 0,
+  deletions: 0,
+  changed_files: 0
+}
+
 /** GitHub's timestamps carry no milliseconds. */
 export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 
@@ -515,75 +534,74 @@ export class GitHubState {
   }
 
   pullJson(pr: MockPull): Record<string, unknown> {
+    const assignees = this.assigneesOf(pr)
+    return {
+      ...this.pullUrls(pr),
+      ...PULL_UNMODELLED,
+      id: pr.id,
+      node_id: nodeId('PR', pr.id),
+      number: pr.number,
+      state: pr.state,
+      title: pr.title,
+      user: this.userJson(pr.user),
+      body: pr.body,
+      labels: this.labelsOf(pr),
+      created_at: pr.created_at,
+      updated_at: pr.updated_at,
+      closed_at: pr.closed_at,
+      merged_at: pr.pull.merged_at,
+      assignee: assignees[0] ?? null,
+      assignees,
+      requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
+      head: this.refJson(pr.pull.head, pr.pull.head_sha),
+      base: this.refJson(pr.pull.base, pr.pull.base_sha),
+      author_association: this.association(pr.user),
+      draft: pr.pull.draft,
+      merged: pr.pull.merged_at !== null,
+      comments: this.comments.filter(c => c.issue_number === pr.number).length,
+      maintainer_can_modify: pr.pull.maintainer_can_modify
+    }
+  }
+
+  /** A PR's API and web links, flat and again under `_links`. */
+  private pullUrls(pr: MockPull): Record<string, unknown> {
     const url = `${this.repoApi}/pulls/${pr.number}`
     const html = `${this.repoHtml}/pull/${pr.number}`
     const issueUrl = `${this.repoApi}/issues/${pr.number}`
-    const assignees = this.assigneesOf(pr)
-    const ref = (branch: string, sha: string) => ({
-      label: `${this.repo.owner}:${branch}`,
-      ref: branch,
-      sha,
-      user: this.userJson(this.repo.owner, 'Organization'),
-      repo: this.repoJson()
-    })
+    const reviewComment = `${this.repoApi}/pulls/comments{/number}`
+    const statuses = `${this.repoApi}/statuses/${pr.pull.head_sha}`
     return {
       url,
-      id: pr.id,
-      node_id: nodeId('PR', pr.id),
       html_url: html,
       diff_url: `${html}.diff`,
       patch_url: `${html}.patch`,
       issue_url: issueUrl,
       commits_url: `${url}/commits`,
       review_comments_url: `${url}/comments`,
-      review_comment_url: `${this.repoApi}/pulls/comments{/number}`,
+      review_comment_url: reviewComment,
       comments_url: `${issueUrl}/comments`,
-      statuses_url: `${this.repoApi}/statuses/${pr.pull.head_sha}`,
-      number: pr.number,
-      state: pr.state,
-      locked: false,
-      title: pr.title,
-      user: this.userJson(pr.user),
-      body: pr.body,
-      labels: this.labelsOf(pr),
-      milestone: null,
-      active_lock_reason: null,
-      created_at: pr.created_at,
-      updated_at: pr.updated_at,
-      closed_at: pr.closed_at,
-      merged_at: pr.pull.merged_at,
-      merge_commit_sha: null,
-      assignee: assignees[0] ?? null,
-      assignees,
-      requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
-      requested_teams: [],
-      head: ref(pr.pull.head, pr.pull.head_sha),
-      base: ref(pr.pull.base, pr.pull.base_sha),
+      statuses_url: statuses,
       _links: {
         self: { href: url },
         html: { href: html },
         issue: { href: issueUrl },
         comments: { href: `${issueUrl}/comments` },
         review_comments: { href: `${url}/comments` },
-        review_comment: { href: `${this.repoApi}/pulls/comments{/number}` },
+        review_comment: { href: reviewComment },
         commits: { href: `${url}/commits` },
-        statuses: { href: `${this.repoApi}/statuses/${pr.pull.head_sha}` }
-      },
-      author_association: this.association(pr.user),
-      auto_merge: null,
-      draft: pr.pull.draft,
-      merged: pr.pull.merged_at !== null,
-      mergeable: null,
-      rebaseable: null,
-      mergeable_state: 'unknown',
-      merged_by: null,
-      comments: this.comments.filter(c => c.issue_number === pr.number).length,
-      review_comments: 0,
-      maintainer_can_modify: pr.pull.maintainer_can_modify,
-      commits: 1,
-      additions: 0,
-      deletions: 0,
-      changed_files: 0
+        statuses: { href: statuses }
+      }
+    }
+  }
+
+  /** A PR's head or base: a branch of this repository. */
+  private refJson(branch: string, sha: string): Record<string, unknown> {
+    return {
+      label: `${this.repo.owner}:${branch}`,
+      ref: branch,
+      sha,
+      user: this.userJson(this.repo.owner, 'Organization'),
+      repo: this.repoJson()
     }
   }
 

@@ -1,15 +1,14 @@
 import path from 'node:path'
-import type { Config } from '../config.js'
+import type { FleetConfig } from './options.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { costOf } from '../report/cost.js'
 import { prBody } from '../report/pr-body.js'
-import type { Task } from '../domain.js'
+import type { Outcome, Parallelism, Task } from '../domain.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
-import type { Outcome } from '../domain.js'
 import { thisMachine } from './machine.js'
-import { type Parallelism, runPool } from './pool.js'
+import { runPool } from './pool.js'
 import { runTask, type TaskContext } from './task.js'
 import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
@@ -19,7 +18,7 @@ import type { WorkerGateway } from '../worker/run.js'
 import { type Isolation, isolationFor } from '../worker/isolation.js'
 
 export interface FleetOptions {
-  config: Config
+  config: FleetConfig
   tasks: Task[]
   remoteUrl: string
   /** Credential for fetch and push, scoped to those commands. */

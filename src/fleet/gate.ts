@@ -1,18 +1,9 @@
 import type { Machine } from './machine.js'
-import { decide, type Limits, type WaitReason } from './scheduler.js'
+import type { Parallelism, WaitReason } from '../domain.js'
+import { decide, type Limits } from './scheduler.js'
 
 export class NotStarted extends Error {
   override name = 'NotStarted'
-}
-
-/** How parallel the run got, and what held it there (for the summary). */
-export interface Parallelism {
-  mode: Limits['mode']
-  cap: number
-  cores: number
-  peak: number
-  /** What kept the run from going wider at its peak; `tasks` = nothing was left waiting. */
-  limitedBy: WaitReason | 'tasks'
 }
 
 export interface GateOptions {

@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
-import type { Config } from '../config.js'
+import type { FleetConfig } from './options.js'
 import type { FleetRepo, Worktree } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { upsertPullRequest } from '../github/pulls.js'
@@ -9,7 +9,7 @@ import type { Outcome } from '../domain.js'
 import { describeError } from '../errors.js'
 
 export interface LandContext {
-  config: Config
+  config: FleetConfig
   repo: FleetRepo
   base: string
   github?: { octokit: Octokit; repo: Repo }
@@ -39,7 +39,7 @@ export async function clearStaleLock(tree: Worktree): Promise<boolean> {
 export async function commitLeftovers(
   tree: Worktree,
   task: Task,
-  config: Config,
+  config: FleetConfig,
   subject?: string
 ): Promise<boolean> {
   await clearStaleLock(tree)

@@ -1,12 +1,10 @@
 import { describeError } from '../errors.js'
-import type { Task } from '../domain.js'
-import { ZERO_USAGE } from '../domain.js'
-import { Gate, NotStarted, type Parallelism } from './gate.js'
+import { type Outcome, type Parallelism, type Task, ZERO_USAGE } from '../domain.js'
+import { Gate, NotStarted } from './gate.js'
 import { type Machine, thisMachine } from './machine.js'
-import type { Outcome } from '../domain.js'
 import { limitsFor } from './scheduler.js'
 
-export { NotStarted, type Parallelism }
+export { NotStarted }
 
 /** Runs `fn` in one of the pool's worker slots; throws NotStarted when the run is over first. */
 export type Slot = <T>(fn: () => Promise<T>) => Promise<T>

@@ -3,6 +3,7 @@
  * tested with a fake clock and fake pressure and memory. The pool (pool.ts) asks it before every
  * start and again after the wait it names; machine.ts takes the readings.
  */
+import type { ParallelMode, WaitReason } from '../domain.js'
 
 /**
  * CPU demand per core: on Linux the threads ready to run now (the run queue, `/proc/loadavg`'s
@@ -30,7 +31,7 @@ export interface Readings {
 
 export interface Limits {
   /** `auto`: as many as the machine and the endpoint carry, up to hardCap; else a fixed pool of that many. */
-  mode: 'auto' | 'fixed'
+  mode: ParallelMode
   /** The most workers at once: max-parallel's number, or in auto the hard cap (8 x cores). */
   cap: number
   cores: number
@@ -44,7 +45,7 @@ export interface Limits {
   cpuPerCoreMax: number
 }
 
-export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstream' | 'pacing'
+export type { WaitReason }
 
 /** `ms`: when to ask again; Infinity = when a worker gives its slot back. */
 export type Decision = { kind: 'start' } | { kind: 'wait'; reason: WaitReason; ms: number }

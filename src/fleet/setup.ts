@@ -1,6 +1,6 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Config } from '../config.js'
+import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
 import { SETUP_EXCLUDE } from '../worker/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
@@ -44,7 +44,7 @@ export function sharedCaches(host: NodeJS.ProcessEnv): Record<string, string> {
 
 /** Setup's environment: the worker's allowlist without the model, its own HOME and TMPDIR. */
 export function setupEnv(
-  config: Config,
+  config: FleetConfig,
   host: NodeJS.ProcessEnv,
   paths: { home: string; tmp: string; config: string }
 ): Record<string, string> {
@@ -117,7 +117,7 @@ export interface SetupRun {
 
 /** Runs the `setup` input in a task's worktree before its worker (see Isolation.run). */
 export async function runSetup(
-  config: Config,
+  config: FleetConfig,
   s: {
     taskId: string
     tree: Worktree

@@ -1,4 +1,4 @@
-import type { Actor } from '../event.js'
+import type { Actor } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
 
 const WRITERS = ['admin', 'maintain', 'write']

@@ -1,6 +1,6 @@
 import path from 'node:path'
-import type { Config } from '../config.js'
 import { openGateway } from '../fleet/engine.js'
+import type { FleetConfig } from '../fleet/options.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Task } from '../domain.js'
 import { isolationFor } from '../worker/isolation.js'
@@ -11,8 +11,15 @@ import { type PlanAnswer, readAnswer } from './answer.js'
 import { type PlannerAsk, plannerPrompt } from './prompt.js'
 import { answerJsonSchema } from './schema.js'
 
+/** What planner/ reads of the run's options: the fleet's (its gateway, its worker), and its own. */
+export interface PlannerConfig extends FleetConfig {
+  /** The most tasks a plan may hold. */
+  maxTasks: number
+  branchPrefix: string
+}
+
 export interface PlannerDeps {
-  config: Config
+  config: PlannerConfig
   claude: string
   apiKey: string
   remoteUrl: string
@@ -41,7 +48,7 @@ export interface PlannerRun {
  * directory, through symlinks too. Plan mode let Read open any file of the runner, and ended a run
  * with exit 1 after refusing a Bash write. Its answer comes back through --json-schema.
  */
-export function plannerConfig(config: Config): Config {
+export function plannerConfig(config: PlannerConfig): PlannerConfig {
   return {
     ...config,
     permissionMode: 'default',

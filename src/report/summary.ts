@@ -1,5 +1,4 @@
-import type { Parallelism } from '../fleet/gate.js'
-import type { Outcome } from '../domain.js'
+import type { Outcome, Parallelism } from '../domain.js'
 import { usd } from './cost.js'
 import { cell, duration, tokens } from './markdown.js'
 import { totals } from './results.js'

@@ -1,11 +1,11 @@
-import type { Config } from '../config.js'
+import type { WorkerOptions } from './options.js'
 import type { Task } from '../domain.js'
 
 /**
  * The worker's argv. The prompt is not here: it goes on stdin, so a task's text never becomes a
  * command-line argument and is not bounded by ARG_MAX.
  */
-export function workerArgs(config: Config, task: Task, settingsPath: string): string[] {
+export function workerArgs(config: WorkerOptions, task: Task, settingsPath: string): string[] {
   const args = [
     '-p',
     '--output-format',
@@ -27,7 +27,7 @@ export function workerArgs(config: Config, task: Task, settingsPath: string): st
 }
 
 /** Seeded into the worker's empty config dir: its effort, and no hooks from anywhere. */
-export function workerSettings(config: Config, task: Task): Record<string, unknown> {
+export function workerSettings(config: WorkerOptions, task: Task): Record<string, unknown> {
   return { effortLevel: task.effort ?? config.effort, disableAllHooks: true }
 }
 

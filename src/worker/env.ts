@@ -1,4 +1,4 @@
-import type { Config } from '../config.js'
+import type { WorkerOptions } from './options.js'
 
 export interface WorkerPaths {
   configDir: string
@@ -15,7 +15,7 @@ function isAnthropic(baseUrl: string | undefined): boolean {
 }
 
 export function keyVariable(
-  config: Pick<Config, 'authHeader' | 'baseUrl'>
+  config: Pick<WorkerOptions, 'authHeader' | 'baseUrl'>
 ): 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' {
   const header =
     config.authHeader === 'auto'
@@ -27,7 +27,7 @@ export function keyVariable(
 }
 
 export interface WorkerEnvInput {
-  config: Config
+  config: WorkerOptions
   /** The worker's own key: a model gateway token, never the endpoint's real key. */
   apiKey: string
   /** Where the worker sends requests (the model gateway), instead of config.baseUrl. */

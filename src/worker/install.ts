@@ -1,6 +1,6 @@
 import { access, constants } from 'node:fs/promises'
 import path from 'node:path'
-import { InputError } from '../config.js'
+import { InputError } from '../errors.js'
 import { runOk } from '../process.js'
 
 /** The claude CLI this release is tested with; test/unit/pin.test.ts holds it to package.json. */

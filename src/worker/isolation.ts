@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
-import type { Config } from '../config.js'
+import type { WorkerOptions } from './options.js'
 import { run } from '../process.js'
 import { chownTree, finishGit, prepareGit } from './cage-git.js'
 import {
@@ -395,7 +395,10 @@ type Kind = Pick<Isolation, 'launch'> & {
   run(c: CageCommand, env: Record<string, string>): Promise<VerifyResult>
 }
 
-function kindOf(config: Pick<Config, 'isolation' | 'container'>, sandbox?: SandboxSetup): Kind {
+function kindOf(
+  config: Pick<WorkerOptions, 'isolation' | 'container'>,
+  sandbox?: SandboxSetup
+): Kind {
   switch (config.isolation) {
     case 'sandbox':
       return {
@@ -423,7 +426,7 @@ function kindOf(config: Pick<Config, 'isolation' | 'container'>, sandbox?: Sandb
  * container, or plain process.
  */
 export function isolationFor(
-  config: Pick<Config, 'isolation' | 'container'>,
+  config: Pick<WorkerOptions, 'isolation' | 'container'>,
   sandbox?: SandboxSetup
 ): Isolation {
   const kind = kindOf(config, sandbox)

@@ -1,12 +1,12 @@
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
-import type { Config } from '../config.js'
 import type { Task } from '../domain.js'
 import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import type { Gateway } from '../gateway/gateway.js'
 import { workerEnv } from './env.js'
 import type { Isolation } from './isolation.js'
+import type { WorkerOptions } from './options.js'
 import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
 import { judge, type Verdict, type WorkerExit } from './result.js'
 import { nextStep } from './retry.js'
@@ -20,7 +20,7 @@ export interface WorkerGateway {
 }
 
 export interface WorkerContext {
-  config: Config
+  config: WorkerOptions
   claude: string
   model: WorkerGateway
   /** Per-run directory for config dirs, homes and transcripts. */

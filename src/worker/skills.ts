@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises'
 import path from 'node:path'
-import { InputError } from '../config.js'
+import { InputError } from '../errors.js'
 import { realInsideWorkspace } from '../workspace.js'
 
 /**

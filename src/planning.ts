@@ -1,15 +1,18 @@
+// The planner's turn in a run, as the action takes it: read the run's context and the asked-for
+// plan, hand the planner (planner/) plain options, keep its transcript, shape its answer for the
+// run. It is band 6 (docs/architecture.md), so planner/ only plans.
 import path from 'node:path'
-import { type Config, InputError } from '../config.js'
-import { type RunContext, runUrl } from '../context.js'
-import type { Outcome } from '../domain.js'
-import type { Octokit, Repo } from '../github/client.js'
-import type { Io } from '../io.js'
-import { type SavedPlan, shardCount } from '../modes/plan.js'
-import { keepWork } from '../report/artifacts.js'
-import type { Plan } from '../triggers.js'
-import { planGoal } from './goal.js'
-import { planOnIssue } from './issue.js'
-import type { SandboxSetup } from '../worker/sandbox-run.js'
+import { type Config, InputError } from './config.js'
+import { type RunContext, runUrl } from './context.js'
+import type { Outcome } from './domain.js'
+import type { Octokit, Repo } from './github/client.js'
+import type { Io } from './io.js'
+import { type SavedPlan, shardCount } from './modes/plan.js'
+import { planGoal } from './planner/goal.js'
+import { planOnIssue } from './planner/issue.js'
+import { keepWork } from './report/artifacts.js'
+import type { Plan } from './triggers.js'
+import type { SandboxSetup } from './worker/sandbox-run.js'
 
 /** What the action's run hands the planner. */
 export interface PlannerAction {

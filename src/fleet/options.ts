@@ -1,0 +1,29 @@
+import type { Budgets } from '../gateway/budgets.js'
+import type { Price } from '../report/cost.js'
+import type { WorkerOptions } from '../worker/options.js'
+
+/**
+ * What fleet/ reads of the run's options: the workers' slice, and the scheduler's, the gateway's,
+ * setup's, verify's and landing's. Declared here so fleet/ needs nothing from config.ts
+ * (docs/architecture.md); the parsed Config carries all of it, and the compiler checks it fits.
+ */
+export interface FleetConfig extends WorkerOptions {
+  /** `auto`: the scheduler decides (fleet/scheduler.ts); a number: a fixed pool. */
+  maxParallel: number | 'auto'
+  /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
+  modelConcurrency: number | 'auto'
+  budgets: Budgets
+  price?: Price
+  recordBodies: boolean
+  setup?: string
+  setupTimeoutMs: number
+  verify?: string
+  verifyTimeoutMs: number
+  verifyFixUp: boolean
+  /** undefined: the repository's default branch. */
+  baseBranch?: string
+  draft: boolean
+  labels: string[]
+  reviewers: string[]
+  assignees: string[]
+}
