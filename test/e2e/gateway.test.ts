@@ -97,6 +97,61 @@ describe('budgets', () => {
     }
     expect(run.summary).toMatch(/max-run-tokens: 236 of 200 tokens/)
   })
+
+  // At $1,000 per million tokens in and out, a token is $0.001: the same answers as above, in USD.
+  const PRICE = { 'price-input': '1000', 'price-output': '1000' }
+
+  it('stops a task at max-task-cost-usd, priced from the usage the gateway counted', async () => {
+    const spender = task('dear', {
+      steps: [
+        { tool: 'Write', input: { file_path: 'partial.txt', content: 'half done\n' } },
+        { tool: 'Bash', input: { command: 'echo two' } },
+        { tool: 'Bash', input: { command: 'echo three' } },
+        { text: 'Finished.' }
+      ]
+    })
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify([spender]), ...PRICE, 'max-task-cost-usd': '0.3' }
+    })
+    expect(run.exitCode, run.stdout).not.toBe(0)
+    const r = byId(run).get('dear')
+    expect(r?.status).toBe('failed')
+    expect(r?.error).toBe(
+      'cost budget spent: $0.3570 of $0.3000 (max-task-cost-usd); its partial work is on branch fleet/dear'
+    )
+    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/dear', 'partial.txt')).toBe(
+      'half done\n'
+    )
+    expect(
+      stack.model
+        .requestsFor('dear')
+        .filter(q => q.outcome === 'reply')
+        .map(q => q.step)
+    ).toEqual([0, 1, 2])
+    expect(run.summary).toMatch(
+      /max-task-cost-usd: \$0\.3570 of \$0\.3000 \(the most any task spent\)/
+    )
+  })
+
+  it('once max-run-cost-usd is spent starts no new worker', async () => {
+    const tasks = ['c1', 'c2'].map(id => task(id, { steps: writeThenDone(`${id}.txt`) }))
+    const run = await stack.run({
+      inputs: {
+        tasks: JSON.stringify(tasks),
+        ...PRICE,
+        'max-run-cost-usd': '0.2',
+        'max-parallel': '1'
+      }
+    })
+    expect(run.exitCode, run.stdout).toBe(0)
+    const out = byId(run)
+    expect(out.get('c1')?.status).toBe('pr-opened')
+    expect(out.get('c2')?.status).toBe('not-started')
+    expect(out.get('c2')?.error).toBe(
+      'cost budget spent: $0.2360 of $0.2000 (max-run-cost-usd) before this task started'
+    )
+    expect(stack.model.requestsFor('c2')).toEqual([])
+  })
 })
 
 describe('an endpoint that caps concurrent requests at two', () => {
