@@ -5,7 +5,7 @@ import { InputError } from './errors.js'
 import type { Price } from './report/cost.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
-import type { ContainerConfig } from './worker/isolation.js'
+import type { ContainerConfig } from './worker/container-run.js'
 import { parseAllowList } from './worker/sandbox-allow.js'
 
 // The rooms above config import these from here; rooms below it import errors.ts and domain.ts.

@@ -3,21 +3,12 @@
  * (isolation: container, docs/container.md) or a plain child process (isolation: process). All
  * end in spawnWorker(); sandbox and container add the worker's own git clone and bring its commits
  * back. isolationFor() chooses one of the three per run (the Isolation interface): launch() runs a
- * worker attempt, run() a shell command (verify, setup) behind the same walls as the worker.
+ * worker attempt, run() a shell command (verify, setup) behind the same walls as the worker. The
+ * container's side is in container-run.ts, the sandbox's in sandbox-run.ts.
  */
-import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { WorkerOptions } from './options.js'
-import { run } from '../process.js'
-import { chownTree, finishGit, prepareGit } from './cage-git.js'
-import {
-  type ContainerRuntime,
-  type ContainerSpec,
-  containerCommand,
-  containerKillCommand,
-  containerPath,
-  DEFAULT_USER
-} from './container.js'
+import { launchContainer, verifyInContainer } from './container-run.js'
 import type { WorkerPaths } from './env.js'
 import type { VerifyResult } from '../domain.js'
 import { runVerify } from './verify.js'
@@ -29,15 +20,6 @@ function needSandbox(setup: SandboxSetup | undefined): SandboxSetup {
   // The preflight makes it; without one there is no sandbox, and no silent fallback either.
   if (!setup) throw new Error('isolation: sandbox was not prepared (the preflight did not run)')
   return setup
-}
-
-export interface ContainerConfig {
-  runtime: ContainerRuntime
-  image: string
-  cpus: string
-  memory: string
-  pidsLimit: number
-  network: string
 }
 
 export interface WorkerLaunch {
@@ -63,88 +45,6 @@ export interface WorkerLaunch {
   modelUrl: string
   /** The run's stop: see SpawnOptions.signal. */
   signal?: AbortSignal
-}
-
-/** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
-const KILL_GRACE_MS = 10_000
-
-/** Runtime CLI configuration taken from the host; never forwarded into the container. */
-const RUNTIME_VARS = [
-  'DOCKER_HOST',
-  'DOCKER_CONTEXT',
-  'DOCKER_CONFIG',
-  'DOCKER_CERT_PATH',
-  'DOCKER_TLS_VERIFY',
-  'CONTAINER_HOST',
-  'CONTAINERS_CONF',
-  'CONTAINERS_REGISTRIES_CONF',
-  'CONTAINERS_STORAGE_CONF',
-  'REGISTRY_AUTH_FILE',
-  'XDG_RUNTIME_DIR',
-  'XDG_CONFIG_HOME',
-  'XDG_DATA_HOME',
-  'HOME',
-  'TMPDIR'
-] as const
-
-// One per action process: container names of concurrent runs on one machine never collide.
-const RUN_TOKEN = randomBytes(4).toString('hex')
-
-export function containerName(token: string, taskId: string, attempt: number): string {
-  return `fleet-${token}-${taskId}-${attempt}`
-}
-
-/**
- * The container's uid:gid: the action's own when it is not root, so bind-mounted files stay the
- * runner's (1001 on GitHub-hosted runners); the image's user (1001) when the action is root.
- */
-export function containerUser(uid: number | undefined, gid: number | undefined): string {
-  return uid === undefined || uid === 0 || gid === undefined ? DEFAULT_USER : `${uid}:${gid}`
-}
-
-/**
- * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
- * runtime settings. HOME and TMPDIR are the host's, not the worker's temp ones (rootless podman
- * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: spawnWorker hunts
- * stray processes by it, and the runtime's own helpers (conmon) must not look like strays.
- */
-export function runtimeEnv(
-  workerEnv: Record<string, string>,
-  host: NodeJS.ProcessEnv
-): Record<string, string> {
-  const env = { ...workerEnv }
-  delete env.CLAUDE_CONFIG_DIR
-  delete env.HOME
-  delete env.TMPDIR
-  for (const name of RUNTIME_VARS) {
-    const value = host[name]
-    if (value) env[name] = value
-  }
-  return env
-}
-
-/** A runtime command; its own words are the cause a person needs (a daemon down, a name in use). */
-async function runRuntime(file: string, args: string[], env: Record<string, string>) {
-  const r = await run(file, args, { env, timeoutMs: 30_000 })
-  if (r.exitCode !== 0)
-    console.error(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`)
-  return r.exitCode
-}
-
-/**
- * A cancelled run kills the container too: a signal to the runtime CLI alone may not reach it
- * (docker's CLI is only a client); `--rm` removes it.
- */
-function killOnAbort(
-  signal: AbortSignal | undefined,
-  name: string,
-  runtime: ContainerRuntime,
-  env: Record<string, string>
-): () => void {
-  const kill = containerKillCommand(name, runtime)
-  const onAbort = () => void runRuntime(kill.file, kill.args, env)
-  signal?.addEventListener('abort', onAbort, { once: true })
-  return () => signal?.removeEventListener('abort', onAbort)
 }
 
 /** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
@@ -184,146 +84,6 @@ function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
     onProgress: w.onProgress,
     signal: w.signal
   })
-}
-
-/** The spec of one attempt's container; pure apart from the names it is given. */
-export function containerSpecFor(
-  c: ContainerConfig,
-  w: Pick<WorkerLaunch, 'cwd' | 'paths' | 'env' | 'settings' | 'args'>,
-  opts: { name: string; user: string; git?: { gitDir: string; objectsDir: string } }
-): ContainerSpec {
-  const base = { worktree: w.cwd, configDir: w.paths.configDir }
-  const settings = containerPath(base, w.settings)
-  if (!settings) throw new Error(`settings file ${w.settings} is outside the container's mounts`)
-  return {
-    ...base,
-    runtime: c.runtime,
-    image: c.image,
-    name: opts.name,
-    env: w.env,
-    git: opts.git,
-    cpus: c.cpus,
-    memory: c.memory,
-    pidsLimit: c.pidsLimit,
-    network: c.network,
-    user: opts.user,
-    claudeArgs: w.args(settings)
-  }
-}
-
-async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Promise<WorkerExit> {
-  const cageDir = path.dirname(w.paths.configDir)
-  const name = containerName(RUN_TOKEN, w.taskId, w.attempt)
-  const uid = process.getuid?.()
-  const self = `${uid ?? 0}:${process.getgid?.() ?? 0}`
-  const user = containerUser(uid, process.getgid?.())
-  const git = await prepareGit(w.cwd, cageDir)
-  const mounted = [w.cwd, w.paths.configDir, git.cloneDir]
-  const cmd = containerCommand(
-    containerSpecFor(c, w, { name, user, git: { gitDir: git.gitDir, objectsDir: git.objectsDir } })
-  )
-  const env = runtimeEnv(cmd.env, w.host)
-  w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`)
-  // Root action, uid-1001 container: the mounts must be the container user's while it runs.
-  if (uid === 0) await chownTree(user, mounted)
-  let killed = false
-  const kill = containerKillCommand(name, c.runtime)
-  const timer = setTimeout(() => {
-    killed = true
-    void runRuntime(kill.file, kill.args, env).then(code =>
-      w.log(
-        `[${w.taskId}] timeout: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`
-      )
-    )
-  }, w.timeoutMs)
-  const unsubscribe = killOnAbort(w.signal, name, c.runtime, env)
-  try {
-    const exit = await spawnWorker({
-      file: cmd.file,
-      args: cmd.args,
-      env,
-      cwd: w.cwd,
-      stdin: w.stdin,
-      // Backstop: the process group is killed only if the CLI outlives its container.
-      timeoutMs: w.timeoutMs + KILL_GRACE_MS,
-      transcriptPath: w.transcriptPath,
-      onProgress: w.onProgress,
-      signal: w.signal
-    })
-    const timedOut = exit.timedOut || killed
-    // A CLI killed before the runtime reaped the container can leave it behind: remove it.
-    if (timedOut) await runRuntime(c.runtime, ['rm', '--force', name], env)
-    return { ...exit, timedOut }
-  } finally {
-    clearTimeout(timer)
-    unsubscribe()
-    await finishGit(
-      w.cwd,
-      git,
-      w.log,
-      uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined
-    )
-  }
-}
-
-/**
- * The verify command in a container of the worker's image, with only the worktree and the
- * worker's config dir mounted and the worker's environment minus the model key: in container
- * isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it must not
- * run on the runner. The worktree's git metadata is not mounted: verify sees files, not history.
- */
-async function verifyInContainer(
-  c: ContainerConfig,
-  v: {
-    taskId: string
-    worktree: string
-    configDir: string
-    env: Record<string, string>
-    command: string
-    timeoutMs: number
-    host: NodeJS.ProcessEnv
-    log: (m: string) => void
-    signal?: AbortSignal
-  }
-): Promise<VerifyResult> {
-  const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
-  const uid = process.getuid?.()
-  const user = containerUser(uid, process.getgid?.())
-  const env = { ...v.env }
-  for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
-  const cmd = containerCommand({
-    runtime: c.runtime,
-    image: c.image,
-    name,
-    worktree: v.worktree,
-    configDir: v.configDir,
-    env,
-    cpus: c.cpus,
-    memory: c.memory,
-    pidsLimit: c.pidsLimit,
-    network: c.network,
-    user,
-    claudeArgs: [],
-    command: ['sh', '-c', v.command]
-  })
-  const runEnv = runtimeEnv(cmd.env, v.host)
-  // --interactive is for the worker's prompt; verify reads no stdin.
-  const args = cmd.args.filter(a => a !== '--interactive')
-  v.log(`[${v.taskId}] verify in container ${name}`)
-  if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
-  const unsubscribe = killOnAbort(v.signal, name, c.runtime, runEnv)
-  const kill = containerKillCommand(name, c.runtime)
-  try {
-    return await runVerify(v.command, v.worktree, runEnv, v.timeoutMs, {
-      file: cmd.file,
-      args,
-      onTimeout: () => void runRuntime(kill.file, kill.args, runEnv)
-    })
-  } finally {
-    unsubscribe()
-    await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
-    if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
-  }
 }
 
 /** A shell command to run in a task's cage: verify today, setup too. */

@@ -8,7 +8,7 @@ import {
   containerSpecFor,
   containerUser,
   runtimeEnv
-} from '../../src/worker/isolation.js'
+} from '../../src/worker/container-run.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
