@@ -166,8 +166,15 @@ export async function openBench() {
       child.on('close', done)
     })
     const m = JSON.parse(readFileSync(out, 'utf8'))
+    // Landed: the task's branch holds the file its script writes (`from <id>`).
     const branches = await stack.git.branches(FULL)
-    const landed = tasks.filter(t => branches[`shell/${t.id}`]).length
+    let landed = 0
+    for (const t of tasks) {
+      const file = branches[`shell/${t.id}`]
+        ? await stack.git.readFile(FULL, `shell/${t.id}`, `${t.id}.txt`)
+        : undefined
+      if (file === `from ${t.id}\n`) landed++
+    }
     return { exitCode, m, landed }
   }
 

@@ -3,9 +3,8 @@
 // remote that checks the token, GitHub API mock), the real claude CLI, and dist/ as the runner runs
 // it. docs/performance.md explains the method and records the figures.
 //   BENCH_TASKS (24), BENCH_PARALLEL (6), BENCH_DELAY_MS (3000): for a quick try, e.g. 6, 3, 500.
-import { spawn } from 'node:child_process'
-import { readFileSync, writeFileSync } from 'node:fs'
-import { mkdir, writeFile } from 'node:fs/promises'
+import { writeFileSync } from 'node:fs'
+import { mkdir } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { LANDED, log, median, openBench, quantile, ROOT, s } from './common.mjs'
@@ -15,14 +14,11 @@ const P = Number(process.env.BENCH_PARALLEL ?? 6)
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 3000)
 const ORCHESTRATOR_TASKS = 200
 const QUEUED_ISSUES = 1000
-const MEASURE = path.join(ROOT, 'bench', 'measure.mjs')
-const RECIPE = path.join(ROOT, 'bench', 'recipe.sh')
 const cores = os.availableParallelism()
 const mb = kb => `${Math.round(kb / 1024)} MB`
 
 const bench = await openBench()
-const { h, stack, FULL, tmp } = bench
-const home = path.join(tmp, 'home')
+const { h, stack, FULL } = bench
 
 const taskPrompt = (key, delayMs) =>
   `Write ${key}.txt and count its lines.\n${h.script({
@@ -123,49 +119,10 @@ figures.e = { fleet: figures.a.memory }
 
 // (b) the same batch by the shell recipe.
 log(`shell recipe: ${N} tasks, at most ${P} at once`)
-const recipeDir = path.join(tmp, 'recipe')
-const tasksDir = path.join(recipeDir, 'tasks')
-await mkdir(tasksDir, { recursive: true })
-await mkdir(path.join(recipeDir, 'claude-config'))
-for (const t of batch('s', N, DELAY)) await writeFile(path.join(tasksDir, `${t.id}.txt`), t.prompt)
-const recipeOut = path.join(tmp, 'recipe.json')
-const recipeExit = await new Promise(done => {
-  const child = spawn(process.execPath, [MEASURE], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: {
-      ...h.gitTestEnv(home),
-      PATH: `${path.join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`,
-      BENCH_MEASURE_CMD: JSON.stringify([
-        'bash',
-        RECIPE,
-        stack.cloneUrl,
-        tasksDir,
-        String(P),
-        recipeDir
-      ]),
-      BENCH_MEASURE_OUT: recipeOut,
-      ANTHROPIC_BASE_URL: stack.model.url,
-      ANTHROPIC_API_KEY: h.MODEL_KEY,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      CLAUDE_CONFIG_DIR: path.join(recipeDir, 'claude-config'),
-      ...(process.getuid?.() === 0 && { IS_SANDBOX: '1' }),
-      GIT_CONFIG_COUNT: '1',
-      GIT_CONFIG_KEY_0: `http.${new URL(stack.cloneUrl).origin}/.extraheader`,
-      GIT_CONFIG_VALUE_0: `AUTHORIZATION: bearer ${h.GITHUB_TOKEN}`
-    }
-  })
-  child.on('close', done)
-})
-const recipe = JSON.parse(readFileSync(recipeOut, 'utf8'))
-const branches = await stack.git.branches(FULL)
-let recipeLanded = 0
-for (const t of batch('s', N, DELAY)) {
-  if (
-    branches[`shell/${t.id}`] &&
-    (await stack.git.readFile(FULL, `shell/${t.id}`, `${t.id}.txt`)) === `from ${t.id}\n`
-  )
-    recipeLanded++
-}
+const recipeRun = await bench.recipe('recipe', batch('s', N, DELAY), P)
+const recipe = recipeRun.m
+const recipeExit = recipeRun.exitCode
+const recipeLanded = recipeRun.landed
 const recipeWall = recipe.t1 - recipe.t0
 figures.b = {
   exitCode: recipeExit,

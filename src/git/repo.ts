@@ -47,7 +47,7 @@ export class FleetRepo {
     private readonly env: NodeJS.ProcessEnv
   ) {}
 
-  static async open(opts: OpenOptions): Promise<FleetRepo> {
+  private static async open(opts: OpenOptions): Promise<FleetRepo> {
     const env = opts.env ?? process.env
     await rm(opts.dir, { recursive: true, force: true })
     await mkdir(opts.dir, { recursive: true })
@@ -83,11 +83,6 @@ export class FleetRepo {
   }
 
   /** Fetches the base branch and those of the work branches that exist; returns the base. */
-  async fetch(base: string | undefined, branches: string[]): Promise<string> {
-    const listed = await listRemote(this.git, 'origin', branches, this.auth())
-    return this.fetchListed(listed, base, branches)
-  }
-
   private async fetchListed(
     listed: string,
     base: string | undefined,

@@ -71,12 +71,13 @@ export function holdsSecret(tasks: unknown, secrets: string[]): boolean {
 
 /** The planner's own clone and a worktree of the base branch, on a local branch never pushed. */
 async function plannerTree(deps: PlannerDeps, id: string) {
-  const repo = await FleetRepo.open({
+  const { repo, base } = await FleetRepo.clone({
     dir: path.join(deps.root, 'repo'),
     remoteUrl: deps.remoteUrl,
-    token: deps.gitToken
+    token: deps.gitToken,
+    base: deps.config.baseBranch,
+    branches: []
   })
-  const base = await repo.fetch(deps.config.baseBranch, [])
   const tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
   return { tree, base }
 }
