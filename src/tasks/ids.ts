@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 
-/** CONTRACT.md: a task id is `[a-z0-9][a-z0-9._-]{0,62}`; git's ref rules add no `..`, no trailing `.` or `.lock`. */
+/** docs/contract.md: a task id is `[a-z0-9][a-z0-9._-]{0,62}`; git's ref rules add no `..`, no trailing `.` or `.lock`. */
 const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/
 
 export function idProblem(id: string): string | undefined {
