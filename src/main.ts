@@ -150,7 +150,9 @@ function trackingFor(
   tasks: Task[],
   queue: SavedPlan['queue']
 ): IssueTracking {
-  return new IssueTracking(github.octokit, github.repo, tasks, queue, runUrl(run.ctx), run.io.info)
+  const { octokit, repo } = github
+  const url = runUrl(run.ctx)
+  return new IssueTracking(octokit, repo, tasks, queue, url, run.io.info, run.stop.signal)
 }
 
 function requireApiKey(run: Run): string {
