@@ -3,6 +3,11 @@ import { createHash } from 'node:crypto'
 /** docs/contract.md: a task id is `[a-z0-9][a-z0-9._-]{0,62}`; git's ref rules add no `..`, no trailing `.` or `.lock`. */
 const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/
 
+/** The branch a task works on: the one place `branch-prefix` and the id are put together. */
+export function branchFor(prefix: string, id: string): string {
+  return `${prefix}${id}`
+}
+
 export function idProblem(id: string): string | undefined {
   if (!ID.test(id))
     return `'${id}' is not a valid id: use 1-63 of a-z 0-9 . _ - starting with a letter or digit`
