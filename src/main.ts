@@ -83,7 +83,8 @@ async function makePlan(
     goal: config.goal,
     branchPrefix: config.branchPrefix,
     addressReviews: config.addressReviews,
-    fixFailingChecks: config.fixFailingChecks
+    fixFailingChecks: config.fixFailingChecks,
+    allowedBots: config.allowedBots
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })

@@ -153,7 +153,8 @@ async function followUp(
     request.issue,
     request.text,
     deps.config.branchPrefix,
-    'pull request'
+    'pull request',
+    deps.log
   )
   return { tasks: [continueTask(found, base)], refused: [] }
 }
@@ -306,7 +307,7 @@ async function queued(deps: Deps): Promise<Plan> {
       ? await authorise(deps, ref, actor)
       : `no event says who applied '${labels.queued}'`
     if (!denied) {
-      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix))
+      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix, deps.log))
       continue
     }
     await moveIssue(octokit, repo, issue.number, [], [labels.queued])
@@ -327,8 +328,8 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
       if (denied)
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       const tasks = request.text
-        ? [taskFromComment(request.issue, request.text, prefix)]
-        : tasksFromIssue(request.issue, prefix)
+        ? [taskFromComment(request.issue, request.text, prefix, 'issue', deps.log)]
+        : tasksFromIssue(request.issue, prefix, deps.log)
       return { tasks, refused: [] }
     }
     case 'plan': {
@@ -366,7 +367,7 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       }
       return {
-        tasks: tasksFromIssue(request.issue, prefix),
+        tasks: tasksFromIssue(request.issue, prefix, deps.log),
         refused: [],
         queue: queueLabels(deps.config.queueLabel)
       }
