@@ -115,6 +115,7 @@ async function workerClaude(run: Run): Promise<{ file: string; version: string }
           resolveClaude({
             claudePath: config.claudePath,
             pathVar: run.env.PATH,
+            host: run.env,
             installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
             log: io.info
           })
@@ -525,7 +526,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
       for (const [name, value] of Object.entries(outputs([]))) core.setOutput(name, value)
     // The step's error stays one sentence; what caused it goes to the log, not lost.
     if (error instanceof Error && error.cause !== undefined)
-      core.info(`Caused by: ${describeError(error.cause)}`)
+      io.info(`Caused by: ${describeError(error.cause)}`)
     core.setFailed(failureMessage(error))
   }
 }

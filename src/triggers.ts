@@ -17,6 +17,7 @@ import { commentThread, failedJobs, openPrOf, reviewThreads } from './github/pr-
 import { alreadyAnswered, sayFixUpsStopped } from './github/pr-answer.js'
 import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
 import { describeError } from './errors.js'
+import { inertProse } from './inert-text.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
 export interface Plan {
@@ -55,7 +56,7 @@ async function refuse(
   await octokit.rest.issues.createComment({
     ...repo,
     issue_number: issue.number,
-    body: `@${actor.login} Fleet Worker did not start: ${reason}.`
+    body: `@${actor.login} Fleet Worker did not start: ${inertProse(reason)}.`
   })
   const task: Task = {
     id,

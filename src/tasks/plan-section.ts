@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto'
 import { cleanText } from './from-issue.js'
 import { parseMarkdown, type TaskItem, taskItems } from './markdown.js'
 import { visibleText } from './visible.js'
+import { inertProse } from '../inert-text.js'
 import { titleOf } from './parse.js'
 import type { Task } from '../domain.js'
 
@@ -117,12 +118,13 @@ export function replacePlanSection(body: string, section: string): string {
 }
 
 /**
- * An @mention in planned text would ping someone from the issue: a word joiner after the @ keeps
- * GitHub from linking it, and cleanText removes the joiner again before a worker reads the text.
+ * Planned text is the planner's, read from the repository and the issue: in the description it
+ * must not ping anyone, reference or close an issue, hide a marker (ours would end the section
+ * early), or show an image from another host. inertProse breaks each with a zero-width space,
+ * which cleanText removes again before a worker reads the text; a foreign image or link becomes
+ * code.
  */
-function quiet(text: string): string {
-  return text.replace(/@(?=[A-Za-z0-9])/g, '@\u2060')
-}
+const quiet = (text: string): string => inertProse(text)
 
 export function renderPlanSection(items: PlanItem[], phrase: string): string {
   const lines = [

@@ -42,7 +42,9 @@ const BANDS: Record<string, number> = {
   domain: 0,
   errors: 0,
   workspace: 0,
-  process: 0
+  process: 0,
+  'child-env': 0,
+  'inert-text': 0
 }
 
 /**
