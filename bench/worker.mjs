@@ -85,10 +85,10 @@ async function loadHarness() {
   writeFileSync(
     entry,
     [
-      "export { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, startStack, results } from '../src/demo/stack.js'",
-      "export { ACTION_ENTRY, runAction } from '../src/demo/run-action.js'",
-      "export { gitTestEnv } from '../src/demo/git-remote.js'",
-      "export { script } from '../src/demo/model-server.js'",
+      "export { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, startStack, results } from '../demo/stack.js'",
+      "export { ACTION_ENTRY, runAction } from '../demo/run-action.js'",
+      "export { gitTestEnv } from '../demo/git-remote.js'",
+      "export { script } from '../demo/model-server.js'",
       ''
     ].join('\n')
   )

@@ -79,7 +79,7 @@ import net from 'node:net'
 import path from 'node:path'
 const [root, work, image] = process.argv.slice(2) as [string, string, string]
 const { containerCommand } = await import(path.join(root, 'src/worker/container.ts'))
-const { startModelServer, script } = await import(path.join(root, 'src/demo/model-server.ts'))
+const { startModelServer, script } = await import(path.join(root, 'demo/model-server.ts'))
 
 const dir = path.join(work, 'run')
 rmSync(dir, { recursive: true, force: true })

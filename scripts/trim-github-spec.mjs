@@ -12,7 +12,7 @@ import { URL, fileURLToPath } from 'node:url'
 const source =
   process.argv[2] ?? '/tmp/openapi/node_modules/@octokit/openapi/generated/api.github.com.json'
 const output =
-  process.argv[3] ?? fileURLToPath(new URL('../src/demo/github-api.trimmed.json', import.meta.url))
+  process.argv[3] ?? fileURLToPath(new URL('../demo/github-api.trimmed.json', import.meta.url))
 
 /** The action's Octokit calls; anything else gets Prism's "no path matched" in tests. */
 const OPERATIONS = {

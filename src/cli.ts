@@ -3,7 +3,6 @@
  *   fleet-worker run   --tasks-file tasks.yml [--max-parallel 2] [--model M] [--base-url U] ...
  *   fleet-worker plan  --tasks-file tasks.yml     print the tasks, ids and branches; run nothing
  *   fleet-worker plan  --goal "..."               the planner splits the goal; prints the tasks as YAML
- *   fleet-worker demo                             a local fleet against the built-in scripted model
  *   fleet-worker doctor                           check the claude binary, the inputs and the endpoint
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
@@ -46,8 +45,6 @@ Usage:
   fleet-worker plan   [options]   print the planned tasks, ids and branches; run nothing
                                   (with --goal "...": the planner splits the goal into tasks,
                                   printed as YAML on stdout, ready for --tasks-file)
-  fleet-worker demo               a demo fleet on this machine: scripted model, local git remote,
-                                  GitHub API mock; no key, no network (needs the dev dependencies)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
                                   (--offline: no request to the endpoint)
 
@@ -203,10 +200,6 @@ async function main(argv: string[]): Promise<number> {
       const failed = checks.filter(c => !c.ok).length
       console.log(failed ? `\n${failed} problem(s) found.` : '\nReady.')
       return failed ? 1 : 0
-    }
-    case 'demo': {
-      const { demo } = await import('./demo/demo.js')
-      return demo()
     }
     case 'help':
       console.log(HELP)

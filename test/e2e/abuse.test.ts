@@ -3,12 +3,12 @@
 // names a branch a person owns. The action pushes only `fleet/*`, and no secret leaves the run.
 // (A non-collaborator's /fleet comment is refused in triggers.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { gitTestEnv, runGit } from '../../src/demo/git-remote.js'
+import { gitTestEnv, runGit } from '../../demo/git-remote.js'
 import { issueComment } from '../support/events.js'
-import { script } from '../../src/demo/model-server.js'
-import { secrets } from '../../src/demo/leaks.js'
+import { script } from '../../demo/model-server.js'
+import { secrets } from '../../demo/leaks.js'
 import { bash, expectNoOrphans, task, write, writeThenDone } from './faults-support.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`

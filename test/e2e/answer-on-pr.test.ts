@@ -6,9 +6,9 @@ import {
   pullRequestReviewComment,
   workflowRunCompleted
 } from '../support/events.js'
-import { script } from '../../src/demo/model-server.js'
-import type { MockPull } from '../../src/demo/github-mock.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import type { MockPull } from '../../demo/github-mock.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, pullsFor } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`

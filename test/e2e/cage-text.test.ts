@@ -8,9 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment, pullRequestReview } from '../support/events.js'
 import { MENTION, outsideCode } from '../support/markdown.js'
 import { runnerCommands } from '../support/runner-commands.js'
-import { script } from '../../src/demo/model-server.js'
-import type { MockPull } from '../../src/demo/github-mock.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import type { MockPull } from '../../demo/github-mock.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, pullsFor, wordsToFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`

@@ -8,10 +8,10 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
-import { gitTestEnv, runGit } from '../../src/demo/git-remote.js'
-import { script } from '../../src/demo/model-server.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
-import { assertNoLeaks } from '../../src/demo/leaks.js'
+import { gitTestEnv, runGit } from '../../demo/git-remote.js'
+import { script } from '../../demo/model-server.js'
+import type { RunActionResult } from '../../demo/run-action.js'
+import { assertNoLeaks } from '../../demo/leaks.js'
 import {
   GITHUB_TOKEN,
   MODEL_KEY,
@@ -19,7 +19,7 @@ import {
   REPO,
   type Stack,
   startStack
-} from '../../src/demo/stack.js'
+} from '../../demo/stack.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/cli/index.js')
 const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')

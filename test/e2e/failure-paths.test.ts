@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bash, expectNoOrphans, fleetDir, write } from './faults-support.js'
 import { scripted } from './landing-support.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const exec = promisify(execFile)

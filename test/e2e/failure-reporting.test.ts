@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issuesLabeled } from '../support/events.js'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, labelsOf, wordsToFile } from './triggers-support.js'
 
 describe('the fleet breaking after tracking started', () => {

@@ -15,7 +15,7 @@ import {
   write,
   writeThenDone
 } from './faults-support.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const fleetBranches = async (stack: Stack) =>

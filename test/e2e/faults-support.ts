@@ -5,8 +5,8 @@ import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { expect } from 'vitest'
-import { type Script, script, type Step } from '../../src/demo/model-server.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
+import { type Script, script, type Step } from '../../demo/model-server.js'
+import type { RunActionResult } from '../../demo/run-action.js'
 
 const exec = promisify(execFile)
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectNoOrphans, task, write, writeThenDone } from './faults-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const REAL_CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/.bin/claude')

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OWNER, REPO, byId, type Stack, startStack } from '../../src/demo/stack.js'
-import { script } from '../../src/demo/model-server.js'
+import { OWNER, REPO, byId, type Stack, startStack } from '../../demo/stack.js'
+import { script } from '../../demo/model-server.js'
 
 const FULL = `${OWNER}/${REPO}`
 

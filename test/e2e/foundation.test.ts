@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 
 const writes = (key: string, file: string, content: string) =>
   `Write ${file}\n${script({ key, steps: [{ tool: 'Write', input: { file_path: file, content } }, { text: `Wrote ${file}.` }] })}`

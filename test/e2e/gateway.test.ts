@@ -3,9 +3,9 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Script, script, sumUsage } from '../../src/demo/model-server.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { type Script, script, sumUsage } from '../../demo/model-server.js'
+import type { RunActionResult } from '../../demo/run-action.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 
 const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
   id,

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
-import { script } from '../../src/demo/model-server.js'
-import { byId, GITHUB_TOKEN, MODEL_KEY, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, GITHUB_TOKEN, MODEL_KEY, type Stack, startStack } from '../../demo/stack.js'
 
 // A GitHub runner starts without claude: the action installs the version it pins, from npm.
 const PLAIN_PATH = '/usr/local/bin:/usr/bin:/bin'

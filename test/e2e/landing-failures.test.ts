@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectContractResults, expectSummary, git, scripted, write } from './landing-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const NAME = `${OWNER}/${REPO}`
 const pkg = (test: string) =>

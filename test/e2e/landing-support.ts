@@ -3,9 +3,9 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { expect } from 'vitest'
-import { script, type Step } from '../../src/demo/model-server.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
-import { results } from '../../src/demo/stack.js'
+import { script, type Step } from '../../demo/model-server.js'
+import type { RunActionResult } from '../../demo/run-action.js'
+import { results } from '../../demo/stack.js'
 
 const exec = promisify(execFile)
 

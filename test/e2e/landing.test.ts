@@ -10,7 +10,7 @@ import {
   scripted,
   write
 } from './landing-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const NAME = `${OWNER}/${REPO}`
 const IDS = ['alpha', 'beta', 'gamma']

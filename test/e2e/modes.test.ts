@@ -4,8 +4,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7']

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { schedule } from '../support/events.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import type { RunActionResult } from '../../demo/run-action.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 /** The message the step failed with (the runner shows `::error::` lines as the step's error). */
 function failure(run: RunActionResult): string {

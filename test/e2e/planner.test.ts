@@ -5,8 +5,8 @@
 // the planned tasks' prompts start "Write <path>", which wordsToFile turns into that file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment } from '../support/events.js'
-import { script, type Script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script, type Script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import {
   answers,
   COLLABORATORS,

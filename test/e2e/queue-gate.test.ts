@@ -3,7 +3,7 @@
 // comment would be.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { schedule } from '../support/events.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, labelsOf, MARKER, pullsFor, slug, wordsToFile } from './triggers-support.js'
 
 const nightly = () => schedule({ owner: OWNER, repo: REPO, cron: '17 3 * * *' })

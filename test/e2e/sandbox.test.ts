@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RecordedRequest, script } from '../../src/demo/model-server.js'
-import { chownTree, openPathsFor, sandboxSupport } from '../../src/demo/sandbox.js'
-import { secrets } from '../../src/demo/leaks.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { type RecordedRequest, script } from '../../demo/model-server.js'
+import { chownTree, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { secrets } from '../../demo/leaks.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`

@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TEST_CPU_DEMAND_ENV } from '../../src/fleet/machine.js'
-import { type RecordedRequest, script } from '../../src/demo/model-server.js'
-import { OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { type RecordedRequest, script } from '../../demo/model-server.js'
+import { OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const peakOf = (summary: string) => Number(/Peak parallelism: (\d+) workers/.exec(summary)?.[1])

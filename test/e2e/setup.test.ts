@@ -3,8 +3,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { script } from '../../src/demo/model-server.js'
-import { OWNER, REPO, byId, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { OWNER, REPO, byId, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 

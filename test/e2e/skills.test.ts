@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { script } from '../../src/demo/model-server.js'
-import { byId, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, type Stack, startStack } from '../../demo/stack.js'
 
 const SKILL =
   '---\nname: changelog\ndescription: How this repository writes CHANGELOG entries.\n---\nAdd entries under "## Unreleased", newest first.\n'

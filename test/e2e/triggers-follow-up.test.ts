@@ -2,8 +2,8 @@
 // starts from the branch head, the same PR is updated, no new PR is opened.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment } from '../support/events.js'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, pullsFor } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`

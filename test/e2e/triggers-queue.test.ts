@@ -2,8 +2,8 @@
 // oldest first, moves their labels, and a rerun duplicates no live comment and no PR.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { schedule } from '../support/events.js'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import {
   COLLABORATORS,
   fleetComments,

@@ -1,8 +1,8 @@
 // Shared pieces of the trigger scenarios (triggers*.test.ts): who may delegate, a model that
 // turns an issue's plain words into a file, and readers of the mock's comments and labels.
-import type { Script } from '../../src/demo/model-server.js'
-import type { Role } from '../../src/demo/github-mock.js'
-import type { Stack } from '../../src/demo/stack.js'
+import type { Script } from '../../demo/model-server.js'
+import type { Role } from '../../demo/github-mock.js'
+import type { Stack } from '../../demo/stack.js'
 
 export const MARKER = '<!-- fleet-worker:status -->'
 

@@ -2,7 +2,7 @@
 // trigger and prompt hygiene. The scheduled queue and PR follow-ups have their own files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment, issuesLabeled } from '../support/events.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import {
   answers,
   COLLABORATORS,

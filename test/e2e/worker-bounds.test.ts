@@ -4,9 +4,9 @@ import { readdir, readFile, readlink } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Script, script } from '../../src/demo/model-server.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { type Script, script } from '../../demo/model-server.js'
+import type { RunActionResult } from '../../demo/run-action.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const exec = promisify(execFile)
 

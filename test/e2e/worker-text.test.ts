@@ -4,8 +4,8 @@ import { lexer } from 'marked'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment } from '../support/events.js'
 import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
-import { script } from '../../src/demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../src/demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, MARKER, pullsFor } from './triggers-support.js'
 
 const HOSTILE = [

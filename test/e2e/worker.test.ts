@@ -1,8 +1,8 @@
 // The worker's cage and routing, proven through dist/ and the real claude CLI: what a worker's
 // tools could see is read from the scripted server's record of what it sent back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RecordedRequest, script } from '../../src/demo/model-server.js'
-import { secrets } from '../../src/demo/leaks.js'
+import { type RecordedRequest, script } from '../../demo/model-server.js'
+import { secrets } from '../../demo/leaks.js'
 import {
   byId,
   GITHUB_TOKEN,
@@ -10,7 +10,7 @@ import {
   results,
   type Stack,
   startStack
-} from '../../src/demo/stack.js'
+} from '../../demo/stack.js'
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({

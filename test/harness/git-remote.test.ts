@@ -9,7 +9,7 @@ import {
   runGit,
   startGitRemote,
   type GitRemote
-} from '../../src/demo/git-remote.js'
+} from '../../demo/git-remote.js'
 
 const TOKEN = 'ghs_test_token_123'
 

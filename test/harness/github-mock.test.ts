@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startGitHubMock, type GitHubMock } from '../../src/demo/github-mock.js'
+import { startGitHubMock, type GitHubMock } from '../../demo/github-mock.js'
 
 const TOKEN = 'ghs_mocktoken'
 const FLEET_ISSUES = 250
@@ -394,7 +394,7 @@ type Schema = {
   nullable?: boolean
 }
 const spec = JSON.parse(
-  readFileSync(new URL('../../src/demo/github-api.trimmed.json', import.meta.url), 'utf8')
+  readFileSync(new URL('../../demo/github-api.trimmed.json', import.meta.url), 'utf8')
 ) as {
   paths: Record<
     string,

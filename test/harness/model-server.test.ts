@@ -11,7 +11,7 @@ import {
   type ModelServer,
   type Script,
   type Usage
-} from '../../src/demo/model-server.js'
+} from '../../demo/model-server.js'
 
 const CLAUDE = path.resolve('node_modules/.bin/claude')
 const tempDirs: string[] = []

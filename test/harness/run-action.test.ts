@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { inputEnvName, parseFileCommand } from '../../src/demo/run-action.js'
+import { inputEnvName, parseFileCommand } from '../../demo/run-action.js'
 
 describe('parseFileCommand', () => {
   let dir: string

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SRC = path.join(ROOT, 'src')
+const DEMO = path.join(ROOT, 'demo')
 
 /** Bands, highest first (docs/architecture.md). The room of src/x/y.ts is x, of src/x.ts is x. */
 const BANDS: Record<string, number> = {
@@ -59,8 +60,7 @@ const EXCEPTIONS: Record<string, string> = {}
  */
 const CYCLES: string[] = [
   'src/worker/container-run.ts <-> src/worker/env.ts <-> src/worker/isolation.ts <-> src/worker/options.ts',
-  'src/tasks/from-issue.ts <-> src/tasks/plan-section.ts',
-  'src/demo/leaks.ts <-> src/demo/stack.ts'
+  'src/tasks/from-issue.ts <-> src/tasks/plan-section.ts'
 ]
 
 /** The strongly connected components of more than one file (Tarjan), each a cycle of imports. */
@@ -111,9 +111,9 @@ function roomOf(file: string): string {
 }
 
 /** Every import (static, dynamic, type-only, re-export) of every src/ file, resolved to a path. */
-function importGraph(): { from: string; to: string }[] {
+function importGraph(dir = SRC): { from: string; to: string }[] {
   const edges: { from: string; to: string }[] = []
-  for (const file of sources(SRC)) {
+  for (const file of sources(dir)) {
     const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true)
     for (const { fileName } of info.importedFiles) {
       if (!fileName.startsWith('.')) continue
@@ -144,26 +144,29 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect([...rooms].filter(r => BANDS[r] === undefined)).toEqual([])
   })
 
-  it('only the CLI loads the demo, and only lazily; the demo imports only itself and the base', () => {
-    const into = graph.filter(e => roomOf(e.to) === 'demo' && roomOf(e.from) !== 'demo')
-    expect(into.map(e => rel(e.from))).toEqual(['src/cli.ts'])
-    const cli = readFileSync(path.join(SRC, 'cli.ts'), 'utf8')
-    expect(cli).toMatch(/await import\('\.\/demo\/demo\.js'\)/)
-    expect(cli).not.toMatch(/^import [^\n]*'\.\/demo\//m)
-    const out = graph.filter(
-      e => roomOf(e.from) === 'demo' && roomOf(e.to) !== 'demo' && BANDS[roomOf(e.to)] !== 0
+  it('the demo lives outside src/ and uses only its base band (no bundle carries it)', () => {
+    const demo = importGraph(DEMO)
+    const out = demo.filter(e => !e.to.startsWith(DEMO + path.sep))
+    const notBase = out.filter(e => !e.to.startsWith(SRC + path.sep) || BANDS[roomOf(e.to)] !== 0)
+    expect(out.length).toBeGreaterThan(0)
+    expect(notBase.map(e => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([])
+  })
+
+  it('neither bundle carries the demo: no stand-in and no API spec in dist/', () => {
+    const bundled = readdirSync(path.join(ROOT, 'dist'), { recursive: true, withFileTypes: true })
+      .filter(e => e.isFile())
+      .map(e => path.join(e.parentPath, e.name))
+    expect(bundled.some(f => f.endsWith(path.join('cli', 'index.js')))).toBe(true)
+    const carrying = bundled.filter(f =>
+      /startModelServer|startGitHubMock|startGitRemote|"openapi":/.test(readFileSync(f, 'utf8'))
     )
-    expect(out.map(e => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([])
+    expect(carrying.map(rel)).toEqual([])
   })
 
   it('one way to run a process: src/process.ts, and worker/spawn.ts for process groups', () => {
-    // The demo's servers (git remote, Prism, the action under test) are long-lived children of
-    // the test process, outside the action's bundle.
-    const servers = ['src/demo/git-remote.ts', 'src/demo/prism.ts', 'src/demo/run-action.ts']
     const users = sources(SRC)
       .filter(f => /from '(node:)?child_process'|from 'execa'/.test(readFileSync(f, 'utf8')))
       .map(rel)
-      .filter(f => !servers.includes(f))
     expect(users.sort()).toEqual(['src/process.ts', 'src/worker/spawn.ts'])
   })
 

@@ -1,5 +1,5 @@
 // Issue 8: the leak scan runs after every e2e scenario, and can fail.
-// 1. Enforcement: only src/demo/stack.ts may run the action (its run() ends in assertNoLeaks), and
+// 1. Enforcement: only demo/stack.ts may run the action (its run() ends in assertNoLeaks), and
 //    a file that runs a built entry point itself (the CLI test) must call assertNoLeaks.
 // 2. The scanner: a secret planted in each place it reads is found there.
 import { execFileSync } from 'node:child_process'
@@ -7,12 +7,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { assertNoLeaks, secrets } from '../../src/demo/leaks.js'
-import type { Stack } from '../../src/demo/stack.js'
-import type { RunActionResult } from '../../src/demo/run-action.js'
+import { assertNoLeaks, secrets } from '../../demo/leaks.js'
+import type { Stack } from '../../demo/stack.js'
+import type { RunActionResult } from '../../demo/run-action.js'
 
 const E2E = path.resolve(import.meta.dirname, '../e2e')
-const HARNESS = path.resolve(import.meta.dirname, '../../src/demo/stack.ts')
+const HARNESS = path.resolve(import.meta.dirname, '../../demo/stack.ts')
 
 /** Why an e2e source file could run the action (or a built entry point) without the leak scan. */
 function bypasses(source: string): string[] {
@@ -72,8 +72,8 @@ describe('every e2e scenario goes through the leak scan', () => {
   it('the rule catches each way around it', () => {
     const ok = [
       "import { byId, type Stack, startStack } from './stack.js'\nawait stack.run({})",
-      "import type { RunActionResult } from '../../src/demo/run-action.js'",
-      "import { type RunActionResult } from '../../src/demo/run-action.js'",
+      "import type { RunActionResult } from '../../demo/run-action.js'",
+      "import { type RunActionResult } from '../../demo/run-action.js'",
       "import { spawn } from 'node:child_process'\nconst CLI = 'dist/cli/index.js'\nawait assertNoLeaks(stack, shaped)",
       "// Proven through dist/ and the real CLI.\nimport { execFile } from 'node:child_process'"
     ]
@@ -81,14 +81,14 @@ describe('every e2e scenario goes through the leak scan', () => {
     const bad: Array<[string, RegExp]> = [
       ['const r = await runAction({ inputs })', /calls runAction/],
       [
-        "import { runAction } from '../../src/demo/run-action.js'",
+        "import { runAction } from '../../demo/run-action.js'",
         /imports runAction from run-action/
       ],
       [
-        "import {\n  ACTION_ENTRY,\n  type RunActionResult\n} from '../../src/demo/run-action.js'",
+        "import {\n  ACTION_ENTRY,\n  type RunActionResult\n} from '../../demo/run-action.js'",
         /imports ACTION_ENTRY/
       ],
-      ["const m = await import('../../src/demo/run-action.js')", /dynamically/],
+      ["const m = await import('../../demo/run-action.js')", /dynamically/],
       [
         "import { spawn } from 'node:child_process'\nspawn(process.execPath, ['dist/index.js'])",
         /without assertNoLeaks/

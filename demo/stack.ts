@@ -1,7 +1,7 @@
 /**
  * The whole offline world of an end-to-end test: the scripted model server, a git remote that
  * checks the token, the GitHub API mock, and a workspace laid out as actions/checkout leaves it.
- * Every action run goes through `stack.run()`, which ends with the leak scan (src/demo/leaks.ts):
+ * Every action run goes through `stack.run()`, which ends with the leak scan (demo/leaks.ts):
  * a scenario cannot run the action without it.
  */
 import { mkdtemp, rm } from 'node:fs/promises'

@@ -1,5 +1,5 @@
 /**
- * `fleet-worker demo`: three tasks through the real action (node dist/index.js) and the real claude
+ * `npm run demo`: three tasks through the real action (node dist/index.js) and the real claude
  * CLI, against the test harness's scripted model, git remote and GitHub API mock, all on loopback.
  */
 import { script } from './model-server.js'

@@ -4,12 +4,20 @@
 import { spawn } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
-import { run } from '../process.js'
+import { existsSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { run } from '../src/process.js'
 import { chownTree } from './sandbox.js'
 
+/** The checkout holding this file: the nearest folder with action.yml (from demo/ or a bundle). */
+function checkoutRoot(): string {
+  for (let dir = import.meta.dirname; dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'action.yml'))) return dir
+  throw new Error(`no action.yml above ${import.meta.dirname}: run the demo from a checkout`)
+}
+
 /** The action's entry point, as action.yml's `runs.main` names it. */
-export const ACTION_ENTRY = resolve(import.meta.dirname, '../../dist/index.js')
+export const ACTION_ENTRY = join(checkoutRoot(), 'dist', 'index.js')
 
 export interface RunActionOptions {
   inputs: Record<string, string>

@@ -5,7 +5,7 @@
  */
 import { chmod, realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { run, runOk } from '../process.js'
+import { run, runOk } from '../src/process.js'
 
 export type SandboxSupport = { ok: true } | { ok: false; reason: string }
 

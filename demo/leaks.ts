@@ -1,6 +1,6 @@
 import { readdir, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { runOk } from '../process.js'
+import { runOk } from '../src/process.js'
 import { extraheaderValue } from './git-remote.js'
 import type { RunActionResult } from './run-action.js'
 import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack } from './stack.js'
