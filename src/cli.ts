@@ -13,6 +13,7 @@ import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.j
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './domain.js'
 import { Board } from './progress.js'
+import { gitEnv } from './git/git.js'
 import { runOk } from './process.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
@@ -160,7 +161,7 @@ async function preflight(command: 'run' | 'plan', env: NodeJS.ProcessEnv): Promi
       'no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment'
     )
   const dir = env.GITHUB_WORKSPACE ?? process.cwd()
-  const git = (args: string[]) => runOk('git', ['-C', dir, ...args])
+  const git = (args: string[]) => runOk('git', ['-C', dir, ...args], { env: gitEnv(env) })
   await git(['rev-parse', '--show-toplevel']).catch(() => {
     throw new UsageError(
       `--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`
