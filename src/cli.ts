@@ -14,7 +14,8 @@ import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.j
 import { fleetAction, type Io } from './main.js'
 import { FAILING, type Outcome } from './domain.js'
 import { Board } from './progress.js'
-import { runOk } from './process.js'
+import { huntAllChildren, runOk } from './process.js'
+import { gitEnv } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
 import { summaryMarkdown } from './report/summary.js'
@@ -160,7 +161,7 @@ async function preflight(command: 'run' | 'plan', env: NodeJS.ProcessEnv): Promi
       'no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment'
     )
   const dir = env.GITHUB_WORKSPACE ?? process.cwd()
-  const git = (args: string[]) => runOk('git', ['-C', dir, ...args])
+  const git = (args: string[]) => runOk('git', ['-C', dir, ...args], { env: gitEnv(env) })
   await git(['rev-parse', '--show-toplevel']).catch(() => {
     throw new UsageError(
       `--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`
@@ -214,12 +215,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  code => process.exit(code),
-  (error: unknown) => {
-    console.error(
-      `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
-    )
-    process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
-  }
-)
+main(process.argv.slice(2))
+  // Whatever the outcome, nothing the run started outlives it.
+  .finally(() => huntAllChildren())
+  .then(
+    code => process.exit(code),
+    (error: unknown) => {
+      console.error(
+        `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
+      )
+      process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
+    }
+  )

@@ -17,7 +17,7 @@ import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
 import { parallelismLine } from './report/summary.js'
-import { run as runCommand } from './process.js'
+import { huntAllChildren, run as runCommand } from './process.js'
 import type { Task } from './domain.js'
 import { usePlanner } from './planning.js'
 import { goalReport } from './planner/report.js'
@@ -524,5 +524,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     if (error instanceof Error && error.cause !== undefined)
       core.info(`Caused by: ${describeError(error.cause)}`)
     core.setFailed(failureMessage(error))
+  } finally {
+    // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
+    const left = await huntAllChildren()
+    if (left > 0) core.info(`Stopped ${left} processes this run had left running.`)
   }
 }

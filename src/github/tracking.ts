@@ -99,7 +99,8 @@ export class IssueTracking {
   async finish(): Promise<void> {
     for (const signal of CANCEL_SIGNALS) process.off(signal, this.onCancel)
     this.listening = false
-    const stopped = (o: Outcome) => this.interrupted.has(o.id) && !LANDED.includes(o.status)
+    const stopped = (o: Outcome) =>
+      o.status === 'cancelled' || (this.interrupted.has(o.id) && !LANDED.includes(o.status))
     for (const [issue, tasks] of this.tasksOf) {
       const comment = this.comments.get(issue)
       await comment?.flush()

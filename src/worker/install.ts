@@ -25,6 +25,18 @@ export async function findOnPath(
 }
 
 /**
+ * npm's environment for the install: what it needs to find itself, its cache and the registry
+ * (npm_config_*, proxies, CA files), never the action's tokens or the model key.
+ */
+function installEnv(host: NodeJS.ProcessEnv): Record<string, string | undefined> {
+  const keep =
+    /^(PATH|HOME|TMPDIR|LANG|LC_ALL|SSL_CERT_(FILE|DIR)|NODE_EXTRA_CA_CERTS|(HTTPS?|NO)_PROXY|(https?|no)_proxy|npm_config_\w+|NPM_CONFIG_\w+)$/
+  return Object.fromEntries(
+    Object.entries(host).filter(([name]) => keep.test(name) && !/TOKEN|AUTH|PASSWORD/i.test(name))
+  )
+}
+
+/**
  * Installs the pinned CLI under `dir`. npm 11 does not run a dependency's install scripts unless
  * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
  */
@@ -42,10 +54,13 @@ async function installPinned(dir: string): Promise<string> {
       '--prefer-offline',
       `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
     ],
-    { maxBuffer: 16 * 1024 * 1024 }
+    { maxBuffer: 16 * 1024 * 1024, env: installEnv(process.env) }
   )
   const pkg = path.join(dir, 'node_modules', '@anthropic-ai', 'claude-code')
-  await runOk(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg })
+  await runOk(process.execPath, [path.join(pkg, 'install.cjs')], {
+    cwd: pkg,
+    env: installEnv(process.env)
+  })
   return path.join(dir, 'node_modules', '.bin', 'claude')
 }
 

@@ -112,7 +112,7 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(out.map(e => `${rel(e.from)} -> ${rel(e.to)}`)).toEqual([])
   })
 
-  it('one way to run a process: src/process.ts, and worker/spawn.ts for process groups', () => {
+  it('one way to run a process: src/process.ts, for every child the action starts', () => {
     // The demo's servers (git remote, Prism, the action under test) are long-lived children of
     // the test process, outside the action's bundle.
     const servers = ['src/demo/git-remote.ts', 'src/demo/prism.ts', 'src/demo/run-action.ts']
@@ -120,7 +120,7 @@ describe('the layers of src/ (docs/architecture.md)', () => {
       .filter(f => /from '(node:)?child_process'|from 'execa'/.test(readFileSync(f, 'utf8')))
       .map(rel)
       .filter(f => !servers.includes(f))
-    expect(users.sort()).toEqual(['src/process.ts', 'src/worker/spawn.ts'])
+    expect(users.sort()).toEqual(['src/process.ts'])
   })
 
   it('arrows point down, but for the listed exceptions, and every exception still exists', () => {
