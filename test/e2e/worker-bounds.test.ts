@@ -118,13 +118,15 @@ describe('the run-wide deadline', () => {
   afterAll(async () => stack?.close())
 
   it('lets a started task finish, starts no task after it, and does not fail the step for that', async () => {
-    // One at a time; each task takes over 7 s (two answers 3.5 s apart), the deadline is 6 s.
-    const slow = { delayMs: 3500 }
+    // One at a time; each task takes over 32 s once started (two answers, each 16 s after its
+    // request), the deadline is 30 s: whenever the first task starts before it (start-up under load
+    // takes seconds), it ends after it, so the next one is decided past the deadline.
+    const slow = { delayMs: 16_000 }
     const tasks = ['first', 'second', 'third'].map(id =>
       task(id, { steps: writeThenDone(`${id}.txt`), ...slow })
     )
     const run = await stack.run({
-      inputs: { tasks: JSON.stringify(tasks), 'max-parallel': '1', 'deadline-minutes': '0.1' }
+      inputs: { tasks: JSON.stringify(tasks), 'max-parallel': '1', 'deadline-minutes': '0.5' }
     })
     expect(run.exitCode, run.stdout).toBe(0)
 
