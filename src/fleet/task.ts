@@ -219,7 +219,9 @@ function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs:
     const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
     draft.error = verify.timedOut
       ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
-      : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
+      : verify.signal
+        ? `verify '${verify.command}' was killed by ${verify.signal}${fixUp}`
+        : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
   }
   return draft
 }
