@@ -131,6 +131,8 @@ async function ending(
       child.once('exit', (code, signal) => resolve({ code, signal }))
     }
   ).catch((error: Error) => ({ code: null, signal: null, error }))
+  // It ended: a cancel or a timeout from now on is not what ended it.
+  stop[Symbol.dispose]()
   if ('error' in exit)
     return { ...NOT_STARTED, durationMs: Date.now() - started, startError: exit.error.message }
   // What it left running dies with it; then its pipes close (or are abandoned after a grace).

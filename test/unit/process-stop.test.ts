@@ -175,3 +175,33 @@ describe('the stray hunt', () => {
     await child.result
   })
 })
+
+describe('a stop that comes after the child ended', () => {
+  it('does not call it cancelled, even while its pipes are still awaited', async () => {
+    const stop = new AbortController()
+    const marked = path.join(dir, 'late.marked')
+    const unmarked = path.join(dir, 'late.unmarked')
+    // The shell exits at once. One daemon carries the marker (the hunt kills it: proof the exit
+    // was seen); one wipes its environment and holds stdout, so the result waits out the grace.
+    const script = [
+      `(setsid sleep 300 & echo $! > ${marked})`,
+      `(setsid env -i /bin/sleep 301 & echo $! > ${unmarked})`,
+      'exit 0'
+    ].join('; ')
+    const child = startChild('sh', ['-c', script], { env: ENV, signal: stop.signal })
+    let settled = false
+    void child.result.then(() => (settled = true))
+    const [daemon = 0] = await written(marked)
+    const [escaped = 0] = await written(unmarked)
+    try {
+      while (await alive(daemon)) await new Promise(r => setTimeout(r, 20))
+      expect(settled, 'the result came before the cancel: nothing was tested').toBe(false)
+      stop.abort('the run was cancelled')
+      const r = await child.result
+      expect(r.exitCode).toBe(0)
+      expect(r.cancelled).toBeUndefined()
+    } finally {
+      process.kill(escaped, 'SIGKILL')
+    }
+  })
+})
