@@ -2250,8 +2250,8 @@ function parseJson(raw) {
     }
 }
 
-// EXTERNAL MODULE: ./src/process.ts + 1 modules
-var src_process = __webpack_require__(78650);
+// EXTERNAL MODULE: ./src/process.ts
+var src_process = __webpack_require__(34006);
 ;// CONCATENATED MODULE: ./src/demo/sandbox.ts
 /**
  * Whether this machine can make the sandbox's namespaces (bubblewrap and socat installed, user
@@ -2263,7 +2263,7 @@ var src_process = __webpack_require__(78650);
 
 let cached;
 function probe(file, args) {
-    return (0,src_process/* run */.eF)(file, args, { timeoutMs: 20_000, env: process.env });
+    return (0,src_process/* run */.eF)(file, args, { timeoutMs: 20_000 });
 }
 async function check() {
     if (process.platform !== 'linux')
@@ -2307,7 +2307,7 @@ function sandboxSupport() {
 }
 /** Gives `dir` and everything in it to `user` (symlinks themselves, never what they point at). */
 async function chownTree(dir, user) {
-    await (0,src_process/* runOk */.uO)('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], { env: process.env });
+    await (0,src_process/* runOk */.uO)('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir]);
 }
 /**
  * Lets another user reach `files` (the action's dist/, node, claude): adds traverse (o+x, never
@@ -2566,7 +2566,7 @@ async function corpus(stack, run) {
     }
     // Every pushed commit: messages and content.
     const bare = stack.git.repoPath(`${OWNER}/${REPO}`);
-    const { stdout: pushed } = await (0,src_process/* runOk */.uO)('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024, env: process.env });
+    const { stdout: pushed } = await (0,src_process/* runOk */.uO)('git', ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'], { maxBuffer: 256 * 1024 * 1024 });
     out.push(['pushed commits', pushed]);
     return out;
 }
