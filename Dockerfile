@@ -2,10 +2,9 @@
 # job `container:`. See docs/container.md for both uses and what each isolates.
 #
 # The base is node:24-bookworm-slim pinned by the digest of its multi-arch index: Node 24.18.0 on
-# Debian 12, built 2026-07-14 (digest as recorded in docker-library's repo-info; not re-checked
-# against Docker Hub from here, which has no registry access). A digest never moves, so rebuilding a
-# release tag gives the same base. Replace it
-# for a mirror or a newer Node with `podman build --from IMAGE` / `docker buildx build
+# Debian 12, built 2026-07-14 (digest as recorded in docker-library's repo-info). A digest never
+# moves, so rebuilding a release tag gives the same base. Replace it for a mirror or a newer Node
+# with `podman build --from IMAGE` / `docker buildx build
 # --build-context node:24.18.0-bookworm-slim=docker-image://IMAGE` (scripts/podman-check.sh does).
 FROM node:24.18.0-bookworm-slim@sha256:6f7b03f7c2c8e2e784dcf9295400527b9b1270fd37b7e9a7285cf83b6951452d
 

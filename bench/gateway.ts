@@ -81,7 +81,7 @@ const BODY = JSON.stringify({
   model: 'bench',
   stream: true,
   max_tokens: 1024,
-  // ~19 kB, the size of a turn with --tools Bash,Edit,Read,Write (FACTS.md).
+  // ~19 kB, the size of a turn with --tools Bash,Edit,Read,Write.
   messages: [{ role: 'user', content: 'x'.repeat(19_000) }]
 })
 

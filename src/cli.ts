@@ -18,6 +18,7 @@ import { huntAllChildren, runOk } from './process.js'
 import { gitEnv } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
+import { logText, printable } from './report/log-text.js'
 import { summaryMarkdown } from './report/summary.js'
 
 /** Inputs whose action wording (repository secrets, workflow expressions) means nothing here. */
@@ -83,9 +84,11 @@ function plainIo(yaml = false): Io {
   const out = yaml ? process.stderr : process.stdout
   const say = (text: string) => out.write(`${text}\n`)
   const board = new Board(text => out.write(text), out.isTTY)
+  // A terminal acts on escape sequences; a runner (the CLI run in a workflow step) on commands.
+  const shown = process.env.GITHUB_ACTIONS === 'true' ? logText : printable
   return {
-    info: m => board.log(m),
-    warning: m => console.warn(`warning: ${m}`),
+    info: m => board.log(shown(m)),
+    warning: m => console.warn(`warning: ${shown(m)}`),
     setSecret: () => undefined,
     setOutput: (name, value) => {
       if (yaml && name === 'plan')

@@ -104,6 +104,7 @@ export async function doctor(env: NodeJS.ProcessEnv, opts: { offline: boolean })
       const claude = await resolveClaude({
         claudePath: onPath,
         pathVar: env.PATH,
+        host: env,
         installDir: path.join(os.tmpdir(), 'fleet-claude'),
         log: () => undefined
       })

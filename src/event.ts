@@ -1,3 +1,4 @@
+import { z } from 'zod'
 import type { Actor } from './domain.js'
 
 /** The issue (or PR) an event is about, as the payload describes it. */
@@ -63,25 +64,103 @@ export interface EventSettings {
   addressReviews?: boolean
   /** A failed workflow run on a fleet branch delegates its fix. */
   fixFailingChecks?: boolean
+  /** Bots that may delegate (`allowed-bots`); any other bot's comment is ignored quietly. */
+  allowedBots?: string[]
+}
+
+/** A payload that lacks a field the action reads, or holds it in another shape. */
+export class EventError extends Error {
+  override name = 'EventError'
 }
 
 type Obj = Record<string, unknown>
-const obj = (v: unknown): Obj => (typeof v === 'object' && v !== null ? (v as Obj) : {})
-const str = (v: unknown): string => (typeof v === 'string' ? v : '')
 
-function issueOf(payload: Obj): IssueRef {
-  const issue = obj(payload.issue)
+// What the action reads of each payload, and nothing more: unknown keys pass, a missing or
+// malformed field read here ends the run with a sentence naming the event and the field.
+const userSchema = z.object({ login: z.string().min(1), type: z.string().optional() })
+const repoSchema = z.object({ full_name: z.string().min(1) })
+const threadState = { state: z.string().min(1), locked: z.boolean() }
+const issueSchema = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  body: z.string().nullish(),
+  ...threadState,
+  pull_request: z.unknown().optional()
+})
+const commentSchema = z.object({ id: z.number().int(), body: z.string(), user: userSchema })
+const prSchema = z.object({
+  number: z.number().int().positive(),
+  title: z.string(),
+  ...threadState,
+  head: z.object({ ref: z.string().min(1), repo: repoSchema.nullable() })
+})
+const reviewSchema = z.object({
+  id: z.number().int(),
+  body: z.string().nullable(),
+  state: z.string(),
+  user: userSchema
+})
+const reviewCommentSchema = z.object({
+  id: z.number().int(),
+  body: z.string(),
+  user: userSchema,
+  path: z.string(),
+  diff_hunk: z.string(),
+  line: z.number().int().nullish(),
+  original_line: z.number().int().nullish(),
+  in_reply_to_id: z.number().int().optional()
+})
+const runSchema = z.object({
+  id: z.number().int(),
+  name: z.string().nullish(),
+  conclusion: z.string().nullable(),
+  head_branch: z.string().nullable(),
+  head_sha: z.string().min(1),
+  html_url: z.string(),
+  head_repository: repoSchema.nullable()
+})
+
+/** The payload's fields per `schema`, or an EventError naming the event and the field. */
+export function payloadOf<T>(schema: z.ZodType<T>, payload: unknown, event: string): T {
+  const parsed = schema.safeParse(payload)
+  if (parsed.success) return parsed.data
+  const issue = parsed.error.issues[0]
+  const field = issue?.path.join('.') || 'payload'
+  throw new EventError(
+    `The ${event} event's payload has no valid '${field}' (${issue?.message ?? 'invalid'}): the action reads it to decide what to do, so it stops here`
+  )
+}
+
+const actionOf = (payload: Obj, event: string): string =>
+  payloadOf(z.object({ action: z.string() }), payload, event).action
+
+function issueOf(issue: z.infer<typeof issueSchema>): IssueRef {
   return {
-    number: Number(issue.number),
-    title: str(issue.title),
-    body: str(issue.body),
+    number: issue.number,
+    title: issue.title,
+    body: issue.body ?? '',
     isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
   }
 }
 
-function actorOf(user: unknown): Actor {
-  const u = obj(user)
-  return { login: str(u.login), isBot: u.type === 'Bot' || str(u.login).endsWith('[bot]') }
+function actorOf(user: z.infer<typeof userSchema>): Actor {
+  return { login: user.login, isBot: user.type === 'Bot' || user.login.endsWith('[bot]') }
+}
+
+/** Why a closed or locked issue or pull request starts nothing; undefined when it is open. */
+function notOpen(thread: { state: string; locked: boolean }, what: string): string | undefined {
+  if (thread.state !== 'open') return `${what} is ${thread.state}: a closed one starts nothing`
+  if (thread.locked) return `${what} is locked: a locked one starts nothing (and gets no comment)`
+  return undefined
+}
+
+/** A bot not named in allowed-bots is not answered: two bots must never talk to each other. */
+function unlistedBot(actor: Actor, s: EventSettings): string | undefined {
+  if (!actor.isBot) return undefined
+  const name = actor.login.replace(/\[bot\]$/, '')
+  const listed = s.allowedBots ?? []
+  if (listed.includes(actor.login) || listed.includes(name)) return undefined
+  return `@${actor.login} is a bot not listed in allowed-bots: ignored without a reply`
 }
 
 /** The text after the trigger phrase, or undefined when the comment does not start with it. */
@@ -93,21 +172,33 @@ export function afterPhrase(body: string, phrase: string): string | undefined {
   return rest.trim()
 }
 
-/** Why a PR event is not about a fleet PR of this repository, or undefined when it is. */
-function notFleetPr(payload: Obj, s: EventSettings): string | undefined {
-  const pr = obj(payload.pull_request)
-  const head = obj(pr.head)
+const prPayload = z.object({ pull_request: prSchema, repository: repoSchema })
+
+/** Why a PR event is not about an open fleet PR of this repository, or undefined when it is. */
+function notFleetPr(payload: z.infer<typeof prPayload>, s: EventSettings): string | undefined {
+  const pr = payload.pull_request
   const prefix = s.branchPrefix ?? 'fleet/'
-  if (!str(head.ref).startsWith(prefix))
-    return `pull request #${Number(pr.number)} is not on a ${prefix}* branch the action opened`
-  if (str(obj(head.repo).full_name) !== str(obj(payload.repository).full_name))
-    return `pull request #${Number(pr.number)} comes from a fork`
-  return undefined
+  if (!pr.head.ref.startsWith(prefix))
+    return `pull request #${pr.number} is not on a ${prefix}* branch the action opened`
+  if (pr.head.repo?.full_name !== payload.repository.full_name)
+    return `pull request #${pr.number} comes from a fork`
+  return notOpen(pr, `pull request #${pr.number}`)
 }
 
-function prRefOf(payload: Obj): PrRef {
-  const pr = obj(payload.pull_request)
-  return { number: Number(pr.number), title: str(pr.title), headRef: str(obj(pr.head).ref) }
+function prRefOf(pr: z.infer<typeof prSchema>): PrRef {
+  return { number: pr.number, title: pr.title, headRef: pr.head.ref }
+}
+
+/** Why an actor's words on a fleet PR start nothing: not ours, closed, locked, an unlisted bot. */
+function notForUs(
+  payload: Obj,
+  event: string,
+  actor: Actor,
+  s: EventSettings
+): { reason: string } | { pr: PrRef } {
+  const parsed = payloadOf(prPayload, payload, event)
+  const reason = notFleetPr(parsed, s) ?? unlistedBot(actor, s)
+  return reason ? { reason } : { pr: prRefOf(parsed.pull_request) }
 }
 
 /**
@@ -115,112 +206,143 @@ function prRefOf(payload: Obj): PrRef {
  * the whole body of a review that requests changes (its inline comments are read by the trigger).
  */
 function reviewRequest(payload: Obj, s: EventSettings): Request {
-  if (payload.action !== 'submitted')
-    return { kind: 'ignore', reason: `pull_request_review ${str(payload.action)}: only submitted` }
-  const review = obj(payload.review)
-  const body = str(review.body)
+  const event = 'pull_request_review'
+  const action = actionOf(payload, event)
+  if (action !== 'submitted')
+    return { kind: 'ignore', reason: `${event} ${action}: only submitted` }
+  const review = payloadOf(z.object({ review: reviewSchema }), payload, event).review
+  const body = review.body ?? ''
   const asked = afterPhrase(body, s.triggerPhrase)
-  const changes = str(review.state).toLowerCase() === 'changes_requested'
+  const changes = review.state.toLowerCase() === 'changes_requested'
   const text = asked ?? (s.addressReviews && changes ? body.trim() : undefined)
   if (text === undefined)
     return {
       kind: 'ignore',
       reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set address-reviews: true to answer every review that requests changes)' : ''}`
     }
-  const notOurs = notFleetPr(payload, s)
-  if (notOurs) return { kind: 'ignore', reason: notOurs }
   const actor = actorOf(review.user)
-  return { kind: 'review', pr: prRefOf(payload), reviewId: Number(review.id), actor, text }
+  const ours = notForUs(payload, event, actor, s)
+  if ('reason' in ours) return { kind: 'ignore', reason: ours.reason }
+  return { kind: 'review', pr: ours.pr, reviewId: review.id, actor, text }
 }
 
 /** A new inline comment on a fleet PR that starts with the trigger phrase. */
 function reviewCommentRequest(payload: Obj, s: EventSettings): Request {
-  if (payload.action !== 'created')
-    return {
-      kind: 'ignore',
-      reason: `pull_request_review_comment ${str(payload.action)}: only new comments delegate`
-    }
-  const c = obj(payload.comment)
-  const text = afterPhrase(str(c.body), s.triggerPhrase)
+  const event = 'pull_request_review_comment'
+  const action = actionOf(payload, event)
+  if (action !== 'created')
+    return { kind: 'ignore', reason: `${event} ${action}: only new comments delegate` }
+  const c = payloadOf(z.object({ comment: reviewCommentSchema }), payload, event).comment
+  const text = afterPhrase(c.body, s.triggerPhrase)
   if (text === undefined)
     return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
-  const notOurs = notFleetPr(payload, s)
-  if (notOurs) return { kind: 'ignore', reason: notOurs }
-  const id = Number(c.id)
-  const line = c.line ?? c.original_line
+  const actor = actorOf(c.user)
+  const ours = notForUs(payload, event, actor, s)
+  if ('reason' in ours) return { kind: 'ignore', reason: ours.reason }
   const comment: InlineComment = {
-    id,
-    threadId: typeof c.in_reply_to_id === 'number' ? c.in_reply_to_id : id,
-    path: str(c.path),
-    line: typeof line === 'number' ? line : null,
-    diffHunk: str(c.diff_hunk),
-    body: str(c.body),
-    author: str(obj(c.user).login)
+    id: c.id,
+    threadId: c.in_reply_to_id ?? c.id,
+    path: c.path,
+    line: c.line ?? c.original_line ?? null,
+    diffHunk: c.diff_hunk,
+    body: c.body,
+    author: c.user.login
   }
-  return { kind: 'review-comment', pr: prRefOf(payload), comment, actor: actorOf(c.user), text }
+  return { kind: 'review-comment', pr: ours.pr, comment, actor, text }
 }
 
 const RED = ['failure', 'timed_out']
+const runPayload = z.object({
+  workflow_run: runSchema,
+  repository: repoSchema,
+  workflow: z.object({ name: z.string().nullish() }).optional()
+})
 
 /** A workflow run that ended red on a fleet branch of this repository (never a fork's). */
 function failedRunRequest(payload: Obj, s: EventSettings): Request {
-  const run = obj(payload.workflow_run)
-  const conclusion = str(run.conclusion)
-  if (payload.action !== 'completed' || !RED.includes(conclusion))
-    return { kind: 'ignore', reason: `workflow_run ${str(payload.action)} ${conclusion}: not red` }
+  const event = 'workflow_run'
+  const action = actionOf(payload, event)
+  const parsed = payloadOf(runPayload, payload, event)
+  const run = parsed.workflow_run
+  const conclusion = run.conclusion ?? ''
+  if (action !== 'completed' || !RED.includes(conclusion))
+    return { kind: 'ignore', reason: `${event} ${action} ${conclusion}: not red` }
   if (!s.fixFailingChecks)
     return { kind: 'ignore', reason: 'failed checks are fixed only with fix-failing-checks: true' }
-  const branch = str(run.head_branch)
+  const branch = run.head_branch ?? ''
   const prefix = s.branchPrefix ?? 'fleet/'
   if (!branch.startsWith(prefix))
     return { kind: 'ignore', reason: `the run's branch ${branch} is not a ${prefix}* branch` }
-  if (str(obj(run.head_repository).full_name) !== str(obj(payload.repository).full_name))
+  if (run.head_repository?.full_name !== parsed.repository.full_name)
     return { kind: 'ignore', reason: 'the run comes from a fork' }
+  const name = run.name || parsed.workflow?.name || ''
   return {
     kind: 'failed-run',
     run: {
-      id: Number(run.id),
-      name: str(run.name) || str(obj(payload.workflow).name),
+      id: run.id,
+      name,
       headBranch: branch,
-      headSha: str(run.head_sha),
+      headSha: run.head_sha,
       conclusion,
-      url: str(run.html_url)
+      url: run.html_url
     }
   }
+}
+
+const commentPayload = z.object({ issue: issueSchema, comment: commentSchema })
+
+/** A new comment on an issue or PR that starts with the trigger phrase. */
+function commentRequest(payload: Obj, s: EventSettings): Request {
+  const event = 'issue_comment'
+  const action = actionOf(payload, event)
+  if (action !== 'created')
+    return { kind: 'ignore', reason: `${event} ${action}: only new comments delegate` }
+  const parsed = payloadOf(commentPayload, payload, event)
+  const text = afterPhrase(parsed.comment.body, s.triggerPhrase)
+  if (text === undefined)
+    return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
+  const issue = issueOf(parsed.issue)
+  const actor = actorOf(parsed.comment.user)
+  const what = `${issue.isPullRequest ? 'pull request' : 'issue'} #${issue.number}`
+  const reason = notOpen(parsed.issue, what) ?? unlistedBot(actor, s)
+  if (reason) return { kind: 'ignore', reason }
+  const base = { issue, commentId: parsed.comment.id, actor, text }
+  if (issue.isPullRequest) return { kind: 'follow-up', ...base }
+  // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
+  const plan = /^plan(?:\s+([\s\S]*))?$/.exec(text)
+  if (plan) return { kind: 'plan', ...base, text: plan[1]?.trim() ?? '' }
+  return { kind: 'comment', ...base }
+}
+
+const labeledPayload = z.object({
+  label: z.object({ name: z.string() }),
+  issue: issueSchema,
+  sender: userSchema
+})
+
+/** The queue label put on an open issue; GitHub's label names ignore case, so does this. */
+function labeledRequest(payload: Obj, s: EventSettings): Request {
+  const event = 'issues'
+  const action = actionOf(payload, event)
+  const only = `only the '${s.queueLabel}' label delegates`
+  if (action !== 'labeled') return { kind: 'ignore', reason: `${event} ${action}: ${only}` }
+  const parsed = payloadOf(labeledPayload, payload, event)
+  const label = parsed.label.name
+  if (label.toLowerCase() !== s.queueLabel.toLowerCase())
+    return { kind: 'ignore', reason: `${event} ${action} ${label}: ${only}` }
+  const reason = notOpen(parsed.issue, `issue #${parsed.issue.number}`)
+  if (reason) return { kind: 'ignore', reason }
+  return { kind: 'labeled', issue: issueOf(parsed.issue), actor: actorOf(parsed.sender) }
 }
 
 export function readEvent(eventName: string, payload: Obj, s: EventSettings): Request {
   if (s.hasTasks) return { kind: 'tasks' }
   if (s.goal) return { kind: 'goal', goal: s.goal }
   switch (eventName) {
-    case 'issue_comment': {
-      if (payload.action !== 'created')
-        return {
-          kind: 'ignore',
-          reason: `issue_comment ${str(payload.action)}: only new comments delegate`
-        }
-      const comment = obj(payload.comment)
-      const text = afterPhrase(str(comment.body), s.triggerPhrase)
-      if (text === undefined)
-        return { kind: 'ignore', reason: `the comment does not start with ${s.triggerPhrase}` }
-      const issue = issueOf(payload)
-      const base = { issue, commentId: Number(comment.id), actor: actorOf(comment.user), text }
-      if (issue.isPullRequest) return { kind: 'follow-up', ...base }
-      // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
-      const plan = /^plan(?:\s+([\s\S]*))?$/.exec(text)
-      if (plan) return { kind: 'plan', ...base, text: plan[1]?.trim() ?? '' }
-      return { kind: 'comment', ...base }
-    }
-    case 'issues': {
-      const label = str(obj(payload.label).name)
-      if (payload.action !== 'labeled' || label !== s.queueLabel) {
-        return {
-          kind: 'ignore',
-          reason: `issues ${str(payload.action)} ${label}: only the '${s.queueLabel}' label delegates`
-        }
-      }
-      return { kind: 'labeled', issue: issueOf(payload), actor: actorOf(payload.sender) }
-    }
+    case 'issue_comment':
+      return commentRequest(payload, s)
+    case 'issues':
+      return labeledRequest(payload, s)
     case 'pull_request_review':
       return reviewRequest(payload, s)
     case 'pull_request_review_comment':

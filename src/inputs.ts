@@ -1,6 +1,6 @@
 /**
  * The action's inputs: one table that action.yml, the README and the config schema are checked
- * against (test/unit/metadata.test.ts). CONTRACT.md fixes the names marked `contract`.
+ * against (test/unit/metadata.test.ts). docs/contract.md fixes the names marked `contract`.
  */
 export interface InputSpec {
   description: string

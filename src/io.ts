@@ -1,5 +1,6 @@
 import * as core from '@actions/core'
 import type { Outcome } from './domain.js'
+import { logText, printable } from './report/log-text.js'
 import { outputs } from './report/results.js'
 import { summaryMarkdown } from './report/summary.js'
 import type { Task } from './domain.js'
@@ -18,9 +19,14 @@ export interface Io {
   onFinish?: (id: string) => void
 }
 
+/**
+ * Every line the action logs goes through log-text.ts: much of it quotes a cage (setup or verify
+ * output, a worker's words, errors) or an issue, and the runner reads commands from any line.
+ * A warning's text is escaped by the toolkit (it is the data of a `::warning::` command).
+ */
 export const actionsIo: Io = {
-  info: core.info,
-  warning: core.warning,
+  info: m => core.info(logText(m)),
+  warning: m => core.warning(printable(m)),
   setSecret: core.setSecret,
   setOutput: core.setOutput,
   group: core.group,
@@ -28,5 +34,6 @@ export const actionsIo: Io = {
     for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
     await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
   },
-  onProgress: (task, p) => core.info(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`)
+  onProgress: (task, p) =>
+    core.info(logText(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))
 }

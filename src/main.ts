@@ -83,7 +83,8 @@ async function makePlan(
     goal: config.goal,
     branchPrefix: config.branchPrefix,
     addressReviews: config.addressReviews,
-    fixFailingChecks: config.fixFailingChecks
+    fixFailingChecks: config.fixFailingChecks,
+    allowedBots: config.allowedBots
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
@@ -114,6 +115,7 @@ async function workerClaude(run: Run): Promise<{ file: string; version: string }
           resolveClaude({
             claudePath: config.claudePath,
             pathVar: run.env.PATH,
+            host: run.env,
             installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
             log: io.info
           })
@@ -150,7 +152,9 @@ function trackingFor(
   tasks: Task[],
   queue: SavedPlan['queue']
 ): IssueTracking {
-  return new IssueTracking(github.octokit, github.repo, tasks, queue, runUrl(run.ctx), run.io.info)
+  const { octokit, repo } = github
+  const url = runUrl(run.ctx)
+  return new IssueTracking(octokit, repo, tasks, queue, url, run.io.info, run.stop.signal)
 }
 
 function requireApiKey(run: Run): string {
@@ -522,7 +526,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
       for (const [name, value] of Object.entries(outputs([]))) core.setOutput(name, value)
     // The step's error stays one sentence; what caused it goes to the log, not lost.
     if (error instanceof Error && error.cause !== undefined)
-      core.info(`Caused by: ${describeError(error.cause)}`)
+      io.info(`Caused by: ${describeError(error.cause)}`)
     core.setFailed(failureMessage(error))
   } finally {
     // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).

@@ -17,6 +17,7 @@ import { commentThread, failedJobs, openPrOf, reviewThreads } from './github/pr-
 import { alreadyAnswered, sayFixUpsStopped } from './github/pr-answer.js'
 import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
 import { describeError } from './errors.js'
+import { inertProse } from './inert-text.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
 export interface Plan {
@@ -55,7 +56,7 @@ async function refuse(
   await octokit.rest.issues.createComment({
     ...repo,
     issue_number: issue.number,
-    body: `@${actor.login} Fleet Worker did not start: ${reason}.`
+    body: `@${actor.login} Fleet Worker did not start: ${inertProse(reason)}.`
   })
   const task: Task = {
     id,
@@ -153,7 +154,8 @@ async function followUp(
     request.issue,
     request.text,
     deps.config.branchPrefix,
-    'pull request'
+    'pull request',
+    deps.log
   )
   return { tasks: [continueTask(found, base)], refused: [] }
 }
@@ -306,7 +308,7 @@ async function queued(deps: Deps): Promise<Plan> {
       ? await authorise(deps, ref, actor)
       : `no event says who applied '${labels.queued}'`
     if (!denied) {
-      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix))
+      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix, deps.log))
       continue
     }
     await moveIssue(octokit, repo, issue.number, [], [labels.queued])
@@ -327,8 +329,8 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
       if (denied)
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       const tasks = request.text
-        ? [taskFromComment(request.issue, request.text, prefix)]
-        : tasksFromIssue(request.issue, prefix)
+        ? [taskFromComment(request.issue, request.text, prefix, 'issue', deps.log)]
+        : tasksFromIssue(request.issue, prefix, deps.log)
       return { tasks, refused: [] }
     }
     case 'plan': {
@@ -366,7 +368,7 @@ export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       }
       return {
-        tasks: tasksFromIssue(request.issue, prefix),
+        tasks: tasksFromIssue(request.issue, prefix, deps.log),
         refused: [],
         queue: queueLabels(deps.config.queueLabel)
       }

@@ -120,6 +120,7 @@ async function doctor(env, opts) {
             const claude = await (0,_worker_install_js__WEBPACK_IMPORTED_MODULE_5__/* .resolveClaude */ .rZ)({
                 claudePath: onPath,
                 pathVar: env.PATH,
+                host: env,
                 installDir: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(node_os__WEBPACK_IMPORTED_MODULE_0___default().tmpdir(), 'fleet-claude'),
                 log: () => undefined
             });

@@ -133,7 +133,7 @@ export interface ModelServerOptions {
   acceptKeys?: string[]
   /**
    * Messages requests answered at once; one more gets 429 "High concurrency usage of this API",
-   * without retry-after, as z.ai's GLM plans answer (FACTS.md).
+   * without retry-after, as z.ai's GLM plans answer.
    */
   maxConcurrent?: number
 }

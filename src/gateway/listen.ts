@@ -1,5 +1,7 @@
 import type { ContainerRuntime } from '../worker/container.js'
 import { runOk } from '../process.js'
+import { systemEnv } from '../child-env.js'
+import { RUNTIME_VARS } from '../worker/container-run.js'
 
 /** Where the gateway listens and the URL host its workers use. */
 export interface Listening {
@@ -27,7 +29,7 @@ export async function listening(
       : '{{range .IPAM.Config}}{{.Gateway}} {{end}}'
   try {
     const { stdout } = await runOk(runtime, ['network', 'inspect', name, '--format', format], {
-      env,
+      env: systemEnv(env, RUNTIME_VARS),
       timeoutMs: 30_000
     })
     const host = stdout

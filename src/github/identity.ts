@@ -31,6 +31,27 @@ export function tokenIdentity(octokit: Octokit): Promise<TokenIdentity> {
   return identity
 }
 
+/**
+ * Whether `marker` is where the action writes its markers: the first line of a comment or the
+ * last. Anywhere else it was pasted (a quote, a code block, text a worker or a setup produced);
+ * worker text cannot even spell one (inert-text.ts breaks `<!--`), and a marker is trusted only
+ * in a comment the token wrote (markedBy).
+ */
+export function markerAt(body: string, marker: string, at: 'first' | 'last'): boolean {
+  const text = body.replace(/\r\n?/g, '\n').trim()
+  return at === 'first' ? text.split('\n')[0] === marker : text.split('\n').at(-1) === marker
+}
+
+/** The token's own comment with the marker in its place (see markerAt and writtenBy). */
+export function markedBy(
+  identity: TokenIdentity,
+  comment: Author & { body?: string | null },
+  marker: string,
+  at: 'first' | 'last'
+): boolean {
+  return writtenBy(identity, comment) && markerAt(comment.body ?? '', marker, at)
+}
+
 /** Whether the token's own identity wrote this comment (see TokenIdentity). */
 export function writtenBy(identity: TokenIdentity, comment: Author): boolean {
   if (identity.kind === 'user') return comment.user?.login === identity.login

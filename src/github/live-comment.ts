@@ -1,6 +1,6 @@
 import type { Outcome } from '../domain.js'
 import { cell } from '../report/markdown.js'
-import { tokenIdentity, writtenBy } from './identity.js'
+import { markedBy, tokenIdentity } from './identity.js'
 import type { Task } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
 import { describeError } from '../errors.js'
@@ -108,7 +108,7 @@ export class LiveComment {
   }
 }
 
-/** The live comment: the marked one the token's own identity wrote (never anyone else's). */
+/** The live comment: the token's own, its marker on its first line (never anyone else's). */
 export async function findLiveComment(
   octokit: Octokit,
   repo: Repo,
@@ -120,6 +120,6 @@ export async function findLiveComment(
     per_page: 100
   })
   const identity = await tokenIdentity(octokit)
-  const found = comments.find(c => c.body?.includes(MARKER) && writtenBy(identity, c))
+  const found = comments.find(c => markedBy(identity, c, MARKER, 'first'))
   return found ? { id: found.id, body: found.body ?? '' } : undefined
 }

@@ -9,7 +9,7 @@ import {
   threadReply
 } from '../report/pr-answer.js'
 import type { Octokit, Repo } from './client.js'
-import { tokenIdentity, writtenBy } from './identity.js'
+import { markedBy, tokenIdentity } from './identity.js'
 
 /**
  * After a turn asked on the PR: one reply in each inline thread it was given, then one summary
@@ -44,15 +44,23 @@ export async function answerOnPr(
     )
 }
 
-/** The token's own comments on the PR (anyone can paste a marker; only these count). */
-async function ownComments(octokit: Octokit, repo: Repo, pr: number): Promise<string[]> {
+/**
+ * Whether the token's own comment on the PR ends with `marker`, the line the action ends it with
+ * (anyone can paste a marker, and a worker's or setup's text could quote one: only this counts).
+ */
+async function markedOnPr(
+  octokit: Octokit,
+  repo: Repo,
+  pr: number,
+  marker: string
+): Promise<boolean> {
   const identity = await tokenIdentity(octokit)
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     ...repo,
     issue_number: pr,
     per_page: 100
   })
-  return comments.filter(c => writtenBy(identity, c)).map(c => c.body ?? '')
+  return comments.some(c => markedBy(identity, c, marker, 'last'))
 }
 
 /** Whether a turn already answered this review, comment or run (the event was re-run). */
@@ -62,7 +70,7 @@ export async function alreadyAnswered(
   pr: number,
   key: string
 ): Promise<boolean> {
-  return (await ownComments(octokit, repo, pr)).some(body => body.includes(answerMarker(key)))
+  return markedOnPr(octokit, repo, pr, answerMarker(key))
 }
 
 /**
@@ -75,8 +83,7 @@ export async function sayFixUpsStopped(
   pr: number,
   text: { max: number; run: string; phrase: string }
 ): Promise<boolean> {
-  if ((await ownComments(octokit, repo, pr)).some(body => body.includes(FIX_UPS_STOPPED)))
-    return false
+  if (await markedOnPr(octokit, repo, pr, FIX_UPS_STOPPED)) return false
   await octokit.rest.issues.createComment({
     ...repo,
     issue_number: pr,

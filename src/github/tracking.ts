@@ -4,7 +4,6 @@ import type { Octokit, Repo } from './client.js'
 import { LiveComment } from './live-comment.js'
 import { answerOnPr } from './pr-answer.js'
 import { moveIssue, type QueueLabels } from './queue.js'
-import { CANCEL_SIGNALS } from '../worker/spawn.js'
 import { describeError } from '../errors.js'
 
 const LANDED = ['pr-opened', 'pr-updated', 'no-changes']
@@ -29,9 +28,8 @@ export class IssueTracking {
   private readonly active = new Set<string>()
   /** Tasks whose worker was running when the run was cancelled: stopped, not failed on merit. */
   private readonly interrupted = new Set<string>()
-  private listening = false
-  // The runner cancels a run with SIGINT then SIGTERM to the action, which stops its workers: their
-  // outcomes read 'failed', but the issue deserves the next run, not the failed label.
+  // A cancel (the run's stop) stops the running workers: their outcomes read 'failed', but the
+  // issue deserves the next run, not the failed label.
   private readonly onCancel = () => {
     for (const id of this.active) this.interrupted.add(id)
   }
@@ -42,8 +40,11 @@ export class IssueTracking {
     tasks: Task[],
     private readonly queue: QueueLabels | undefined,
     runUrl: string | undefined,
-    private readonly log: (m: string) => void
+    private readonly log: (m: string) => void,
+    /** The run's stop: the tasks running when it aborts were interrupted, not failed. */
+    private readonly signal?: AbortSignal
   ) {
+    if (queue) signal?.addEventListener('abort', this.onCancel, { once: true })
     for (const task of tasks) {
       const issue = issueOf(task)
       if (issue === undefined) continue
@@ -70,10 +71,6 @@ export class IssueTracking {
   }
 
   running(task: Task): void {
-    if (this.queue && !this.listening) {
-      for (const signal of CANCEL_SIGNALS) process.on(signal, this.onCancel)
-      this.listening = true
-    }
     this.active.add(task.id)
     const issue = issueOf(task)
     if (issue !== undefined) void this.comments.get(issue)?.set(task.id, { state: 'running' })
@@ -97,8 +94,7 @@ export class IssueTracking {
 
   /** Settles every comment and label once the fleet is done (or cancelled). */
   async finish(): Promise<void> {
-    for (const signal of CANCEL_SIGNALS) process.off(signal, this.onCancel)
-    this.listening = false
+    this.signal?.removeEventListener('abort', this.onCancel)
     const stopped = (o: Outcome) =>
       o.status === 'cancelled' || (this.interrupted.has(o.id) && !LANDED.includes(o.status))
     for (const [issue, tasks] of this.tasksOf) {

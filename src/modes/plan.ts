@@ -1,7 +1,7 @@
 import { z } from 'zod'
 import type { Outcome } from '../domain.js'
 import type { QueueLabels } from '../github/queue.js'
-import { idProblem } from '../tasks/ids.js'
+import { branchFor, idProblem } from '../tasks/ids.js'
 import type { Task } from '../domain.js'
 
 /** What `mode: plan` hands to the `run` shards and the `report` job. */
@@ -75,7 +75,7 @@ export function parsePlan(text: string, prefix: string): SavedPlan | string {
     return `not a plan from mode: plan (${parsed.error.issues[0]?.message ?? 'invalid'})`
   const bad = parsed.data.tasks.find(
     t =>
-      t.branch !== `${prefix}${t.id}` &&
+      t.branch !== branchFor(prefix, t.id) &&
       !(t.source.kind === 'follow-up' && t.branch.startsWith(prefix))
   )
   if (bad) return `task '${bad.id}' has branch '${bad.branch}', outside branch-prefix '${prefix}'`

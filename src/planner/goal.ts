@@ -1,6 +1,7 @@
 import { stringify } from 'yaml'
 import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../fleet/pool.js'
+import { branchFor } from '../tasks/ids.js'
 import { planItemId } from '../tasks/plan-section.js'
 import { titleOf } from '../tasks/parse.js'
 import type { Task } from '../domain.js'
@@ -17,7 +18,7 @@ export function goalTasks(planned: PlannedTask[], prefix: string): Task[] {
       id,
       title: titleOf(t.title),
       prompt: t.prompt,
-      branch: `${prefix}${id}`,
+      branch: branchFor(prefix, id),
       source: { kind: 'input' },
       ...(t.model ? { model: t.model } : {}),
       ...(t.verify ? { verify: t.verify } : {})

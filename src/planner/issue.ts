@@ -3,6 +3,7 @@ import { emptyOutcome } from '../fleet/pool.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { LiveComment } from '../github/live-comment.js'
 import { cell, tokens } from '../report/markdown.js'
+import { inertProse } from '../report/worker-text.js'
 import {
   type PlanItem,
   readPlanSection,
@@ -72,6 +73,28 @@ function plannerOutcome(issue: number, run: Awaited<ReturnType<typeof runPlanner
   }
 }
 
+/** The plan section into the description as it is now (a person may have edited it meanwhile). */
+async function writePlan(
+  deps: IssuePlanDeps,
+  issue: number,
+  section: string,
+  live: LiveComment
+): Promise<string> {
+  const { octokit, repo } = deps.github
+  const latest = (await octokit.rest.issues.get({ ...repo, issue_number: issue })).data.body ?? ''
+  await octokit.rest.issues
+    .update({ ...repo, issue_number: issue, body: replacePlanSection(latest, section) })
+    .catch(async (error: unknown) => {
+      const why = error instanceof Error ? error.message : String(error)
+      await live.say(`Could not write the plan into the description: ${inertProse(why)}.`)
+      throw new Error(
+        `could not write the plan into the description of #${issue} (the token needs issues: write): ${why}`,
+        { cause: error }
+      )
+    })
+  return section
+}
+
 /**
  * `/fleet plan [text]` on an issue: the live comment says "planning", the planner runs, and its
  * plan replaces the plan section of the issue's description (or is appended). Nothing is
@@ -101,29 +124,15 @@ export async function planOnIssue(
   const spent = plannerSpent(usage)
   if (!run.answer.ok) {
     await live.say(
-      `Could not plan: ${run.answer.error}. The description was not changed and nothing ran.`
+      `Could not plan: ${inertProse(run.answer.error)}. The description was not changed and nothing ran.`
     )
     return { outcomes: [usage], note: `Planning #${ask.number} failed. ${spent}` }
   }
   const done = new Set(current.filter(i => i.checked).map(i => titleKey(i.title)))
   const items = run.answer.tasks.map(t => toItem(t, done))
-  // The description as it is now: a person may have edited it while the planner ran.
-  const latest = (await read()).body ?? ''
-  await octokit.rest.issues
-    .update({
-      ...repo,
-      issue_number: ask.number,
-      body: replacePlanSection(latest, renderPlanSection(items, ask.phrase))
-    })
-    .catch(async (error: unknown) => {
-      const why = error instanceof Error ? error.message : String(error)
-      await live.say(`Could not write the plan into the description: ${why}.`)
-      throw new Error(
-        `could not write the plan into the description of #${ask.number} (the token needs issues: write): ${why}`,
-        { cause: error }
-      )
-    })
-  const tasks = tasksFromPlan(issue, items, ask.prefix)
+  const section = await writePlan(deps, ask.number, renderPlanSection(items, ask.phrase), live)
+  // The ids a later `/fleet` run reads from the description, where a foreign link shows as code.
+  const tasks = tasksFromPlan(issue, readPlanSection(section) ?? items, ask.prefix)
   await live.say(planTable(items, tasks, ask.phrase))
   const outcomes = tasks.map(t => ({
     ...emptyOutcome(t, {

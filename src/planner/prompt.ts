@@ -1,4 +1,5 @@
 import { cleanText } from '../tasks/from-issue.js'
+import { visibleText } from '../tasks/visible.js'
 import type { PlanItem } from '../tasks/plan-section.js'
 
 /** What the planner is asked to split: a `goal` input, or an issue with a `/fleet plan` comment. */
@@ -32,11 +33,11 @@ export function plannerPrompt(ask: PlannerAsk, maxTasks: number): string {
     ask.kind === 'goal'
       ? ['<request>', cleanText(ask.goal), '</request>']
       : [
-          ...(ask.text ? ['<request>', cleanText(ask.text), '</request>', ''] : []),
+          ...(ask.text ? ['<request>', visibleText(ask.text).text, '</request>', ''] : []),
           `<issue number="${ask.issue.number}">`,
           `# ${cleanText(ask.issue.title)}`,
           '',
-          cleanText(ask.issue.body),
+          visibleText(ask.issue.body).text,
           '</issue>',
           ...currentPlan(ask.current)
         ]

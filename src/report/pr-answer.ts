@@ -1,6 +1,6 @@
 import type { Outcome, PrAnswer } from '../domain.js'
 import { duration, tokens } from './markdown.js'
-import { codeBlock, inlineCode } from './worker-text.js'
+import { codeBlock, inertProse, inlineCode } from './worker-text.js'
 
 /**
  * What the action says on a PR after a turn asked there: one short reply per inline thread and
@@ -28,11 +28,15 @@ export function repliesFrom(
   return Array.from({ length: count }, (_, i) => found.get(i + 1))
 }
 
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim()
+
 function verdict(o: Outcome): string {
   if (LANDED.includes(o.status)) return 'pushed a change to this branch'
   if (o.status === 'no-changes') return 'changed nothing'
   if (o.status === 'verify-failed') return 'pushed a change, but verify failed'
-  return `did not finish (${o.status}${o.error ? `: ${o.error.slice(0, 200)}` : ''})`
+  // The error may quote a setup's or a worker's output: one line of inert prose.
+  const why = o.error ? `: ${inertProse(oneLine(o.error).slice(0, 200))}` : ''
+  return `did not finish (${o.status}${why})`
 }
 
 /** One thread's reply: what the worker said for it, or what happened to the turn. */

@@ -1,7 +1,7 @@
 import type { Outcome } from '../domain.js'
 import { FAILING } from '../domain.js'
 
-/** One `results` entry: every field CONTRACT.md names is present (null when it does not apply). */
+/** One `results` entry: every field docs/contract.md names is present (null when it does not apply). */
 export function resultEntry(o: Outcome) {
   return {
     id: o.id,

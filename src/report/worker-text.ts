@@ -1,27 +1,12 @@
 /**
- * Text the action did not write — a worker's final message, a verify's output, an issue's words —
- * goes onto GitHub as data: nothing in it may close an issue, notify a person or a team, or pass
- * for one of the action's own `<!-- fleet-worker:… -->` markers. A zero-width space breaks each
- * such token where GitHub would read it, and leaves it readable to a person.
+ * Text the action did not write, as the action posts it: in code (fenced blocks, inline code, as
+ * PR bodies show a worker's words and a verify's output) or as table cells. What makes a text
+ * inert (no mention, reference, closing keyword, marker, entity, tag or foreign image) lives in
+ * inert-text.ts, beside the other shared words, so the pure task lists can use it too.
  */
-const ZWSP = '\u200b'
+import { inert, inertProse, OWN_HOST } from '../inert-text.js'
 
-/** GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves, resolved). */
-const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b/gi
-
-export function inert(text: string): string {
-  return (
-    text
-      // An HTML comment is where markers hide: none may start in worker text.
-      .replace(/<!--/g, `<!-${ZWSP}-`)
-      // @user and @org/team.
-      .replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWSP}`)
-      // #123, owner/repo#123 and GH-123: no cross-reference, so nothing to close either.
-      .replace(/#(?=\d)/g, `#${ZWSP}`)
-      .replace(/\b(GH)-(?=\d)/gi, `$1${ZWSP}-`)
-      .replace(CLOSING, word => `${word.slice(0, 1)}${ZWSP}${word.slice(1)}`)
-  )
-}
+export { inert, inertProse, OWN_HOST }
 
 /** A fenced block that no text can close early: its fence is longer than any backtick run in it. */
 export function fence(text: string): string {
@@ -44,13 +29,16 @@ export function inlineCode(text: string): string {
 }
 
 /**
- * Text for one table cell: hidden HTML comments dropped, mentions and references made inert, and
- * nothing that ends the cell or the row.
+ * Text for one table cell: hidden HTML comments dropped, inert prose (inertProse), and nothing
+ * that ends the cell or the row.
  */
-export function cell(text: string): string {
-  // U+2028/2029 end a line for some renderers. Cut first: a cut through an escape ("\\|") would leave a bare pipe that ends the cell.
-  return inert(text.replace(/<!--[\s\S]*?(?:-->|$)/g, ''))
+export function cell(text: string, ownHost = OWN_HOST): string {
+  // U+2028/2029 end a line for some renderers. Cut before the escapes and breaks: a cut through
+  // an escape ("\\|") would leave a bare pipe that ends the cell, and one through a code span
+  // would leave its URL outside it.
+  const flat = text
+    .replace(/<!--[\s\S]*?(?:-->|$)/g, '')
     .replace(/\r\n?|[\n\u2028\u2029]/g, ' ')
     .slice(0, 200)
-    .replace(/[\\|]/g, '\\$&')
+  return inertProse(flat, ownHost).replace(/[\\|]/g, '\\$&')
 }

@@ -1,49 +1,50 @@
 import { titleOf } from './parse.js'
+import { dropInvisible } from './invisible.js'
+import { plainText, taskItems } from './markdown.js'
 import { readPlanSection, tasksFromPlan } from './plan-section.js'
+import { visibleText } from './visible.js'
 import type { Task } from '../domain.js'
 
 /**
- * Issue and comment text is data for the worker, never for a shell or a ref. Strip what a reader
- * of the issue cannot see but a model would: HTML comments, zero-width and bidi-control
- * characters, other control characters.
+ * Plain text (a title, a path, a log line) as data for the worker, never for a shell or a ref:
+ * without what a reader of it cannot see but a model would read (HTML comments, invisible and
+ * control characters; src/tasks/invisible.ts). Markdown goes through visibleText instead.
  */
 export function cleanText(text: string): string {
-  return (
-    text
-      .replace(/<!--[\s\S]*?(-->|$)/g, '')
-      .replace(/\p{Bidi_Control}/gu, '')
-      // Zero-width space and non-joiner, word joiners, BOM, soft hyphen; and tag characters, which a
-      // model reads but a person does not see. The zero-width joiner U+200D stays: emoji need it.
-      .replace(/[\u200B\u200C\u2060-\u2064\uFEFF\u00AD]|[\u{E0000}-\u{E007F}]/gu, '')
-      // eslint-disable-next-line no-control-regex -- control characters are exactly what this removes
-      .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/g, '')
-      .replace(/\r\n?/g, '\n')
-      .trim()
-  )
+  const bare = text.replace(/<!--[\s\S]*?(-->|$)/g, '').replace(/\r\n?/g, '\n')
+  return dropInvisible(bare).text.trim()
+}
+
+/** Says how many hidden characters a text lost on its way to a prompt (nothing when none). */
+export type HiddenNote = (message: string) => void
+
+/** Markdown as a person sees it on github.com, the hidden characters it lost told to `note`. */
+export function shownText(markdown: string, what: string, note?: HiddenNote): string {
+  const { text, hidden } = visibleText(markdown)
+  if (hidden > 0 && note)
+    note(`${what}: dropped ${hidden} hidden character${hidden === 1 ? '' : 's'} before the prompt`)
+  return text
 }
 
 export interface ChecklistItem {
-  /** 1-based position among all checklist items, checked or not. */
+  /** 1-based position among all task-list items, checked or not. */
   position: number
   checked: boolean
+  /** The item's first paragraph as plain text; empty for an empty checkbox. */
   text: string
 }
 
-const ITEM = /^\s*[-*+]\s+\[([ xX])\]\s+(.+)$/
-
-/** The issue's `- [ ]` / `- [x]` items, numbered by position so ids stay put as items are checked. */
+/**
+ * The issue's task-list items as github.com renders them (any list, ordered or not, block quotes
+ * included; never code, fences or HTML blocks), numbered by position so ids stay put as items
+ * are checked.
+ */
 export function checklist(body: string): ChecklistItem[] {
-  const items: ChecklistItem[] = []
-  let fenced = false
-  for (const line of cleanText(body).split('\n')) {
-    // GitHub renders no checkbox inside a fenced code block.
-    if (/^\s*(```|~~~)/.test(line)) fenced = !fenced
-    if (fenced) continue
-    const m = ITEM.exec(line)
-    if (m?.[1] && m[2])
-      items.push({ position: items.length + 1, checked: m[1] !== ' ', text: m[2].trim() })
-  }
-  return items
+  return taskItems(body).map((task, index) => ({
+    position: index + 1,
+    checked: task.checked,
+    text: task.paragraph ? cleanText(plainText(task.paragraph)) : ''
+  }))
 }
 
 export interface IssueInfo {
@@ -57,12 +58,13 @@ export interface IssueInfo {
  * (src/tasks/plan-section.ts); else each unchecked checklist item (`issue-N-k`, k its position in
  * the checklist), or the issue itself (`issue-N`) when it has no unchecked items.
  */
-export function tasksFromIssue(issue: IssueInfo, prefix: string): Task[] {
+export function tasksFromIssue(issue: IssueInfo, prefix: string, note?: HiddenNote): Task[] {
   const plan = readPlanSection(issue.body)
   if (plan) return tasksFromPlan(issue, plan, prefix)
   const title = cleanText(issue.title)
-  const body = cleanText(issue.body)
-  const open = checklist(issue.body).filter(i => !i.checked)
+  const body = shownText(issue.body, `issue #${issue.number}'s description`, note)
+  // An empty checkbox counts in k but asks for nothing.
+  const open = checklist(issue.body).filter(i => !i.checked && i.text !== '')
   if (open.length === 0) {
     const id = `issue-${issue.number}`
     const prompt = `${title}\n\n${body}`.trim()
@@ -93,14 +95,16 @@ export function taskFromComment(
   issue: IssueInfo,
   text: string,
   prefix: string,
-  on = 'issue'
+  on = 'issue',
+  note?: HiddenNote
 ): Task {
   const id = `issue-${issue.number}`
-  const prompt = cleanText(text)
+  const prompt = shownText(text, `the comment on ${on} #${issue.number}`, note)
+  const body = shownText(issue.body, `${on} #${issue.number}'s description`, note)
   return {
     id,
     title: titleOf(prompt),
-    prompt: `${prompt}\n\n(Asked in a comment on ${on} #${issue.number}, "${cleanText(issue.title)}". The ${on} reads:)\n\n${cleanText(issue.body)}`,
+    prompt: `${prompt}\n\n(Asked in a comment on ${on} #${issue.number}, "${cleanText(issue.title)}". The ${on} reads:)\n\n${body}`,
     branch: `${prefix}${id}`,
     source: { kind: 'issue', issue: issue.number }
   }

@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto'
 
-/** CONTRACT.md: a task id is `[a-z0-9][a-z0-9._-]{0,62}`; git's ref rules add no `..`, no trailing `.` or `.lock`. */
+/** docs/contract.md: a task id is `[a-z0-9][a-z0-9._-]{0,62}`; git's ref rules add no `..`, no trailing `.` or `.lock`. */
 const ID = /^[a-z0-9][a-z0-9._-]{0,62}$/
+
+/** The branch a task works on: the one place `branch-prefix` and the id are put together. */
+export function branchFor(prefix: string, id: string): string {
+  return `${prefix}${id}`
+}
 
 export function idProblem(id: string): string | undefined {
   if (!ID.test(id))

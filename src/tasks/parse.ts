@@ -1,7 +1,7 @@
 import { parseDocument } from 'yaml'
 import { z } from 'zod'
 import { EFFORTS } from '../domain.js'
-import { idFromPrompt, idProblem } from './ids.js'
+import { branchFor, idFromPrompt, idProblem } from './ids.js'
 import type { Task } from '../domain.js'
 
 export class TaskListError extends Error {
@@ -95,7 +95,7 @@ function toTask(raw: Item, index: number, source: string, prefix: string): Task 
     id,
     prompt,
     title: fields.title?.trim() || titleOf(prompt),
-    branch: `${prefix}${id}`,
+    branch: branchFor(prefix, id),
     source: { kind: 'input' }
   }
   if (typeof raw !== 'string') {

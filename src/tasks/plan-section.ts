@@ -9,6 +9,9 @@
  */
 import { createHash } from 'node:crypto'
 import { cleanText } from './from-issue.js'
+import { parseMarkdown, type TaskItem, taskItems } from './markdown.js'
+import { visibleText } from './visible.js'
+import { inertProse } from '../inert-text.js'
 import { titleOf } from './parse.js'
 import type { Task } from '../domain.js'
 
@@ -48,8 +51,6 @@ export function planItemId(title: string, prefix = ''): string {
   return `${prefix}${slug || 'task'}-${hash}`
 }
 
-const TOP_ITEM = /^[-*+]\s+\[([ xX])\]\s+(.+)$/
-
 /** Removes the smallest common indentation of the non-blank lines. */
 function dedent(lines: string[]): string {
   const indents = lines.filter(l => l.trim() !== '').map(l => /^[ \t]*/.exec(l)?.[0].length ?? 0)
@@ -60,28 +61,33 @@ function dedent(lines: string[]): string {
     .trim()
 }
 
+/** A top-level task item: its title is its first line, its prompt the indented lines below, dedented. */
+function planItem(task: TaskItem, source: string): PlanItem | undefined {
+  const from = task.paragraph?.position?.start.offset
+  const to = task.item.position?.end.offset
+  if (from === undefined || to === undefined) return undefined
+  const [first = '', ...rest] = source.slice(from, to).split('\n')
+  const title = cleanText(first)
+  if (!title) return undefined
+  // The prompt is the indented block below the title: an unindented line (lazy prose, or the
+  // next item where a fence left open ends) is not part of it.
+  const cut = rest.findIndex(line => line.trim() !== '' && !/^\s/.test(line))
+  const lines = cut < 0 ? rest : rest.slice(0, cut)
+  return { checked: task.checked, title, prompt: visibleText(dedent(lines)).text || title }
+}
+
 /**
- * Top-level `- [ ]` / `- [x]` items of a markdown text, each with the indented lines below it as
- * its prompt (the title when there are none). Other unindented lines end an item and are skipped.
+ * The task-list items of a markdown text's top-level lists (as GitHub renders them), each with
+ * the indented lines below its first as its prompt (the title when there are none). Nested items
+ * belong to their parent's prompt; unindented prose belongs to no prompt.
  */
 export function checklistItems(text: string): PlanItem[] {
-  const items: Array<{ checked: boolean; title: string; lines: string[] }> = []
-  let current: (typeof items)[number] | undefined
-  for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
-    const m = TOP_ITEM.exec(line)
-    if (m?.[1] && m[2]) {
-      current = { checked: m[1] !== ' ', title: m[2].trim(), lines: [] }
-      items.push(current)
-    } else if (current && (line.trim() === '' || /^\s/.test(line))) {
-      current.lines.push(line)
-    } else {
-      current = undefined
-    }
-  }
-  return items.map(i => {
-    const title = cleanText(i.title)
-    return { checked: i.checked, title, prompt: cleanText(dedent(i.lines)) || title }
-  })
+  const source = text.replace(/\r\n?/g, '\n')
+  const tree = parseMarkdown(source)
+  const top = new Set(tree.children.flatMap(n => (n.type === 'list' ? n.children : [])))
+  return taskItems(source, tree)
+    .filter(task => top.has(task.item))
+    .flatMap(task => planItem(task, source) ?? [])
 }
 
 function bounds(body: string): { start: number; end: number } | undefined {
@@ -112,12 +118,13 @@ export function replacePlanSection(body: string, section: string): string {
 }
 
 /**
- * An @mention in planned text would ping someone from the issue: a word joiner after the @ keeps
- * GitHub from linking it, and cleanText removes the joiner again before a worker reads the text.
+ * Planned text is the planner's, read from the repository and the issue: in the description it
+ * must not ping anyone, reference or close an issue, hide a marker (ours would end the section
+ * early), or show an image from another host. inertProse breaks each with a zero-width space,
+ * which cleanText removes again before a worker reads the text; a foreign image or link becomes
+ * code.
  */
-function quiet(text: string): string {
-  return text.replace(/@(?=[A-Za-z0-9])/g, '@\u2060')
-}
+const quiet = (text: string): string => inertProse(text)
 
 export function renderPlanSection(items: PlanItem[], phrase: string): string {
   const lines = [

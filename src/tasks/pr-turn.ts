@@ -1,4 +1,5 @@
 import { cleanText } from './from-issue.js'
+import { visibleText } from './visible.js'
 
 /**
  * The worker's words for a turn asked on a fleet PR: a review with its inline comments, one
@@ -37,7 +38,7 @@ function threadText(thread: ThreadComment[], k: number): string {
     `<comment n="${k}" file="${where}">`,
     'The diff hunk it is on:',
     clip(cleanText(first.diffHunk), MAX_HUNK),
-    ...thread.map(c => `${cleanText(c.author)} wrote:\n${clip(cleanText(c.body), MAX_COMMENT)}`),
+    ...thread.map(c => `${cleanText(c.author)} wrote:\n${clip(visibleText(c.body).text, MAX_COMMENT)}`),
     '</comment>'
   ].join('\n')
 }
@@ -59,7 +60,7 @@ export function reviewPrompt(ask: {
     ''
   ]
   if (ask.text.trim())
-    lines.push('<review>', clip(cleanText(ask.text), MAX_COMMENT), '</review>', '')
+    lines.push('<review>', clip(visibleText(ask.text).text, MAX_COMMENT), '</review>', '')
   threads.forEach((thread, i) => lines.push(threadText(thread, i + 1), ''))
   if (threads.length > 0) lines.push(ANSWER_FORM(threads.length))
   return lines.join('\n').trim()

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
 import { run } from '../process.js'
+import { logText } from '../report/log-text.js'
 import { chownTree, finishGit, prepareGit } from './cage-git.js'
 import {
   type ContainerRuntime,
@@ -31,7 +32,7 @@ export interface ContainerConfig {
 }
 
 /** Runtime CLI configuration taken from the host; never forwarded into the container. */
-const RUNTIME_VARS = [
+export const RUNTIME_VARS = [
   'DOCKER_HOST',
   'DOCKER_CONTEXT',
   'DOCKER_CONFIG',
@@ -90,7 +91,9 @@ async function runRuntime(file: string, args: string[], env: Record<string, stri
   // No run's signal here: the kill and the removal must run after a cancel too.
   const r = await run(file, args, { env, timeoutMs: 30_000 })
   if (r.exitCode !== 0)
-    console.error(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`)
+    console.error(
+      logText(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`)
+    )
   return r.exitCode
 }
 

@@ -78,7 +78,7 @@ export function workerEnv({
     env.ANTHROPIC_DEFAULT_SONNET_MODEL = model
   }
   if (config.smallModel) env.ANTHROPIC_DEFAULT_HAIKU_MODEL = config.smallModel
-  // Claude Code refuses bypassPermissions as root unless told it is sandboxed (FACTS.md).
+  // Claude Code refuses bypassPermissions as root unless told it is sandboxed.
   if (isRoot) env.IS_SANDBOX = '1'
   return env
 }

@@ -1,6 +1,7 @@
 import { access, constants } from 'node:fs/promises'
 import path from 'node:path'
 import { InputError } from '../errors.js'
+import { npmEnv } from '../child-env.js'
 import { runOk } from '../process.js'
 
 /** The claude CLI this release is tested with; test/unit/pin.test.ts holds it to package.json. */
@@ -25,22 +26,14 @@ export async function findOnPath(
 }
 
 /**
- * npm's environment for the install: what it needs to find itself, its cache and the registry
- * (npm_config_*, proxies, CA files), never the action's tokens or the model key.
- */
-function installEnv(host: NodeJS.ProcessEnv): Record<string, string | undefined> {
-  const keep =
-    /^(PATH|HOME|TMPDIR|LANG|LC_ALL|SSL_CERT_(FILE|DIR)|NODE_EXTRA_CA_CERTS|(HTTPS?|NO)_PROXY|(https?|no)_proxy|npm_config_\w+|NPM_CONFIG_\w+)$/
-  return Object.fromEntries(
-    Object.entries(host).filter(([name]) => keep.test(name) && !/TOKEN|AUTH|PASSWORD/i.test(name))
-  )
-}
-
-/**
  * Installs the pinned CLI under `dir`. npm 11 does not run a dependency's install scripts unless
- * allowed, and the CLI's postinstall links its native binary, so run that step explicitly.
+ * allowed, and the CLI's postinstall links its native binary, so run that step explicitly. Both
+ * run with an environment chosen by name (PATH, HOME, locale, proxies, npm's settings): the
+ * action's own holds the GitHub token and the model key, and an install script is code from the
+ * registry.
  */
-async function installPinned(dir: string): Promise<string> {
+async function installPinned(dir: string, host: NodeJS.ProcessEnv): Promise<string> {
+  const env = npmEnv(host)
   await runOk(
     'npm',
     [
@@ -54,13 +47,10 @@ async function installPinned(dir: string): Promise<string> {
       '--prefer-offline',
       `@anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`
     ],
-    { maxBuffer: 16 * 1024 * 1024, env: installEnv(process.env) }
+    { env, maxBuffer: 16 * 1024 * 1024 }
   )
   const pkg = path.join(dir, 'node_modules', '@anthropic-ai', 'claude-code')
-  await runOk(process.execPath, [path.join(pkg, 'install.cjs')], {
-    cwd: pkg,
-    env: installEnv(process.env)
-  })
+  await runOk(process.execPath, [path.join(pkg, 'install.cjs')], { cwd: pkg, env })
   return path.join(dir, 'node_modules', '.bin', 'claude')
 }
 
@@ -73,6 +63,8 @@ export interface Claude {
 export async function resolveClaude(opts: {
   claudePath?: string
   pathVar?: string
+  /** The action's environment, from which the install's own is chosen (see installPinned). */
+  host: NodeJS.ProcessEnv
   installDir: string
   log: (m: string) => void
 }): Promise<Claude> {
@@ -86,7 +78,7 @@ export async function resolveClaude(opts: {
   file ??= await findOnPath('claude', opts.pathVar)
   if (!file) {
     opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`)
-    file = await installPinned(opts.installDir)
+    file = await installPinned(opts.installDir, opts.host)
   }
   const { stdout } = await runOk(file, ['--version'], {
     env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }

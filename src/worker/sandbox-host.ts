@@ -6,6 +6,7 @@
  */
 import { access, constants, lstat, readFile, readlink, realpath } from 'node:fs/promises'
 import path from 'node:path'
+import { systemEnv } from '../child-env.js'
 import { type Ran, run } from '../process.js'
 import { SYSTEM_PATHS, type SystemEntry } from './sandbox.js'
 
@@ -58,14 +59,20 @@ export async function systemLayout(): Promise<{ system: SystemEntry[]; extraRead
 async function elevation(env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
   if (process.getuid?.() === 0) return []
   const sudo = await onPath('sudo', env.PATH)
-  if (sudo && (await run(sudo, ['-n', 'true'], { env, timeoutMs: 10_000 })).exitCode === 0)
+  if (
+    sudo &&
+    (await run(sudo, ['-n', 'true'], { env: systemEnv(env), timeoutMs: 10_000 })).exitCode === 0
+  )
     return [sudo, '-n']
   return undefined
 }
 
 async function elevated(prefix: string[], args: string[], env: NodeJS.ProcessEnv): Promise<Ran> {
   const [file, ...rest] = [...prefix, ...args]
-  return run(file ?? args[0] ?? 'true', rest, { env, timeoutMs: 300_000 })
+  return run(file ?? args[0] ?? 'true', rest, {
+    env: systemEnv(env, ['DEBIAN_FRONTEND']),
+    timeoutMs: 300_000
+  })
 }
 
 async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<void> {

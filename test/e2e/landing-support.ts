@@ -1,5 +1,5 @@
 // Shared pieces of the landing e2e files: scripted workers, and the checks every run's report must
-// pass (CONTRACT.md's results fields, the summary's table and gantt).
+// pass (docs/contract.md's results fields, the summary's table and gantt).
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { expect } from 'vitest'
@@ -33,7 +33,7 @@ const STATUSES = [
 ]
 const nullable = (type: string) => (v: unknown) => v === null || typeof v === type
 
-/** Every field CONTRACT.md names, with its type, on every entry of `results`. */
+/** Every field docs/contract.md names, with its type, on every entry of `results`. */
 export function expectContractResults(run: RunActionResult, count: number): void {
   const raw = run.outputs.results ?? ''
   expect(() => void JSON.parse(raw), 'results is JSON').not.toThrow()

@@ -45,7 +45,8 @@ describe('who queued an issue', () => {
       expect(r?.error).toBe(`@${who} has ${role} access; delegating needs write, maintain or admin`)
       const replies = stack.github.state.comments.filter(c => c.issue_number === issue)
       expect(replies.map(c => c.body)).toEqual([
-        `@${who} Fleet Worker did not start: @${who} has ${role} access; delegating needs write, maintain or admin.`
+        // The reason is inert prose (it may quote issue text): only the reply's own mention is live.
+        `@${who} Fleet Worker did not start: @\u200b${who} has ${role} access; delegating needs write, maintain or admin.`
       ])
       expect(labelsOf(stack, issue)).toEqual([])
       const title = stack.github.state.issue(issue)?.title ?? ''

@@ -547,3 +547,25 @@ export function workflowRunCompleted(
     repository: repo
   }
 }
+
+/**
+ * The payload as GitHub sends it for a closed or a locked issue (or PR): `state`, `closed_at`,
+ * `locked` and `active_lock_reason` set as on a real one.
+ */
+export function onClosedOrLocked<T extends { issue: IssueJson }>(
+  payload: T,
+  how: 'closed' | 'locked'
+): T {
+  const closed = how === 'closed'
+  return {
+    ...payload,
+    issue: {
+      ...payload.issue,
+      state: closed ? 'closed' : 'open',
+      closed_at: closed ? '2026-11-30T12:00:00Z' : null,
+      ...(closed ? { state_reason: 'completed' } : {}),
+      locked: !closed,
+      active_lock_reason: closed ? null : 'too heated'
+    }
+  }
+}

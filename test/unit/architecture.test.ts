@@ -42,7 +42,9 @@ const BANDS: Record<string, number> = {
   domain: 0,
   errors: 0,
   workspace: 0,
-  process: 0
+  process: 0,
+  'child-env': 0,
+  'inert-text': 0
 }
 
 /**
@@ -50,6 +52,48 @@ const BANDS: Record<string, number> = {
  * comment saying why; remove the import, then its line here (the test insists).
  */
 const EXCEPTIONS: Record<string, string> = {}
+
+/**
+ * Import cycles left for now, each as its files sorted and joined by ' <-> ': paid off by moving
+ * the shared part into a file both import. The test fails on a new one and on a listed one gone.
+ */
+const CYCLES: string[] = [
+  'src/worker/container-run.ts <-> src/worker/env.ts <-> src/worker/isolation.ts <-> src/worker/options.ts',
+  'src/tasks/from-issue.ts <-> src/tasks/plan-section.ts',
+  'src/demo/leaks.ts <-> src/demo/stack.ts'
+]
+
+/** The strongly connected components of more than one file (Tarjan), each a cycle of imports. */
+function importCycles(edges: { from: string; to: string }[]): string[][] {
+  const file = (p: string) => p.replace(/\.js$/, '.ts')
+  const next = new Map<string, string[]>()
+  for (const e of edges) next.set(file(e.from), [...(next.get(file(e.from)) ?? []), file(e.to)])
+  const index = new Map<string, number>()
+  const low = new Map<string, number>()
+  const stack: string[] = []
+  const found: string[][] = []
+  const visit = (v: string) => {
+    index.set(v, index.size)
+    low.set(v, index.get(v)!)
+    stack.push(v)
+    for (const w of next.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w)
+        low.set(v, Math.min(low.get(v)!, low.get(w)!))
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+    }
+    if (low.get(v) !== index.get(v)) return
+    const component: string[] = []
+    let w: string | undefined
+    do {
+      w = stack.pop()!
+      component.push(w)
+    } while (w !== v)
+    if (component.length > 1) found.push(component)
+  }
+  for (const v of next.keys()) if (!index.has(v)) visit(v)
+  return found
+}
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
@@ -138,5 +182,17 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(fresh.flat()).toEqual([])
     const gone = Object.keys(EXCEPTIONS).filter(key => !upward.has(key))
     expect(gone).toEqual([])
+  })
+
+  it('no import cycle, even between two files of one room, but for the listed ones', () => {
+    const cycles = importCycles(graph).map(files => files.map(rel).sort().join(' <-> '))
+    expect(cycles.filter(c => !CYCLES.includes(c))).toEqual([])
+    expect(CYCLES.filter(c => !cycles.includes(c))).toEqual([])
+  })
+
+  it('finds a cycle when there is one (the check can fail)', () => {
+    const edge = (from: string, to: string) => ({ from: `/s/${from}.ts`, to: `/s/${to}.js` })
+    const found = importCycles([edge('a', 'b'), edge('b', 'c'), edge('c', 'a'), edge('c', 'd')])
+    expect(found.map(files => files.sort())).toEqual([['/s/a.ts', '/s/b.ts', '/s/c.ts']])
   })
 })

@@ -94,11 +94,11 @@ describe('readEvent: issue comments', () => {
     })
   })
 
-  it('a bot commenter is recognised as a bot', () => {
+  it('a bot commenter named in allowed-bots is recognised as a bot', () => {
     const request = readEvent(
       'issue_comment',
       comment('/fleet x', { commenter: 'renovate[bot]' }),
-      settings
+      { ...settings, allowedBots: ['renovate'] }
     )
     expect(request).toMatchObject({ actor: { login: 'renovate[bot]', isBot: true } })
   })

@@ -55,7 +55,8 @@ describe('checklist', () => {
       { position: 2, checked: false, text: 'b' },
       { position: 3, checked: true, text: 'c' },
       { position: 4, checked: false, text: 'd' },
-      { position: 5, checked: false, text: 'nested e' }
+      // GFM: an unindented line right below continues the item's paragraph (a lazy line).
+      { position: 5, checked: false, text: 'nested e\nnot - [ ] f' }
     ])
   })
 

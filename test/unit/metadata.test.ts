@@ -13,7 +13,7 @@ interface ActionYml {
 }
 const action = parse(read('action.yml')) as ActionYml
 
-// Copied from CONTRACT.md's tables: CI runs on a fresh clone, where that document is not around.
+// The public interface's fixed names (docs/contract.md), held here so a rename fails a test.
 const CONTRACT_INPUTS = [
   'tasks',
   'tasks-file',
@@ -74,7 +74,7 @@ describe('action.yml', () => {
     expect(action.inputs['github-token']?.default).toBe('${{ github.token }}')
   })
 
-  it("has every input CONTRACT.md names, with the contract's defaults", () => {
+  it("has every input the contract names, with the contract's defaults", () => {
     for (const name of CONTRACT_INPUTS) expect(action.inputs, name).toHaveProperty([name])
     for (const [name, value] of Object.entries(CONTRACT_DEFAULTS))
       expect(action.inputs[name]?.default, name).toBe(value)
@@ -89,7 +89,7 @@ describe('action.yml', () => {
       expect(spec.required ?? false, name).toBe(false)
   })
 
-  it('has every output CONTRACT.md names, each described', () => {
+  it('has every output the contract names, each described', () => {
     for (const name of CONTRACT_OUTPUTS) {
       expect(action.outputs, name).toHaveProperty([name])
       expect(action.outputs[name]?.description, name).toBeTruthy()

@@ -42,7 +42,8 @@ describe('the plan section', () => {
     expect(section).toContain(
       '- [ ] Add the install page\n\n  Write docs/install.md\n\n  Cover npm.\n'
     )
-    expect(section).toContain('- [x] Fix the FAQ')
+    // A person sees "Fix": the zero-width space that keeps the word from closing anything is unseen.
+    expect(section).toContain('- [x] F\u200bix the FAQ')
     expect(section).toContain('Comment `/fleet` to run the unchecked items')
     expect(readPlanSection(`Intro.\n\n${section}\n\nOutro.`)).toEqual(items)
   })

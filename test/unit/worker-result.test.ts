@@ -11,7 +11,7 @@ import { nextStep } from '../../src/worker/retry.js'
 
 const limits = { timeoutMinutes: 30, maxTurns: 40 }
 
-/** A result object as the CLI prints it (FACTS.md), with fields it adds across versions. */
+/** A result object as the CLI prints it, with fields it adds across versions. */
 function result(over: Partial<WorkerResult> = {}): WorkerResult {
   return ResultSchema.parse({
     type: 'result',
@@ -40,7 +40,7 @@ function exit(over: Partial<WorkerExit> = {}): WorkerExit {
   return { exitCode: 0, signal: null, timedOut: false, result: result(), stderrTail: '', ...over }
 }
 
-/** What the CLI prints when the endpoint keeps answering `status` (FACTS.md). */
+/** What the CLI prints when the endpoint keeps answering `status`. */
 const apiFailure = (status: number) =>
   exit({
     exitCode: 1,
