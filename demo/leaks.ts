@@ -54,7 +54,7 @@ async function corpus(stack: Stack, run: RunActionResult): Promise<Array<[string
   const { stdout: pushed } = await runOk(
     'git',
     ['-C', bare, 'log', '--all', '-p', '--format=%H %an %ae%n%B'],
-    { maxBuffer: 256 * 1024 * 1024 }
+    { maxBuffer: 256 * 1024 * 1024, env: process.env }
   )
   out.push(['pushed commits', pushed])
   return out

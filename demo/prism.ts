@@ -108,7 +108,9 @@ async function start(): Promise<Running> {
     )
   )
   exited.catch(() => undefined)
-  await Promise.race([waitForPort(port, 30_000), exited])
+  // Prism reads a large spec at start: ~2.5 s idle, but minutes' worth of seconds on a machine
+  // loaded with other suites. Its exit ends the wait at once; only a hung start waits this long.
+  await Promise.race([waitForPort(port, 100_000), exited])
   // A Prism that dies under us is started afresh by the next mock rather than reused.
   const current = starting
   child.once('exit', () => {

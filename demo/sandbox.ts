@@ -12,7 +12,7 @@ export type SandboxSupport = { ok: true } | { ok: false; reason: string }
 let cached: Promise<SandboxSupport> | undefined
 
 function probe(file: string, args: string[]) {
-  return run(file, args, { timeoutMs: 20_000 })
+  return run(file, args, { timeoutMs: 20_000, env: process.env })
 }
 
 async function check(): Promise<SandboxSupport> {
@@ -56,7 +56,7 @@ export function sandboxSupport(): Promise<SandboxSupport> {
 
 /** Gives `dir` and everything in it to `user` (symlinks themselves, never what they point at). */
 export async function chownTree(dir: string, user: { uid: number; gid: number }): Promise<void> {
-  await runOk('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir])
+  await runOk('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], { env: process.env })
 }
 
 /**

@@ -11,10 +11,10 @@ import { parseArgs } from 'node:util'
 import { InputError } from './config.js'
 import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
-import { FAILING, type Outcome } from './domain.js'
+import { type Outcome, UNFINISHED } from './domain.js'
 import { Board } from './progress.js'
+import { huntAllChildren, runOk } from './process.js'
 import { gitEnv } from './git/git.js'
-import { runOk } from './process.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
 import { logText, printable } from './report/log-text.js'
@@ -191,7 +191,7 @@ async function main(argv: string[]): Promise<number> {
       if (command === 'plan') env[inputEnvName('dry-run')] = 'true'
       const yaml = command === 'plan' && Boolean(env[inputEnvName('goal')])
       const outcomes = await fleetAction(env, plainIo(yaml))
-      return outcomes.some(o => FAILING.includes(o.status)) ? 1 : 0
+      return outcomes.some(o => UNFINISHED.includes(o.status)) ? 1 : 0
     }
     case 'doctor': {
       const { doctor } = await import('./doctor.js')
@@ -211,12 +211,15 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2)).then(
-  code => process.exit(code),
-  (error: unknown) => {
-    console.error(
-      `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
-    )
-    process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
-  }
-)
+main(process.argv.slice(2))
+  // Whatever the outcome, nothing the run started outlives it.
+  .finally(() => huntAllChildren())
+  .then(
+    code => process.exit(code),
+    (error: unknown) => {
+      console.error(
+        `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
+      )
+      process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
+    }
+  )

@@ -83,18 +83,27 @@ export const STATUSES = [
   'failed',
   'timed-out',
   'not-started',
-  'refused'
+  'refused',
+  /** The run was stopped (cancelled) while the task's setup, worker or verify ran. */
+  'cancelled'
 ] as const
 export type Status = (typeof STATUSES)[number]
 
 /** Statuses that fail the step (after every task has been reported). */
 export const FAILING: readonly Status[] = ['failed', 'timed-out', 'verify-failed', 'refused']
 
+/** Statuses that end the step non-zero: the failing ones, and a task a cancel stopped. */
+export const UNFINISHED: readonly Status[] = [...FAILING, 'cancelled']
+
 export interface VerifyResult {
   command: string
   exitCode: number | null
   timedOut: boolean
   tail: string
+  /** The signal that ended it, when one did. */
+  signal?: string
+  /** Why the run stopped it (a cancel), when it did: the task ends `cancelled`. */
+  cancelled?: string
 }
 
 /** Exactly one per task, whatever happened to it. */

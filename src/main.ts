@@ -6,7 +6,7 @@ import { readEvent } from './event.js'
 import { gitEnv, tokenForms, withoutUserinfo } from './git/git.js'
 import { runFleet } from './fleet/engine.js'
 import { describeError } from './errors.js'
-import { FAILING, type Outcome } from './domain.js'
+import { type Outcome, UNFINISHED } from './domain.js'
 import { emptyOutcome, fleetBroke } from './fleet/pool.js'
 import { createClient, type Octokit, type Repo } from './github/client.js'
 import { IssueTracking } from './github/tracking.js'
@@ -17,7 +17,7 @@ import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
 import { parallelismLine } from './report/summary.js'
-import { run as runCommand } from './process.js'
+import { huntAllChildren, run as runCommand } from './process.js'
 import type { Task } from './domain.js'
 import { usePlanner } from './planning.js'
 import { goalReport } from './planner/report.js'
@@ -515,7 +515,7 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   }
   try {
     const outcomes = await fleetAction(env, io)
-    const bad = outcomes.filter(o => FAILING.includes(o.status))
+    const bad = outcomes.filter(o => UNFINISHED.includes(o.status))
     if (bad.length > 0) {
       core.setFailed(
         `${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`
@@ -528,5 +528,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     if (error instanceof Error && error.cause !== undefined)
       io.info(`Caused by: ${describeError(error.cause)}`)
     core.setFailed(failureMessage(error))
+  } finally {
+    // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
+    const left = await huntAllChildren()
+    if (left > 0) core.info(`Stopped ${left} processes this run had left running.`)
   }
 }

@@ -113,6 +113,16 @@ export interface SetupRun {
   result: VerifyResult
   /** Set when the task must end here: a sentence with the output's tail. */
   error?: string
+  /** The run's stop ended it: the task ends `cancelled`, not `failed`. */
+  cancelled?: boolean
+}
+
+/** Why a setup that ran failed, or undefined when it passed. */
+function setupFailure(command: string, result: VerifyResult): string | undefined {
+  if (result.timedOut) return `setup '${command}' ran past setup-timeout-minutes`
+  if (result.signal) return `setup '${command}' was killed by ${result.signal}`
+  if (result.exitCode !== 0) return `setup '${command}' exited with ${result.exitCode}`
+  return undefined
 }
 
 /** Runs the `setup` input in a task's worktree before its worker (see Isolation.run). */
@@ -152,11 +162,12 @@ export async function runSetup(
     shared,
     signal: s.signal
   })
-  const failed = result.timedOut
-    ? `setup '${s.command}' ran past setup-timeout-minutes`
-    : result.exitCode !== 0
-      ? `setup '${s.command}' exited with ${result.exitCode}`
-      : undefined
+  if (result.cancelled !== undefined) {
+    const error = `${result.cancelled} during setup '${s.command}'; no worker ran`
+    s.log(`[${s.taskId}] ${error}`)
+    return { result, error, cancelled: true }
+  }
+  const failed = setupFailure(s.command, result)
   if (failed) {
     s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`)
     return {

@@ -38,8 +38,12 @@ async function followHead(tree: Worktree, branch: string): Promise<void> {
   await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
 }
 
-/** The `setup` input in the worktree, before the worker; a sentence when the task must end. */
-async function setUp(ctx: TaskContext, task: Task, tree: Worktree): Promise<string | undefined> {
+/** The `setup` input in the worktree, before the worker; why the task must end, when it must. */
+async function setUp(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree
+): Promise<{ error: string; cancelled?: boolean } | undefined> {
   const { config } = ctx.land
   if (!config.setup) return undefined
   const setup = await runSetup(config, {
@@ -52,7 +56,7 @@ async function setUp(ctx: TaskContext, task: Task, tree: Worktree): Promise<stri
     isolation: ctx.worker.isolation,
     signal: ctx.worker.signal
   })
-  return setup.error
+  return setup.error === undefined ? undefined : { error: setup.error, cancelled: setup.cancelled }
 }
 
 const passed = (v: VerifyResult) => v.exitCode === 0 && !v.timedOut
@@ -148,7 +152,7 @@ async function verifyWithFixUp(
   tree: Worktree,
   run: WorkerRun,
   outcome: Outcome
-): Promise<VerifyResult | undefined> {
+): Promise<VerifyResult | { verify: VerifyResult; stopped: string } | undefined> {
   const { config } = ctx.land
   const command = task.verify ?? config.verify
   const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
@@ -175,9 +179,30 @@ async function verifyWithFixUp(
     outcome.usage = addUsage(outcome.usage, fix.usage)
     outcome.attempts += fix.attempts
     outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage
+    if (fix.verdict.kind === 'cancelled') return { verify, stopped: fix.verdict.error }
     if (fix.verdict.kind === 'ok') verify = await check(fix.env)
   }
+  if (verify?.cancelled !== undefined)
+    return { verify, stopped: `${verify.cancelled} during verify '${verify.command}'` }
   return verify
+}
+
+/**
+ * The run's stop ended the task's verify (or its fix-up turn): the task ends `cancelled`, and the
+ * worker's work is committed and pushed as any partial work is (no PR), so nothing is lost.
+ */
+async function keepStoppedWork(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  outcome: Outcome,
+  stop: { verify: VerifyResult; stopped: string }
+): Promise<Worked> {
+  const subject = `fleet(${task.id}): partial work (cancelled)`
+  const stopped = { ...outcome, status: 'cancelled' as const, verify: stop.verify }
+  return (await commitLeftovers(tree, task, ctx.land.config, subject))
+    ? { kind: 'partial', outcome: stopped, error: stop.stopped }
+    : { kind: 'done', outcome: { ...stopped, error: stop.stopped } }
 }
 
 /** The outcome to land: opened, or verify-failed with the reason (before its final duration). */
@@ -194,7 +219,9 @@ function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs:
     const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
     draft.error = verify.timedOut
       ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
-      : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
+      : verify.signal
+        ? `verify '${verify.command}' was killed by ${verify.signal}${fixUp}`
+        : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
   }
   return draft
 }
@@ -207,12 +234,14 @@ async function workIn(
   startedAt: number
 ): Promise<Worked> {
   const now = ctx.now ?? Date.now
-  const setupError = await setUp(ctx, task, tree)
-  if (setupError)
+  const setup = await setUp(ctx, task, tree)
+  if (setup) {
+    const status = setup.cancelled ? 'cancelled' : 'failed'
     return {
       kind: 'done',
-      outcome: { ...emptyOutcome(task, { status: 'failed', error: setupError }), startedAt }
+      outcome: { ...emptyOutcome(task, { status, error: setup.error }), startedAt }
     }
+  }
   const run = await runWorker(ctx.worker, task, tree.dir)
   await followHead(tree, task.branch)
   const outcome: Outcome = {
@@ -230,6 +259,7 @@ async function workIn(
   }
   if (run.verdict.kind !== 'ok') return keepFailedWork(ctx, task, tree, outcome, run.verdict)
   const verify = await verifyWithFixUp(ctx, task, tree, run, outcome)
+  if (verify && 'stopped' in verify) return keepStoppedWork(ctx, task, tree, outcome, verify)
   if (!(await commitLeftovers(tree, task, ctx.land.config)))
     return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
   return { kind: 'land', outcome: landing(outcome, verify, now() - startedAt) }

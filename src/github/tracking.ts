@@ -95,7 +95,8 @@ export class IssueTracking {
   /** Settles every comment and label once the fleet is done (or cancelled). */
   async finish(): Promise<void> {
     this.signal?.removeEventListener('abort', this.onCancel)
-    const stopped = (o: Outcome) => this.interrupted.has(o.id) && !LANDED.includes(o.status)
+    const stopped = (o: Outcome) =>
+      o.status === 'cancelled' || (this.interrupted.has(o.id) && !LANDED.includes(o.status))
     for (const [issue, tasks] of this.tasksOf) {
       const comment = this.comments.get(issue)
       await comment?.flush()

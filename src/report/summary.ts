@@ -12,7 +12,8 @@ const ICON: Record<Outcome['status'], string> = {
   failed: '❌',
   'timed-out': '⏱️',
   'not-started': '⏸️',
-  refused: '⛔'
+  refused: '⛔',
+  cancelled: '🛑'
 }
 
 function prCell(o: Outcome): string {

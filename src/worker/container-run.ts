@@ -31,9 +31,6 @@ export interface ContainerConfig {
   network: string
 }
 
-/** After the container kill, how long the runtime CLI gets to exit before its group is killed. */
-const KILL_GRACE_MS = 10_000
-
 /** Runtime CLI configuration taken from the host; never forwarded into the container. */
 export const RUNTIME_VARS = [
   'DOCKER_HOST',
@@ -71,8 +68,8 @@ export function containerUser(uid: number | undefined, gid: number | undefined):
 /**
  * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
  * runtime settings. HOME and TMPDIR are the host's, not the worker's temp ones (rootless podman
- * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: spawnWorker hunts
- * stray processes by it, and the runtime's own helpers (conmon) must not look like strays.
+ * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: it names a host path
+ * the runtime has no use for.
  */
 export function runtimeEnv(
   workerEnv: Record<string, string>,
@@ -91,6 +88,7 @@ export function runtimeEnv(
 
 /** A runtime command; its own words are the cause a person needs (a daemon down, a name in use). */
 async function runRuntime(file: string, args: string[], env: Record<string, string>) {
+  // No run's signal here: the kill and the removal must run after a cancel too.
   const r = await run(file, args, { env, timeoutMs: 30_000 })
   if (r.exitCode !== 0)
     console.error(
@@ -100,19 +98,21 @@ async function runRuntime(file: string, args: string[], env: Record<string, stri
 }
 
 /**
- * A cancelled run kills the container too: a signal to the runtime CLI alone may not reach it
- * (docker's CLI is only a client); `--rm` removes it.
+ * When a timeout or the run's stop ends a container's CLI, the container is killed through the
+ * runtime too: a signal to the runtime CLI alone may not reach it (docker's CLI is only a client);
+ * `--rm` removes it.
  */
-function killOnAbort(
-  signal: AbortSignal | undefined,
+function killContainer(
   name: string,
   runtime: ContainerRuntime,
-  env: Record<string, string>
-): () => void {
+  env: Record<string, string>,
+  log: (m: string) => void
+): (why: 'timeout' | 'cancel') => void {
   const kill = containerKillCommand(name, runtime)
-  const onAbort = () => void runRuntime(kill.file, kill.args, env)
-  signal?.addEventListener('abort', onAbort, { once: true })
-  return () => signal?.removeEventListener('abort', onAbort)
+  return why =>
+    void runRuntime(kill.file, kill.args, env).then(code =>
+      log(`${why}: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`)
+    )
 }
 
 /** The spec of one attempt's container; pure apart from the names it is given. */
@@ -155,17 +155,6 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
   w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`)
   // Root action, uid-1001 container: the mounts must be the container user's while it runs.
   if (uid === 0) await chownTree(user, mounted)
-  let killed = false
-  const kill = containerKillCommand(name, c.runtime)
-  const timer = setTimeout(() => {
-    killed = true
-    void runRuntime(kill.file, kill.args, env).then(code =>
-      w.log(
-        `[${w.taskId}] timeout: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`
-      )
-    )
-  }, w.timeoutMs)
-  const unsubscribe = killOnAbort(w.signal, name, c.runtime, env)
   try {
     const exit = await spawnWorker({
       file: cmd.file,
@@ -173,19 +162,18 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
       env,
       cwd: w.cwd,
       stdin: w.stdin,
-      // Backstop: the process group is killed only if the CLI outlives its container.
-      timeoutMs: w.timeoutMs + KILL_GRACE_MS,
+      timeoutMs: w.timeoutMs,
       transcriptPath: w.transcriptPath,
       onProgress: w.onProgress,
-      signal: w.signal
+      signal: w.signal,
+      onStop: killContainer(name, c.runtime, env, m => w.log(`[${w.taskId}] ${m}`)),
+      // The runtime's own helpers (conmon) carry the CLI's environment: they are not strays.
+      hunt: false
     })
-    const timedOut = exit.timedOut || killed
     // A CLI killed before the runtime reaped the container can leave it behind: remove it.
-    if (timedOut) await runRuntime(c.runtime, ['rm', '--force', name], env)
-    return { ...exit, timedOut }
+    if (exit.timedOut || exit.stopped) await runRuntime(c.runtime, ['rm', '--force', name], env)
+    return exit
   } finally {
-    clearTimeout(timer)
-    unsubscribe()
     await finishGit(
       w.cwd,
       git,
@@ -240,16 +228,21 @@ export async function verifyInContainer(
   const args = cmd.args.filter(a => a !== '--interactive')
   v.log(`[${v.taskId}] verify in container ${name}`)
   if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
-  const unsubscribe = killOnAbort(v.signal, name, c.runtime, runEnv)
-  const kill = containerKillCommand(name, c.runtime)
   try {
-    return await runVerify(v.command, v.worktree, runEnv, v.timeoutMs, {
-      file: cmd.file,
-      args,
-      onTimeout: () => void runRuntime(kill.file, kill.args, runEnv)
-    })
+    return await runVerify(
+      v.command,
+      v.worktree,
+      runEnv,
+      v.timeoutMs,
+      {
+        file: cmd.file,
+        args,
+        onStop: killContainer(name, c.runtime, runEnv, m => v.log(`[${v.taskId}] ${m}`)),
+        hunt: false
+      },
+      v.signal
+    )
   } finally {
-    unsubscribe()
     await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
     if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
   }

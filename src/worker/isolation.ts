@@ -104,7 +104,7 @@ export interface CageCommand {
   log: (message: string) => void
   /** Package caches every task's setup shares (sandbox: bound read-write for setup alone). */
   shared?: string[]
-  /** The run's stop: kills a verify container (a process or sandbox verify runs out its time). */
+  /** The run's stop: the command is stopped as a worker is, and its result says why. */
   signal?: AbortSignal
 }
 
@@ -131,7 +131,8 @@ function runSandboxedCommand(
       shared: c.shared
     },
     c.command,
-    c.timeoutMs
+    c.timeoutMs,
+    c.signal
   )
 }
 
@@ -176,7 +177,7 @@ function kindOf(
     case 'process':
       return {
         launch: launchProcess,
-        run: (c, env) => runVerify(c.command, c.cwd, env, c.timeoutMs)
+        run: (c, env) => runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
       }
   }
 }

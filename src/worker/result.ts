@@ -50,6 +50,8 @@ export type Verdict =
   | { kind: 'ok' }
   | { kind: 'timed-out'; error: string }
   | { kind: 'failed'; error: string; retryable: boolean }
+  /** The run's stop ended the worker (or came before it started). */
+  | { kind: 'cancelled'; error: string }
 
 /** Statuses where the action itself should run the worker again, after a backoff. */
 function isOverload(status: number): boolean {
@@ -87,8 +89,7 @@ export function judge(
     }
   }
   if (result && !result.is_error && exit.exitCode === 0) return { kind: 'ok' }
-  if (exit.stopped)
-    return { kind: 'failed', error: `${exit.stopped}: the worker was stopped`, retryable: false }
+  if (exit.stopped) return { kind: 'cancelled', error: `${exit.stopped}: the worker was stopped` }
   if (!result) {
     const how = exit.signal
       ? `was killed by ${exit.signal}`

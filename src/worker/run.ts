@@ -166,8 +166,7 @@ async function runAttempt(
 function finalVerdict(verdict: Verdict, retrying: boolean, stop: AbortSignal | undefined): Verdict {
   return retrying && verdict.kind === 'failed'
     ? {
-        ...verdict,
-        retryable: false,
+        kind: 'cancelled',
         error: `${verdict.error}; ${String(stop?.reason)} before the next attempt`
       }
     : verdict

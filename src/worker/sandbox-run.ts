@@ -156,15 +156,20 @@ export async function spawnSandboxed(
 export async function runSandboxed(
   c: Omit<Caged, 'command' | 'binary' | 'modelUrl'>,
   shell: string,
-  timeoutMs: number
+  timeoutMs: number,
+  signal?: AbortSignal
 ): Promise<VerifyResult> {
   const prepared = await prepare({ ...c, command: ['sh', '-c', shell] })
   try {
     const cmd = sandboxCommand(prepared.spec)
-    return await runVerify(shell, c.worktree, cmd.env, timeoutMs, {
-      file: cmd.file,
-      args: cmd.args
-    })
+    return await runVerify(
+      shell,
+      c.worktree,
+      cmd.env,
+      timeoutMs,
+      { file: cmd.file, args: cmd.args },
+      signal
+    )
   } finally {
     await prepared.release()
   }

@@ -208,14 +208,14 @@ describe('the job cancelled', () => {
       const out = byId(run)
       expect(results(run).map(r => r.id)).toEqual(tasks.map(t => t.id))
       const cancelled = 'the run was cancelled: the worker was stopped'
-      expect(out.get(id('wrote'))?.status).toBe('failed')
+      expect(out.get(id('wrote'))?.status).toBe('cancelled')
       expect(out.get(id('wrote'))?.error).toBe(
         `${cancelled}; its partial work is on branch fleet/${id('wrote')}`
       )
       expect(await stack.git.readFile(FULL, `fleet/${id('wrote')}`, 'partial.txt')).toBe('half\n')
-      expect(out.get(id('hung'))?.status).toBe('failed')
+      expect(out.get(id('hung'))?.status).toBe('cancelled')
       expect(out.get(id('hung'))?.error).toBe(cancelled)
-      expect(out.get(id('backoff'))?.status).toBe('failed')
+      expect(out.get(id('backoff'))?.status).toBe('cancelled')
       expect(out.get(id('backoff'))?.error).toBe(
         'the model endpoint kept rate-limiting the worker (429); the run was cancelled before the next attempt'
       )

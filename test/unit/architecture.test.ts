@@ -163,11 +163,11 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(carrying.map(rel)).toEqual([])
   })
 
-  it('one way to run a process: src/process.ts, and worker/spawn.ts for process groups', () => {
+  it('one way to run a process: src/process.ts, for every child the action starts', () => {
     const users = sources(SRC)
       .filter(f => /from '(node:)?child_process'|from 'execa'/.test(readFileSync(f, 'utf8')))
       .map(rel)
-    expect(users.sort()).toEqual(['src/process.ts', 'src/worker/spawn.ts'])
+    expect(users.sort()).toEqual(['src/process.ts'])
   })
 
   it('arrows point down, but for the listed exceptions, and every exception still exists', () => {

@@ -7,6 +7,7 @@ import {
   type WorkerExit,
   type WorkerResult
 } from '../../src/worker/result.js'
+import { nextStep } from '../../src/worker/retry.js'
 
 const limits = { timeoutMinutes: 30, maxTurns: 40 }
 
@@ -83,6 +84,21 @@ describe('judge', () => {
     expect(judge(exit({ exitCode: 1 }), limits).kind).toBe('failed')
     expect(judge(exit({ result: result({ is_error: true }) }), limits).kind).toBe('failed')
     expect(judge(exit({ exitCode: null, signal: 'SIGTERM' }), limits).kind).toBe('failed')
+  })
+
+  it("a worker the run's stop ended is cancelled, not failed, and never retried", () => {
+    const stopped = exit({
+      exitCode: null,
+      signal: 'SIGTERM',
+      result: undefined,
+      stopped: 'the run was cancelled'
+    })
+    expect(judge(stopped, limits)).toEqual({
+      kind: 'cancelled',
+      error: 'the run was cancelled: the worker was stopped'
+    })
+    const policy = { maxAttempts: 3, baseDelayMs: 1000, smallModel: 'small' }
+    expect(nextStep(1, judge(stopped, limits), policy)).toEqual({ retry: false })
   })
 
   it('a 401 fails for good and says the key was rejected', () => {

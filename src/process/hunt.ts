@@ -1,0 +1,110 @@
+/**
+ * The stray hunt: after a child exits, whatever it left running is found in /proc and killed,
+ * round after round, until its process group is empty and a round finds nothing. A tool that
+ * started a daemon in a new session (`setsid cmd &`, a double fork) has left the group, so the
+ * group kill misses it; it still inherits the child's environment, and so the marker variable
+ * (src/process.ts STRAY_MARKER) that names the child. Linux only (/proc). What it cannot reach:
+ * a process that wipes its environment (`env -i`) and leaves the group, or one of another user
+ * (sudo resets the environment): the sandbox's PID namespace and the container bound those.
+ */
+import { readdir, readFile } from 'node:fs/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+/**
+ * Signals a whole process group. ESRCH (the group is gone) is what we wanted and answers false;
+ * anything else (EPERM) is logged to stderr with its cause, never thrown from a timer where nothing
+ * could catch it.
+ */
+export function signalGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal)
+    return true
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH')
+      console.error(`could not send ${signal} to process group ${pid}:`, error)
+    return false
+  }
+}
+
+/** Whom a hunt is after: a process group, and the processes whose environment holds a marker. */
+export interface HuntTarget {
+  /** The group's id: its leader's pid. */
+  group?: number
+  /** The marker's value: STRAY_MARKER=<marker> exactly. */
+  marker?: string
+  /** Or every value starting with this (the whole action's children). */
+  prefix?: string
+  /** The marker variable's name. */
+  variable?: string
+}
+
+/** The process group of a live process (a zombie is dead: it only waits to be reaped). */
+async function groupOf(pid: string): Promise<number | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => undefined)
+  if (!stat) return undefined
+  // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read from the last ')'.
+  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return state === 'Z' || state === 'X' ? undefined : Number(pgrp)
+}
+
+function needleOf(t: HuntTarget): Buffer | undefined {
+  const name = t.variable ?? 'FLEET_WORKER_RUN'
+  if (t.marker) return Buffer.from(`\0${name}=${t.marker}\0`)
+  if (t.prefix) return Buffer.from(`\0${name}=${t.prefix}`)
+  return undefined
+}
+
+/** Live processes (this one aside) in the group or carrying the marker, in one pass of /proc. */
+export async function findStrays(t: HuntTarget): Promise<number[]> {
+  const needle = needleOf(t)
+  const names = (await readdir('/proc').catch(() => [] as string[])).filter(
+    n => /^\d+$/.test(n) && Number(n) !== process.pid
+  )
+  const found = await Promise.all(
+    names.map(async name => {
+      const group = await groupOf(name)
+      if (group === undefined) return undefined
+      if (t.group !== undefined && group === t.group) return Number(name)
+      if (!needle) return undefined
+      const env = await readFile(`/proc/${name}/environ`).catch(() => undefined)
+      return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
+        ? Number(name)
+        : undefined
+    })
+  )
+  return found.filter((p): p is number => p !== undefined)
+}
+
+function kill(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL')
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH')
+      console.error(`could not kill stray process ${pid}:`, error)
+  }
+}
+
+/**
+ * Kills the group and the marked processes, and looks again, until a round finds nothing: a
+ * process found while it forked has a child the next round sees, and a killed one is listed until
+ * it is next scheduled. Gives up after `limitMs` (saying so on stderr) rather than hang a run on a
+ * process it may not kill. Returns how many distinct processes it killed.
+ */
+export async function huntStrays(t: HuntTarget, limitMs = 10_000): Promise<number> {
+  const end = Date.now() + limitMs
+  const killed = new Set<number>()
+  for (;;) {
+    if (t.group !== undefined) signalGroup(t.group, 'SIGKILL')
+    const pids = await findStrays(t)
+    if (pids.length === 0) return killed.size
+    for (const pid of pids) {
+      kill(pid)
+      killed.add(pid)
+    }
+    if (Date.now() > end) {
+      console.error(`stray processes still alive after ${limitMs} ms: ${pids.join(', ')}`)
+      return killed.size
+    }
+    await sleep(20)
+  }
+}

@@ -1,0 +1,207 @@
+// Issue 26: one way to stop a child. The run's signal and the timeout end the whole group the same
+// way (SIGTERM, SIGKILL one grace period later), the result says how it ended, and what the child
+// left running (a setsid'd, double-forked daemon; one that keeps forking) is dead by the time its
+// result is in, without polling for it.
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  huntAllChildren,
+  KILL_GRACE_MS,
+  run,
+  runChild,
+  startChild,
+  STRAY_MARKER
+} from '../../src/process.js'
+import { findStrays } from '../../src/process/hunt.js'
+
+const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
+let dir: string
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'fleet-process-'))
+})
+afterAll(() => rm(dir, { recursive: true, force: true }))
+
+/** The state letter of a process, or undefined when it is gone or a zombie (dead, unreaped). */
+async function alive(pid: number): Promise<string | undefined> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => undefined)
+  const state = stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+  return state && state !== 'Z' && state !== 'X' ? state : undefined
+}
+
+async function pidsIn(file: string): Promise<number[]> {
+  const text = await readFile(file, 'utf8').catch(() => '')
+  return text.split(/\s+/).filter(Boolean).map(Number)
+}
+
+/** Resolves once `file` holds at least `n` pids: a condition, not a fixed wait. */
+async function written(file: string, n = 1): Promise<number[]> {
+  for (;;) {
+    const pids = await pidsIn(file)
+    if (pids.length >= n) return pids
+    await new Promise(r => setTimeout(r, 20))
+  }
+}
+
+describe("a run's stop", () => {
+  it('ends the group with SIGTERM, and the result says it was cancelled and why', async () => {
+    const stop = new AbortController()
+    const ready = path.join(dir, 'cancel.ready')
+    const child = startChild('sh', ['-c', `sleep 30 & echo $! > ${ready}; wait`], {
+      env: ENV,
+      signal: stop.signal
+    })
+    const [sleeper = 0] = await written(ready)
+    stop.abort('the run was cancelled')
+    const r = await child.result
+    expect(r).toMatchObject({
+      cancelled: 'the run was cancelled',
+      signal: 'SIGTERM',
+      exitCode: null,
+      timedOut: false
+    })
+    // The shell's own child, in its group, went with it.
+    expect(await alive(sleeper)).toBeUndefined()
+  })
+
+  it('a child that ignores SIGTERM is killed one grace period later', async () => {
+    const stop = new AbortController()
+    const ready = path.join(dir, 'stubborn.ready')
+    const child = startChild('sh', ['-c', `trap '' TERM; echo $$ > ${ready}; sleep 30 & wait`], {
+      env: ENV,
+      signal: stop.signal
+    })
+    await written(ready)
+    const at = Date.now()
+    stop.abort('the run was cancelled')
+    const r = await child.result
+    expect(r.signal).toBe('SIGKILL')
+    expect(r.cancelled).toBe('the run was cancelled')
+    expect(Date.now() - at).toBeGreaterThanOrEqual(KILL_GRACE_MS - 50)
+  })
+
+  it('starts nothing once the run is stopped', async () => {
+    const stop = new AbortController()
+    stop.abort('the run was cancelled')
+    const ran = path.join(dir, 'never-ran')
+    const r = await runChild('sh', ['-c', `touch ${ran}`], { env: ENV, signal: stop.signal })
+    expect(r).toMatchObject({ cancelled: 'the run was cancelled', exitCode: null, signal: null })
+    await expect(readFile(ran)).rejects.toThrow(/ENOENT/)
+  })
+
+  it('a timeout ends it the same way: SIGTERM, then SIGKILL after the same grace', async () => {
+    const r = await runChild('sh', ['-c', "trap '' TERM; sleep 30 & wait"], {
+      env: ENV,
+      timeoutMs: 200
+    })
+    expect(r).toMatchObject({ timedOut: true, signal: 'SIGKILL' })
+    expect(r.cancelled).toBeUndefined()
+    expect(r.durationMs).toBeGreaterThanOrEqual(200 + KILL_GRACE_MS - 50)
+  })
+
+  it('calls onStop once, before the group is signalled, saying why', async () => {
+    const stop = new AbortController()
+    const whys: string[] = []
+    const child = startChild('sleep', ['30'], {
+      env: ENV,
+      signal: stop.signal,
+      timeoutMs: 60_000,
+      onStop: why => whys.push(why)
+    })
+    stop.abort('x')
+    await child.result
+    expect(whys).toEqual(['cancel'])
+  })
+})
+
+describe('the stray hunt', () => {
+  it('kills a setsid, double-forked daemon before the result is in', async () => {
+    const pids = path.join(dir, 'daemon.pids')
+    // The shell exits at once; the daemon is a grandchild in a session of its own.
+    const script = `setsid sh -c '(sleep 300 & echo $! >> ${pids}) &' ; sleep 0.2; exit 0`
+    const r = await runChild('sh', ['-c', script], { env: ENV })
+    expect(r.exitCode).toBe(0)
+    const [daemon = 0] = await pidsIn(pids)
+    expect(daemon).toBeGreaterThan(0)
+    expect(await alive(daemon), 'the daemon outlived the hunt').toBeUndefined()
+  })
+
+  it('kills a daemon that keeps forking new daemons while it is hunted', async () => {
+    const pids = path.join(dir, 'spawner.pids')
+    const spawner = `while :; do setsid sleep 300 & echo $! >> ${pids}; sleep 0.01; done`
+    const script = `setsid sh -c '${spawner}' & sleep 0.3; exit 0`
+    const r = await runChild('sh', ['-c', script], { env: ENV })
+    expect(r.exitCode).toBe(0)
+    const all = await pidsIn(pids)
+    expect(all.length).toBeGreaterThan(1)
+    const left = (await Promise.all(all.map(async p => ((await alive(p)) ? p : 0)))).filter(Boolean)
+    expect(left, 'sleepers left alive').toEqual([])
+  })
+
+  it("leaves another child's processes alone", async () => {
+    const ready = path.join(dir, 'other.ready')
+    const other = startChild('sh', ['-c', `echo $$ > ${ready}; sleep 30`], { env: ENV })
+    const [otherPid = 0] = await written(ready)
+    await runChild('sh', ['-c', '(setsid sleep 300 &); exit 0'], { env: ENV })
+    // The second child's hunt did not touch it; it is ended here by its own group.
+    expect(await alive(otherPid)).toBeDefined()
+    process.kill(-(other.pid ?? 0), 'SIGKILL')
+    expect((await other.result).signal).toBe('SIGKILL')
+  })
+
+  it('the action-wide hunt kills what a short command left behind', async () => {
+    const pids = path.join(dir, 'short.pids')
+    // run() (a short command) kills its group when it exits, but not a new session: that is
+    // left for the hunt the action runs as it ends.
+    const r = await run('sh', ['-c', `(setsid sleep 300 & echo $! > ${pids}); exit 0`], {
+      env: ENV
+    })
+    expect(r.exitCode).toBe(0)
+    const [daemon = 0] = await written(pids)
+    expect(await alive(daemon)).toBeDefined()
+    expect(await huntAllChildren()).toBeGreaterThanOrEqual(1)
+    expect(await alive(daemon)).toBeUndefined()
+  })
+
+  it('finds a process by its marker in /proc/<pid>/environ, and not a different marker', async () => {
+    const ready = path.join(dir, 'marked.ready')
+    const child = startChild('sh', ['-c', `echo $$ > ${ready}; sleep 30`], { env: ENV })
+    const [pid = 0] = await written(ready)
+    // The shell and its sleep both carry it.
+    expect(await findStrays({ marker: child.marker, variable: STRAY_MARKER })).toContain(pid)
+    expect(await findStrays({ marker: `${child.marker}0`, variable: STRAY_MARKER })).toEqual([])
+    process.kill(-pid, 'SIGKILL')
+    await child.result
+  })
+})
+
+describe('a stop that comes after the child ended', () => {
+  it('does not call it cancelled, even while its pipes are still awaited', async () => {
+    const stop = new AbortController()
+    const marked = path.join(dir, 'late.marked')
+    const unmarked = path.join(dir, 'late.unmarked')
+    // The shell exits at once. One daemon carries the marker (the hunt kills it: proof the exit
+    // was seen); one wipes its environment and holds stdout, so the result waits out the grace.
+    const script = [
+      `(setsid sleep 300 & echo $! > ${marked})`,
+      `(setsid env -i /bin/sleep 301 & echo $! > ${unmarked})`,
+      'exit 0'
+    ].join('; ')
+    const child = startChild('sh', ['-c', script], { env: ENV, signal: stop.signal })
+    let settled = false
+    void child.result.then(() => (settled = true))
+    const [daemon = 0] = await written(marked)
+    const [escaped = 0] = await written(unmarked)
+    try {
+      while (await alive(daemon)) await new Promise(r => setTimeout(r, 20))
+      expect(settled, 'the result came before the cancel: nothing was tested').toBe(false)
+      stop.abort('the run was cancelled')
+      const r = await child.result
+      expect(r.exitCode).toBe(0)
+      expect(r.cancelled).toBeUndefined()
+    } finally {
+      process.kill(escaped, 'SIGKILL')
+    }
+  })
+})
