@@ -38,7 +38,9 @@ function threadText(thread: ThreadComment[], k: number): string {
     `<comment n="${k}" file="${where}">`,
     'The diff hunk it is on:',
     clip(cleanText(first.diffHunk), MAX_HUNK),
-    ...thread.map(c => `${cleanText(c.author)} wrote:\n${clip(visibleText(c.body).text, MAX_COMMENT)}`),
+    ...thread.map(
+      c => `${cleanText(c.author)} wrote:\n${clip(visibleText(c.body).text, MAX_COMMENT)}`
+    ),
     '</comment>'
   ].join('\n')
 }

@@ -196,7 +196,7 @@ describe('answering on a fleet PR', () => {
     ).toEqual(['eyes'])
   })
 
-  it("a reader's review (and a bot's not in allowed-bots) is refused with a reply, before any model request", async () => {
+  it("a reader's review is refused with a reply, before any model request; a bot's not in allowed-bots is ignored without one", async () => {
     const before = stack.model.requests.length
     const work = script({ key: 'reader', steps: [{ text: 'should never run' }] })
     const run = await stack.run({
@@ -211,13 +211,16 @@ describe('answering on a fleet PR', () => {
     )
     expect(reply).toHaveLength(1)
     expect(reply[0]?.body).toContain('read access')
-    // A bot not named in allowed-bots is refused the same way.
+    // A bot not named in allowed-bots is ignored quietly: no outcome, no reply, no failure.
+    const comments = stack.github.state.comments.length
     const bot = await stack.run({
       eventName: 'pull_request_review',
       payload: review('renovate[bot]', `/fleet rewrite it all ${work}`, stack.github.state.id())
     })
-    expect(results(bot).map(r => r.status)).toEqual(['refused'])
-    expect(results(bot)[0]?.error).toContain('allowed-bots')
+    expect(bot.exitCode, bot.stdout + bot.stderr).toBe(0)
+    expect(results(bot)).toEqual([])
+    expect(bot.stdout).toContain('@renovate[bot] is a bot not listed in allowed-bots')
+    expect(stack.github.state.comments.length).toBe(comments)
     expect(stack.model.requests.length).toBe(before)
   })
 

@@ -195,7 +195,7 @@ describe('delegating from issues and comments', () => {
     expect(stack.github.state.reactions.filter(x => x.comment_id === comment.id)).toEqual([])
   })
 
-  it('a bot delegates only when named in allowed-bots', async () => {
+  it('a bot delegates only when named in allowed-bots; any other bot is ignored without a reply', async () => {
     const issue = stack.github.addIssue({
       title: 'Bump the lockfile',
       body: 'Bots may ask.',
@@ -205,16 +205,16 @@ describe('delegating from issues and comments', () => {
     const branchesBefore = await stack.git.branches(FULL)
 
     const stranger = commentOn(issue, '/fleet bump it', 'dependabot[bot]')
-    const refused = await stack.run({
+    const ignored = await stack.run({
       eventName: 'issue_comment',
       payload: stranger.payload,
       inputs: { 'allowed-bots': 'renovate' }
     })
-    expect(refused.exitCode).not.toBe(0)
-    expect(byId(refused).get(`issue-${issue.number}`)?.status).toBe('refused')
-    const replies = answers(stack, issue.number, stranger.comment.id)
-    expect(replies).toHaveLength(1)
-    expect(replies[0]?.body).toMatch(/@dependabot\[bot\].*allowed-bots/)
+    // Ignored quietly: no reply (two bots must never talk to each other), no outcome, no failure.
+    expect(ignored.exitCode, ignored.stdout + ignored.stderr).toBe(0)
+    expect(results(ignored)).toEqual([])
+    expect(ignored.stdout).toMatch(/@dependabot\[bot\] is a bot not listed in allowed-bots/)
+    expect(answers(stack, issue.number, stranger.comment.id)).toEqual([])
     expect(stack.github.state.reactions.filter(x => x.comment_id === stranger.comment.id)).toEqual(
       []
     )
