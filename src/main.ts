@@ -23,7 +23,7 @@ import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
 import { preflightSandbox } from './worker/sandbox-host.js'
-import type { SandboxSetup } from './worker/sandbox-run.js'
+import { checkBinaryInSandbox, type SandboxSetup } from './worker/sandbox-run.js'
 import { resolveSkills } from './worker/skills.js'
 import { GitError } from './git/git.js'
 import { CANCEL_SIGNALS } from './worker/spawn.js'
@@ -118,6 +118,8 @@ async function workerClaude(run: Run): Promise<{ file: string; version: string }
           })
         )
   io.info(`claude: ${claude.version} (${claude.file})`)
+  const sandbox = await prepareIsolation(run)
+  if (sandbox) await checkBinaryInSandbox(sandbox, claude.file)
   return claude
 }
 

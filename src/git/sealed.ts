@@ -151,6 +151,8 @@ export async function checkSealed(
   const raw = await repo.out([
     'log',
     '--raw',
+    // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
+    '--ignore-submodules=none',
     '--no-abbrev',
     '-m',
     '--format=',

@@ -13,7 +13,7 @@ import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
 import type { WorkerExit } from './result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
-import type { SandboxHost } from './sandbox-host.js'
+import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
 import { type Progress, spawnWorker } from './spawn.js'
 
@@ -202,5 +202,38 @@ export async function runSandboxed(
     return result
   } finally {
     await prepared.release()
+  }
+}
+
+/**
+ * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
+ * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
+ * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ */
+export async function checkBinaryInSandbox(setup: SandboxSetup, binary: string): Promise<void> {
+  const dir = await hostDir()
+  try {
+    const { command, dir: claudeDir } = await binaryDir(setup, binary)
+    const cmd = sandboxCommand({
+      bwrap: setup.host.bwrap,
+      system: setup.host.system,
+      extraReadOnly: setup.host.extraReadOnly,
+      worktree: dir,
+      cageDir: dir,
+      claudeDir,
+      command: [command ?? binary, '--version'],
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+    })
+    const ran = await runVerify('--version', dir, cmd.env, 60_000, {
+      file: cmd.file,
+      args: cmd.args
+    })
+    if (ran.exitCode === 0) return
+    const said = ran.tail.trim().split('\n').pop() ?? ''
+    throw new SandboxUnavailable(
+      `the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`
+    )
+  } finally {
+    await rm(dir, { recursive: true, force: true })
   }
 }

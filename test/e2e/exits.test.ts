@@ -132,6 +132,8 @@ describe.skipIf(skipReason !== undefined)(
         user,
         timeoutMs: 600_000
       })
+      if (process.env.FLEET_E2E_DUMP)
+        await writeFile(process.env.FLEET_E2E_DUMP, run.stdout + run.stderr)
     }, 900_000)
     afterAll(async () => {
       await closePaths?.()
