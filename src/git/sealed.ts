@@ -133,16 +133,20 @@ export async function checkSealed(
       kind: 'refused',
       reason: `the sealed result failed git's object checks (${fetched.stderr.trim().split('\n').pop() ?? ''})`
     }
-  const head = listed.head
-  const descends = await repo.exec(['merge-base', '--is-ancestor', want.start, head], {
+  return historyOf(repo, want.start, listed.head, caps)
+}
+
+/** The sealed commits: descending from the start commit, within the cap, adding no submodule. */
+async function historyOf(repo: Git, start: string, head: string, caps: SealCaps): Promise<Checked> {
+  const descends = await repo.exec(['merge-base', '--is-ancestor', start, head], {
     allowFailure: true
   })
   if (descends.exitCode !== 0)
     return {
       kind: 'refused',
-      reason: `the sealed commits do not descend from the task's start commit ${want.start.slice(0, 12)}`
+      reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
     }
-  const commits = Number(await repo.out(['rev-list', '--count', `${want.start}..${head}`]))
+  const commits = Number(await repo.out(['rev-list', '--count', `${start}..${head}`]))
   if (commits > caps.maxCommits)
     return {
       kind: 'refused',
@@ -156,7 +160,7 @@ export async function checkSealed(
     '--no-abbrev',
     '-m',
     '--format=',
-    `${want.start}..${head}`
+    `${start}..${head}`
   ])
   const submodules = submodulePaths(raw)
   if (submodules.length > 0)
