@@ -102,11 +102,11 @@ describe.skipIf(skipReason !== undefined)(
         ]),
         // The worker's clone replaced by a symlink to the runner's checkout.
         bashTask('symlink', [
-          `echo mine > mine.txt && d=$(git rev-parse --absolute-git-dir) && rm -rf "$d" && ln -s '${stack.workspace}/.git' "$d" && echo STEP-OK`
+          `echo mine > mine.txt && d=$(git rev-parse --absolute-git-dir) && mv "$d" "$d.gone" && ln -s '${stack.workspace}/.git' "$d" && echo STEP-OK`
         ]),
         // ... and by a gitfile pointing at it.
         bashTask('gitfile', [
-          `echo mine > mine.txt && d=$(git rev-parse --absolute-git-dir) && rm -rf "$d" && echo 'gitdir: ${stack.workspace}/.git' > "$d" && echo STEP-OK`
+          `echo mine > mine.txt && d=$(git rev-parse --absolute-git-dir) && mv "$d" "$d.gone" && echo 'gitdir: ${stack.workspace}/.git' > "$d" && echo STEP-OK`
         ]),
         // A dotfile in the worker's HOME that would make `npm test` pass whatever it does.
         bashTask(
