@@ -5,7 +5,7 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { rewriteMessages } from '../../src/git/messages.js'
-import { checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
+import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
 import { inertCommitMessage } from '../../src/report/commit-message.js'
 
 const ENV = {
@@ -39,6 +39,9 @@ function repos() {
   }
   return { root, fleet, worker, start, bundle, repo: Git.create(fleet) }
 }
+
+/** The refusal's sentence; '' when the result was accepted (so a match fails). */
+const reasonOf = (c: Checked) => (c.kind === 'refused' ? c.reason : '')
 
 describe('checkSealed: what the action accepts from a cage', () => {
   it("accepts the task's branch descending from its start commit", async () => {
@@ -74,10 +77,7 @@ describe('checkSealed: what the action accepts from a cage', () => {
     git(r.worker, 'add', '.')
     git(r.worker, 'commit', '-qm', 'modules')
     const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
-    expect(checked).toMatchObject({
-      kind: 'refused',
-      reason: expect.stringContaining('.gitmodules')
-    })
+    expect(reasonOf(checked)).toContain('.gitmodules')
   })
 
   it('refuses history that does not descend from the start commit', async () => {
@@ -88,10 +88,7 @@ describe('checkSealed: what the action accepts from a cage', () => {
     const file = path.join(r.root, 'foreign.bundle')
     git(r.worker, 'bundle', 'create', '-q', file, 'fleet/t')
     const checked = await checkSealed(r.repo, file, { branch: 'fleet/t', start: r.start })
-    expect(checked).toMatchObject({
-      kind: 'refused',
-      reason: expect.stringMatching(/do not descend/)
-    })
+    expect(reasonOf(checked)).toMatch(/do not descend/)
   })
 
   it('refuses a bundle with another branch, or more than one', async () => {
@@ -100,10 +97,9 @@ describe('checkSealed: what the action accepts from a cage', () => {
     git(r.worker, 'branch', 'main2')
     const other = path.join(r.root, 'other.bundle')
     git(r.worker, 'bundle', 'create', '-q', other, 'main2', `^${r.start}`)
-    expect(await checkSealed(r.repo, other, { branch: 'fleet/t', start: r.start })).toMatchObject({
-      kind: 'refused',
-      reason: expect.stringContaining('refs/heads/main2')
-    })
+    expect(
+      reasonOf(await checkSealed(r.repo, other, { branch: 'fleet/t', start: r.start }))
+    ).toContain('refs/heads/main2')
     const two = path.join(r.root, 'two.bundle')
     git(r.worker, 'bundle', 'create', '-q', two, 'fleet/t', 'main2', `^${r.start}`)
     expect((await checkSealed(r.repo, two, { branch: 'fleet/t', start: r.start })).kind).toBe(
@@ -116,11 +112,8 @@ describe('checkSealed: what the action accepts from a cage', () => {
     for (let i = 0; i < 3; i++) git(r.worker, 'commit', '-q', '--allow-empty', '-m', `c${i}`)
     const caps = { maxBytes: 1 << 20, maxCommits: 2 }
     expect(
-      await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start, caps })
-    ).toMatchObject({
-      kind: 'refused',
-      reason: expect.stringContaining('over the cap of 2')
-    })
+      reasonOf(await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start, caps }))
+    ).toContain('over the cap of 2')
     const junk = path.join(r.root, 'junk.bundle')
     writeFileSync(junk, 'not a bundle\n')
     expect((await checkSealed(r.repo, junk, { branch: 'fleet/t', start: r.start })).kind).toBe(
