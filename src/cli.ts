@@ -13,8 +13,8 @@ import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.j
 import { fleetAction, type Io } from './main.js'
 import { type Outcome, UNFINISHED } from './domain.js'
 import { Board } from './progress.js'
-import { huntAllChildren, runOk } from './process.js'
-import { gitEnv } from './git/git.js'
+import { huntAllChildren } from './process.js'
+import { Git } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/goal.js'
 import { logText, printable } from './report/log-text.js'
@@ -161,7 +161,7 @@ async function preflight(command: 'run' | 'plan', env: NodeJS.ProcessEnv): Promi
       'no model key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN for a bearer token) in the environment'
     )
   const dir = env.GITHUB_WORKSPACE ?? process.cwd()
-  const git = (args: string[]) => runOk('git', ['-C', dir, ...args], { env: gitEnv(env) })
+  const git = (args: string[]) => Git.create(dir, env).out(args)
   await git(['rev-parse', '--show-toplevel']).catch(() => {
     throw new UsageError(
       `--repo: '${dir}' is not a git repository; run fleet-worker inside a clone, or pass --repo DIR`

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { type Config, InputError, parseConfig } from './config.js'
 import { type RunContext, readContext, runUrl } from './context.js'
 import { readEvent } from './event.js'
-import { gitEnv, tokenForms, withoutUserinfo } from './git/git.js'
+import { Git, tokenForms, withoutUserinfo } from './git/git.js'
 import { runFleet } from './fleet/engine.js'
 import { describeError } from './errors.js'
 import { type Outcome, UNFINISHED } from './domain.js'
@@ -17,14 +17,14 @@ import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
 import { parallelismLine } from './report/summary.js'
-import { huntAllChildren, run as runCommand } from './process.js'
+import { huntAllChildren } from './process.js'
 import type { Task } from './domain.js'
 import { usePlanner } from './planning.js'
 import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
 import { preflightSandbox } from './worker/sandbox-host.js'
-import type { SandboxSetup } from './worker/sandbox-run.js'
+import { checkBinaryInSandbox, type SandboxSetup } from './worker/sandbox-run.js'
 import { resolveSkills } from './worker/skills.js'
 import { GitError } from './git/git.js'
 import { CANCEL_SIGNALS } from './worker/spawn.js'
@@ -53,8 +53,8 @@ function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | unde
 
 /** Where to push: the checkout's origin (without any credential in it), else the repository on the server. */
 async function remoteUrlOf(ctx: RunContext): Promise<string> {
-  const got = await runCommand('git', ['-C', ctx.workspace, 'remote', 'get-url', 'origin'], {
-    env: gitEnv(process.env)
+  const got = await Git.create(ctx.workspace).exec(['remote', 'get-url', 'origin'], {
+    allowFailure: true
   })
   const origin = got.exitCode === 0 ? got.stdout.trim() : ''
   return withoutUserinfo(origin) || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
@@ -121,6 +121,8 @@ async function workerClaude(run: Run): Promise<{ file: string; version: string }
           })
         )
   io.info(`claude: ${claude.version} (${claude.file})`)
+  const sandbox = await prepareIsolation(run)
+  if (sandbox) await checkBinaryInSandbox(sandbox, claude.file)
   return claude
 }
 

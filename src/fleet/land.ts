@@ -1,7 +1,6 @@
-import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
-import type { FleetRepo, Worktree } from '../git/repo.js'
+import type { FleetRepo } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
 import { upsertPullRequest } from '../github/pulls.js'
 import type { Task } from '../domain.js'
@@ -15,61 +14,6 @@ export interface LandContext {
   github?: { octokit: Octokit; repo: Repo }
   preserveDir: string
   prBody: (outcome: Outcome) => string
-}
-
-/**
- * A worker killed mid-git (at its timeout, or on purpose) leaves `index.lock` behind, and every
- * later `git add` fails on it. The worker and everything it started are gone by now, so the lock
- * is stale: remove it, or its work would be lost.
- */
-export async function clearStaleLock(tree: Worktree): Promise<boolean> {
-  const lock = path.join(tree.gitDir, 'index.lock')
-  const found = await stat(lock).then(
-    () => true,
-    () => false
-  )
-  if (found) await rm(lock, { force: true })
-  return found
-}
-
-/**
- * Commits whatever the worker left uncommitted, as the action's own identity; true when the branch
- * now has commits to land (ours, or the worker's own).
- */
-export async function commitLeftovers(
-  tree: Worktree,
-  task: Task,
-  config: FleetConfig,
-  subject?: string
-): Promise<boolean> {
-  await clearStaleLock(tree)
-  if (!(await tree.git.hasUncommitted())) return hasNewCommits(tree)
-  const { name, email } = config.commitAuthor
-  const env = {
-    GIT_AUTHOR_NAME: name,
-    GIT_AUTHOR_EMAIL: email,
-    GIT_COMMITTER_NAME: name,
-    GIT_COMMITTER_EMAIL: email
-  }
-  await tree.git.exec(['add', '--all'])
-  await tree.git.exec(
-    [
-      '-c',
-      'commit.gpgsign=false',
-      'commit',
-      '--quiet',
-      '--no-verify',
-      '-m',
-      subject ?? `fleet(${task.id}): ${task.title}`
-    ],
-    { env }
-  )
-  // A commit of ours is new work: no `rev-parse` to find out (one git process less per task).
-  return true
-}
-
-async function hasNewCommits(tree: Worktree): Promise<boolean> {
-  return (await tree.git.out(['rev-parse', 'HEAD'])) !== tree.startSha
 }
 
 const VERIFY_FAILED = 'fleet:verify-failed'

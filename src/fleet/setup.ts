@@ -85,7 +85,12 @@ export function excludePattern(file: string): string {
  * PR, so they fail the setup instead.
  */
 async function excludeLeftovers(tree: Worktree): Promise<string | undefined> {
-  const status = await tree.git.exec(['status', '--porcelain', '--untracked-files=no'])
+  const status = await tree.git.exec([
+    'status',
+    '--porcelain',
+    '--untracked-files=no',
+    '--ignore-submodules=all'
+  ])
   const files = status.stdout
     .split('\n')
     .filter(Boolean)

@@ -1,3 +1,4 @@
+import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Worktree } from '../git/repo.js'
 import type { Task } from '../domain.js'
@@ -5,7 +6,9 @@ import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
 import { addUsage } from '../domain.js'
 import { runWorker } from '../worker/run.js'
-import { commitLeftovers, land, type LandContext } from './land.js'
+import { land, type LandContext } from './land.js'
+import { acceptedHead, type TaskGit } from '../worker/exit.js'
+import { inertCommitMessage } from '../report/commit-message.js'
 import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome, type Slot } from './pool.js'
 import { describeError } from '../errors.js'
@@ -21,21 +24,6 @@ function startRef(task: Task, base: string): string {
   return task.source.kind === 'follow-up'
     ? `refs/remotes/origin/${task.branch}`
     : `refs/remotes/origin/${base}`
-}
-
-/**
- * A worker may switch branches (`git checkout -B main`, `-b feature`): its work is where its HEAD
- * is, so the task's branch is moved there and HEAD put back on it (index and files untouched).
- * Only the task's branch is ever pushed; without this its commits on another branch were lost.
- */
-async function followHead(tree: Worktree, branch: string): Promise<void> {
-  // Most workers stay on their branch: one git call then, not three (own overhead per task).
-  const on = await tree.git.exec(['symbolic-ref', '--quiet', 'HEAD'], { allowFailure: true })
-  if (on.exitCode === 0 && on.stdout.trim() === `refs/heads/${branch}`) return
-  const head = await tree.git.tryRevParse('HEAD')
-  if (!head) return
-  await tree.git.exec(['update-ref', `refs/heads/${branch}`, head])
-  await tree.git.exec(['symbolic-ref', 'HEAD', `refs/heads/${branch}`])
 }
 
 /** The `setup` input in the worktree, before the worker; why the task must end, when it must. */
@@ -77,12 +65,88 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
     task.branch,
     startRef(task, ctx.land.base)
   )
+  const exit = taskGit(ctx, task, tree)
   try {
-    return await workIn(ctx, task, tree, startedAt)
+    return await workIn(ctx, task, { tree, exit }, startedAt)
   } catch (error) {
     // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
-    return await salvage(ctx, task, tree, startedAt, error)
+    return await salvage(ctx, task, { tree, exit }, startedAt, error)
   }
+}
+
+/** The task's git as the action holds it, for its cages' exit (worker/exit.ts). */
+function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
+  return {
+    id: task.id,
+    repo: ctx.land.repo.git,
+    branch: task.branch,
+    start: tree.startSha,
+    adminDir: tree.gitDir,
+    keepDir: ctx.land.preserveDir,
+    author: ctx.land.config.commitAuthor,
+    // The title comes from issue text: nothing in the action's own commit may act once merged.
+    message: inertCommitMessage(`fleet(${task.id}): ${task.title}`)
+  }
+}
+
+/** The task's worktree and its git as the action holds it. */
+interface TaskTree {
+  tree: Worktree
+  exit: TaskGit
+}
+
+/**
+ * A fresh HOME, TMPDIR and config dir for one verify (or seal-only) run: nothing a worker left in
+ * its own HOME (an `~/.npmrc` with `script-shell=/usr/bin/true`, say) may change a verdict.
+ */
+async function freshEnv(
+  ctx: TaskContext,
+  task: Task,
+  base: Record<string, string>,
+  label: string
+): Promise<Record<string, string>> {
+  const dir = path.join(ctx.worker.root, 'workers', `${task.id}.${label}`)
+  const paths = {
+    HOME: path.join(dir, 'home'),
+    TMPDIR: path.join(dir, 'tmp'),
+    CLAUDE_CONFIG_DIR: path.join(dir, 'config')
+  }
+  await rm(dir, { recursive: true, force: true })
+  await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
+  return { ...base, ...paths }
+}
+
+/**
+ * What the task's cages left, as the action accepted it: a refusal ends the task `failed` (the work
+ * kept as a bundle, or the worktree kept when not even a bundle was made); otherwise whether the
+ * branch has new commits.
+ */
+async function accepted(
+  t: TaskTree
+): Promise<{ kind: 'refused'; error: string; preserved?: string } | { kind: 'work' | 'none' }> {
+  const refused = t.exit.refused
+  if (refused) {
+    if (refused.kept) return { kind: 'refused', error: refused.reason, preserved: refused.kept }
+    t.tree.keep()
+    return { kind: 'refused', error: `${refused.reason}; its files are kept at ${t.tree.dir}` }
+  }
+  return (await acceptedHead(t.exit)) === t.exit.start ? { kind: 'none' } : { kind: 'work' }
+}
+
+/** The task's leftovers sealed in its cage, by a run of nothing: after a throw, say. */
+async function sealLeftovers(ctx: TaskContext, task: Task, t: TaskTree): Promise<void> {
+  const env = await freshEnv(ctx, task, { PATH: '/usr/local/bin:/usr/bin:/bin' }, 'salvage')
+  await ctx.worker.isolation.run({
+    taskId: task.id,
+    label: 'seal',
+    command: 'true',
+    cwd: t.tree.dir,
+    env,
+    timeoutMs: 60_000,
+    host: ctx.worker.host,
+    log: ctx.worker.log,
+    sealing: t.exit
+  })
 }
 
 /**
@@ -93,7 +157,7 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
 async function salvage(
   ctx: TaskContext,
   task: Task,
-  tree: Worktree,
+  t: TaskTree,
   startedAt: number,
   error: unknown
 ): Promise<Worked> {
@@ -105,12 +169,17 @@ async function salvage(
   }
   const reason = `the fleet could not finish this task: ${cause}`
   try {
-    await followHead(tree, task.branch)
-    const work = `fleet(${task.id}): partial work (failed)`
-    if (await commitLeftovers(tree, task, ctx.land.config, work))
-      return { kind: 'partial', outcome, error: reason }
+    await sealLeftovers(ctx, task, t)
+    const left = await accepted(t)
+    if (left.kind === 'work') return { kind: 'partial', outcome, error: reason }
+    if (left.kind === 'refused')
+      return {
+        kind: 'done',
+        outcome: { ...outcome, error: `${reason}; ${left.error}`, preserved: left.preserved }
+      }
     return { kind: 'done', outcome: { ...outcome, error: reason } }
   } catch (commitError) {
+    const { tree } = t
     tree.keep()
     const why = describeError(commitError)
     ctx.worker.log(`[${task.id}] could not commit its work: ${why}`)
@@ -128,16 +197,19 @@ type WorkerRun = Awaited<ReturnType<typeof runWorker>>
 
 /** A worker that did not finish well: its work still pushed (no PR), so nothing is lost. */
 async function keepFailedWork(
-  ctx: TaskContext,
-  task: Task,
-  tree: Worktree,
+  t: TaskTree,
   outcome: Outcome,
   verdict: Exclude<WorkerRun['verdict'], { kind: 'ok' }>
 ): Promise<Worked> {
   const status = verdict.kind
-  const subject = `fleet(${task.id}): partial work (${status})`
   const failed = { ...outcome, status, error: verdict.error }
-  return (await commitLeftovers(tree, task, ctx.land.config, subject))
+  const left = await accepted(t)
+  if (left.kind === 'refused')
+    return {
+      kind: 'done',
+      outcome: { ...failed, error: `${verdict.error}; ${left.error}`, preserved: left.preserved }
+    }
+  return left.kind === 'work'
     ? { kind: 'partial', outcome: failed, error: verdict.error }
     : { kind: 'done', outcome: failed }
 }
@@ -149,38 +221,39 @@ async function keepFailedWork(
 async function verifyWithFixUp(
   ctx: TaskContext,
   task: Task,
-  tree: Worktree,
+  t: TaskTree,
   run: WorkerRun,
   outcome: Outcome
 ): Promise<VerifyResult | { verify: VerifyResult; stopped: string } | undefined> {
   const { config } = ctx.land
   const command = task.verify ?? config.verify
-  const check = (env: Record<string, string>): Promise<VerifyResult> | undefined =>
+  let runs = 0
+  const check = async (env: Record<string, string>): Promise<VerifyResult | undefined> =>
     command
       ? ctx.worker.isolation.run({
           taskId: task.id,
           label: 'verify',
           command,
-          cwd: tree.dir,
-          env,
+          cwd: t.tree.dir,
+          env: await freshEnv(ctx, task, env, `verify-${++runs}`),
           timeoutMs: config.verifyTimeoutMs,
           host: ctx.worker.host,
           log: ctx.worker.log,
-          signal: ctx.worker.signal
+          signal: ctx.worker.signal,
+          sealing: t.exit
         })
       : undefined
   let verify = await check(run.env)
-  if (verify && !passed(verify) && config.verifyFixUp) {
+  if (verify && !passed(verify) && config.verifyFixUp && !t.exit.refused) {
     ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`)
     outcome.verifyBeforeFixUp = verify
-    const fix = await runWorker(ctx.worker, fixUpTask(task, verify), tree.dir, '.fix')
-    await followHead(tree, task.branch)
+    const fix = await runWorker(ctx.worker, fixUpTask(task, verify), t.tree.dir, '.fix', t.exit)
     outcome.turns += fix.turns
     outcome.usage = addUsage(outcome.usage, fix.usage)
     outcome.attempts += fix.attempts
     outcome.finalMessage = fix.finalMessage ?? outcome.finalMessage
     if (fix.verdict.kind === 'cancelled') return { verify, stopped: fix.verdict.error }
-    if (fix.verdict.kind === 'ok') verify = await check(fix.env)
+    if (fix.verdict.kind === 'ok' && !t.exit.refused) verify = await check(fix.env)
   }
   if (verify?.cancelled !== undefined)
     return { verify, stopped: `${verify.cancelled} during verify '${verify.command}'` }
@@ -189,18 +262,21 @@ async function verifyWithFixUp(
 
 /**
  * The run's stop ended the task's verify (or its fix-up turn): the task ends `cancelled`, and the
- * worker's work is committed and pushed as any partial work is (no PR), so nothing is lost.
+ * work its cages sealed is pushed as any partial work is (no PR), so nothing is lost.
  */
 async function keepStoppedWork(
-  ctx: TaskContext,
-  task: Task,
-  tree: Worktree,
+  t: TaskTree,
   outcome: Outcome,
   stop: { verify: VerifyResult; stopped: string }
 ): Promise<Worked> {
-  const subject = `fleet(${task.id}): partial work (cancelled)`
   const stopped = { ...outcome, status: 'cancelled' as const, verify: stop.verify }
-  return (await commitLeftovers(tree, task, ctx.land.config, subject))
+  const left = await accepted(t)
+  if (left.kind === 'refused')
+    return {
+      kind: 'done',
+      outcome: { ...stopped, error: `${stop.stopped}; ${left.error}`, preserved: left.preserved }
+    }
+  return left.kind === 'work'
     ? { kind: 'partial', outcome: stopped, error: stop.stopped }
     : { kind: 'done', outcome: { ...stopped, error: stop.stopped } }
 }
@@ -230,11 +306,11 @@ function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs:
 async function workIn(
   ctx: TaskContext,
   task: Task,
-  tree: Worktree,
+  t: TaskTree,
   startedAt: number
 ): Promise<Worked> {
   const now = ctx.now ?? Date.now
-  const setup = await setUp(ctx, task, tree)
+  const setup = await setUp(ctx, task, t.tree)
   if (setup) {
     const status = setup.cancelled ? 'cancelled' : 'failed'
     return {
@@ -242,8 +318,7 @@ async function workIn(
       outcome: { ...emptyOutcome(task, { status, error: setup.error }), startedAt }
     }
   }
-  const run = await runWorker(ctx.worker, task, tree.dir)
-  await followHead(tree, task.branch)
+  const run = await runWorker(ctx.worker, task, t.tree.dir, '', t.exit)
   const outcome: Outcome = {
     id: task.id,
     title: task.title,
@@ -257,10 +332,16 @@ async function workIn(
     durationMs: 0,
     startedAt
   }
-  if (run.verdict.kind !== 'ok') return keepFailedWork(ctx, task, tree, outcome, run.verdict)
-  const verify = await verifyWithFixUp(ctx, task, tree, run, outcome)
-  if (verify && 'stopped' in verify) return keepStoppedWork(ctx, task, tree, outcome, verify)
-  if (!(await commitLeftovers(tree, task, ctx.land.config)))
+  if (run.verdict.kind !== 'ok') return keepFailedWork(t, outcome, run.verdict)
+  const verify = t.exit.refused ? undefined : await verifyWithFixUp(ctx, task, t, run, outcome)
+  if (verify && 'stopped' in verify) return keepStoppedWork(t, outcome, verify)
+  const left = await accepted(t)
+  if (left.kind === 'refused')
+    return {
+      kind: 'done',
+      outcome: { ...outcome, verify, error: left.error, preserved: left.preserved }
+    }
+  if (left.kind === 'none')
     return { kind: 'done', outcome: { ...outcome, status: 'no-changes', verify } }
   return { kind: 'land', outcome: landing(outcome, verify, now() - startedAt) }
 }

@@ -28,8 +28,41 @@ export function gitEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
 }
 
 /**
- * Every git command the action runs. Hooks are switched off on the command line: worktrees are
- * written by workers, and a hook they planted must never run with the action's credentials.
+ * What every git command of the action is told on its command line. A repository's own config
+ * may come from a worker (a nested repository in a work tree, a clone it wrote): nothing in it may
+ * run a program as the runner user. Hooks go nowhere, fsmonitor is off, submodules are never
+ * recursed into (git would read their config: `core.fsmonitor`, `filter.<x>.clean`), and only the
+ * transports the action uses are allowed: http(s) for the remote, file for local clones and
+ * bundle files, ssh for a local run whose origin is an ssh URL (its config is the user's own).
+ * No auto-maintenance (gc) after a fetch or commit either: one more git process each time, on a
+ * repository that lives for one run.
+ */
+export const HARDENED = [
+  'core.hooksPath=/dev/null',
+  'core.fsmonitor=false',
+  'submodule.recurse=false',
+  'diff.ignoreSubmodules=all',
+  'protocol.allow=never',
+  'protocol.http.allow=always',
+  'protocol.https.allow=always',
+  'protocol.file.allow=always',
+  'protocol.ssh.allow=always',
+  'maintenance.auto=false'
+].flatMap(setting => ['-c', setting])
+
+/** No system or global config: a runner's `~/.gitconfig` is not the action's to trust. */
+export const HARDENED_ENV = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_TERMINAL_PROMPT: '0',
+  GCM_INTERACTIVE: 'never'
+} as const
+
+/**
+ * Every git command the action runs (a unit test fails if src/ starts git any other way). Config
+ * that could run a program is switched off on the command line (HARDENED): work trees are written
+ * by workers, and a hook, fsmonitor or filter they planted must never run with the action's
+ * credentials.
  */
 export class Git {
   private constructor(
@@ -38,7 +71,7 @@ export class Git {
   ) {}
 
   static create(dir: string, env: NodeJS.ProcessEnv = process.env): Git {
-    return new Git(dir, { ...gitEnv(env), GIT_TERMINAL_PROMPT: '0', GCM_INTERACTIVE: 'never' })
+    return new Git(dir, { ...gitEnv(env), ...HARDENED_ENV })
   }
 
   at(dir: string): Git {
@@ -49,9 +82,7 @@ export class Git {
     args: string[],
     opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
   ): Promise<GitResult> {
-    // No auto-maintenance (gc) after a fetch or commit: one more git process each time, on a
-    // repository that lives for one run.
-    const full = ['-c', 'core.hooksPath=/dev/null', '-c', 'maintenance.auto=false', ...args]
+    const full = [...HARDENED, ...args]
     const result = await run('git', full, { cwd: this.dir, env: { ...this.env, ...opts.env } })
     if (result.exitCode !== 0 && !opts.allowFailure) throw new GitError(args, result)
     return result
@@ -69,7 +100,8 @@ export class Git {
   }
 
   async hasUncommitted(): Promise<boolean> {
-    return (await this.out(['status', '--porcelain', '--untracked-files=all'])) !== ''
+    const args = ['status', '--porcelain', '--untracked-files=all', '--ignore-submodules=all']
+    return (await this.out(args)) !== ''
   }
 }
 

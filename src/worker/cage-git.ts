@@ -4,10 +4,11 @@
  * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
  * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
  */
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
 import { runOk } from '../process.js'
+import { acceptedHead, type TaskGit } from './exit.js'
 
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 export const SETUP_EXCLUDE = 'fleet-setup-exclude'
@@ -18,20 +19,28 @@ export interface CageGit {
   gitDir: string
   /** The fleet clone's objects dir, which the clone's alternates name: mounted read-only. */
   objectsDir: string
-  /** The worktree's `.git` file as git wrote it: put back after the worker, whatever it did. */
-  gitFile: string
   head: string
 }
 
-/**
- * The worker's clone under `cageDir`, on the task's branch at the worktree's commit, plus origin's
- * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
- * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
- * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
- * (so staged changes and the stat cache carry over). The worker's new objects go into its clone.
- */
-export async function prepareGit(worktree: string, cageDir: string): Promise<CageGit> {
-  const tree = Git.create(worktree)
+/** Where the clone's HEAD and index come from: the task's git as the action holds it. */
+async function sourceOf(t: TaskGit | string) {
+  if (typeof t !== 'string') {
+    const git = t.repo
+    const [head, refs] = await Promise.all([
+      acceptedHead(t),
+      git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
+    ])
+    return {
+      head,
+      branch: `refs/heads/${t.branch}`,
+      common: path.join(git.dir, '.git'),
+      gitDir: t.adminDir,
+      refs
+    }
+  }
+  // No task to seal (the planner's worktree, made by the action a moment ago and not yet shown to
+  // any cage): read from the worktree itself.
+  const tree = Git.create(t)
   const [common, gitDir, head, branch] = (
     await tree.out([
       'rev-parse',
@@ -44,16 +53,30 @@ export async function prepareGit(worktree: string, cageDir: string): Promise<Cag
     ])
   ).split('\n')
   if (!common || !gitDir || !head || !branch?.startsWith('refs/heads/'))
-    throw new Error(`the worktree ${worktree} is not on a branch`)
-  const gitFile = await readFile(path.join(worktree, '.git'), 'utf8')
+    throw new Error(`the worktree ${t} is not on a branch`)
+  const refs = await tree.out([
+    'for-each-ref',
+    '--format=%(objectname) %(refname)',
+    'refs/remotes/origin/'
+  ])
+  return { head, branch, common, gitDir, refs }
+}
+
+/**
+ * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
+ * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
+ * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
+ * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
+ * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
+ * which a cage wrote); the worker's new objects go into its clone.
+ */
+export async function prepareGit(source: TaskGit | string, cageDir: string): Promise<CageGit> {
+  const { head, branch, common, gitDir, refs } = await sourceOf(source)
   const cloneDir = path.join(cageDir, 'git')
   const cloneGit = path.join(cloneDir, '.git')
   await rm(cloneDir, { recursive: true, force: true })
   await mkdir(cloneDir, { recursive: true })
-  const [, refs] = await Promise.all([
-    Git.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]),
-    tree.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
-  ])
+  await Git.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`])
   const objectsDir = path.join(common, 'objects')
   await writeFile(path.join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`)
   const packed = refs
@@ -71,7 +94,7 @@ export async function prepareGit(worktree: string, cageDir: string): Promise<Cag
       if (error.code !== 'ENOENT') throw error
     }
   )
-  return { cloneDir, gitDir: cloneGit, objectsDir, gitFile, head }
+  return { cloneDir, gitDir: cloneGit, objectsDir, head }
 }
 
 /** `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. */
@@ -80,47 +103,13 @@ export async function chownTree(owner: string, dirs: string[]): Promise<void> {
 }
 
 /**
- * The worker's commits back onto the task's branch. Only upload-pack runs in the worker-written
- * clone (git keeps it safe in untrusted repositories), with hooks off; the objects are checked on
- * the way in. The reset is --mixed: the working tree, which the worker wrote in place, stays.
- */
-async function collectCommits(
-  worktree: string,
-  state: CageGit,
-  log: (m: string) => void
-): Promise<void> {
-  const tree = Git.create(worktree)
-  // ls-remote first: most workers leave their work uncommitted, and then there is nothing to fetch.
-  const listed = await tree.exec(['ls-remote', state.gitDir, 'HEAD'], { allowFailure: true })
-  const sha = /^([0-9a-f]{40,64})\tHEAD$/m.exec(listed.stdout)?.[1]
-  if (sha === state.head) return
-  const fetched = sha
-    ? await tree.exec(
-        ['-c', 'fetch.fsckObjects=true', 'fetch', '--quiet', '--no-tags', state.gitDir, 'HEAD'],
-        { allowFailure: true }
-      )
-    : listed
-  if (!sha || fetched.exitCode !== 0) {
-    log(`could not read the worker's commits from its own clone: ${fetched.stderr.trim()}`)
-    return
-  }
-  await tree.exec(['reset', '--quiet', '--mixed', sha])
-}
-
-/**
- * After the worker: the worktree's `.git` put back (it decides which repository the action's own
- * git opens next, and a worker could have pointed it at a gitdir it wrote, with hooks or fsmonitor
- * config), ownership restored when `owner` is given, the commits collected, the clone removed.
+ * After a caged run (and its seal, worker/exit.ts): ownership restored when `owner` is given, the
+ * clone removed. Nothing is read from the clone: what the task made left the cage as a file.
  */
 export async function finishGit(
-  worktree: string,
   state: CageGit,
-  log: (m: string) => void,
   owner?: { user: string; dirs: string[] }
 ): Promise<void> {
-  await rm(path.join(worktree, '.git'), { recursive: true, force: true })
-  await writeFile(path.join(worktree, '.git'), state.gitFile)
   if (owner) await chownTree(owner.user, owner.dirs)
-  await collectCommits(worktree, state, log)
   await rm(state.cloneDir, { recursive: true, force: true })
 }

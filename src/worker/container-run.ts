@@ -8,8 +8,10 @@ import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
 import { run } from '../process.js'
 import { logText } from '../report/log-text.js'
-import { chownTree, finishGit, prepareGit } from './cage-git.js'
+import { type CageGit, chownTree, finishGit, prepareGit } from './cage-git.js'
+import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
 import {
+  CONTAINER_SEAL_DIR,
   type ContainerRuntime,
   type ContainerSpec,
   containerCommand,
@@ -146,7 +148,7 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
   const uid = process.getuid?.()
   const self = `${uid ?? 0}:${process.getgid?.() ?? 0}`
   const user = containerUser(uid, process.getgid?.())
-  const git = await prepareGit(w.cwd, cageDir)
+  const git = await prepareGit(w.sealing ?? w.cwd, cageDir)
   const mounted = [w.cwd, w.paths.configDir, git.cloneDir]
   const cmd = containerCommand(
     containerSpecFor(c, w, { name, user, git: { gitDir: git.gitDir, objectsDir: git.objectsDir } })
@@ -172,15 +174,43 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
     })
     // A CLI killed before the runtime reaped the container can leave it behind: remove it.
     if (exit.timedOut || exit.stopped) await runRuntime(c.runtime, ['rm', '--force', name], env)
+    await sealInContainer(c, w, { name: `${name}-seal`, user, git })
     return exit
   } finally {
     await finishGit(
-      w.cwd,
       git,
-      w.log,
       uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined
     )
   }
+}
+
+/**
+ * The task's exit (worker/exit.ts) in a container of the worker's image with the worker's mounts
+ * (its files, its clone) and no network: the seal commits and writes the bundle into a directory
+ * mounted for it alone, then the action reads and checks the file.
+ */
+async function sealInContainer(
+  c: ContainerConfig,
+  w: Pick<WorkerLaunch, 'cwd' | 'paths' | 'env' | 'settings' | 'args' | 'host' | 'sealing'>,
+  o: { name: string; user: string; git: CageGit }
+): Promise<void> {
+  const t = w.sealing
+  if (!t) return
+  const seal = await openSeal(t, t.keepDir, CONTAINER_SEAL_DIR)
+  const uid = process.getuid?.()
+  if (uid === 0) await chownTree(o.user, [seal.dir])
+  const cmd = containerCommand({
+    ...containerSpecFor(c, w, { name: o.name, user: o.user, git: o.git }),
+    env: seal.env,
+    network: 'none',
+    sealDir: seal.dir,
+    command: seal.command
+  })
+  const env = runtimeEnv(cmd.env, w.host)
+  const args = cmd.args.filter(a => a !== '--interactive')
+  const ran = await runVerify('seal', w.cwd, env, SEAL_TIMEOUT_MS, { file: cmd.file, args })
+  await runRuntime(c.runtime, ['rm', '--force', o.name], env)
+  await acceptSeal(t, seal, ran)
 }
 
 /**
@@ -201,6 +231,8 @@ export async function verifyInContainer(
     host: NodeJS.ProcessEnv
     log: (m: string) => void
     signal?: AbortSignal
+    /** The task whose work is sealed after the command (worker/exit.ts). */
+    sealing?: TaskGit
   }
 ): Promise<VerifyResult> {
   const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
@@ -229,7 +261,7 @@ export async function verifyInContainer(
   v.log(`[${v.taskId}] verify in container ${name}`)
   if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
   try {
-    return await runVerify(
+    const result = await runVerify(
       v.command,
       v.worktree,
       runEnv,
@@ -242,8 +274,46 @@ export async function verifyInContainer(
       },
       v.signal
     )
+    await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
+    if (v.sealing) await sealAfterCommand(c, v, { name: `${name}-seal`, user })
+    return result
   } finally {
     await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
     if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
+  }
+}
+
+/** A command's leftovers sealed: a fresh clone at the task's accepted commit, then the seal. */
+async function sealAfterCommand(
+  c: ContainerConfig,
+  v: {
+    taskId: string
+    worktree: string
+    configDir: string
+    host: NodeJS.ProcessEnv
+    log: (m: string) => void
+    sealing?: TaskGit
+  },
+  o: { name: string; user: string }
+): Promise<void> {
+  const t = v.sealing
+  if (!t) return
+  const git = await prepareGit(t, path.dirname(v.configDir))
+  const uid = process.getuid?.()
+  try {
+    if (uid === 0) await chownTree(o.user, [git.cloneDir, v.worktree])
+    const launch = {
+      cwd: v.worktree,
+      paths: { configDir: v.configDir, home: v.configDir, tmp: v.configDir },
+      env: {},
+      settings: path.join(v.configDir, 'settings.json'),
+      args: () => []
+    }
+    await sealInContainer(c, { ...launch, host: v.host, sealing: t }, { ...o, git })
+  } finally {
+    await finishGit(
+      git,
+      uid === 0 ? { user: `${uid}:${process.getgid?.() ?? 0}`, dirs: [git.cloneDir] } : undefined
+    )
   }
 }

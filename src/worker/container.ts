@@ -5,6 +5,7 @@ export const CONTAINER_WORKSPACE = '/workspace'
 export const CONTAINER_HOME = '/home/fleet'
 export const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config'
 export const CONTAINER_GIT_DIR = '/fleet/git'
+export const CONTAINER_SEAL_DIR = '/fleet/seal'
 export const DEFAULT_USER = '1001:1001'
 export const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 } as const
 
@@ -45,6 +46,8 @@ export interface ContainerSpec {
   claudeArgs: string[]
   /** Run this instead of claude (the verify command, in the same cage). */
   command?: string[]
+  /** The seal's output directory (worker/exit.ts), mounted read-write at CONTAINER_SEAL_DIR. */
+  sealDir?: string
 }
 
 export interface ContainerCommand {
@@ -185,6 +188,7 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
     const objects = mountPath('objects dir', spec.git.objectsDir)
     mounts.push(...bind(objects, objects, true))
   }
+  if (spec.sealDir) mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR))
   const args = [
     'run',
     '--rm',

@@ -12,6 +12,7 @@ import { launchContainer, verifyInContainer } from './container-run.js'
 import type { WorkerPaths } from './env.js'
 import type { VerifyResult } from '../domain.js'
 import { runVerify } from './verify.js'
+import { sealAsChild, type TaskGit } from './exit.js'
 import type { WorkerExit } from './result.js'
 import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
 import { type Progress, spawnWorker } from './spawn.js'
@@ -45,6 +46,8 @@ export interface WorkerLaunch {
   modelUrl: string
   /** The run's stop: see SpawnOptions.signal. */
   signal?: AbortSignal
+  /** The task whose work leaves the cage as a sealed bundle after the attempt (exit.ts). */
+  sealing?: TaskGit
 }
 
 /** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
@@ -59,7 +62,8 @@ function launchSandboxed(w: WorkerLaunch, setup: SandboxSetup): Promise<WorkerEx
       command: [w.claude, ...w.args(w.settings)],
       binary: w.claude,
       env: w.env,
-      log: w.log
+      log: w.log,
+      sealing: w.sealing
     },
     {
       stdin: w.stdin,
@@ -71,9 +75,9 @@ function launchSandboxed(w: WorkerLaunch, setup: SandboxSetup): Promise<WorkerEx
   )
 }
 
-/** One worker attempt as a plain child process (isolation: process): no walls. */
-function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
-  return spawnWorker({
+/** One worker attempt as a plain child process (isolation: process): no walls, the same exit. */
+async function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
+  const exit = await spawnWorker({
     file: w.claude,
     args: w.args(w.settings),
     env: w.env,
@@ -84,6 +88,8 @@ function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
     onProgress: w.onProgress,
     signal: w.signal
   })
+  if (w.sealing) await sealAsChild(w.sealing, w.cwd)
+  return exit
 }
 
 /** A shell command to run in a task's cage: verify today, setup too. */
@@ -106,6 +112,8 @@ export interface CageCommand {
   shared?: string[]
   /** The run's stop: the command is stopped as a worker is, and its result says why. */
   signal?: AbortSignal
+  /** The task whose leftovers are sealed after the command (exit.ts): verify's; not setup's. */
+  sealing?: TaskGit
 }
 
 /** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
@@ -128,7 +136,8 @@ function runSandboxedCommand(
       cageDir,
       env,
       log: c.log,
-      shared: c.shared
+      shared: c.shared,
+      sealing: c.sealing
     },
     c.command,
     c.timeoutMs,
@@ -177,7 +186,11 @@ function kindOf(
     case 'process':
       return {
         launch: launchProcess,
-        run: (c, env) => runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
+        run: async (c, env) => {
+          const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
+          if (c.sealing) await sealAsChild(c.sealing, c.cwd)
+          return result
+        }
       }
   }
 }

@@ -6,6 +6,7 @@ import { workerArgs, workerPrompt, workerSettings } from './args.js'
 import type { Gateway } from '../gateway/gateway.js'
 import { workerEnv } from './env.js'
 import type { Isolation } from './isolation.js'
+import type { TaskGit } from './exit.js'
 import type { WorkerOptions } from './options.js'
 import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
 import { judge, type Verdict, type WorkerExit } from './result.js'
@@ -111,7 +112,7 @@ async function runAttempt(
   ctx: WorkerContext,
   task: Task,
   cwd: string,
-  at: { round: string; attempt: number; model: string | undefined }
+  at: { round: string; attempt: number; model: string | undefined; sealing?: TaskGit }
 ): Promise<Attempt> {
   const { config } = ctx
   const { attempt, model } = at
@@ -149,7 +150,8 @@ async function runAttempt(
     host: ctx.host,
     log: ctx.log,
     modelUrl: ctx.model.url,
-    signal: ctx.signal
+    signal: ctx.signal,
+    sealing: at.sealing
   })
   await ctx.model.gateway.retire(pass)
   const verdict: Verdict =
@@ -178,7 +180,9 @@ export async function runWorker(
   task: Task,
   cwd: string,
   /** Names a later round's cages and transcripts apart (the fix-up turn: '.fix'). */
-  round = ''
+  round = '',
+  /** The task whose work leaves each attempt's cage sealed (worker/exit.ts); none for the planner. */
+  sealing?: TaskGit
 ): Promise<WorkerRun> {
   const { config } = ctx
   await mkdir(path.join(ctx.root, 'transcripts'), { recursive: true })
@@ -191,7 +195,8 @@ export async function runWorker(
     const { exit, verdict, env, ...ran } = await runAttempt(ctx, task, cwd, {
       round,
       attempt,
-      model
+      model,
+      sealing
     })
     transcripts.push(ran.transcript)
     usage = addUsage(usage, ran.usage)

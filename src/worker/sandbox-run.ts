@@ -9,10 +9,11 @@ import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
 import { runVerify } from './verify.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
+import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
 import type { WorkerExit } from './result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
-import type { SandboxHost } from './sandbox-host.js'
+import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
 import { type Progress, spawnWorker } from './spawn.js'
 
@@ -40,10 +41,14 @@ export interface Caged {
   log: (message: string) => void
   /** Package caches shared by every task's setup: read-write, given to setup alone. */
   shared?: string[]
+  /** The task whose work this run seals on its way out (worker/exit.ts); none for the planner. */
+  sealing?: TaskGit
 }
 
 interface Prepared {
   spec: SandboxSpec
+  /** The host directory of this run (sockets), where its seal's output directory is made. */
+  dir: string
   release(): Promise<void>
 }
 
@@ -69,13 +74,13 @@ async function prepare(c: Caged): Promise<Prepared> {
   let git: CageGit | undefined
   let network: SandboxNetwork | undefined
   const release = async () => {
-    await Promise.all([network?.close(), git && finishGit(c.worktree, git, c.log)])
+    await Promise.all([network?.close(), git && finishGit(git)])
     await rm(dir, { recursive: true, force: true })
   }
   try {
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.
     const [cloned, opened, bin] = await Promise.allSettled([
-      prepareGit(c.worktree, c.cageDir),
+      prepareGit(c.sealing ?? c.worktree, c.cageDir),
       openSandboxNetwork({
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,
@@ -111,7 +116,7 @@ async function prepare(c: Caged): Promise<Prepared> {
       command,
       env: { ...c.env, ...proxyEnv(network.proxyPort) }
     }
-    return { spec, release }
+    return { spec, dir, release }
   } catch (error) {
     await release()
     throw error
@@ -130,6 +135,32 @@ function signalOf(exit: WorkerExit): WorkerExit {
   return signal ? { ...exit, exitCode: null, signal } : exit
 }
 
+/**
+ * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
+ * (same files, same clone, no network), writing into a directory bound for it alone; then the
+ * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
+ * is sealed too.
+ */
+async function sealIn(
+  c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree'>,
+  prepared: Prepared
+): Promise<void> {
+  if (!c.sealing) return
+  const seal = await openSeal(c.sealing, prepared.dir)
+  const cmd = sandboxCommand({
+    ...prepared.spec,
+    network: undefined,
+    sealDir: seal.dir,
+    command: seal.command,
+    env: { ...seal.env, HOME: c.cageDir, TMPDIR: c.cageDir }
+  })
+  const ran = await runVerify('seal', c.worktree, cmd.env, SEAL_TIMEOUT_MS, {
+    file: cmd.file,
+    args: cmd.args
+  })
+  await acceptSeal(c.sealing, seal, ran)
+}
+
 /** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
 export async function spawnSandboxed(
   c: Caged,
@@ -144,9 +175,11 @@ export async function spawnSandboxed(
   const prepared = await prepare(c)
   try {
     const cmd = sandboxCommand(prepared.spec)
-    return signalOf(
+    const exit = signalOf(
       await spawnWorker({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io })
     )
+    await sealIn(c, prepared)
+    return exit
   } finally {
     await prepared.release()
   }
@@ -162,7 +195,7 @@ export async function runSandboxed(
   const prepared = await prepare({ ...c, command: ['sh', '-c', shell] })
   try {
     const cmd = sandboxCommand(prepared.spec)
-    return await runVerify(
+    const result = await runVerify(
       shell,
       c.worktree,
       cmd.env,
@@ -170,7 +203,42 @@ export async function runSandboxed(
       { file: cmd.file, args: cmd.args },
       signal
     )
+    await sealIn(c, prepared)
+    return result
   } finally {
     await prepared.release()
+  }
+}
+
+/**
+ * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
+ * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
+ * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ */
+export async function checkBinaryInSandbox(setup: SandboxSetup, binary: string): Promise<void> {
+  const dir = await hostDir()
+  try {
+    const { command, dir: claudeDir } = await binaryDir(setup, binary)
+    const cmd = sandboxCommand({
+      bwrap: setup.host.bwrap,
+      system: setup.host.system,
+      extraReadOnly: setup.host.extraReadOnly,
+      worktree: dir,
+      cageDir: dir,
+      claudeDir,
+      command: [command ?? binary, '--version'],
+      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+    })
+    const ran = await runVerify('--version', dir, cmd.env, 60_000, {
+      file: cmd.file,
+      args: cmd.args
+    })
+    if (ran.exitCode === 0) return
+    const said = ran.tail.trim().split('\n').pop() ?? ''
+    throw new SandboxUnavailable(
+      `the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`
+    )
+  } finally {
+    await rm(dir, { recursive: true, force: true })
   }
 }

@@ -38,8 +38,13 @@ export interface SandboxSpec {
   git?: { gitFile: string; objectsDir: string }
   /** Directory holding the claude binary (and what ships beside it): read-only. */
   claudeDir?: string
-  /** Host sockets and the loopback ports socat serves them on inside. */
-  network: { proxySocket: string; proxyPort: number; modelSocket?: string; modelPort?: number }
+  /**
+   * Host sockets and the loopback ports socat serves them on inside. None: no network at all (the
+   * seal), and the command runs directly.
+   */
+  network?: { proxySocket: string; proxyPort: number; modelSocket?: string; modelPort?: number }
+  /** The seal's output directory (worker/exit.ts): read-write, for the seal alone. */
+  sealDir?: string
   /** What to run, e.g. ['/path/claude', '-p', ...] or ['sh', '-c', verify]. */
   command: string[]
   /** The whole environment inside. Passed through bwrap's own environment, never on its argv. */
@@ -95,10 +100,6 @@ function systemArgs(system: SystemEntry[]): string[] {
 export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
   const worktree = checkAbsolute('worktree', spec.worktree)
   const cageDir = checkAbsolute('cage dir', spec.cageDir)
-  const { network: net } = spec
-  const proxyPort = checkPort('proxy', net.proxyPort)
-  const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0
-  if (modelPort === proxyPort) fail(`The proxy and the model endpoint share port ${proxyPort}.`)
   const readOnly = [...(spec.extraReadOnly ?? []), ...(spec.claudeDir ? [spec.claudeDir] : [])]
   const args = [
     '--unshare-user',
@@ -127,7 +128,8 @@ export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
     '--bind',
     cageDir,
     cageDir,
-    ...(spec.shared ?? []).flatMap(p => ['--bind', checkAbsolute('shared cache', p), p])
+    ...(spec.shared ?? []).flatMap(p => ['--bind', checkAbsolute('shared cache', p), p]),
+    ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
   ]
   if (spec.git) {
     const objects = checkAbsolute('objects dir', spec.git.objectsDir)
@@ -136,15 +138,24 @@ export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
     // pointer the action's git follows afterwards.
     args.push('--ro-bind', checkAbsolute('gitfile', spec.git.gitFile), path.join(worktree, '.git'))
   }
-  args.push('--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET)
+  if (spec.command.length === 0) fail('The sandbox was given no command.')
+  args.push(...networkArgs(spec.network, worktree), ...spec.command)
+  assertNoSecrets(args, spec.env)
+  return { file: spec.bwrap, args, env: { ...spec.env } }
+}
+
+/** The sockets and the init that serves them inside, before the command; none without a network. */
+function networkArgs(net: SandboxSpec['network'], worktree: string): string[] {
+  if (!net) return ['--chdir', worktree, '--']
+  const proxyPort = checkPort('proxy', net.proxyPort)
+  const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0
+  if (modelPort === proxyPort) fail(`The proxy and the model endpoint share port ${proxyPort}.`)
+  const args = ['--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET]
   if (net.modelSocket)
     args.push('--ro-bind', checkAbsolute('model socket', net.modelSocket), MODEL_SOCKET)
   args.push('--chdir', worktree, '--', 'sh', '-c', SANDBOX_INIT, 'fleet-sandbox')
   args.push(String(modelPort), hex(modelPort), String(proxyPort), hex(proxyPort))
-  if (spec.command.length === 0) fail('The sandbox was given no command.')
-  args.push(...spec.command)
-  assertNoSecrets(args, spec.env)
-  return { file: spec.bwrap, args, env: { ...spec.env } }
+  return args
 }
 
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i

@@ -215,7 +215,8 @@ describe('the claude binary', () => {
     expect(await stack.git.readFile(FULL, 'fleet/killed', 'partial.txt')).toBe('half done\n')
     expect(await stack.git.readFile(FULL, 'fleet/killed', 'never.txt')).toBeUndefined()
     const [commit] = await stack.git.log(FULL, 'fleet/killed', 1)
-    expect(commit?.subject).toBe('fleet(killed): partial work (failed)')
+    // Sealed in the cage before the verdict is known: the action's usual subject (the outcome says how it ended).
+    expect(commit?.subject).toBe('fleet(killed): Task killed.')
     expect(stack.github.state.pulls).toEqual([])
     await expectNoOrphans(run, wrapper)
   })

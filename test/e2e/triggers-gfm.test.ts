@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueComment, issuesLabeled, onClosedOrLocked, schedule } from '../support/events.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../src/demo/stack.js'
+import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
 import {
   answers,
   COLLABORATORS,

@@ -170,7 +170,7 @@ describe('the sandbox command line', () => {
       /normalised/
     )
     const s = spec({ worktree: '/w', cageDir: '/c' })
-    s.network.modelPort = 3128
+    if (s.network) s.network.modelPort = 3128
     expect(() => sandboxCommand(s)).toThrow(/share port/)
   })
 

@@ -1,0 +1,88 @@
+/**
+ * A worker's own commit messages, made harmless before they are pushed: a `Fixes #1` a worker
+ * writes would close that issue when its PR is merged. The commits are replayed in the fleet's
+ * clone (commit-tree: same trees, authors and dates, messages mapped); the worker's work is the
+ * same, only the words that would act are broken. Nothing is rewritten when nothing needs it.
+ */
+import type { Git } from './git.js'
+
+interface Commit {
+  sha: string
+  tree: string
+  parents: string[]
+  author: [string, string, string]
+  committer: [string, string, string]
+  message: string
+}
+
+const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%cn', '%ce', '%cd', '%B'].join('%x00')
+
+function parse(out: string): Commit[] {
+  return out
+    .split('\x1e')
+    .map(record => record.replace(/^\n/, ''))
+    .filter(Boolean)
+    .map(record => {
+      const [
+        sha = '',
+        tree = '',
+        parents = '',
+        an = '',
+        ae = '',
+        ad = '',
+        cn = '',
+        ce = '',
+        cd = '',
+        message = ''
+      ] = record.split('\0')
+      return {
+        sha,
+        tree,
+        parents: parents.split(' ').filter(Boolean),
+        author: [an, ae, ad],
+        committer: [cn, ce, cd],
+        message
+      }
+    })
+}
+
+/** Replays start..head with `map` applied to each message; returns the new head (or head). */
+export async function rewriteMessages(
+  repo: Git,
+  start: string,
+  head: string,
+  map: (message: string) => string
+): Promise<string> {
+  const out = await repo.out([
+    'log',
+    `--format=${FIELDS}%x1e`,
+    '--date=raw',
+    '--reverse',
+    '--topo-order',
+    `${start}..${head}`
+  ])
+  const commits = parse(out)
+  if (commits.every(c => map(c.message) === c.message)) return head
+  const moved = new Map<string, string>()
+  let last = head
+  for (const c of commits) {
+    const parents = c.parents.flatMap(p => ['-p', moved.get(p) ?? p])
+    const [an, ae, ad] = c.author
+    const [cn, ce, cd] = c.committer
+    const env = {
+      GIT_AUTHOR_NAME: an,
+      GIT_AUTHOR_EMAIL: ae,
+      GIT_AUTHOR_DATE: ad,
+      GIT_COMMITTER_NAME: cn,
+      GIT_COMMITTER_EMAIL: ce,
+      GIT_COMMITTER_DATE: cd
+    }
+    const made = await repo.exec(
+      ['commit-tree', c.tree, ...parents, '-m', map(c.message).replace(/\n+$/, '')],
+      { env }
+    )
+    last = made.stdout.trim()
+    moved.set(c.sha, last)
+  }
+  return moved.get(head) ?? last
+}

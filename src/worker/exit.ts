@@ -1,0 +1,175 @@
+/**
+ * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
+ * it: what crosses from a cage to the action is data. After each caged run that can change the
+ * task's files (setup, the worker, verify, a fix-up turn) a fixed git command line, run INSIDE the
+ * same cage, commits what was left and writes the task's branch as a bundle file into a directory
+ * given to that run alone (seal). The action then reads that file as bytes and checks it in the
+ * fleet's own clone (git/sealed.ts) before the task's branch may move (accept). The action never
+ * runs git in a directory a cage could write and never fetches from a repository a worker could
+ * change.
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import path from 'node:path'
+import type { Git } from '../git/git.js'
+import { rewriteMessages } from '../git/messages.js'
+import {
+  checkSealed,
+  DEFAULT_CAPS,
+  discardSealed,
+  dropSealedRef,
+  readSealed,
+  type SealCaps
+} from '../git/sealed.js'
+import { inertCommitMessage } from '../report/commit-message.js'
+import { describeError } from '../errors.js'
+import { runVerify } from './verify.js'
+
+/** The name of the bundle file the seal writes in its output directory. */
+export const SEALED_FILE = 'task.bundle'
+
+/**
+ * The seal, as the cage's `sh` runs it. Constant text: the branch, start commit, output file and
+ * message come as positional arguments, the identity in the environment. No system or global
+ * config, no hooks, fsmonitor off, submodules neither recursed into nor looked at. Whatever a
+ * hostile repository config makes git do here runs in the cage, with the cage's walls; the action
+ * only reads the file it leaves. Exit 0 with no file: nothing new since the start commit.
+ */
+export const SEAL_SCRIPT = [
+  'set -u',
+  'b=$1 start=$2 out=$3 msg=$4',
+  'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
+  'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+  // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
+  'lock=$(g rev-parse --git-path index.lock) && rm -f "$lock"',
+  // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
+  'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
+  'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+  'if [ -n "$(g status --porcelain --untracked-files=all --ignore-submodules=all)" ]; then',
+  '  g add --all && g commit --quiet --no-verify -m "$msg" || exit 4',
+  'fi',
+  '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
+  'g bundle create --quiet "$out" "refs/heads/$b" "^$start" || exit 5'
+].join('\n')
+
+/** The task's git as the action holds it: the fleet's clone and the task's branch in it. */
+export interface TaskGit {
+  id: string
+  /** The fleet's clone: never a directory a cage can write. */
+  repo: Git
+  branch: string
+  /** The commit the task started from: every sealed commit must descend from it. */
+  start: string
+  /** The task's worktree admin dir in the fleet's clone: its index, setup's exclude file. */
+  adminDir: string
+  /** A directory of the action's where a refused result is kept as a bundle file. */
+  keepDir: string
+  author: { name: string; email: string }
+  /** The action's commit message for leftovers: `fleet(<id>): <title>`, made inert. */
+  message: string
+  caps?: SealCaps
+  /** Set when a sealed result was refused: the task ends failed with this sentence. */
+  refused?: { reason: string; kept?: string }
+  /** How many results were sealed so far (names the kept bundle files). */
+  seals?: number
+}
+
+/** What a caged run needs to seal: where to write, and the command line to run there. */
+export interface Seal {
+  /** The directory the seal writes its file to (made by the action, empty, for this seal alone). */
+  dir: string
+  /** The output file on the host (inside a sandbox the same path; a container mounts `dir`). */
+  file: string
+  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message>`. */
+  command: string[]
+  env: Record<string, string>
+}
+
+/**
+ * A fresh, empty output directory of the action's under `under`, and the seal's command line
+ * writing into it (seen at `inside` when the cage mounts it elsewhere).
+ */
+export async function openSeal(t: TaskGit, under: string, inside?: string): Promise<Seal> {
+  await mkdir(under, { recursive: true })
+  const dir = await mkdtemp(path.join(under, 'seal-'))
+  const file = path.join(dir, SEALED_FILE)
+  const out = path.join(inside ?? dir, SEALED_FILE)
+  const { name, email } = t.author
+  return {
+    dir,
+    file,
+    command: ['sh', '-c', SEAL_SCRIPT, 'fleet-seal', t.branch, t.start, out, t.message],
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      GIT_AUTHOR_NAME: name,
+      GIT_AUTHOR_EMAIL: email,
+      GIT_COMMITTER_NAME: name,
+      GIT_COMMITTER_EMAIL: email
+    }
+  }
+}
+
+/** A seal is a few git commands on one task's files: minutes mean something is wrong. */
+export const SEAL_TIMEOUT_MS = 5 * 60_000
+
+/**
+ * isolation: process has no cage (docs/sandbox.md): the same seal and check, the seal run as a
+ * plain child in the task's worktree, so the three isolations share one exit.
+ */
+export async function sealAsChild(t: TaskGit, cwd: string): Promise<void> {
+  const seal = await openSeal(t, t.keepDir)
+  const [file = 'sh', ...args] = seal.command
+  const ran = await runVerify('seal', cwd, seal.env, SEAL_TIMEOUT_MS, { file, args })
+  await acceptSeal(t, seal, ran)
+}
+
+/** How the caged seal run ended. */
+export interface SealRun {
+  exitCode: number | null
+  tail: string
+}
+
+function refuse(t: TaskGit, reason: string, kept?: string): void {
+  const where = kept ? `; its work is kept in ${kept} (git bundle), not pushed` : ''
+  t.refused ??= { reason: `${reason}${where}`, kept }
+}
+
+/**
+ * The action's side: the seal's file read as bytes into keepDir, checked in the fleet's clone,
+ * the worker's commit messages made inert, and the task's branch moved to it (with the worktree's
+ * index, so the next caged run starts from it). A refusal is recorded on `t`, never thrown.
+ */
+export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<void> {
+  try {
+    if (ran.exitCode !== 0) {
+      const tail = ran.tail.trim().split('\n').slice(-3).join(' ')
+      return refuse(
+        t,
+        `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`
+      )
+    }
+    const caps = t.caps ?? DEFAULT_CAPS
+    t.seals = (t.seals ?? 0) + 1
+    const copy = path.join(t.keepDir, `${t.id}.${t.seals}.bundle`)
+    const file = await readSealed(seal.file, copy, caps.maxBytes).catch((error: unknown) => {
+      refuse(t, describeError(error))
+      return undefined
+    })
+    if (!file) return
+    const checked = await checkSealed(t.repo, file, { branch: t.branch, start: t.start, caps })
+    if (checked.kind === 'refused') return refuse(t, checked.reason, file)
+    const head = await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
+    await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
+    // The worktree's index follows the branch (no work tree involved): the next cage starts there.
+    await t.repo.exec(['read-tree', head], {
+      env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
+    })
+    await Promise.all([dropSealedRef(t.repo, t.branch), discardSealed(file)])
+  } finally {
+    await rm(seal.dir, { recursive: true, force: true })
+  }
+}
+
+/** The task's branch as accepted so far. */
+export async function acceptedHead(t: TaskGit): Promise<string> {
+  return t.repo.out(['rev-parse', `refs/heads/${t.branch}`])
+}

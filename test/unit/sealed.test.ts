@@ -1,0 +1,204 @@
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { Git } from '../../src/git/git.js'
+import { rewriteMessages } from '../../src/git/messages.js'
+import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
+import { inertCommitMessage } from '../../src/report/commit-message.js'
+
+const ENV = {
+  ...process.env,
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'w',
+  GIT_AUTHOR_EMAIL: 'w@example.com',
+  GIT_COMMITTER_NAME: 'w',
+  GIT_COMMITTER_EMAIL: 'w@example.com'
+}
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: 'pipe' }).trim()
+
+/** The fleet's clone with a base commit, and a worker's clone of it on fleet/t. */
+function repos() {
+  const root = mkdtempSync(path.join(tmpdir(), 'fleet-sealed-'))
+  const fleet = path.join(root, 'fleet')
+  const worker = path.join(root, 'worker')
+  git(root, 'init', '-q', '-b', 'main', fleet)
+  writeFileSync(path.join(fleet, 'a.txt'), 'a\n')
+  git(fleet, 'add', '.')
+  git(fleet, 'commit', '-qm', 'base')
+  const start = git(fleet, 'rev-parse', 'HEAD')
+  git(root, 'clone', '-q', fleet, worker)
+  git(worker, 'checkout', '-qb', 'fleet/t')
+  const bundle = (name = 'fleet/t', ...revs: string[]) => {
+    const file = path.join(root, `${Math.random().toString(36).slice(2)}.bundle`)
+    git(worker, 'bundle', 'create', '-q', file, name, ...(revs.length ? revs : [`^${start}`]))
+    return file
+  }
+  return { root, fleet, worker, start, bundle, repo: Git.create(fleet) }
+}
+
+/** The refusal's sentence; '' when the result was accepted (so a match fails). */
+const reasonOf = (c: Checked) => (c.kind === 'refused' ? c.reason : '')
+
+describe('checkSealed: what the action accepts from a cage', () => {
+  it("accepts the task's branch descending from its start commit", async () => {
+    const r = repos()
+    writeFileSync(path.join(r.worker, 'b.txt'), 'b\n')
+    git(r.worker, 'add', '.')
+    git(r.worker, 'commit', '-qm', 'work')
+    const head = git(r.worker, 'rev-parse', 'HEAD')
+    const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
+    expect(checked).toEqual({ kind: 'accepted', head, commits: 1 })
+    // The branch itself is not moved by the check.
+    expect(await r.repo.tryRevParse('refs/heads/fleet/t')).toBeUndefined()
+  })
+
+  it('refuses a new gitlink, naming its path', async () => {
+    const r = repos()
+    const nested = path.join(r.worker, 'vendor', 'nested')
+    mkdirSync(nested, { recursive: true })
+    git(nested, 'init', '-q')
+    writeFileSync(path.join(nested, 'x'), 'x\n')
+    git(nested, 'add', '.')
+    git(nested, 'commit', '-qm', 'n')
+    git(r.worker, 'add', 'vendor/nested')
+    git(r.worker, 'commit', '-qm', 'gitlink')
+    const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
+    expect(checked.kind).toBe('refused')
+    if (checked.kind === 'refused') expect(checked.reason).toContain('vendor/nested')
+  })
+
+  it('refuses a .gitmodules change even without a gitlink', async () => {
+    const r = repos()
+    writeFileSync(path.join(r.worker, '.gitmodules'), '[submodule "x"]\n\tpath = x\n\turl = ../x\n')
+    git(r.worker, 'add', '.')
+    git(r.worker, 'commit', '-qm', 'modules')
+    const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
+    expect(reasonOf(checked)).toContain('.gitmodules')
+  })
+
+  it('refuses history that does not descend from the start commit', async () => {
+    const r = repos()
+    git(r.worker, 'checkout', '-q', '--orphan', 'other')
+    git(r.worker, 'commit', '-qm', 'foreign root')
+    git(r.worker, 'branch', '-qf', 'fleet/t', 'other')
+    const file = path.join(r.root, 'foreign.bundle')
+    git(r.worker, 'bundle', 'create', '-q', file, 'fleet/t')
+    const checked = await checkSealed(r.repo, file, { branch: 'fleet/t', start: r.start })
+    expect(reasonOf(checked)).toMatch(/do not descend/)
+  })
+
+  it('refuses a bundle with another branch, or more than one', async () => {
+    const r = repos()
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'w')
+    git(r.worker, 'branch', 'main2')
+    const other = path.join(r.root, 'other.bundle')
+    git(r.worker, 'bundle', 'create', '-q', other, 'main2', `^${r.start}`)
+    expect(
+      reasonOf(await checkSealed(r.repo, other, { branch: 'fleet/t', start: r.start }))
+    ).toContain('refs/heads/main2')
+    const two = path.join(r.root, 'two.bundle')
+    git(r.worker, 'bundle', 'create', '-q', two, 'fleet/t', 'main2', `^${r.start}`)
+    expect((await checkSealed(r.repo, two, { branch: 'fleet/t', start: r.start })).kind).toBe(
+      'refused'
+    )
+  })
+
+  it('refuses past the commit cap, and a file that is no bundle', async () => {
+    const r = repos()
+    for (let i = 0; i < 3; i++) git(r.worker, 'commit', '-q', '--allow-empty', '-m', `c${i}`)
+    const caps = { maxBytes: 1 << 20, maxCommits: 2 }
+    expect(
+      reasonOf(await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start, caps }))
+    ).toContain('over the cap of 2')
+    const junk = path.join(r.root, 'junk.bundle')
+    writeFileSync(junk, 'not a bundle\n')
+    expect((await checkSealed(r.repo, junk, { branch: 'fleet/t', start: r.start })).kind).toBe(
+      'refused'
+    )
+  })
+})
+
+describe('readSealed: the file is read as bytes, never followed', () => {
+  const dir = () => mkdtempSync(path.join(tmpdir(), 'fleet-read-'))
+
+  it('copies a regular file, and says when there is none', async () => {
+    const d = dir()
+    writeFileSync(path.join(d, 'in'), 'bytes')
+    expect(await readSealed(path.join(d, 'in'), path.join(d, 'out', 'copy'), 100)).toBe(
+      path.join(d, 'out', 'copy')
+    )
+    expect(await readSealed(path.join(d, 'missing'), path.join(d, 'x'), 100)).toBeUndefined()
+  })
+
+  it('refuses a symlink (to a secret of the runner, say), a directory and an oversized file', async () => {
+    const d = dir()
+    writeFileSync(path.join(d, 'secret'), 'token')
+    symlinkSync(path.join(d, 'secret'), path.join(d, 'link'))
+    await expect(readSealed(path.join(d, 'link'), path.join(d, 'a'), 100)).rejects.toThrow(
+      /symlink/
+    )
+    mkdirSync(path.join(d, 'dir'))
+    await expect(readSealed(path.join(d, 'dir'), path.join(d, 'b'), 100)).rejects.toThrow(
+      /not a regular file/
+    )
+    writeFileSync(path.join(d, 'big'), 'x'.repeat(101))
+    await expect(readSealed(path.join(d, 'big'), path.join(d, 'c'), 100)).rejects.toThrow(
+      /over the cap/
+    )
+  })
+})
+
+describe('commit messages that would act once merged', () => {
+  it('are made inert; a plain message is left as written', () => {
+    for (const live of [
+      'Fixes #1',
+      'closes owner/repo#2',
+      'resolves https://github.com/o/r/issues/3',
+      'fix: GH-4',
+      'thanks @octocat',
+      'Resolved:  #5'
+    ])
+      expect(inertCommitMessage(live), live).not.toBe(live)
+    expect(inertCommitMessage('Fixes #1')).toBe('F\u200bixes #\u200b1')
+    for (const plain of ['Fix the parser', 'Close the file handle', 'issue #12 was about this'])
+      expect(inertCommitMessage(plain), plain).toBe(plain)
+  })
+
+  it('are rewritten in place in history, trees and authors kept', async () => {
+    const r = repos()
+    writeFileSync(path.join(r.worker, 'b.txt'), 'b\n')
+    git(r.worker, 'add', '.')
+    git(r.worker, 'commit', '-qm', 'Fixes #1')
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'plain')
+    await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
+    const head = git(r.worker, 'rev-parse', 'HEAD')
+    const moved = await rewriteMessages(r.repo, r.start, head, inertCommitMessage)
+    expect(moved).not.toBe(head)
+    expect(git(r.fleet, 'log', '--format=%s', `${r.start}..${moved}`).split('\n')).toEqual([
+      'plain',
+      'F\u200bixes #\u200b1'
+    ])
+    expect(git(r.fleet, 'rev-parse', `${moved}^{tree}`)).toBe(
+      git(r.worker, 'rev-parse', 'HEAD^{tree}')
+    )
+    expect(git(r.fleet, 'log', '-1', '--format=%an %ae', moved)).toBe('w w@example.com')
+    expect(await rewriteMessages(r.repo, r.start, moved, inertCommitMessage)).toBe(moved)
+  })
+})
+
+describe('submodulePaths', () => {
+  it('reads added gitlinks and .gitmodules from raw diff lines', () => {
+    const z = '0'.repeat(40)
+    const raw = [
+      `:000000 160000 ${z} ${'a'.repeat(40)} A\tlib/x`,
+      `:160000 160000 ${'b'.repeat(40)} ${'c'.repeat(40)} M\tkept`,
+      `:100644 100644 ${'d'.repeat(40)} ${'e'.repeat(40)} M\t.gitmodules`,
+      `:100644 100644 ${'d'.repeat(40)} ${'e'.repeat(40)} M\tsrc/a.ts`
+    ].join('\n')
+    expect(submodulePaths(raw)).toEqual(['lib/x', '.gitmodules'])
+  })
+})
