@@ -213,6 +213,21 @@ async function sealInContainer(
   await acceptSeal(t, seal, ran)
 }
 
+/** A shell command (verify, setup) for a container of the worker's image. */
+export interface ContainerCommand {
+  taskId: string
+  worktree: string
+  configDir: string
+  env: Record<string, string>
+  command: string
+  timeoutMs: number
+  host: NodeJS.ProcessEnv
+  log: (m: string) => void
+  signal?: AbortSignal
+  /** The task whose work is sealed after the command (worker/exit.ts). */
+  sealing?: TaskGit
+}
+
 /**
  * The verify command in a container of the worker's image, with only the worktree and the
  * worker's config dir mounted and the worker's environment minus the model key: in container
@@ -221,19 +236,7 @@ async function sealInContainer(
  */
 export async function verifyInContainer(
   c: ContainerConfig,
-  v: {
-    taskId: string
-    worktree: string
-    configDir: string
-    env: Record<string, string>
-    command: string
-    timeoutMs: number
-    host: NodeJS.ProcessEnv
-    log: (m: string) => void
-    signal?: AbortSignal
-    /** The task whose work is sealed after the command (worker/exit.ts). */
-    sealing?: TaskGit
-  }
+  v: ContainerCommand
 ): Promise<VerifyResult> {
   const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
   const uid = process.getuid?.()
