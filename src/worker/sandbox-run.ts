@@ -14,6 +14,7 @@ import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
 import type { SandboxHost } from './sandbox-host.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
+import { cacheLayers, dropView, type View } from './views.js'
 import { type Progress, spawnWorker } from './spawn.js'
 
 /** Everything a sandbox needs that is the same for the whole run. */
@@ -38,7 +39,7 @@ export interface Caged {
   binary?: string
   env: Record<string, string>
   log: (message: string) => void
-  /** Package caches shared by every task's setup: read-write, given to setup alone. */
+  /** The runner's package caches, shown to setup alone through copy-on-write views (views.ts). */
   shared?: string[]
 }
 
@@ -68,8 +69,10 @@ async function prepare(c: Caged): Promise<Prepared> {
   const dir = await hostDir()
   let git: CageGit | undefined
   let network: SandboxNetwork | undefined
+  let views: View[] = []
   const release = async () => {
     await Promise.all([network?.close(), git && finishGit(c.worktree, git, c.log)])
+    await Promise.all(views.map(dropView))
     await rm(dir, { recursive: true, force: true })
   }
   try {
@@ -92,6 +95,8 @@ async function prepare(c: Caged): Promise<Prepared> {
     const gitFile = path.join(dir, 'gitfile')
     await writeFile(gitFile, `gitdir: ${git.gitDir}\n`)
     const { command: real, dir: claudeDir } = bin.value
+    const caches = await cacheLayers(c.shared ?? [], path.join(dir, 'caches'), c.setup.host.unshare)
+    views = caches.views
     const command = real ? [real, ...c.command.slice(1)] : c.command
     const spec: SandboxSpec = {
       bwrap: c.setup.host.bwrap,
@@ -99,7 +104,9 @@ async function prepare(c: Caged): Promise<Prepared> {
       extraReadOnly: c.setup.host.extraReadOnly,
       worktree: c.worktree,
       cageDir: c.cageDir,
-      shared: c.shared,
+      views: caches.views,
+      scratch: caches.scratch,
+      viewsBy: c.setup.host.unshare ? { unshare: c.setup.host.unshare, ...runnerIds() } : undefined,
       git: { gitFile, objectsDir: git.objectsDir },
       claudeDir,
       network: {
@@ -116,6 +123,10 @@ async function prepare(c: Caged): Promise<Prepared> {
     await release()
     throw error
   }
+}
+
+function runnerIds(): { uid: number; gid: number } {
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
 }
 
 /**
