@@ -144,7 +144,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
       return Number.isFinite(limit) ? limit : undefined
     },
     maxParallel: config.maxParallel,
-    machine: thisMachine(opts.hostEnv ?? process.env),
+    machine: thisMachine(opts.hostEnv ?? process.env, opts.root),
     deadline: opts.deadline,
     stopReason: () => model.gateway.runBudgetSpent(),
     signal: opts.signal,
