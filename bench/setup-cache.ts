@@ -92,7 +92,9 @@ async function timed(label: string, project: string, once: () => Promise<void>) 
 }
 
 async function main() {
-  const lock = JSON.parse(readFileSync(path.join(process.cwd(), 'package-lock.json'), 'utf8'))
+  const lock = <{ packages: Record<string, Entry> }>(
+    JSON.parse(readFileSync(path.join(process.cwd(), 'package-lock.json'), 'utf8'))
+  )
   const cut = cutLockfile(lock, ROOTS)
   const count = Object.keys(cut.lock.packages).length - 1
   const work = await mkdtemp(path.join(os.tmpdir(), 'fleet-bench-setup-'))

@@ -64,12 +64,12 @@ async function timeEach(n: number, once: (i: number) => Promise<number>) {
 }
 
 async function worktrees(repo: string, work: string) {
-  return timeEach(RUNS, async i => {
+  return timeEach(RUNS, i => {
     const dir = path.join(work, `wt-${i}`)
     git(repo, 'worktree', 'add', '-q', '--detach', dir, 'HEAD')
     const kb = duKb(dir) + duKb(path.join(repo, '.git', 'worktrees', `wt-${i}`))
     git(repo, 'worktree', 'remove', '--force', dir)
-    return kb
+    return Promise.resolve(kb)
   })
 }
 
