@@ -109,7 +109,7 @@ async function main() {
     const fmt = (r: { ms: number; kb: number }) =>
       `${r.ms.toFixed(0).padStart(6)} ms, ${String(r.kb).padStart(7)} KB`
     console.log(`${String(files).padEnd(8)} | ${fmt(wt)}      | ${fmt(v)}`)
-    await rm(work, { recursive: true, force: true })
+    await rm(work, { recursive: true, force: true, maxRetries: 5 })
   }
   console.log(
     `load average: ${os
