@@ -3,7 +3,8 @@
  * namespaces allowed). Where it cannot, the e2e stack runs its scenarios in isolation: process and
  * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
  */
-import { chmod, realpath, stat } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { chmod, realpath, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run, runOk } from '../src/process.js'
 
@@ -81,5 +82,29 @@ export async function openPathsFor(files: string[]): Promise<() => Promise<void>
   }
   return async () => {
     for (const [dir, mode] of changed) await chmod(dir, mode).catch(() => undefined)
+  }
+}
+
+/**
+ * A runner user: non-root, passwordless sudo (as GitHub documents for hosted runners), its home
+ * at `home`. Needs root; `remove` takes the user and its sudoers entry away again.
+ */
+export async function makeRunnerUser(home: string) {
+  const name = `fleet-e2e-${randomBytes(3).toString('hex')}`
+  await runOk('useradd', ['--home-dir', home, '--no-create-home', '--user-group', name], {
+    env: process.env
+  })
+  const sudoers = `/etc/sudoers.d/${name}`
+  await writeFile(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 })
+  const uid = Number((await runOk('id', ['-u', name], { env: process.env })).stdout.trim())
+  const gid = Number((await runOk('id', ['-g', name], { env: process.env })).stdout.trim())
+  return {
+    name,
+    uid,
+    gid,
+    async remove() {
+      await rm(sudoers, { force: true })
+      await run('userdel', [name], { env: process.env })
+    }
   }
 }

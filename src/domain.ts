@@ -140,7 +140,8 @@ export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
 export type ParallelMode = 'auto' | 'fixed'
 
 /** Why the scheduler held the next worker back (fleet/scheduler.ts). */
-export type WaitReason = 'max-parallel' | 'hard-cap' | 'memory' | 'cpu' | 'upstream' | 'pacing'
+export type WaitReason =
+  'max-parallel' | 'hard-cap' | 'memory' | 'disk' | 'cpu' | 'upstream' | 'pacing'
 
 /** How parallel the run got, and what held it there (for the summary). */
 export interface Parallelism {

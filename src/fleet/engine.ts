@@ -35,6 +35,8 @@ export interface FleetOptions {
   onProgress?: (task: Task, progress: Progress) => void
   onOutcome?: (outcome: Outcome) => void
   hostEnv?: NodeJS.ProcessEnv
+  /** The workspace's checkout, whose objects the fleet's clone borrows (GITHUB_WORKSPACE's). */
+  checkout?: string
   /** Skill folders copied into every worker's config dir. */
   skills?: string[]
   /** isolation: sandbox, from the preflight. */
@@ -110,15 +112,25 @@ function taskContext(
   }
 }
 
+/** One line for the log: what the fleet's clone took from the checkout, and what it fetched. */
+function borrowedNote(b: { files: number; incomplete: boolean; fetched: number }): string {
+  const history = b.incomplete
+    ? "its history is cut (fetch-depth: 1), so the base's history was fetched whole"
+    : 'the fetch brought only what it lacked'
+  return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
+}
+
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
-  const { repo, base } = await FleetRepo.clone({
+  const { repo, base, borrowed } = await FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
     token: opts.gitToken,
     base: config.baseBranch,
-    branches: tasks.map(t => t.branch)
+    branches: tasks.map(t => t.branch),
+    checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
   })
+  if (borrowed) opts.log(borrowedNote(borrowed))
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
@@ -132,7 +144,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
       return Number.isFinite(limit) ? limit : undefined
     },
     maxParallel: config.maxParallel,
-    machine: thisMachine(opts.hostEnv ?? process.env),
+    machine: thisMachine(opts.hostEnv ?? process.env, opts.root),
     deadline: opts.deadline,
     stopReason: () => model.gateway.runBudgetSpent(),
     signal: opts.signal,

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs'
+import { readFileSync, statfsSync } from 'node:fs'
 import os from 'node:os'
 import type { CpuReading, Readings } from './scheduler.js'
 
@@ -6,7 +6,7 @@ import type { CpuReading, Readings } from './scheduler.js'
 export interface Machine {
   cores: number
   totalMemBytes: number
-  read(now: number): Pick<Readings, 'cpu' | 'memAvailableBytes'>
+  read(now: number): Pick<Readings, 'cpu' | 'memAvailableBytes' | 'diskFreeBytes'>
 }
 
 /**
@@ -15,6 +15,30 @@ export interface Machine {
  * machine it runs on. Never set it in a workflow: it blinds the scheduler to the real CPU.
  */
 export const TEST_CPU_DEMAND_ENV = 'FLEET_WORKER_TEST_CPU_DEMAND'
+
+/**
+ * Test-only: free disk in bytes in place of the real reading of the fleet's directory, so an e2e
+ * test can see the scheduler hold back on a full disk. Never set it in a workflow.
+ */
+export const TEST_DISK_FREE_ENV = 'FLEET_WORKER_TEST_DISK_FREE'
+
+function testDiskFree(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const bytes = Number(value)
+  if (Number.isFinite(bytes) && bytes >= 0) return bytes
+  throw new Error(`${TEST_DISK_FREE_ENV} must be a number of bytes (0 or more), got '${value}'`)
+}
+
+/** Free disk to an unprivileged user on the filesystem holding `dir` (statfs's bavail). */
+function diskFree(dir: string | undefined): number | undefined {
+  if (!dir) return undefined
+  try {
+    const s = statfsSync(dir)
+    return s.bavail * s.bsize
+  } catch {
+    return undefined
+  }
+}
 
 /**
  * Threads ready to run now, from `/proc/loadavg` ("0.40 1.51 2.08 7/103 10881": 7 runnable),
@@ -68,10 +92,14 @@ function testDemand(value: string | undefined): number | undefined {
   )
 }
 
-/** Readings of the machine this process runs on (Linux /proc; elsewhere the load average). */
-export function thisMachine(env: NodeJS.ProcessEnv): Machine {
+/**
+ * Readings of the machine this process runs on (Linux /proc; elsewhere the load average), and the
+ * free disk of `dir` (the fleet's directory) when given.
+ */
+export function thisMachine(env: NodeJS.ProcessEnv, dir?: string): Machine {
   const cores = os.availableParallelism()
   const fixed = testDemand(env[TEST_CPU_DEMAND_ENV])
+  const fixedDisk = testDiskFree(env[TEST_DISK_FREE_ENV])
   const queue = new RunQueue()
   const cpu = (now: number): CpuReading | undefined => {
     if (fixed !== undefined) return { source: 'run-queue', perCore: fixed }
@@ -87,7 +115,8 @@ export function thisMachine(env: NodeJS.ProcessEnv): Machine {
     totalMemBytes: os.totalmem(),
     read: now => ({
       cpu: cpu(now),
-      memAvailableBytes: parseMemAvailable(readText('/proc/meminfo') ?? '') ?? os.freemem()
+      memAvailableBytes: parseMemAvailable(readText('/proc/meminfo') ?? '') ?? os.freemem(),
+      diskFreeBytes: fixedDisk ?? diskFree(dir)
     })
   }
 }

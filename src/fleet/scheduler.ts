@@ -25,6 +25,8 @@ export interface Readings {
   /** Unknown (no PSI, no load average) leaves the hard cap and pacing as the only CPU bounds. */
   cpu?: CpuReading
   memAvailableBytes?: number
+  /** Free disk (to this user) where the fleet's clone and the tasks' worktrees live. */
+  diskFreeBytes?: number
   /** The model gateway's upstream concurrency, once it knows one: more workers would only queue. */
   upstreamLimit?: number
 }
@@ -39,6 +41,10 @@ export interface Limits {
   workerReserveBytes: number
   /** MemAvailable kept free beyond the reserves, for the action itself and the rest of the runner. */
   memoryFloorBytes: number
+  /** Disk one more task may need at its start (its worktree, what setup installs). */
+  workerDiskBytes: number
+  /** Free disk kept beyond the reserves, for the action's own files and the rest of the runner. */
+  diskFloorBytes: number
   /** Least time between two starts in auto: spreads the CLI's start-up CPU, and lets it show. */
   paceMs: number
   /** CPU demand per core (threads ready to run) at or above this means the CPU has no room. */
@@ -53,6 +59,7 @@ export type Decision = { kind: 'start' } | { kind: 'wait'; reason: WaitReason; m
 const MB = 1024 * 1024
 const CPU_RECHECK_MS = 250
 const MEMORY_RECHECK_MS = 1000
+const DISK_RECHECK_MS = 1000
 const UPSTREAM_RECHECK_MS = 1000
 
 /**
@@ -71,6 +78,8 @@ export function limitsFor(
     cores,
     workerReserveBytes: 400 * MB,
     memoryFloorBytes: Math.max(512 * MB, totalMemBytes * 0.05),
+    workerDiskBytes: 256 * MB,
+    diskFloorBytes: 1024 * MB,
     paceMs: Math.max(100, Math.round(500 / cores)),
     cpuPerCoreMax: 2
   }
@@ -87,16 +96,22 @@ function memoryRoom(r: Readings, l: Limits): boolean {
   return r.memAvailableBytes - claimed >= l.memoryFloorBytes
 }
 
+/** Room on disk for one more task, counting those started too recently to have written much. */
+function diskRoom(r: Readings, l: Limits): boolean {
+  if (r.diskFreeBytes === undefined) return true
+  return r.diskFreeBytes - (r.warming + 1) * l.workerDiskBytes >= l.diskFloorBytes
+}
+
 const cpuRoom = (cpu: CpuReading | undefined, l: Limits): boolean =>
   !cpu || cpu.perCore < l.cpuPerCoreMax
 
 /**
  * Start, or wait and why. Caps first (they hold always), then: nothing running always starts one
  * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU demand
- * once as many workers run as there are cores. Waiting on the model costs no CPU, so in a
+ * free disk, and CPU demand once as many workers run as there are cores. Waiting on the model costs no CPU, so in a
  * latency-bound batch the CPU gate only spreads the CLI's start-ups; in a CPU-bound one it holds
  * the fleet near two ready threads per core.
- * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory still holds.
+ * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory and disk still hold.
  */
 export function decide(r: Readings, l: Limits): Decision {
   if (r.running >= l.cap) return wait(l.mode === 'auto' ? 'hard-cap' : 'max-parallel', Infinity)
@@ -108,6 +123,7 @@ export function decide(r: Readings, l: Limits): Decision {
     if (since < l.paceMs) return wait('pacing', l.paceMs - since)
   }
   if (!memoryRoom(r, l)) return wait('memory', MEMORY_RECHECK_MS)
+  if (!diskRoom(r, l)) return wait('disk', DISK_RECHECK_MS)
   // Fewer workers than cores cannot crowd each other off the CPU; the pressure then is someone
   // else's, and holding back would only leave this run's share of the machine idle.
   if (l.mode === 'auto' && r.running >= l.cores && !cpuRoom(r.cpu, l))

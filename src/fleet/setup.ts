@@ -23,8 +23,9 @@ const NETWORK = [
 
 /**
  * The runner's own download caches, where actions/setup-node, setup-python and setup-go restore
- * theirs: every task's setup shares them (npm, pip and Go lock their caches for concurrent use).
- * Only setup gets them; what it installs lands in the worktree, where the worker and verify see it.
+ * theirs: every task's setup reads them, through a copy-on-write view of its own in the sandbox
+ * (what it writes there is dropped with it). Only setup gets them; what it installs lands in the
+ * worktree, where the worker and verify see it.
  */
 export function sharedCaches(host: NodeJS.ProcessEnv): Record<string, string> {
   const home = host.HOME
@@ -64,13 +65,13 @@ export function setupEnv(
 }
 
 /**
- * The shared caches as directories the sandbox can bind for setup alone (made if missing): the
- * worker and verify never see them.
+ * The runner's caches as the sandbox shows them to setup alone, each through a copy-on-write view
+ * (worker/views.ts): setup reads what the runner restored and nothing it writes survives it. One
+ * the runner lacks is not made: setup gets an empty private one. The worker and verify see none.
  */
 async function cacheDirs(host: NodeJS.ProcessEnv): Promise<string[]> {
   const dirs = [...new Set(Object.values(sharedCaches(host)))].filter(d => path.isAbsolute(d))
-  await Promise.all(dirs.map(d => mkdir(d, { recursive: true })))
-  return Promise.all(dirs.map(d => realpath(d)))
+  return Promise.all(dirs.map(d => realpath(d).catch(() => path.normalize(d))))
 }
 
 /** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */

@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
+import { type Borrowed, borrowObjects } from './borrow.js'
 import { authEnv, Git } from './git.js'
 
 interface OpenOptions {
@@ -20,6 +21,9 @@ export interface Worktree extends AsyncDisposable {
   /** Leaves the worktree on disk when disposed: its work could not be committed, so it stays. */
   keep(): void
 }
+
+/** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
+const BORROWED_REF = 'refs/fleet-borrowed/checkout'
 
 /**
  * The fleet's own clone, made fresh in the runner's temp dir. Workers get worktrees of this clone,
@@ -69,17 +73,46 @@ export class FleetRepo {
    * repository is made: one round trip to the remote off the way to the first worker.
    */
   static async clone(
-    opts: OpenOptions & { base?: string; branches: string[] }
-  ): Promise<{ repo: FleetRepo; base: string }> {
+    opts: OpenOptions & {
+      base?: string
+      branches: string[]
+      /** The workspace's checkout, whose objects the clone borrows (borrow.ts): never its config. */
+      checkout?: string
+    }
+  ): Promise<{ repo: FleetRepo; base: string; borrowed?: Borrowed & { fetched: number } }> {
     const env = opts.env ?? process.env
     await mkdir(path.dirname(opts.dir), { recursive: true })
     const lister = Git.create(path.dirname(opts.dir), env)
     const auth = authEnv(opts.remoteUrl, opts.token, env)
-    const [listed, repo] = await Promise.all([
+    const [listed, [repo, borrowed]] = await Promise.all([
       listRemote(lister, opts.remoteUrl, opts.branches, auth),
-      FleetRepo.open(opts)
+      FleetRepo.open(opts).then(async r => [r, await r.borrow(opts.checkout)] as const)
     ])
-    return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
+    if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
+    const before = await repo.objectCount()
+    const base = await repo.fetchListed(listed, opts.base, opts.branches)
+    await repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+    return { repo, base, borrowed: { ...borrowed, fetched: (await repo.objectCount()) - before } }
+  }
+
+  /**
+   * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
+   * sends only what it lacks. Not when its history is cut: the fetch would then claim commits the
+   * clone does not have, so it brings the base's history whole, as without a checkout.
+   */
+  private async borrow(checkout: string | undefined): Promise<Borrowed | undefined> {
+    if (!checkout) return undefined
+    const borrowed = await borrowObjects(checkout, path.join(this.git.dir, '.git', 'objects'))
+    if (borrowed?.head && !borrowed.incomplete)
+      await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+    return borrowed
+  }
+
+  /** Objects in the clone, loose and packed (`git count-objects`): what a fetch added. */
+  private async objectCount(): Promise<number> {
+    const out = await this.git.out(['count-objects', '-v'])
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(out)?.[1] ?? 0)
+    return field('count') + field('in-pack')
   }
 
   /** Fetches the base branch and those of the work branches that exist; returns the base. */

@@ -32,6 +32,8 @@ function limitText(p: Parallelism): string {
       return 'the CPU had no room (two threads or more ready to run per core)'
     case 'memory':
       return "MemAvailable had no room for one more worker's reserve"
+    case 'disk':
+      return "the disk of the fleet's directory had no room for one more task's reserve"
     case 'upstream':
       return 'the endpoint takes no more requests at once (more workers would only queue)'
     case 'pacing':

@@ -9,12 +9,18 @@ import path from 'node:path'
 import { systemEnv } from '../child-env.js'
 import { type Ran, run } from '../process.js'
 import { SYSTEM_PATHS, type SystemEntry } from './sandbox.js'
+import { viewsFail } from './views.js'
 
 /** What every sandbox of this run is built from. */
 export interface SandboxHost {
   bwrap: string
   system: SystemEntry[]
   extraReadOnly: string[]
+  /**
+   * `unshare`, when copy-on-write views (views.ts) mount here: setup then sees the runner's
+   * package caches through them. Without, setup gets empty private caches (slower, same safety).
+   */
+  unshare?: string
 }
 
 export class SandboxUnavailable extends Error {
@@ -150,5 +156,16 @@ export async function preflightSandbox(
     )
   }
   log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`)
-  return { bwrap, ...layout }
+  return { bwrap, ...layout, unshare: await viewsHere(env, log) }
+}
+
+/** `unshare` if copy-on-write views mount here; otherwise a line in the log saying what setup gets. */
+async function viewsHere(env: NodeJS.ProcessEnv, log: (m: string) => void) {
+  const unshare = await onPath('unshare', env.PATH)
+  const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed'
+  if (!why) return unshare
+  log(
+    `setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`
+  )
+  return undefined
 }

@@ -15,6 +15,7 @@ import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
+import { cacheLayers, dropView, type View } from './views.js'
 import { type Progress, spawnWorker } from './spawn.js'
 
 /** Everything a sandbox needs that is the same for the whole run. */
@@ -39,7 +40,7 @@ export interface Caged {
   binary?: string
   env: Record<string, string>
   log: (message: string) => void
-  /** Package caches shared by every task's setup: read-write, given to setup alone. */
+  /** The runner's package caches, shown to setup alone through copy-on-write views (views.ts). */
   shared?: string[]
   /** The task whose work this run seals on its way out (worker/exit.ts); none for the planner. */
   sealing?: TaskGit
@@ -73,8 +74,10 @@ async function prepare(c: Caged): Promise<Prepared> {
   const dir = await hostDir()
   let git: CageGit | undefined
   let network: SandboxNetwork | undefined
+  let views: View[] = []
   const release = async () => {
     await Promise.all([network?.close(), git && finishGit(git)])
+    await Promise.all(views.map(dropView))
     await rm(dir, { recursive: true, force: true })
   }
   try {
@@ -97,6 +100,8 @@ async function prepare(c: Caged): Promise<Prepared> {
     const gitFile = path.join(dir, 'gitfile')
     await writeFile(gitFile, `gitdir: ${git.gitDir}\n`)
     const { command: real, dir: claudeDir } = bin.value
+    const caches = await cacheLayers(c.shared ?? [], path.join(dir, 'caches'), c.setup.host.unshare)
+    views = caches.views
     const command = real ? [real, ...c.command.slice(1)] : c.command
     const spec: SandboxSpec = {
       bwrap: c.setup.host.bwrap,
@@ -104,7 +109,9 @@ async function prepare(c: Caged): Promise<Prepared> {
       extraReadOnly: c.setup.host.extraReadOnly,
       worktree: c.worktree,
       cageDir: c.cageDir,
-      shared: c.shared,
+      views: caches.views,
+      scratch: caches.scratch,
+      viewsBy: c.setup.host.unshare ? { unshare: c.setup.host.unshare, ...runnerIds() } : undefined,
       git: { gitFile, objectsDir: git.objectsDir },
       claudeDir,
       network: {
@@ -121,6 +128,10 @@ async function prepare(c: Caged): Promise<Prepared> {
     await release()
     throw error
   }
+}
+
+function runnerIds(): { uid: number; gid: number } {
+  return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
 }
 
 /**

@@ -6,6 +6,7 @@
  * docs/sandbox.md explains each choice.
  */
 import path from 'node:path'
+import { type View, withViews } from './views.js'
 
 /** A directory of the host's root, as the sandbox should show it. */
 export type SystemEntry =
@@ -32,8 +33,15 @@ export interface SandboxSpec {
   worktree: string
   /** The attempt's own directory (config dir, HOME, TMPDIR, its git clone): read-write. */
   cageDir: string
-  /** Package caches shared by every task's setup (setup only, never a worker): read-write. */
-  shared?: string[]
+  /**
+   * setup's view of the runner's package caches (never a worker's): each cache a copy-on-write
+   * view (views.ts) whose writes go to a private layer, so nothing setup writes there survives it.
+   */
+  views?: View[]
+  /** Empty private directories shown at a path (a cache the runner does not have). */
+  scratch?: { dir: string; at: string }[]
+  /** What mounts the views: `unshare` (util-linux), and the runner's ids, kept inside. */
+  viewsBy?: { unshare: string; uid: number; gid: number }
   /** The worker's git (cage-git.ts): a gitfile bound over the worktree's `.git`, objects read-only. */
   git?: { gitFile: string; objectsDir: string }
   /** Directory holding the claude binary (and what ships beside it): read-only. */
@@ -128,7 +136,7 @@ export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
     '--bind',
     cageDir,
     cageDir,
-    ...(spec.shared ?? []).flatMap(p => ['--bind', checkAbsolute('shared cache', p), p]),
+    ...cacheArgs(spec),
     ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
   ]
   if (spec.git) {
@@ -141,7 +149,7 @@ export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
   if (spec.command.length === 0) fail('The sandbox was given no command.')
   args.push(...networkArgs(spec.network, worktree), ...spec.command)
   assertNoSecrets(args, spec.env)
-  return { file: spec.bwrap, args, env: { ...spec.env } }
+  return { ...viewsAround(spec, { file: spec.bwrap, args }), env: { ...spec.env } }
 }
 
 /** The sockets and the init that serves them inside, before the command; none without a network. */
@@ -158,6 +166,29 @@ function networkArgs(net: SandboxSpec['network'], worktree: string): string[] {
   return args
 }
 
+/** The caches' binds: a view is mounted over its own path (outside bwrap), a scratch dir bound. */
+function cacheArgs(spec: SandboxSpec): string[] {
+  return [
+    ...(spec.views ?? []).flatMap(v => ['--bind', checkAbsolute('cache view', v.at), v.at]),
+    ...(spec.scratch ?? []).flatMap(s => {
+      const dir = checkAbsolute('scratch dir', s.dir)
+      return ['--bind', dir, checkAbsolute('scratch path', s.at)]
+    })
+  ]
+}
+
+/**
+ * With views, bwrap starts inside the namespace that mounted them, where the runner user is root:
+ * `--uid`/`--gid` map its own ids back, so the command runs as the runner user, as without.
+ */
+function viewsAround(spec: SandboxSpec, bwrap: { file: string; args: string[] }) {
+  const views = spec.views ?? []
+  if (views.length === 0) return bwrap
+  const by = spec.viewsBy ?? fail('The sandbox was given views but no way to mount them.')
+  const ids = ['--uid', String(by.uid), '--gid', String(by.gid)]
+  return withViews(by.unshare, views, { file: bwrap.file, args: [...ids, ...bwrap.args] })
+}
+
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i
 
 /** The argv is visible in `ps` to every user of the host: it must hold no value of a secret. */
@@ -172,7 +203,9 @@ function assertNoSecrets(args: string[], env: Record<string, string>): void {
 /** The paths the sandbox lets its command write: the worktree and the cage dir, nothing else. */
 export function writablePaths(args: string[]): string[] {
   const out: string[] = []
-  for (let i = 0; i < args.length; i++) {
+  // Wrapped by withViews: bwrap's own arguments start after the views' `--` and bwrap's path.
+  const views = args.indexOf('fleet-views')
+  for (let i = views === -1 ? 0 : args.indexOf('--', views) + 2; i < args.length; i++) {
     if (args[i] === '--') break
     if (args[i] === '--bind' || args[i] === '--bind-try' || args[i] === '--dev-bind')
       out.push(args[i + 2] ?? '')

@@ -1,9 +1,12 @@
+import { statfsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import {
   parseMemAvailable,
   parseRunnable,
   RunQueue,
   TEST_CPU_DEMAND_ENV,
+  TEST_DISK_FREE_ENV,
   thisMachine
 } from '../../src/fleet/machine.js'
 
@@ -40,6 +43,21 @@ describe("the machine's readings", () => {
     expect(fixed.read(Date.now()).cpu).toEqual({ source: 'run-queue', perCore: 3 })
     expect(() => thisMachine({ [TEST_CPU_DEMAND_ENV]: 'high' })).toThrow(
       /FLEET_WORKER_TEST_CPU_DEMAND must be a number of threads per core \(0 or more\), got 'high'/
+    )
+  })
+
+  it("reads the free disk of the fleet's directory, as statfs gives it to a user", () => {
+    const dir = tmpdir()
+    const free = thisMachine({}, dir).read(Date.now()).diskFreeBytes
+    const s = statfsSync(dir)
+    // Between two readings another process may write: close to statfs's own figure, not equal.
+    expect(free).toBeGreaterThan(0)
+    expect(Math.abs((free ?? 0) - s.bavail * s.bsize)).toBeLessThan(256 * 1024 * 1024)
+    expect(thisMachine({}).read(Date.now()).diskFreeBytes).toBeUndefined()
+    expect(thisMachine({}, '/no/such/dir').read(Date.now()).diskFreeBytes).toBeUndefined()
+    expect(thisMachine({ [TEST_DISK_FREE_ENV]: '5' }, dir).read(0).diskFreeBytes).toBe(5)
+    expect(() => thisMachine({ [TEST_DISK_FREE_ENV]: 'full' })).toThrow(
+      /FLEET_WORKER_TEST_DISK_FREE must be a number of bytes \(0 or more\), got 'full'/
     )
   })
 })

@@ -59,6 +59,25 @@ describe('the scheduler', () => {
     expect(decide({ ...justEnough, warming: 2 }, auto)).toMatchObject({ reason: 'memory' })
   })
 
+  it("keeps a disk reserve for each task on the fleet's filesystem, in a fixed pool too", () => {
+    const reserve = auto.workerDiskBytes
+    const floor = auto.diskFloorBytes
+    const justEnough = { ...calm, diskFreeBytes: floor + reserve }
+    expect(decide(justEnough, auto).kind).toBe('start')
+    expect(decide({ ...justEnough, diskFreeBytes: floor + reserve - 1 }, auto)).toEqual({
+      kind: 'wait',
+      reason: 'disk',
+      ms: 1000
+    })
+    expect(decide({ ...justEnough, warming: 1 }, auto)).toMatchObject({ reason: 'disk' })
+    expect(decide({ ...calm, diskFreeBytes: 0 }, limitsFor(6, 2, 8 * GB))).toMatchObject({
+      reason: 'disk'
+    })
+    // Nothing running: one task still starts (a batch must move), and an unknown reading holds nothing.
+    expect(decide({ ...calm, running: 0, diskFreeBytes: 0 }, auto).kind).toBe('start')
+    expect(decide({ ...calm, diskFreeBytes: undefined }, auto).kind).toBe('start')
+  })
+
   it('paces starts to spread the CLI start-up CPU, and says how long to wait', () => {
     expect(auto.paceMs).toBe(250)
     expect(decide({ ...calm, lastStartAt: calm.now - 100 }, auto)).toEqual({

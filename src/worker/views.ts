@@ -1,0 +1,160 @@
+/**
+ * Copy-on-write views: a directory shown at a path through an overlay whose upper layer is private
+ * to one caged command, so the command may write all it likes there and the directory underneath
+ * never changes. Used for setup's view of the runner's package caches; built to also show one
+ * shared read-only checkout to many tasks (docs/performance.md, "One checkout, many views").
+ *
+ * How: bubblewrap 0.9 has `--overlay`, but 0.8 (Debian 12, Ubuntu 22.04) does not. The kernel
+ * (5.11+) mounts an overlay inside an unprivileged user namespace, so the sandbox's command line is
+ * wrapped: `unshare` makes a user namespace (the runner user as its root) with a private mount
+ * namespace, mounts each view there with `mount -t overlay`, and execs bwrap, which nests its own
+ * user namespace and maps the runner's uid and gid back (`--uid`, `--gid`). Nothing is mounted on
+ * the host: the views vanish with the namespace. fuse-overlayfs would need /dev/fuse open to the
+ * runner user, which is not so on every host.
+ */
+import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { run } from '../process.js'
+
+/** One overlay: `lower` (never written) shown at `at`, writes going to `upper` (private). */
+export interface View {
+  lower: string
+  at: string
+  /** The private upper layer and overlayfs's work dir: the same filesystem, outside `lower`. */
+  upper: string
+  work: string
+}
+
+export class ViewError extends Error {}
+
+/**
+ * Mounts each view (lower, at, upper, work: four positional arguments each) in the namespace
+ * `unshare` made, then becomes the command after `--`. Constant text: paths come as arguments.
+ * `userxattr`: overlayfs keeps its whiteouts and opaque-dir marks in user.* xattrs, the only ones
+ * a user namespace may set (without it, removing a directory of the lower layer fails with EIO).
+ */
+export const VIEWS_INIT = [
+  'while [ "$1" != -- ]; do',
+  '  mount -t overlay fleet-view -o "userxattr,lowerdir=$1,upperdir=$3,workdir=$4" -- "$2" ||',
+  '    { echo "fleet: cannot mount a copy-on-write view of $1 at $2" >&2; exit 125; }',
+  '  shift 4',
+  'done',
+  'shift; exec "$@"'
+].join('\n')
+
+/** overlayfs splits its options on `,` and `:` and reads `\` as an escape. */
+function checkPath(name: string, p: string): string {
+  if (!path.isAbsolute(p) || path.normalize(p) !== p || /[,:\\\n\0]/.test(p) || p === '/')
+    throw new ViewError(
+      `A copy-on-write view's ${name} must be an absolute, normalised path without ',', ':', '\\' or a newline, got '${p}'.`
+    )
+  return p
+}
+
+const within = (child: string, parent: string) => child === parent || child.startsWith(`${parent}/`)
+
+/** The views' checked positional arguments for VIEWS_INIT. */
+function viewArgs(views: View[]): string[] {
+  return views.flatMap(v => {
+    const [lower, at, upper, work] = [
+      checkPath('lower dir', v.lower),
+      checkPath('mount point', v.at),
+      checkPath('upper dir', v.upper),
+      checkPath('work dir', v.work)
+    ]
+    if ([upper, work].some(p => within(p, lower) || within(p, at)))
+      throw new ViewError(`A view's private layer (${upper}) must lie outside ${lower} and ${at}.`)
+    return [lower, at, upper, work]
+  })
+}
+
+/**
+ * The command line that mounts the views, then runs `inner` (bwrap, started with the runner's ids
+ * kept: see sandboxCommand). Pure.
+ */
+export function withViews(
+  unshare: string,
+  views: View[],
+  inner: { file: string; args: string[] }
+): { file: string; args: string[] } {
+  if (views.length === 0) return inner
+  const ns = ['--user', '--map-root-user', '--mount', '--propagation', 'private']
+  const init = ['--', 'sh', '-c', VIEWS_INIT, 'fleet-views', ...viewArgs(views), '--']
+  return { file: unshare, args: [...ns, ...init, inner.file, ...inner.args] }
+}
+
+/** Drops a path that lies inside another of the list: the outer view shows it already. */
+export function outermost(paths: string[]): string[] {
+  const unique = [...new Set(paths)]
+  return unique.filter(p => !unique.some(q => q !== p && within(p, q)))
+}
+
+/** A fresh private layer for a view of `lower` at `at`, in `dir` (made; removed by dropLayers). */
+export async function makeView(dir: string, lower: string, at = lower): Promise<View> {
+  const view = { lower, at, upper: path.join(dir, 'upper'), work: path.join(dir, 'work') }
+  await mkdir(view.upper, { recursive: true })
+  await mkdir(view.work, { recursive: true })
+  return view
+}
+
+/**
+ * Removes a view's private layers: overlayfs leaves `work/work` with mode 000, which the runner
+ * user owns but cannot list, so it is opened first.
+ */
+export async function dropView(view: View): Promise<void> {
+  await chmod(path.join(view.work, 'work'), 0o700).catch(() => undefined)
+  await rm(view.upper, { recursive: true, force: true })
+  await rm(view.work, { recursive: true, force: true })
+}
+
+/**
+ * Whether views can be mounted here: one view of an empty directory, mounted and written through
+ * (the preflight asks once per run). Undefined when they can, else why not, in a few words.
+ */
+export async function viewsFail(unshare: string): Promise<string | undefined> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'fleet-view-probe-'))
+  try {
+    const lower = path.join(dir, 'lower')
+    await mkdir(lower)
+    const view = await makeView(path.join(dir, 'layer'), lower)
+    const probe = withViews(unshare, [view], { file: 'sh', args: ['-c', `: > '${lower}/probe'`] })
+    const ran = await run(probe.file, probe.args, {
+      env: { PATH: '/usr/bin:/bin' },
+      timeoutMs: 30_000
+    })
+    await dropView(view)
+    const leaked = await readdir(lower)
+    if (ran.exitCode === 0 && leaked.length === 0) return undefined
+    return ran.stderr.trim().split('\n').pop() || `exit ${ran.exitCode}`
+  } finally {
+    await rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * setup's caches, each shown through a view with a private layer in `dir` (one per cache), or an
+ * empty private directory where the runner has none yet or views cannot mount here (`unshare`
+ * undefined). Nothing setup writes reaches the runner's own directories either way.
+ */
+export async function cacheLayers(
+  caches: string[],
+  dir: string,
+  unshare: string | undefined
+): Promise<{ views: View[]; scratch: { dir: string; at: string }[] }> {
+  const views: View[] = []
+  const scratch: { dir: string; at: string }[] = []
+  for (const [i, at] of outermost(caches).entries()) {
+    const layer = path.join(dir, `cache-${i}`)
+    const exists = await stat(at).then(
+      s => s.isDirectory(),
+      () => false
+    )
+    if (exists && unshare) views.push(await makeView(layer, at))
+    else {
+      await mkdir(layer, { recursive: true })
+      scratch.push({ dir: layer, at })
+    }
+  }
+  return { views, scratch }
+}

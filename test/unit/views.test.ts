@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest'
+import { sandboxCommand, type SandboxSpec, writablePaths } from '../../src/worker/sandbox.js'
+import { outermost, type View, ViewError, VIEWS_INIT, withViews } from '../../src/worker/views.js'
+
+const view = (at: string, layer = '/tmp/fleet-sbx-1/caches/cache-0'): View => ({
+  lower: at,
+  at,
+  upper: `${layer}/upper`,
+  work: `${layer}/work`
+})
+
+const spec = (over: Partial<SandboxSpec> = {}): SandboxSpec => ({
+  bwrap: '/usr/bin/bwrap',
+  system: [{ kind: 'dir', path: '/usr' }],
+  worktree: '/w/tree',
+  cageDir: '/w/cage',
+  network: { proxySocket: '/tmp/fleet-sbx-1/net/proxy.sock', proxyPort: 3128 },
+  command: ['sh', '-c', 'npm ci'],
+  env: { PATH: '/usr/bin' },
+  ...over
+})
+
+describe('copy-on-write views', () => {
+  it('mount in a namespace of their own, then become the inner command', () => {
+    const cmd = withViews('/usr/bin/unshare', [view('/home/runner/.npm')], {
+      file: '/usr/bin/bwrap',
+      args: ['--unshare-user', '--', 'true']
+    })
+    expect(cmd.file).toBe('/usr/bin/unshare')
+    expect(cmd.args).toEqual([
+      '--user',
+      '--map-root-user',
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      'sh',
+      '-c',
+      VIEWS_INIT,
+      'fleet-views',
+      '/home/runner/.npm',
+      '/home/runner/.npm',
+      '/tmp/fleet-sbx-1/caches/cache-0/upper',
+      '/tmp/fleet-sbx-1/caches/cache-0/work',
+      '--',
+      '/usr/bin/bwrap',
+      '--unshare-user',
+      '--',
+      'true'
+    ])
+  })
+
+  it('leave a command without views as it is', () => {
+    const inner = { file: '/usr/bin/bwrap', args: ['--', 'true'] }
+    expect(withViews('/usr/bin/unshare', [], inner)).toBe(inner)
+  })
+
+  it('refuse a path overlayfs would misread, and a private layer inside what it shows', () => {
+    for (const bad of ['/home/a,b', '/home/a:b', '/home/a\\b', 'relative', '/home/../etc', '/'])
+      expect(() => withViews('/u', [view(bad)], { file: 'x', args: [] })).toThrow(ViewError)
+    expect(() =>
+      withViews('/u', [view('/home/r/.npm', '/home/r/.npm/layer')], { file: 'x', args: [] })
+    ).toThrow(/must lie outside/)
+  })
+
+  it('keep only the outermost of nested caches', () => {
+    expect(
+      outermost(['/h/.cache/go-build', '/h/.cache', '/h/.npm', '/h/.cache', '/h/.npmrc-dir'])
+    ).toEqual(['/h/.cache', '/h/.npm', '/h/.npmrc-dir'])
+  })
+})
+
+describe("the sandbox with setup's caches", () => {
+  it('binds each view over its own path and runs bwrap as the runner inside the views namespace', () => {
+    const cmd = sandboxCommand(
+      spec({
+        views: [view('/home/runner/.npm')],
+        scratch: [{ dir: '/tmp/fleet-sbx-1/caches/cache-1', at: '/home/runner/go/pkg/mod' }],
+        viewsBy: { unshare: '/usr/bin/unshare', uid: 1001, gid: 118 }
+      })
+    )
+    expect(cmd.file).toBe('/usr/bin/unshare')
+    const bwrapAt = cmd.args.indexOf('/usr/bin/bwrap')
+    expect(cmd.args[bwrapAt - 1]).toBe('--')
+    expect(cmd.args.slice(bwrapAt + 1, bwrapAt + 5)).toEqual(['--uid', '1001', '--gid', '118'])
+    expect(writablePaths(cmd.args).sort()).toEqual(
+      ['/w/tree', '/w/cage', '/home/runner/.npm', '/home/runner/go/pkg/mod'].sort()
+    )
+    // The scratch dir is the private one, shown at the cache's path; the view is its own path.
+    const binds = cmd.args.flatMap((a, i) => (a === '--bind' ? [cmd.args.slice(i + 1, i + 3)] : []))
+    expect(binds).toContainEqual(['/home/runner/.npm', '/home/runner/.npm'])
+    expect(binds).toContainEqual(['/tmp/fleet-sbx-1/caches/cache-1', '/home/runner/go/pkg/mod'])
+  })
+
+  it('refuses views it has no way to mount', () => {
+    expect(() => sandboxCommand(spec({ views: [view('/home/runner/.npm')] }))).toThrow(
+      /no way to mount/
+    )
+  })
+
+  it('is plain bwrap without views', () => {
+    const cmd = sandboxCommand(spec())
+    expect(cmd.file).toBe('/usr/bin/bwrap')
+    expect(cmd.args).not.toContain('--uid')
+  })
+})
