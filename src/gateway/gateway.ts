@@ -54,7 +54,7 @@ export interface Gateway {
   /** Tokens and cost (each request at its own model's price) a task has spent. */
   taskSpend(taskId: string): Spend
   runSpend(): Spend
-  /** Why no new worker may start (a run budget is spent), else undefined. */
+  /** Why no new worker may start (a run budget is spent, or too low for a request), else undefined. */
   runBudgetSpent(): string | undefined
   /** The upstream limiter's current limit (Infinity while auto has not met a refusal). */
   limit(): number
@@ -151,7 +151,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
     runSpend: () => ledger.run.spent,
     runBudgetSpent: () => {
       const b = ledger.over(undefined)
-      return b?.scope === 'run' ? b.message : undefined
+      return b?.scope === 'run' ? b.message : ledger.runRefused
     },
     limit: () => ctx.limiter.limit,
     async close() {

@@ -38,6 +38,8 @@ export class Ledger {
   readonly logs = new Map<WorkerPass, RequestLog>()
   private readonly tasks = new Map<string, { usage: Usage; spent: Spend; held: Spend }>()
   run = { usage: ZERO_USAGE, spent: NO_SPEND, held: NO_SPEND }
+  /** A run budget that refused a request's worst case: no new worker may start after it. */
+  runRefused?: string
 
   constructor(
     private readonly budgets: Budgets,
@@ -79,6 +81,7 @@ export class Ledger {
       run: addSpend(this.run.spent, this.run.held)
     }
     const r = reserve(this.budgets, ask, standing)
+    if (!r.ok && r.scope === 'run') this.runRefused ??= r.message
     if (!r.ok) return r
     t.held = addSpend(t.held, r.hold)
     this.run.held = addSpend(this.run.held, r.hold)
