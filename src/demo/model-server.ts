@@ -622,6 +622,9 @@ async function handle(
     if (bad) return misbehave(state, bad.kind, rec, req, res)
     reply = replyFor(state, s, rec.step, rec.cwd)
   }
+  // As the API does, never more output than the request's max_tokens (the gateway may lower it).
+  if (typeof body.max_tokens === 'number' && reply.usage.output_tokens > body.max_tokens)
+    reply = { ...reply, usage: { ...reply.usage, output_tokens: body.max_tokens } }
   Object.assign(rec, { status: 200, usage: reply.usage })
   const id = `msg_fleet_${String(++state.ids).padStart(6, '0')}`
   if (rec.stream) streamReply(res, id, rec.model, reply)
