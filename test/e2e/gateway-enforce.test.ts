@@ -35,8 +35,11 @@ const BURST = `for i in $(seq 12); do ${curl({
   messages: [{ role: 'user', content: '[[fleet-burn]]' }]
 })} & done; wait`
 
+/** The burst's requests as the endpoint saw them (the CLI's own carry the command, not as side). */
 const burns = (stack: Stack) =>
-  stack.model.requests.filter(q => JSON.stringify(q.body).includes('[[fleet-burn]]'))
+  stack.model.requests.filter(
+    q => q.outcome === 'side' && JSON.stringify(q.body).includes('[[fleet-burn]]')
+  )
 
 const total = (u: {
   input_tokens: number
@@ -186,6 +189,7 @@ describe('models, headers and bodies the run did not ask for', () => {
     expect(stack.model.requests.filter(q => q.model === 'claude-opus-4-1')).toEqual([])
     expect(toolResults(stack.model.requestsFor('direct'))).toMatch(/^400\n200$/m)
     const log = await requestLog(run, 'direct.1.requests.jsonl')
+    console.log('DBG', JSON.stringify(log))
     expect(log).toContainEqual(
       expect.objectContaining({
         status: 400,
