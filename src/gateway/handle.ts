@@ -49,6 +49,8 @@ interface Refusal {
   final?: boolean
   /** Close the connection rather than read the rest of the body. */
   close?: boolean
+  /** The model the request named, for its log line. */
+  model?: string
 }
 
 /** The request body's refusal, if the gateway forwards no part of it: size, JSON, model. */
@@ -65,7 +67,7 @@ async function readChecked(
   if (rules.models && !rules.models.has(parsed.model ?? '')) {
     const allowed = [...rules.models].map(m => `'${m}'`).join(', ')
     const message = `model '${parsed.model ?? ''}' is not one this run configured: the fleet's gateway forwards only ${allowed}`
-    return { status: 400, type: 'invalid_request_error', message, final: true }
+    return { status: 400, type: 'invalid_request_error', message, final: true, model: parsed.model }
   }
   return { parsed, body: read.body }
 }
@@ -136,7 +138,7 @@ export async function handle(
   const base = { at: at.toISOString(), path }
   const checked = await readChecked(rules, req)
   const admitted = 'status' in checked ? checked : admitSpend(ledger, pass, path, checked)
-  const model = 'parsed' in checked ? checked.parsed.model : undefined
+  const model = 'parsed' in checked ? checked.parsed.model : checked.model
   if ('status' in admitted) {
     refuse(res, admitted)
     const record = { ...base, model, status: admitted.status, attempts: 0, retries: [] }

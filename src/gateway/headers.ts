@@ -39,7 +39,8 @@ export const CLI_BETAS = [
   'mid-conversation-tool-changes-2026-07-01',
   'thinking-token-count-2026-05-13',
   'advanced-tool-use-2025-11-20',
-  'effort-2025-11-24'
+  'effort-2025-11-24',
+  'thinking-display-updates-2026-08-18'
 ]
 
 export interface Filtered {

@@ -189,7 +189,6 @@ describe('models, headers and bodies the run did not ask for', () => {
     expect(stack.model.requests.filter(q => q.model === 'claude-opus-4-1')).toEqual([])
     expect(toolResults(stack.model.requestsFor('direct'))).toMatch(/^400\n200$/m)
     const log = await requestLog(run, 'direct.1.requests.jsonl')
-    console.log('DBG', JSON.stringify(log))
     expect(log).toContainEqual(
       expect.objectContaining({
         status: 400,
