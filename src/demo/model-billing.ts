@@ -39,13 +39,32 @@ export function richSse(res: http.ServerResponse, type: string, data: Record<str
 /** The marker of a worker's own request that bills its worst case (a hostile burst's test). */
 export const BURN_MARKER = '[[fleet-burn]]'
 
-/** The worst a request can be billed: its body's bytes as input, all of max_tokens as output. */
-export function burnUsage(body: Record<string, unknown>, bytes: number) {
+interface Tokens {
+  input_tokens: number
+  output_tokens: number
+  cache_read_input_tokens: number
+  cache_creation_input_tokens: number
+}
+
+/**
+ * A request outside any script: `plain`, or, marked with BURN_MARKER, the worst it can be billed
+ * (its body's bytes as input, all of max_tokens as output).
+ */
+export function sideUsage(body: Record<string, unknown>, raw: Buffer, plain: Tokens): Tokens {
+  if (!raw.includes(BURN_MARKER)) return plain
   const max = typeof body.max_tokens === 'number' ? body.max_tokens : 0
   return {
-    input_tokens: bytes,
+    input_tokens: raw.length,
     output_tokens: max,
     cache_read_input_tokens: 0,
     cache_creation_input_tokens: 0
   }
+}
+
+/** As the API does: never more output than the request's max_tokens (the gateway may lower it). */
+export function withinMaxTokens<U extends Tokens>(body: Record<string, unknown>, usage: U): U {
+  const max = body.max_tokens
+  return typeof max === 'number' && usage.output_tokens > max
+    ? { ...usage, output_tokens: max }
+    : usage
 }

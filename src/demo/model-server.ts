@@ -49,12 +49,12 @@ import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
 import {
-  BURN_MARKER,
-  burnUsage,
   RICH_BILLED,
   RICH_START_USAGE,
   RICH_WIRE_USAGE,
-  richSse
+  richSse,
+  sideUsage,
+  withinMaxTokens
 } from './model-billing.js'
 
 const repeat = z.union([z.boolean(), z.number().int().nonnegative()])
@@ -608,8 +608,7 @@ async function handle(
   const hasTools = Array.isArray(body.tools) && body.tools.length > 0
   if (!s || !play || !hasTools) {
     rec.outcome = 'side'
-    // A worker's own request marked to burn bills its worst case (a hostile burst's test).
-    const usage = raw.includes(BURN_MARKER) ? burnUsage(body, raw.length) : SIDE_USAGE
+    const usage = sideUsage(body, raw, SIDE_USAGE)
     reply = { content: [{ type: 'text', text: 'OK.' }], stopReason: 'end_turn', usage }
   } else {
     const ordinal = state.ordinals.get(play.key) ?? 0
@@ -622,9 +621,7 @@ async function handle(
     if (bad) return misbehave(state, bad.kind, rec, req, res)
     reply = replyFor(state, s, rec.step, rec.cwd)
   }
-  // As the API does, never more output than the request's max_tokens (the gateway may lower it).
-  if (typeof body.max_tokens === 'number' && reply.usage.output_tokens > body.max_tokens)
-    reply = { ...reply, usage: { ...reply.usage, output_tokens: body.max_tokens } }
+  reply = { ...reply, usage: withinMaxTokens(body, reply.usage) }
   Object.assign(rec, { status: 200, usage: reply.usage })
   const id = `msg_fleet_${String(++state.ids).padStart(6, '0')}`
   if (rec.stream) streamReply(res, id, rec.model, reply)
