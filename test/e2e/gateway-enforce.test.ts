@@ -214,6 +214,7 @@ describe('models, headers and bodies the run did not ask for', () => {
     const allowed = [
       'accept',
       'accept-encoding',
+      'authorization', // the real key, in the configured header
       'anthropic-beta',
       'anthropic-version',
       'connection',
