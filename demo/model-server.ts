@@ -48,6 +48,14 @@ import type { AddressInfo } from 'node:net'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { z } from 'zod'
+import {
+  RICH_BILLED,
+  RICH_START_USAGE,
+  RICH_WIRE_USAGE,
+  richSse,
+  sideUsage,
+  withinMaxTokens
+} from './model-billing.js'
 
 const repeat = z.union([z.boolean(), z.number().int().nonnegative()])
 
@@ -78,7 +86,10 @@ const scriptSchema = z.object({
   // Like drop, but the stream then stays open, silent, until the client goes away.
   stall: repeat.optional(),
   drop: repeat.optional(),
-  garbage: repeat.optional()
+  garbage: repeat.optional(),
+  // rich: every answer carries the usage shapes of model-billing.ts (iterations, cache split,
+  // web searches), framed as strict SSE; the recorded usage is what that shape bills.
+  billing: z.literal('rich').optional()
 })
 
 export type Script = z.infer<typeof scriptSchema>
@@ -89,6 +100,8 @@ export interface Usage {
   output_tokens: number
   cache_read_input_tokens: number
   cache_creation_input_tokens: number
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number }
+  server_tool_use?: { web_search_requests: number }
 }
 
 export type Outcome =
@@ -290,6 +303,8 @@ interface Reply {
   content: Block[]
   stopReason: 'end_turn' | 'tool_use'
   usage: Usage
+  /** billing: rich — the usage as sent (model-billing.ts), and the strict SSE framing. */
+  rich?: true
 }
 
 type Misbehaviour =
@@ -347,7 +362,7 @@ function absolutize(input: Record<string, unknown>, cwd: string | undefined) {
   return out
 }
 
-function sse(res: http.ServerResponse, type: string, data: Record<string, unknown>) {
+function plainSse(res: http.ServerResponse, type: string, data: Record<string, unknown>) {
   res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`)
 }
 
@@ -366,7 +381,9 @@ function messageHead(id: string, model: string | undefined, usage: Usage) {
 
 function streamReply(res: http.ServerResponse, id: string, model: string | undefined, r: Reply) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-  sse(res, 'message_start', { message: messageHead(id, model, r.usage) })
+  const sse = r.rich ? richSse : plainSse
+  const head = messageHead(id, model, r.usage)
+  sse(res, 'message_start', { message: r.rich ? { ...head, usage: RICH_START_USAGE } : head })
   r.content.forEach((block, index) => {
     if (block.type === 'text') {
       sse(res, 'content_block_start', { index, content_block: { type: 'text', text: '' } })
@@ -388,7 +405,7 @@ function streamReply(res: http.ServerResponse, id: string, model: string | undef
   })
   sse(res, 'message_delta', {
     delta: { stop_reason: r.stopReason, stop_sequence: null },
-    usage: r.usage
+    usage: r.rich ? RICH_WIRE_USAGE : r.usage
   })
   sse(res, 'message_stop', {})
   res.end()
@@ -401,7 +418,7 @@ function jsonReply(res: http.ServerResponse, id: string, model: string | undefin
       ...messageHead(id, model, r.usage),
       content: r.content,
       stop_reason: r.stopReason,
-      usage: r.usage
+      usage: r.rich ? RICH_WIRE_USAGE : r.usage
     })
   )
 }
@@ -420,6 +437,17 @@ interface ServerState {
 }
 
 function replyFor(state: ServerState, s: Script, step: number, cwd: string | undefined): Reply {
+  if (s.billing === 'rich')
+    return { ...plainReplyFor(state, s, step, cwd), usage: RICH_BILLED, rich: true }
+  return plainReplyFor(state, s, step, cwd)
+}
+
+function plainReplyFor(
+  state: ServerState,
+  s: Script,
+  step: number,
+  cwd: string | undefined
+): Reply {
   const usage = usageForStep(step)
   const planned = s.steps[step]
   if (planned && 'tool' in planned) {
@@ -493,12 +521,12 @@ async function misbehave(
   const head = messageHead(`msg_${kind}_${++state.ids}`, rec.model, usageForStep(rec.step))
   Object.assign(rec, { outcome: kind, status: 200, usage: head.usage })
   res.writeHead(200, { 'content-type': 'text/event-stream' })
-  sse(res, 'message_start', { message: head })
-  sse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
+  plainSse(res, 'message_start', { message: head })
+  plainSse(res, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
   if (kind === 'stall') return
   // Cut only after the client has surely parsed message_start: cutting in the same tick
   // made the CLI count the partial usage in some runs and not in others.
-  sse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } })
+  plainSse(res, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Wor' } })
   await sleep(DROP_AFTER_MS, undefined, { signal: state.closing.signal })
   req.socket.destroy()
 }
@@ -580,7 +608,8 @@ async function handle(
   const hasTools = Array.isArray(body.tools) && body.tools.length > 0
   if (!s || !play || !hasTools) {
     rec.outcome = 'side'
-    reply = { content: [{ type: 'text', text: 'OK.' }], stopReason: 'end_turn', usage: SIDE_USAGE }
+    const usage = sideUsage(body, raw, SIDE_USAGE)
+    reply = { content: [{ type: 'text', text: 'OK.' }], stopReason: 'end_turn', usage }
   } else {
     const ordinal = state.ordinals.get(play.key) ?? 0
     state.ordinals.set(play.key, ordinal + 1)
@@ -592,6 +621,7 @@ async function handle(
     if (bad) return misbehave(state, bad.kind, rec, req, res)
     reply = replyFor(state, s, rec.step, rec.cwd)
   }
+  reply = { ...reply, usage: withinMaxTokens(body, reply.usage) }
   Object.assign(rec, { status: 200, usage: reply.usage })
   const id = `msg_fleet_${String(++state.ids).padStart(6, '0')}`
   if (rec.stream) streamReply(res, id, rec.model, reply)

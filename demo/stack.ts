@@ -159,6 +159,7 @@ export interface ResultEntry {
   error: string | null
   model: string | null
   attempts: number
+  'cost-usd'?: number | null
 }
 
 export function results(run: RunActionResult): ResultEntry[] {

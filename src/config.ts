@@ -2,7 +2,8 @@ import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
 import { EFFORTS } from './domain.js'
 import { InputError } from './errors.js'
-import type { Price } from './report/cost.js'
+import type { Price, PriceBook } from './report/cost.js'
+import { parsePrices } from './report/prices.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
 import type { ContainerConfig } from './worker/container-run.js'
@@ -188,6 +189,23 @@ const schema = z.object({
   'max-run-tokens': budget('max-run-tokens', true),
   'max-task-cost-usd': budget('max-task-cost-usd', false),
   'max-run-cost-usd': budget('max-run-cost-usd', false),
+  prices: z.string().transform((v, ctx) => {
+    const prices = parsePrices(v)
+    if (typeof prices !== 'string') return prices
+    ctx.addIssue({ code: 'custom', path: ['prices'], message: prices })
+    return z.NEVER
+  }),
+  'allowed-betas': z.string().transform((v, ctx) => {
+    const betas = list(v)
+    const bad = betas.find(b => !/^[a-z0-9][a-z0-9-]*$/i.test(b))
+    if (bad === undefined) return betas
+    ctx.addIssue({
+      code: 'custom',
+      path: ['allowed-betas'],
+      message: `'${bad}' is not a beta name: expected e.g. context-management-2025-06-27`
+    })
+    return z.NEVER
+  }),
   'record-bodies': bool('record-bodies')
 } satisfies Record<InputName, z.ZodType>)
 
@@ -276,8 +294,8 @@ function checkGoal(p: Parsed): { goal?: string } {
  * throws its InputError), then the options in the rooms' words. Its type is what this gives.
  */
 const configSchema = schema.transform(p => {
-  const price = checkAcross(p)
-  return { ...workerOptions(p), ...runOptions(p, price) }
+  const prices = checkAcross(p)
+  return { ...workerOptions(p), ...runOptions(p, prices) }
 })
 
 export type Config = z.infer<typeof configSchema>
@@ -294,7 +312,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
 }
 
 /** Rules across inputs the schema cannot state alone; returns the prices, when given. */
-function checkAcross(p: Parsed): Price | undefined {
+function checkAcross(p: Parsed): { price?: Price; prices?: PriceBook } {
   if (p['permission-mode'] === 'dontAsk' && p['allowed-tools'].length === 0) {
     throw new InputError(
       'permission-mode',
@@ -309,14 +327,15 @@ function checkAcross(p: Parsed): Price | undefined {
     )
   }
   const price = parsePrice(p['price-input'], p['price-output'])
+  const priced = price !== undefined || Object.keys(p.prices).length > 0
   for (const name of ['max-task-cost-usd', 'max-run-cost-usd'] as const) {
-    if (p[name] !== undefined && !price)
+    if (p[name] !== undefined && !priced)
       throw new InputError(
         name,
-        'a cost budget needs your prices: set price-input and price-output (USD per million tokens)'
+        'a cost budget needs your prices: set prices, or price-input and price-output (USD per million tokens)'
       )
   }
-  return price
+  return priced ? { price, prices: { models: p.prices, fallback: price } } : {}
 }
 
 /** What a worker is and may do: the tasks, the model, tools, verify, PRs, isolation. */
@@ -377,7 +396,7 @@ function workerOptions(p: Parsed) {
 }
 
 /** How the run goes: retries, the deadline, modes and shards, prices and budgets. */
-function runOptions(p: Parsed, price: Price | undefined) {
+function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
   return {
     maxAttempts: p['max-attempts'],
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
@@ -387,7 +406,11 @@ function runOptions(p: Parsed, price: Price | undefined) {
     maxJobs: p['max-jobs'],
     plan: p.plan,
     outcomesDir: p['outcomes-dir'],
-    price,
+    price: priced.price,
+    /** Prices by model, price-input/price-output for the rest; undefined when none is given. */
+    prices: priced.prices,
+    /** anthropic-beta values the gateway passes besides the pinned CLI's own. */
+    allowedBetas: p['allowed-betas'],
     dryRun: p['dry-run'],
     /** A request for the planner (src/planner/). */
     ...checkGoal(p),

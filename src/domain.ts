@@ -55,6 +55,10 @@ export interface Usage {
   output_tokens: number
   cache_read_input_tokens: number
   cache_creation_input_tokens: number
+  /** The cache writes split by lifetime, when the endpoint said (billed 1.25x and 2x input). */
+  cache_creation?: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number }
+  /** Server-side tool calls, billed per request. */
+  server_tool_use?: { web_search_requests: number }
 }
 
 export const ZERO_USAGE: Usage = {
@@ -64,13 +68,31 @@ export const ZERO_USAGE: Usage = {
   cache_creation_input_tokens: 0
 }
 
+/** Sums two usages; the optional parts appear only when either side has them. */
 export function addUsage(a: Usage, b: Usage): Usage {
-  return {
+  const sum: Usage = {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cache_read_input_tokens: a.cache_read_input_tokens + b.cache_read_input_tokens,
     cache_creation_input_tokens: a.cache_creation_input_tokens + b.cache_creation_input_tokens
   }
+  if (a.cache_creation || b.cache_creation) {
+    const [x, y] = [a.cache_creation, b.cache_creation]
+    sum.cache_creation = {
+      ephemeral_5m_input_tokens:
+        (x?.ephemeral_5m_input_tokens ?? 0) + (y?.ephemeral_5m_input_tokens ?? 0),
+      ephemeral_1h_input_tokens:
+        (x?.ephemeral_1h_input_tokens ?? 0) + (y?.ephemeral_1h_input_tokens ?? 0)
+    }
+  }
+  if (a.server_tool_use || b.server_tool_use) {
+    sum.server_tool_use = {
+      web_search_requests:
+        (a.server_tool_use?.web_search_requests ?? 0) +
+        (b.server_tool_use?.web_search_requests ?? 0)
+    }
+  }
+  return sum
 }
 
 export const STATUSES = [

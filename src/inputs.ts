@@ -245,7 +245,7 @@ export const INPUTS = {
   },
   'price-input': {
     description:
-      'Your price in USD per million input tokens (cached tokens count as input). With price-output, the summary shows a cost.'
+      'Your price in USD per million input tokens, for every model not in prices (cache writes 1.25x or 2x, cache reads 0.1x). With price-output, the summary shows a cost.'
   },
   'price-output': { description: 'Your price in USD per million output tokens.' },
   goal: {
@@ -273,11 +273,19 @@ export const INPUTS = {
   },
   'max-task-cost-usd': {
     description:
-      'Cost budget per task in USD, at price-input / price-output (both needed). Empty = none.'
+      "Cost budget per task in USD, each request at its model's price (prices, or price-input / price-output). Empty = none."
   },
   'max-run-cost-usd': {
     description:
-      'Cost budget for the whole run in USD, at price-input / price-output. Empty = none.'
+      "Cost budget for the whole run in USD, each request at its model's price. Empty = none."
+  },
+  prices: {
+    description:
+      "Prices per model, a YAML mapping: 'glm-4.6: {input: 0.6, output: 2.2}' in USD per million tokens, with optional cache-write-5m, cache-write-1h, cache-read (default 1.25x, 2x and 0.1x input) and web-search (USD per search, default 0.01). Models not listed use price-input / price-output. Cost budgets price each request at its own model."
+  },
+  'allowed-betas': {
+    description:
+      'anthropic-beta values the model gateway lets through besides the ones the pinned CLI sends (comma-separated). Any other beta is dropped from the request.'
   },
   'record-bodies': {
     default: 'false',

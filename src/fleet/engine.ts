@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Octokit, Repo } from '../github/client.js'
-import { costOf } from '../report/cost.js'
+import { checkPrices, namedModels, runModels } from './models.js'
 import { prBody } from '../report/pr-body.js'
 import type { Outcome, Parallelism, Task } from '../domain.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
@@ -59,16 +59,20 @@ export interface FleetRun {
  * the one model endpoint a sandboxed worker can reach.
  */
 export async function openGateway(
-  opts: Pick<FleetOptions, 'config' | 'apiKey' | 'hostEnv' | 'log'>
+  opts: Pick<FleetOptions, 'config' | 'apiKey' | 'hostEnv' | 'log'> & { tasks?: readonly Task[] }
 ): Promise<WorkerGateway & AsyncDisposable> {
   const { config } = opts
+  const models = runModels(config, opts.tasks ?? [])
+  checkPrices(config, namedModels(config, opts.tasks ?? []))
   const { host } = await listening(config, opts.hostEnv ?? process.env)
   const gateway = await startGateway({
     upstream: config.baseUrl ?? 'https://api.anthropic.com',
     key: opts.apiKey,
     authHeader: keyVariable(config) === 'ANTHROPIC_AUTH_TOKEN' ? 'bearer' : 'x-api-key',
     budgets: config.budgets,
-    price: config.price,
+    prices: config.prices,
+    models,
+    allowedBetas: config.allowedBetas,
     concurrency: config.modelConcurrency,
     maxAttempts: config.maxAttempts,
     smallModel: config.smallModel,
@@ -135,7 +139,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
     prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
-  await using model = await openGateway(opts)
+  await using model = await openGateway({ ...opts, tasks })
   const isolation = isolationFor(config, opts.sandbox)
   const { outcomes, parallelism } = await runPool(tasks, {
     // In auto, no worker starts beyond what the endpoint was learnt to take at once.
@@ -159,14 +163,16 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
             return fn()
           })
       )
-      return config.price ? { ...outcome, costUsd: costOf(outcome.usage, config.price) } : outcome
+      return config.prices
+        ? { ...outcome, costUsd: model.gateway.taskSpend(task.id).cost }
+        : outcome
     }
   })
   const spend = budgetLines(
     config.budgets,
-    config.price,
-    model.gateway.runUsage(),
-    outcomes.map(o => o.usage)
+    config.prices !== undefined,
+    model.gateway.runSpend(),
+    outcomes.map(o => model.gateway.taskSpend(o.id))
   )
   return { outcomes, base, budgets: spend, parallelism }
 }

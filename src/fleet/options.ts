@@ -1,5 +1,5 @@
 import type { Budgets } from '../gateway/budgets.js'
-import type { Price } from '../report/cost.js'
+import type { Price, PriceBook } from '../report/cost.js'
 import type { WorkerOptions } from '../worker/options.js'
 
 /**
@@ -14,7 +14,11 @@ export interface FleetConfig extends WorkerOptions {
   modelConcurrency: number | 'auto'
   budgets: Budgets
   price?: Price
+  /** Prices by model (the `prices` input), with price-input/price-output for the rest. */
+  prices?: PriceBook
   recordBodies: boolean
+  /** anthropic-beta values the gateway passes besides the pinned CLI's. */
+  allowedBetas: string[]
   setup?: string
   setupTimeoutMs: number
   verify?: string

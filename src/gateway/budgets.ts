@@ -1,6 +1,4 @@
-import { costOf, type Price } from '../report/cost.js'
-import type { Usage } from '../domain.js'
-import { totalTokens } from './usage.js'
+import type { Spend } from './reserve.js'
 
 /** Spending caps from the inputs; each is optional. Costs need prices. */
 export interface Budgets {
@@ -10,11 +8,6 @@ export interface Budgets {
   runCostUsd?: number
 }
 
-export interface Spent {
-  task: Usage
-  run: Usage
-}
-
 const tokens = (n: number) => n.toLocaleString('en-US')
 const dollars = (n: number) => `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`
 
@@ -22,58 +15,45 @@ type Check = {
   input: string
   scope: 'task' | 'run'
   limit: number | undefined
-  spent: (u: Usage) => number
   kind: 'token' | 'cost'
 }
 
-function checks(budgets: Budgets, price: Price | undefined): Check[] {
-  const cost = (u: Usage) => (price ? costOf(u, price) : 0)
+function checks(budgets: Budgets, priced: boolean): Check[] {
   return [
-    {
-      input: 'max-task-tokens',
-      scope: 'task',
-      limit: budgets.taskTokens,
-      spent: totalTokens,
-      kind: 'token'
-    },
-    {
-      input: 'max-run-tokens',
-      scope: 'run',
-      limit: budgets.runTokens,
-      spent: totalTokens,
-      kind: 'token'
-    },
+    { input: 'max-task-tokens', scope: 'task', limit: budgets.taskTokens, kind: 'token' },
+    { input: 'max-run-tokens', scope: 'run', limit: budgets.runTokens, kind: 'token' },
     {
       input: 'max-task-cost-usd',
       scope: 'task',
-      limit: price && budgets.taskCostUsd,
-      spent: cost,
+      limit: priced ? budgets.taskCostUsd : undefined,
       kind: 'cost'
     },
     {
       input: 'max-run-cost-usd',
       scope: 'run',
-      limit: price && budgets.runCostUsd,
-      spent: cost,
+      limit: priced ? budgets.runCostUsd : undefined,
       kind: 'cost'
     }
   ]
 }
 
+const amountOf = (c: Check, s: Spend) => (c.kind === 'token' ? s.tokens : s.cost)
+
 export type Breach = { input: string; scope: 'task' | 'run'; message: string }
 
 /**
  * Whether a new request may start: it may not once any budget is spent (spent >= limit). The
- * first spent budget is named, in the words the outcome and the worker both see.
+ * first spent budget is named, in the words the outcome and the worker both see. Costs are each
+ * request's usage at its own model's prices, summed as the requests settled.
  */
 export function breach(
   budgets: Budgets,
-  price: Price | undefined,
-  spent: Spent
+  priced: boolean,
+  spent: { task: Spend; run: Spend }
 ): Breach | undefined {
-  for (const c of checks(budgets, price)) {
+  for (const c of checks(budgets, priced)) {
     if (c.limit === undefined) continue
-    const amount = c.spent(spent[c.scope])
+    const amount = amountOf(c, spent[c.scope])
     if (amount < c.limit) continue
     const message =
       c.kind === 'token'
@@ -87,14 +67,14 @@ export function breach(
 /** One line per budget given: what was spent against it (per task: the most any task spent). */
 export function budgetLines(
   budgets: Budgets,
-  price: Price | undefined,
-  run: Usage,
-  tasks: Usage[]
+  priced: boolean,
+  run: Spend,
+  tasks: Spend[]
 ): string[] {
   const lines: string[] = []
-  for (const c of checks(budgets, price)) {
+  for (const c of checks(budgets, priced)) {
     if (c.limit === undefined) continue
-    const amounts = c.scope === 'run' ? [c.spent(run)] : tasks.map(c.spent)
+    const amounts = c.scope === 'run' ? [amountOf(c, run)] : tasks.map(t => amountOf(c, t))
     const most = Math.max(0, ...amounts)
     const show = c.kind === 'token' ? tokens : dollars
     const of =

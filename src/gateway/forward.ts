@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { Dispatcher, Pool } from 'undici'
 import type { Usage } from '../domain.js'
 import type { Limiter, Ticket } from './limiter.js'
+import { upstreamHeaders } from './headers.js'
 import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
 import { jsonUsage, SseUsageReader } from './usage.js'
 
@@ -21,6 +22,8 @@ export interface ForwardContext {
   policy: RetryPolicy
   random: () => number
   recordBodies: boolean
+  /** anthropic-beta values passed upstream: the pinned CLI's and the allowed-betas input's. */
+  betas: ReadonlySet<string>
 }
 
 export interface Forwarded {
@@ -31,24 +34,10 @@ export interface Forwarded {
   model?: string
   error?: string
   responseBody?: string
+  /** Request headers (and betas) the gateway did not pass upstream. */
+  dropped: string[]
 }
 
-/** Hop-by-hop headers, the worker's token, and encodings we would have to undo to read usage. */
-const DROP_REQUEST = new Set([
-  'host',
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'content-length',
-  'x-api-key',
-  'authorization',
-  'accept-encoding'
-])
 const DROP_RESPONSE = new Set([
   'connection',
   'keep-alive',
@@ -56,17 +45,6 @@ const DROP_RESPONSE = new Set([
   'trailer',
   'upgrade'
 ])
-
-export function upstreamHeaders(
-  incoming: http.IncomingHttpHeaders,
-  auth: Record<string, string>
-): Record<string, string | string[]> {
-  const out: Record<string, string | string[]> = {}
-  for (const [name, value] of Object.entries(incoming)) {
-    if (value !== undefined && !DROP_REQUEST.has(name)) out[name] = value
-  }
-  return { ...out, ...auth, 'accept-encoding': 'identity' }
-}
 
 function downstreamHeaders(headers: Dispatcher.ResponseData['headers']): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {}
@@ -135,7 +113,7 @@ async function relay(
 /** The request as it goes upstream; `payload` changes when a retry moves to the small model. */
 interface Outgoing {
   path: string
-  headers: Record<string, string | string[]>
+  headers: Record<string, string>
   payload: Buffer
   started: number
 }
@@ -245,9 +223,10 @@ export async function forward(
   signal: AbortSignal
 ): Promise<Forwarded> {
   const url = new URL(req.url ?? '/', 'http://gateway')
+  const { headers, dropped } = upstreamHeaders(req.headers, ctx.upstream.auth, ctx.betas)
   const out: Outgoing = {
     path: `${ctx.upstream.prefix}${url.pathname}${url.search}`,
-    headers: upstreamHeaders(req.headers, ctx.upstream.auth),
+    headers,
     payload: body,
     started: Date.now()
   }
@@ -257,11 +236,12 @@ export async function forward(
     const step = await attemptOnce(ctx, out, res, signal, attempt)
     if ('end' in step) {
       const attempts = step.uncounted ? attempt - 1 : attempt
-      return { ...step.end, attempts, retries, model }
+      return { ...step.end, attempts, retries, model, dropped }
     }
     const { status, delayMs } = step.again
     retries.push({ status, waitMs: delayMs })
-    if (!(await wait(delayMs, signal))) return { ...GONE, attempts: attempt, retries, model }
+    if (!(await wait(delayMs, signal)))
+      return { ...GONE, attempts: attempt, retries, model, dropped }
     if (step.again.model)
       [out.payload, model] = [withModel(out.payload, step.again.model), step.again.model]
   }

@@ -13,6 +13,8 @@ export interface RequestRecord {
   usage?: object
   ms: number
   error?: string
+  /** Request headers the gateway did not pass upstream (names only), betas as `anthropic-beta: x`. */
+  dropped?: string[]
   requestBody?: string
   responseBody?: string
 }

@@ -1,3 +1,4 @@
+import { createParser, type EventSourceMessage, type EventSourceParser } from 'eventsource-parser'
 import type { Usage } from '../domain.js'
 
 const FIELDS = [
@@ -7,14 +8,61 @@ const FIELDS = [
   'cache_creation_input_tokens'
 ] as const
 
-/** The usage fields an endpoint reported, as numbers; anything else is ignored. */
-function fieldsOf(raw: unknown): Partial<Usage> {
-  if (typeof raw !== 'object' || raw === null) return {}
+type Raw = Record<string, unknown>
+
+const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined)
+const obj = (v: unknown) => (typeof v === 'object' && v !== null ? (v as Raw) : undefined)
+
+/** The plain token fields of one usage object, as numbers; anything else is ignored. */
+function flat(raw: Raw): Partial<Usage> {
   const out: Partial<Usage> = {}
   for (const field of FIELDS) {
-    const value = (raw as Record<string, unknown>)[field]
-    if (typeof value === 'number' && Number.isFinite(value)) out[field] = value
+    const value = num(raw[field])
+    if (value !== undefined) out[field] = value
   }
+  const split = obj(raw.cache_creation)
+  if (split) {
+    out.cache_creation = {
+      ephemeral_5m_input_tokens: num(split.ephemeral_5m_input_tokens) ?? 0,
+      ephemeral_1h_input_tokens: num(split.ephemeral_1h_input_tokens) ?? 0
+    }
+  }
+  return out
+}
+
+/**
+ * The usage fields an endpoint reported. With server-side compaction `iterations` lists every
+ * pass and the top level shows only the last: the billed tokens are the iterations' sum.
+ * Server tool requests (web search) are billed per request.
+ */
+function fieldsOf(value: unknown): Partial<Usage> {
+  const raw = obj(value)
+  if (!raw) return {}
+  let out = flat(raw)
+  const passes = (Array.isArray(raw.iterations) ? raw.iterations : []).map(obj)
+  if (passes.length > 0) {
+    const summed = passes.map(p => complete(p ? flat(p) : {})).reduce(sum)
+    // A split given only at the top level is the last pass's: writes it leaves out count as 5m.
+    out = { ...summed, cache_creation: summed.cache_creation ?? out.cache_creation }
+    if (!out.cache_creation) delete out.cache_creation
+  }
+  const searches = num(obj(raw.server_tool_use)?.web_search_requests)
+  if (searches !== undefined) out.server_tool_use = { web_search_requests: searches }
+  return out
+}
+
+function sum(a: Usage, b: Usage): Usage {
+  const out: Usage = complete({})
+  for (const f of FIELDS) out[f] = a[f] + b[f]
+  if (a.cache_creation || b.cache_creation)
+    out.cache_creation = {
+      ephemeral_5m_input_tokens:
+        (a.cache_creation?.ephemeral_5m_input_tokens ?? 0) +
+        (b.cache_creation?.ephemeral_5m_input_tokens ?? 0),
+      ephemeral_1h_input_tokens:
+        (a.cache_creation?.ephemeral_1h_input_tokens ?? 0) +
+        (b.cache_creation?.ephemeral_1h_input_tokens ?? 0)
+    }
   return out
 }
 
@@ -24,7 +72,9 @@ export function complete(partial: Partial<Usage>): Usage {
     input_tokens: partial.input_tokens ?? 0,
     output_tokens: partial.output_tokens ?? 0,
     cache_read_input_tokens: partial.cache_read_input_tokens ?? 0,
-    cache_creation_input_tokens: partial.cache_creation_input_tokens ?? 0
+    cache_creation_input_tokens: partial.cache_creation_input_tokens ?? 0,
+    ...(partial.cache_creation ? { cache_creation: partial.cache_creation } : {}),
+    ...(partial.server_tool_use ? { server_tool_use: partial.server_tool_use } : {})
   }
 }
 
@@ -38,25 +88,29 @@ export function totalTokens(u: Usage): number {
 /**
  * Reads a Messages SSE stream chunk by chunk, at any byte boundary, and keeps the response's
  * usage: `message_start` seeds it, `message_delta` usage is cumulative, so its fields overwrite
- * (never add to) what was there. Only `data:` lines that mention usage are parsed: text deltas
- * are most of a stream and need no JSON.parse.
+ * (never add to) what was there. The SSE framing (multi-line data joined by \n, comments, CR,
+ * LF and CRLF line ends) is eventsource-parser's; only events that mention usage are parsed.
  */
 export class SseUsageReader {
   private readonly decoder = new TextDecoder()
-  private pending = ''
+  private readonly parser: EventSourceParser
   private seen: Partial<Usage> = {}
   /** Whether any usage was reported at all (a stream cut before message_start has none). */
   reported = false
 
-  push(chunk: Uint8Array): void {
-    this.pending += this.decoder.decode(chunk, { stream: true })
-    this.drain(false)
+  constructor() {
+    this.parser = createParser({ onEvent: event => this.event(event) })
   }
 
-  /** The stream ended: a last line without its newline still counts. */
+  push(chunk: Uint8Array): void {
+    this.parser.feed(this.decoder.decode(chunk, { stream: true }))
+  }
+
+  /** The stream ended: an event without its closing blank line still counts. */
   end(): Usage {
-    this.pending += this.decoder.decode()
-    this.drain(true)
+    // Two line ends close a last event that had none: after a trailing CR (which may have been
+    // the first half of a CRLF) the parser still waits, and reset({ consume }) does not flush it.
+    this.parser.feed(`${this.decoder.decode()}\n\n`)
     return this.usage()
   }
 
@@ -64,22 +118,11 @@ export class SseUsageReader {
     return complete(this.seen)
   }
 
-  private drain(final: boolean): void {
-    // SSE lines end in \n, \r\n or \r; a trailing \r may be half of a \r\n still to come.
-    const lines = this.pending.split(/\r\n|\r(?!$)|\n/)
-    this.pending = lines.pop() ?? ''
-    if (final && this.pending !== '') {
-      lines.push(this.pending.replace(/\r$/, ''))
-      this.pending = ''
-    }
-    for (const line of lines) this.line(line)
-  }
-
-  private line(line: string): void {
-    if (!line.startsWith('data:') || !line.includes('usage')) return
+  private event(message: EventSourceMessage): void {
+    if (!message.data.includes('usage')) return
     let event: { type?: unknown; usage?: unknown; message?: { usage?: unknown } }
     try {
-      event = JSON.parse(line.slice(5)) as typeof event
+      event = JSON.parse(message.data) as typeof event
     } catch {
       return
     }

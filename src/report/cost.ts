@@ -1,20 +1,69 @@
 import type { Usage } from '../domain.js'
 
-/** USD per million tokens, from the price inputs. */
+/**
+ * One model's prices: USD per million tokens, and USD per web search request. Only input and
+ * output are required; the rest default to Anthropic's published ratios (fullPrice).
+ */
 export interface Price {
   input: number
   output: number
+  cacheWrite5m?: number
+  cacheWrite1h?: number
+  cacheRead?: number
+  webSearch?: number
+}
+
+export type FullPrice = Required<Price>
+
+/** Anthropic's published web search price: $10 per 1,000 searches. */
+export const WEB_SEARCH_USD = 0.01
+
+/** The ratios Anthropic bills: 5-minute cache writes 1.25x input, 1-hour 2x, reads 0.1x. */
+export function fullPrice(p: Price): FullPrice {
+  return {
+    input: p.input,
+    output: p.output,
+    cacheWrite5m: p.cacheWrite5m ?? p.input * 1.25,
+    cacheWrite1h: p.cacheWrite1h ?? p.input * 2,
+    cacheRead: p.cacheRead ?? p.input * 0.1,
+    webSearch: p.webSearch ?? WEB_SEARCH_USD
+  }
+}
+
+/** The run's prices: per model (the `prices` input), and price-input/price-output for the rest. */
+export interface PriceBook {
+  models: Record<string, Price>
+  fallback?: Price
+}
+
+export function priceFor(
+  book: PriceBook | undefined,
+  model: string | undefined
+): Price | undefined {
+  if (!book) return undefined
+  const own = model !== undefined ? book.models[model] : undefined
+  return own ?? book.fallback
 }
 
 /**
  * A cost from the user's own prices. The CLI's `total_cost_usd` uses Anthropic's list prices for
- * the model name, which means nothing on other endpoints, so it is never shown. Cached tokens are
- * priced as input tokens: an upper bound where the provider discounts cache reads.
+ * the model name, which means nothing on other endpoints, so it is never shown. Cache writes the
+ * endpoint did not split by lifetime are priced as 5-minute writes (the API's default lifetime).
  */
 export function costOf(usage: Usage, price: Price): number {
-  const input =
-    usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
-  return (input * price.input + usage.output_tokens * price.output) / 1_000_000
+  const p = fullPrice(price)
+  const hour = Math.min(
+    usage.cache_creation?.ephemeral_1h_input_tokens ?? 0,
+    usage.cache_creation_input_tokens
+  )
+  const tokens =
+    usage.input_tokens * p.input +
+    usage.output_tokens * p.output +
+    (usage.cache_creation_input_tokens - hour) * p.cacheWrite5m +
+    hour * p.cacheWrite1h +
+    usage.cache_read_input_tokens * p.cacheRead
+  const searches = usage.server_tool_use?.web_search_requests ?? 0
+  return tokens / 1_000_000 + searches * p.webSearch
 }
 
 export function usd(amount: number): string {

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Script, script, sumUsage } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, results, type Stack, startStack } from '../../demo/stack.js'
 
 const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
   id,
@@ -33,126 +33,7 @@ async function requestLog(run: RunActionResult, name: string): Promise<Record<st
     .map(line => JSON.parse(line) as Record<string, unknown>)
 }
 
-describe('budgets', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
-
-  it('stops a task at max-task-tokens with its partial work pushed, and lets a cheaper one land', async () => {
-    // Each answer costs 117 + 2 * step tokens (usageForStep): three answers are 357, past 300.
-    const spender = task('spender', {
-      steps: [
-        { tool: 'Write', input: { file_path: 'partial.txt', content: 'half done\n' } },
-        { tool: 'Bash', input: { command: 'echo two' } },
-        { tool: 'Bash', input: { command: 'echo three' } },
-        { text: 'Finished.' }
-      ]
-    })
-    const cheap = task('cheap', { steps: writeThenDone('cheap.txt') })
-    const run = await stack.run({
-      inputs: { tasks: JSON.stringify([spender, cheap]), 'max-task-tokens': '300' }
-    })
-    expect(run.exitCode, run.stdout).not.toBe(0)
-    const out = byId(run)
-    const r = out.get('spender')
-    expect(r?.status).toBe('failed')
-    expect(r?.attempts).toBe(1)
-    expect(r?.error).toBe(
-      'token budget spent: 357 of 300 tokens (max-task-tokens); its partial work is on branch fleet/spender'
-    )
-    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/spender', 'partial.txt')).toBe(
-      'half done\n'
-    )
-    // Three answered, the fourth never sent upstream.
-    expect(
-      stack.model
-        .requestsFor('spender')
-        .filter(q => q.outcome === 'reply')
-        .map(q => q.step)
-    ).toEqual([0, 1, 2])
-    expect(r?.usage).toEqual(stack.model.usageFor('spender'))
-    expect(out.get('cheap')?.status).toBe('pr-opened')
-    const log = await requestLog(run, 'spender.1.requests.jsonl')
-    expect(log.at(-1)).toMatchObject({ status: 400, attempts: 0, error: r?.error?.split(';')[0] })
-    expect(run.summary).toMatch(/max-task-tokens: 357 of 300 tokens \(the most any task spent\)/)
-  })
-
-  it('once max-run-tokens is spent starts no new worker: the rest end not-started, naming the budget', async () => {
-    const tasks = ['r1', 'r2', 'r3'].map(id => task(id, { steps: writeThenDone(`${id}.txt`) }))
-    const run = await stack.run({
-      inputs: { tasks: JSON.stringify(tasks), 'max-run-tokens': '200', 'max-parallel': '1' }
-    })
-    expect(run.exitCode, run.stdout).toBe(0)
-    const out = byId(run)
-    // r1's two answers (117 + 119) pass the 200 only with its last request, which had started.
-    expect(out.get('r1')?.status).toBe('pr-opened')
-    for (const id of ['r2', 'r3']) {
-      expect(out.get(id)?.status).toBe('not-started')
-      expect(out.get(id)?.error).toBe(
-        'token budget spent: 236 of 200 tokens (max-run-tokens) before this task started'
-      )
-      expect(stack.model.requestsFor(id)).toEqual([])
-    }
-    expect(run.summary).toMatch(/max-run-tokens: 236 of 200 tokens/)
-  })
-
-  // At $1,000 per million tokens in and out, a token is $0.001: the same answers as above, in USD.
-  const PRICE = { 'price-input': '1000', 'price-output': '1000' }
-
-  it('stops a task at max-task-cost-usd, priced from the usage the gateway counted', async () => {
-    const spender = task('dear', {
-      steps: [
-        { tool: 'Write', input: { file_path: 'partial.txt', content: 'half done\n' } },
-        { tool: 'Bash', input: { command: 'echo two' } },
-        { tool: 'Bash', input: { command: 'echo three' } },
-        { text: 'Finished.' }
-      ]
-    })
-    const run = await stack.run({
-      inputs: { tasks: JSON.stringify([spender]), ...PRICE, 'max-task-cost-usd': '0.3' }
-    })
-    expect(run.exitCode, run.stdout).not.toBe(0)
-    const r = byId(run).get('dear')
-    expect(r?.status).toBe('failed')
-    expect(r?.error).toBe(
-      'cost budget spent: $0.3570 of $0.3000 (max-task-cost-usd); its partial work is on branch fleet/dear'
-    )
-    expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/dear', 'partial.txt')).toBe(
-      'half done\n'
-    )
-    expect(
-      stack.model
-        .requestsFor('dear')
-        .filter(q => q.outcome === 'reply')
-        .map(q => q.step)
-    ).toEqual([0, 1, 2])
-    expect(run.summary).toMatch(
-      /max-task-cost-usd: \$0\.3570 of \$0\.3000 \(the most any task spent\)/
-    )
-  })
-
-  it('once max-run-cost-usd is spent starts no new worker', async () => {
-    const tasks = ['c1', 'c2'].map(id => task(id, { steps: writeThenDone(`${id}.txt`) }))
-    const run = await stack.run({
-      inputs: {
-        tasks: JSON.stringify(tasks),
-        ...PRICE,
-        'max-run-cost-usd': '0.2',
-        'max-parallel': '1'
-      }
-    })
-    expect(run.exitCode, run.stdout).toBe(0)
-    const out = byId(run)
-    expect(out.get('c1')?.status).toBe('pr-opened')
-    expect(out.get('c2')?.status).toBe('not-started')
-    expect(out.get('c2')?.error).toBe(
-      'cost budget spent: $0.2360 of $0.2000 (max-run-cost-usd) before this task started'
-    )
-    expect(stack.model.requestsFor('c2')).toEqual([])
-  })
-})
+// Budgets are proven against a worker's own burst of requests in gateway-enforce.test.ts.
 
 describe('an endpoint that caps concurrent requests at two', () => {
   let stack: Stack

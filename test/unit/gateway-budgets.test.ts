@@ -2,44 +2,38 @@ import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
 import { breach, budgetLines } from '../../src/gateway/budgets.js'
 import { askedDelayMs, disposition, nextAttempt } from '../../src/gateway/retry.js'
-import { ZERO_USAGE } from '../../src/domain.js'
 
-const used = (input: number, output: number) => ({
-  ...ZERO_USAGE,
-  input_tokens: input,
-  output_tokens: output
-})
+const tokens = (n: number) => ({ tokens: n, cost: 0 })
+const dollars = (n: number) => ({ tokens: 0, cost: n })
 
 describe('budgets', () => {
   it('refuses a request once a budget is spent, naming it in the outcome words', () => {
     const budgets = { taskTokens: 1000, runTokens: 5000 }
-    expect(breach(budgets, undefined, { task: used(900, 99), run: used(900, 99) })).toBeUndefined()
-    expect(breach(budgets, undefined, { task: used(1000, 213), run: used(1000, 213) })).toEqual({
+    expect(breach(budgets, false, { task: tokens(999), run: tokens(999) })).toBeUndefined()
+    expect(breach(budgets, false, { task: tokens(1213), run: tokens(1213) })).toEqual({
       input: 'max-task-tokens',
       scope: 'task',
       message: 'token budget spent: 1,213 of 1,000 tokens (max-task-tokens)'
     })
-    expect(breach(budgets, undefined, { task: used(1, 0), run: used(5000, 0) })?.message).toBe(
+    expect(breach(budgets, false, { task: tokens(1), run: tokens(5000) })?.message).toBe(
       'token budget spent: 5,000 of 5,000 tokens (max-run-tokens)'
     )
   })
 
-  it('counts cache tokens, and prices cost budgets at the price inputs', () => {
-    const u = {
-      input_tokens: 100,
-      output_tokens: 100,
-      cache_read_input_tokens: 700,
-      cache_creation_input_tokens: 100
-    }
-    expect(breach({ taskTokens: 1000 }, undefined, { task: u, run: u })?.input).toBe(
-      'max-task-tokens'
+  it('checks cost budgets only when the run is priced, and reports each budget once', () => {
+    expect(breach({ runCostUsd: 0.002 }, true, { task: dollars(0), run: dollars(0.0019) })).toBe(
+      undefined
     )
-    const price = { input: 1, output: 10 } // 900 input -> $0.0009, 100 output -> $0.001
-    expect(breach({ runCostUsd: 0.002 }, price, { task: u, run: u })).toBeUndefined()
-    expect(breach({ runCostUsd: 0.0019 }, price, { task: u, run: u })?.message).toBe(
-      'cost budget spent: $0.0019 of $0.0019 (max-run-cost-usd)'
+    expect(breach({ runCostUsd: 0.0019 }, false, { task: dollars(1), run: dollars(1) })).toBe(
+      undefined
     )
-    expect(budgetLines({ taskTokens: 1000, runCostUsd: 0.01 }, price, u, [u, used(5, 5)])).toEqual([
+    expect(
+      breach({ runCostUsd: 0.0019 }, true, { task: dollars(0), run: dollars(0.0019) })?.message
+    ).toBe('cost budget spent: $0.0019 of $0.0019 (max-run-cost-usd)')
+    const run = { tokens: 1005, cost: 0.0019 }
+    expect(
+      budgetLines({ taskTokens: 1000, runCostUsd: 0.01 }, true, run, [tokens(1000), tokens(5)])
+    ).toEqual([
       'max-task-tokens: 1,000 of 1,000 tokens (the most any task spent)',
       'max-run-cost-usd: $0.0019 of $0.0100'
     ])

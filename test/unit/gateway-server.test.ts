@@ -8,13 +8,15 @@ interface Seen {
   method?: string
   url?: string
   headers: http.IncomingHttpHeaders
+  body: string
 }
 
 async function upstream(answer: (res: http.ServerResponse) => void) {
   const seen: Seen[] = []
   const server = http.createServer((req, res) => {
-    seen.push({ method: req.method, url: req.url, headers: req.headers })
-    req.resume()
+    const entry: Seen = { method: req.method, url: req.url, headers: req.headers, body: '' }
+    seen.push(entry)
+    req.on('data', (c: Buffer) => (entry.body += c.toString('utf8')))
     req.on('end', () => answer(res))
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
@@ -45,21 +47,24 @@ async function setup(authHeader: 'bearer' | 'x-api-key', prefix = '') {
   return { up, gateway }
 }
 
-const post = (url: string, headers: Record<string, string>) =>
-  fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: '{"model":"m"}'
-  })
+const post = (
+  url: string,
+  headers: Record<string, string>,
+  body = '{"model":"m","max_tokens":5}'
+) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
 
 describe('the model gateway server', () => {
-  it('swaps a worker token for the real key, keeps the other headers, forwards path and query', async () => {
+  it('swaps a worker token for the real key, passes only allowlisted headers and betas, forwards path and query', async () => {
     const { up, gateway } = await setup('bearer', '/api/anthropic')
     const pass = gateway.register('t1')
     const res = await post(`${gateway.url}/v1/messages?beta=true`, {
       'x-api-key': pass.token,
       'anthropic-version': '2023-06-01',
-      'anthropic-beta': 'fine-grained-tool-streaming-2025-05-14'
+      'anthropic-beta': 'context-1m-2025-08-07, claude-code-20250219',
+      cookie: 'session=1',
+      'x-portkey-provider': 'openai',
+      'x-stainless-os': 'Linux'
     })
     expect(res.status).toBe(200)
     expect(res.headers.get('x-upstream')).toBe('yes')
@@ -68,8 +73,20 @@ describe('the model gateway server', () => {
     expect(seen?.url).toBe('/api/anthropic/v1/messages?beta=true')
     expect(seen?.headers.authorization).toBe('Bearer sk-real-key')
     expect(seen?.headers['x-api-key']).toBeUndefined()
-    expect(seen?.headers['anthropic-beta']).toBe('fine-grained-tool-streaming-2025-05-14')
+    expect(seen?.headers['anthropic-beta']).toBe('claude-code-20250219')
     expect(seen?.headers['anthropic-version']).toBe('2023-06-01')
+    expect(Object.keys(seen?.headers ?? {}).sort()).toEqual([
+      'accept',
+      'accept-encoding',
+      'anthropic-beta',
+      'anthropic-version',
+      'authorization',
+      'connection',
+      'content-length',
+      'content-type',
+      'host',
+      'user-agent'
+    ])
     expect(JSON.stringify(seen?.headers)).not.toContain(pass.token)
     expect(gateway.taskUsage('t1')).toMatchObject({ input_tokens: 7, output_tokens: 3 })
     expect(pass.usage).toMatchObject({ input_tokens: 7, output_tokens: 3 })
@@ -108,7 +125,7 @@ describe('the model gateway server', () => {
     expect(up.seen).toEqual([])
   })
 
-  it('refuses a request past a budget with x-should-retry: false and records which budget', async () => {
+  it("reserves each request's worst case: max_tokens lowered to what is left, refused once even one output token cannot fit", async () => {
     const up = await upstream(reply)
     const gateway = await startGateway({
       upstream: up.url,
@@ -116,20 +133,147 @@ describe('the model gateway server', () => {
       authHeader: 'x-api-key',
       concurrency: 2,
       maxAttempts: 1,
-      budgets: { taskTokens: 10 }
+      budgets: { taskTokens: 60 }
     })
     cleanup.push(() => gateway.close(), up.close)
     const pass = gateway.register('t5')
-    expect((await post(`${gateway.url}/v1/messages`, { 'x-api-key': pass.token })).status).toBe(200)
-    const refused = await post(`${gateway.url}/v1/messages`, { 'x-api-key': pass.token })
+    // A 31-byte body: its input is at most 31 tokens, so 29 of the 60 are left for output.
+    const body = '{"model":"m","max_tokens":1000}'
+    const send = () => post(`${gateway.url}/v1/messages`, { 'x-api-key': pass.token }, body)
+    expect((await send()).status).toBe(200)
+    expect(JSON.parse(up.seen[0]?.body ?? '{}')).toEqual({ model: 'm', max_tokens: 29 })
+    // 10 spent (7 + 3): 50 left, 19 for output.
+    expect((await send()).status).toBe(200)
+    expect(JSON.parse(up.seen[1]?.body ?? '{}')).toMatchObject({ max_tokens: 19 })
+    await send() // 20 spent: 9 for output
+    const refused = await send() // 30 spent: 30 left, under 31 + 1
     expect(refused.status).toBe(400)
     expect(refused.headers.get('x-should-retry')).toBe('false')
     expect(await refused.json()).toMatchObject({
-      error: { message: 'token budget spent: 10 of 10 tokens (max-task-tokens)' }
+      error: {
+        message:
+          'token budget too low for this request: it may use 32 tokens (its input at most 31 tokens), and 30 of 60 tokens are left (max-task-tokens)'
+      }
     })
     expect(pass.stoppedBy?.input).toBe('max-task-tokens')
-    expect(up.seen).toHaveLength(1)
+    expect(up.seen).toHaveLength(3)
     expect(gateway.runBudgetSpent()).toBeUndefined()
+  })
+
+  it('holds a burst: requests in flight together reserve, so the task never passes its budget', async () => {
+    // The endpoint bills each request its worst case: the whole body as input, max_tokens out.
+    const seen: string[] = []
+    const server = http.createServer((req, res) => {
+      let body = ''
+      req.on('data', (c: Buffer) => (body += c.toString()))
+      req.on('end', () => {
+        seen.push(body)
+        const max = (JSON.parse(body) as { max_tokens: number }).max_tokens
+        const usage = { input_tokens: Buffer.byteLength(body), output_tokens: max }
+        res.writeHead(200, { 'content-type': 'application/json' })
+        // Held a little, so the burst's requests are all in flight together.
+        setTimeout(() => res.end(JSON.stringify({ type: 'message', usage })), 50)
+      })
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const gateway = await startGateway({
+      upstream: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      key: 'k',
+      authHeader: 'x-api-key',
+      concurrency: 100,
+      maxAttempts: 1,
+      budgets: { taskTokens: 500 }
+    })
+    cleanup.push(
+      () => gateway.close(),
+      () => new Promise(r => server.close(() => r()))
+    )
+    const pass = gateway.register('t6')
+    const body = '{"model":"m","max_tokens":64000}'
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        post(`${gateway.url}/v1/messages`, { 'x-api-key': pass.token }, body).then(r => r.status)
+      )
+    )
+    expect(seen.length).toBeGreaterThanOrEqual(1)
+    expect(statuses.filter(s => s === 200)).toHaveLength(seen.length)
+    const billed = seen.reduce(
+      (sum, b) => sum + Buffer.byteLength(b) + (JSON.parse(b) as { max_tokens: number }).max_tokens,
+      0
+    )
+    expect(billed).toBeLessThanOrEqual(500)
+    expect(gateway.taskSpend('t6').tokens).toBe(billed)
+    expect(pass.stoppedBy?.input).toBe('max-task-tokens')
+  })
+
+  it('refuses a model the run did not configure before any upstream request', async () => {
+    const up = await upstream(reply)
+    const gateway = await startGateway({
+      upstream: up.url,
+      key: 'k',
+      authHeader: 'x-api-key',
+      concurrency: 2,
+      maxAttempts: 1,
+      models: ['glm-4.6', 'glm-4.5-air']
+    })
+    cleanup.push(() => gateway.close(), up.close)
+    const token = gateway.register('t7').token
+    const res = await post(
+      `${gateway.url}/v1/messages`,
+      { 'x-api-key': token },
+      '{"model":"claude-opus-4-1","max_tokens":64000}'
+    )
+    expect(res.status).toBe(400)
+    expect(await res.json()).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message:
+          "model 'claude-opus-4-1' is not one this run configured: the fleet's gateway forwards only 'glm-4.6', 'glm-4.5-air'"
+      }
+    })
+    expect(up.seen).toEqual([])
+    const ok = await post(
+      `${gateway.url}/v1/messages`,
+      { 'x-api-key': token },
+      '{"model":"glm-4.6","max_tokens":9}'
+    )
+    expect(ok.status).toBe(200)
+  })
+
+  it('answers a body over 32 MiB with 413 before reading it, declared or streamed', async () => {
+    const { up, gateway } = await setup('x-api-key')
+    const token = gateway.register('t8').token
+    const declared = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'content-length': String(100 * 1024 * 1024) }
+      })
+      req.on('response', r => resolve(r.statusCode ?? 0)).on('error', reject)
+      req.write('{"model":"m"') // and nothing more: the answer must not wait for the rest
+    })
+    expect(declared).toBe(413)
+    const chunk = Buffer.alloc(1024 * 1024, 0x20)
+    const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'transfer-encoding': 'chunked' }
+      })
+      req.on('response', r => {
+        let body = ''
+        r.on('data', (c: Buffer) => (body += c.toString()))
+        r.on('end', () => resolve({ status: r.statusCode ?? 0, body }))
+      })
+      req.on('error', reject)
+      const pump = () => {
+        while (!req.destroyed && req.write(chunk));
+        if (!req.destroyed) req.once('drain', pump)
+      }
+      pump()
+    })
+    expect(streamed.status).toBe(413)
+    expect(JSON.parse(streamed.body)).toMatchObject({ error: { type: 'request_too_large' } })
+    expect(up.seen).toEqual([])
   })
 })
 

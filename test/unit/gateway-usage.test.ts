@@ -109,3 +109,70 @@ describe('the SSE usage reader', () => {
     expect(jsonUsage('<html>502</html>')).toBeUndefined()
   })
 })
+
+describe('usage as billed', () => {
+  // An event whose JSON spans several data: lines (legal SSE: joined by \n), comments, CRLF.
+  const split = (type: string, data: object, eol: string) =>
+    `: keep-alive${eol}event: ${type}${eol}` +
+    JSON.stringify({ type, ...data }, null, 1)
+      .split('\n')
+      .map(line => `data: ${line}${eol}`)
+      .join('') +
+    eol
+
+  const start = {
+    message: {
+      usage: {
+        input_tokens: 50,
+        output_tokens: 1,
+        cache_read_input_tokens: 40,
+        cache_creation_input_tokens: 300,
+        cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 }
+      }
+    }
+  }
+  // Compaction: the top level shows the last pass; the billed total is the passes' sum.
+  const delta = {
+    delta: { stop_reason: 'end_turn' },
+    usage: {
+      input_tokens: 50,
+      output_tokens: 30,
+      cache_read_input_tokens: 40,
+      cache_creation_input_tokens: 300,
+      cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+      server_tool_use: { web_search_requests: 2 },
+      iterations: [
+        { type: 'compaction', input_tokens: 207_000, output_tokens: 470 },
+        {
+          type: 'message',
+          input_tokens: 50,
+          output_tokens: 30,
+          cache_read_input_tokens: 40,
+          cache_creation_input_tokens: 300,
+          cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 }
+        }
+      ]
+    }
+  }
+  const BILLED = {
+    input_tokens: 207_050,
+    output_tokens: 500,
+    cache_read_input_tokens: 40,
+    cache_creation_input_tokens: 300,
+    cache_creation: { ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 200 },
+    server_tool_use: { web_search_requests: 2 }
+  }
+
+  it('joins multi-line data, skips comments, takes CRLF, CR and LF; sums iterations; keeps the cache split and searches', () => {
+    for (const eol of ['\n', '\r\n', '\r']) {
+      const text = split('message_start', start, eol) + split('message_delta', delta, eol)
+      const bytes = Buffer.from(text)
+      expect(read(bytes, [])).toEqual(BILLED)
+      expect(read(bytes, [7, 61, 62, bytes.length - 1])).toEqual(BILLED)
+    }
+  })
+
+  it('reads the same from a JSON reply', () => {
+    expect(jsonUsage(JSON.stringify({ type: 'message', usage: delta.usage }))).toEqual(BILLED)
+  })
+})

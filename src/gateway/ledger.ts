@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto'
+import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
+import { costOf, type PriceBook, priceFor } from '../report/cost.js'
+import { type Breach, breach, type Budgets } from './budgets.js'
+import { RequestLog } from './request-log.js'
+import {
+  addSpend,
+  type Ask,
+  NO_SPEND,
+  type Reservation,
+  reserve,
+  type Spend,
+  subSpend
+} from './reserve.js'
+import { totalTokens } from './usage.js'
+
+/** What one worker process holds: its token, and what it has spent so far. */
+export interface WorkerPass {
+  token: string
+  taskId: string
+  usage: Usage
+  /** The budget that refused this worker a request, if one did: the worker's outcome says so. */
+  stoppedBy?: Breach
+}
+
+/** A reservation held for one request in flight, released when it settles. */
+export interface Hold {
+  pass: WorkerPass
+  spend: Spend
+}
+
+/**
+ * The workers' passes and request logs, and what each task and the run have spent (settled) and
+ * hold (reserved for requests in flight). Every cost is a request's usage at its own model's price.
+ */
+export class Ledger {
+  readonly passes = new Map<string, WorkerPass>()
+  readonly logs = new Map<WorkerPass, RequestLog>()
+  private readonly tasks = new Map<string, { usage: Usage; spent: Spend; held: Spend }>()
+  run = { usage: ZERO_USAGE, spent: NO_SPEND, held: NO_SPEND }
+  /** A run budget that refused a request's worst case: no new worker may start after it. */
+  runRefused?: string
+
+  constructor(
+    private readonly budgets: Budgets,
+    readonly prices: PriceBook | undefined,
+    private readonly warn: (message: string) => void
+  ) {}
+
+  register(taskId: string, logFile?: string): WorkerPass {
+    const pass: WorkerPass = {
+      token: `fleet-${randomBytes(24).toString('base64url')}`,
+      taskId,
+      usage: ZERO_USAGE
+    }
+    this.passes.set(pass.token, pass)
+    if (logFile) this.logs.set(pass, new RequestLog(logFile, this.warn))
+    return pass
+  }
+
+  async retire(pass: WorkerPass): Promise<void> {
+    this.passes.delete(pass.token)
+    await this.logs.get(pass)?.flushed()
+    this.logs.delete(pass)
+  }
+
+  private task(taskId: string) {
+    let t = this.tasks.get(taskId)
+    if (!t) this.tasks.set(taskId, (t = { usage: ZERO_USAGE, spent: NO_SPEND, held: NO_SPEND }))
+    return t
+  }
+
+  /** Reserves a request's worst case for `pass`'s task and the run, or says which budget refuses. */
+  hold(
+    pass: WorkerPass,
+    ask: Ask
+  ): { hold: Hold; maxTokens: number } | (Reservation & { ok: false }) {
+    const t = this.task(pass.taskId)
+    const standing = {
+      task: addSpend(t.spent, t.held),
+      run: addSpend(this.run.spent, this.run.held)
+    }
+    const r = reserve(this.budgets, ask, standing)
+    if (!r.ok && r.scope === 'run') this.runRefused ??= r.message
+    if (!r.ok) return r
+    t.held = addSpend(t.held, r.hold)
+    this.run.held = addSpend(this.run.held, r.hold)
+    return { hold: { pass, spend: r.hold }, maxTokens: r.maxTokens }
+  }
+
+  /** A request ended: its hold is released and what it really used is spent, at its model's price. */
+  settle(hold: Hold | undefined, pass: WorkerPass, model: string | undefined, usage?: Usage): void {
+    const t = this.task(pass.taskId)
+    if (hold) {
+      t.held = subSpend(t.held, hold.spend)
+      this.run.held = subSpend(this.run.held, hold.spend)
+    }
+    if (!usage) return
+    const price = priceFor(this.prices, model)
+    const spend = { tokens: totalTokens(usage), cost: price ? costOf(usage, price) : 0 }
+    pass.usage = addUsage(pass.usage, usage)
+    t.usage = addUsage(t.usage, usage)
+    t.spent = addSpend(t.spent, spend)
+    this.run = {
+      ...this.run,
+      usage: addUsage(this.run.usage, usage),
+      spent: addSpend(this.run.spent, spend)
+    }
+  }
+
+  taskUsage(taskId: string): Usage {
+    return this.tasks.get(taskId)?.usage ?? ZERO_USAGE
+  }
+
+  taskSpend(taskId: string): Spend {
+    return this.tasks.get(taskId)?.spent ?? NO_SPEND
+  }
+
+  /** The budget a next request of `taskId` would break (a run budget when taskId is undefined). */
+  over(taskId: string | undefined): Breach | undefined {
+    const task = taskId === undefined ? NO_SPEND : this.taskSpend(taskId)
+    return breach(this.budgets, this.prices !== undefined, { task, run: this.run.spent })
+  }
+}
