@@ -1,6 +1,22 @@
-import type { Spend } from './reserve.js'
-
 /** Spending caps from the inputs; each is optional. Costs need prices. */
+/** What a task or the run has spent (or holds), in tokens and USD. */
+export interface Spend {
+  tokens: number
+  cost: number
+}
+
+export const NO_SPEND: Spend = { tokens: 0, cost: 0 }
+
+export const addSpend = (a: Spend, b: Spend): Spend => ({
+  tokens: a.tokens + b.tokens,
+  cost: a.cost + b.cost
+})
+
+export const subSpend = (a: Spend, b: Spend): Spend => ({
+  tokens: Math.max(0, a.tokens - b.tokens),
+  cost: Math.max(0, a.cost - b.cost)
+})
+
 export interface Budgets {
   taskTokens?: number
   runTokens?: number

@@ -9,7 +9,7 @@ import { handle } from './handle.js'
 import { CLI_BETAS } from './headers.js'
 import { Ledger, type WorkerPass } from './ledger.js'
 import { Limiter } from './limiter.js'
-import type { Spend } from './reserve.js'
+import type { Spend } from './budgets.js'
 import { declaredTooLarge } from './request.js'
 import { GATEWAY_RETRY } from './retry.js'
 

@@ -1,17 +1,17 @@
 import { randomBytes } from 'node:crypto'
 import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
 import { costOf, type PriceBook, priceFor } from '../report/cost.js'
-import { type Breach, breach, type Budgets } from './budgets.js'
-import { RequestLog } from './request-log.js'
 import {
   addSpend,
-  type Ask,
+  type Breach,
+  breach,
+  type Budgets,
   NO_SPEND,
-  type Reservation,
-  reserve,
   type Spend,
   subSpend
-} from './reserve.js'
+} from './budgets.js'
+import { RequestLog } from './request-log.js'
+import { type Ask, type Reservation, reserve } from './reserve.js'
 import { totalTokens } from './usage.js'
 
 /** What one worker process holds: its token, and what it has spent so far. */

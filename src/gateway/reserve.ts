@@ -1,24 +1,7 @@
 import { type FullPrice, fullPrice, type Price } from '../report/cost.js'
-import type { Budgets } from './budgets.js'
+import type { Budgets, Spend } from './budgets.js'
 
 /** What a task or the run has spent (settled) or holds for requests in flight (reserved). */
-export interface Spend {
-  tokens: number
-  cost: number
-}
-
-export const NO_SPEND: Spend = { tokens: 0, cost: 0 }
-
-export const addSpend = (a: Spend, b: Spend): Spend => ({
-  tokens: a.tokens + b.tokens,
-  cost: a.cost + b.cost
-})
-
-export const subSpend = (a: Spend, b: Spend): Spend => ({
-  tokens: Math.max(0, a.tokens - b.tokens),
-  cost: Math.max(0, a.cost - b.cost)
-})
-
 /** The worst a request can cost, read from its body before it is forwarded. */
 export interface Ask {
   /** An upper bound of its input tokens: the body's size in bytes (a token is at least a byte). */

@@ -12,14 +12,7 @@ import { gitTestEnv, runGit } from '../../demo/git-remote.js'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { assertNoLeaks } from '../../demo/leaks.js'
-import {
-  GITHUB_TOKEN,
-  MODEL_KEY,
-  OWNER,
-  REPO,
-  type Stack,
-  startStack
-} from '../../demo/stack.js'
+import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/cli/index.js')
 const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')

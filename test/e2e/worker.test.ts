@@ -3,14 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
-import {
-  byId,
-  GITHUB_TOKEN,
-  MODEL_KEY,
-  results,
-  type Stack,
-  startStack
-} from '../../demo/stack.js'
+import { byId, GITHUB_TOKEN, MODEL_KEY, results, type Stack, startStack } from '../../demo/stack.js'
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({

@@ -80,10 +80,7 @@ describe('every e2e scenario goes through the leak scan', () => {
     for (const source of ok) expect(bypasses(source), source).toEqual([])
     const bad: Array<[string, RegExp]> = [
       ['const r = await runAction({ inputs })', /calls runAction/],
-      [
-        "import { runAction } from '../../demo/run-action.js'",
-        /imports runAction from run-action/
-      ],
+      ["import { runAction } from '../../demo/run-action.js'", /imports runAction from run-action/],
       [
         "import {\n  ACTION_ENTRY,\n  type RunActionResult\n} from '../../demo/run-action.js'",
         /imports ACTION_ENTRY/
