@@ -83,7 +83,11 @@ export const STATUSES = [
   'failed',
   'timed-out',
   'not-started',
-  'refused'
+  'refused',
+  /** A fleet PR brought up to date with its base (src/fleet/refresh.ts): nothing was behind. */
+  'up-to-date',
+  /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
+  'conflict'
 ] as const
 export type Status = (typeof STATUSES)[number]
 

@@ -20,6 +20,7 @@ export type Request =
   | { kind: 'review-comment'; pr: PrRef; comment: InlineComment; actor: Actor; text: string }
   | { kind: 'failed-run'; run: FailedRun }
   | { kind: 'queue' }
+  | { kind: 'refresh'; base?: string; why: string }
   | { kind: 'ignore'; reason: string }
 
 /** A pull request as a review event names it; the trigger re-reads it from the API. */
@@ -63,6 +64,8 @@ export interface EventSettings {
   addressReviews?: boolean
   /** A failed workflow run on a fleet branch delegates its fix. */
   fixFailingChecks?: boolean
+  /** `update-prs`: dispatch and schedule bring the open fleet PRs up to date instead. */
+  updatePrs?: boolean
 }
 
 type Obj = Record<string, unknown>
@@ -189,6 +192,22 @@ function failedRunRequest(payload: Obj, s: EventSettings): Request {
   }
 }
 
+/**
+ * A push to a branch: the open fleet PRs that target it are brought up to date (a merge into the
+ * base is a push to it). Tags, deleted branches and the fleet's own branches ask nothing.
+ */
+function pushRequest(payload: Obj, s: EventSettings): Request {
+  const ref = str(payload.ref)
+  if (!ref.startsWith('refs/heads/'))
+    return { kind: 'ignore', reason: `a push to ${ref || 'no ref'} is not a push to a branch` }
+  const base = ref.slice('refs/heads/'.length)
+  if (payload.deleted === true) return { kind: 'ignore', reason: `the push deleted ${base}` }
+  const prefix = s.branchPrefix ?? 'fleet/'
+  if (base.startsWith(prefix))
+    return { kind: 'ignore', reason: `${base} is a fleet branch: no fleet PR targets it` }
+  return { kind: 'refresh', base, why: `a push to ${base}` }
+}
+
 export function readEvent(eventName: string, payload: Obj, s: EventSettings): Request {
   if (s.hasTasks) return { kind: 'tasks' }
   if (s.goal) return { kind: 'goal', goal: s.goal }
@@ -227,8 +246,11 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
       return reviewCommentRequest(payload, s)
     case 'workflow_run':
       return failedRunRequest(payload, s)
+    case 'push':
+      return pushRequest(payload, s)
     case 'schedule':
     case 'workflow_dispatch':
+      if (s.updatePrs) return { kind: 'refresh', why: `${eventName} with update-prs: true` }
       return { kind: 'queue' }
     default:
       return {

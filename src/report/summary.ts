@@ -12,7 +12,9 @@ const ICON: Record<Outcome['status'], string> = {
   failed: '❌',
   'timed-out': '⏱️',
   'not-started': '⏸️',
-  refused: '⛔'
+  refused: '⛔',
+  'up-to-date': '🟰',
+  conflict: '🔀'
 }
 
 function prCell(o: Outcome): string {
