@@ -123,10 +123,11 @@ async function refreshBranch(ctx: RefreshContext, pr: FleetPr): Promise<Outcome>
   const author = ctx.config.commitAuthor
   const ours = await onlyOurs(tree, baseRef(ctx), author)
   if (ours && (await tryRebase(tree, baseRef(ctx), author)))
-    return landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (rebased)` })
+    return await landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (rebased)` })
   if (await tryMerge(tree, { ref: baseRef(ctx), name: ctx.base }, author))
-    return landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (merged)` })
-  return resolveConflict(ctx, pr, tree, { head, baseSha })
+    return await landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (merged)` })
+  // Awaited: the worktree is disposed when this function returns, and the steps still need it.
+  return await resolveConflict(ctx, pr, tree, { head, baseSha })
 }
 
 /** A fresh HOME, TMPDIR and config dir for a caged command of this refresh (no model, no caches). */
