@@ -233,3 +233,57 @@ describe('a push to the base with no fleet PR open', () => {
     console.log(`idle push: the action's step took ${run.durationMs} ms`)
   })
 })
+
+describe('a fleet branch a person pushes to while the action brings it up to date', () => {
+  let stack: Stack
+  let clone: string
+  beforeAll(async () => {
+    stack = await startStack({ files: FILES, model: { defaultScript: model } })
+    clone = await mkdtemp(path.join(tmpdir(), 'fleet-racer-'))
+    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
+  })
+  afterAll(async () => {
+    await stack?.close()
+    if (clone) await rm(clone, { recursive: true, force: true })
+  })
+
+  it('is left as the person left it, and the run says so', async () => {
+    const first = await stack.run({
+      inputs: { tasks: JSON.stringify([{ id: 'raced', prompt: 'Write r.txt' }]) },
+      timeoutMs: 240_000
+    })
+    expect(byId(first).get('raced')?.status, first.stdout + first.stderr).toBe('pr-opened')
+    const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
+    await git([...person, 'commit', '--quiet', '--allow-empty', '-m', 'main moves'], clone)
+    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
+    // The person's push lands while the action works: from verify itself (isolation: process
+    // reaches the person's clone), after the action fetched the branch and before it pushes.
+    const racer = [
+      `cd '${clone}'`,
+      'git fetch -q origin',
+      'git checkout -q -B racer origin/fleet/raced',
+      `git ${person.join(' ')} commit -q --allow-empty -m 'pushed meanwhile'`,
+      'git push -q origin HEAD:refs/heads/fleet/raced',
+      'git rev-parse HEAD'
+    ].join(' && ')
+    const [pr] = pullsFor(stack, 'fleet/raced')
+    const bodyBefore = pr?.body
+
+    const run = await stack.run({
+      eventName: 'push',
+      payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' }),
+      inputs: { verify: racer, isolation: 'process' },
+      timeoutMs: 240_000
+    })
+
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const r = byId(run).get('raced')
+    expect(r?.status).toBe('no-changes')
+    expect(r?.error).toContain('moved while the action worked on it')
+    const theirs = (await git(['rev-parse', 'racer'], clone)).trim()
+    expect((await stack.git.branches(FULL))['fleet/raced']).toBe(theirs)
+    expect(pullsFor(stack, 'fleet/raced')[0]?.body).toBe(bodyBefore)
+    // The action's own merge is not thrown away: it says where it is kept.
+    expect(r?.error).toMatch(/kept in \S+\.bundle/)
+  }, 600_000)
+})
