@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises'
+import { lstat, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { Worktree } from '../git/repo.js'
 import { clearStaleLock } from './land.js'
@@ -106,12 +106,24 @@ export async function sides(tree: Worktree, base: string, files: string[]) {
 
 const CONFLICT_LINE = /^(?:<{7}|>{7})(?: |$)|^={7}$/m
 
-/** The files among `files` that still hold a conflict marker (a deleted file holds none). */
+const MAX_READ = 20 * 1024 * 1024
+
+/**
+ * The files among `files` that still hold a conflict marker (a deleted file holds none). Only
+ * regular files are read: the worker wrote this tree, and a FIFO or a symlink planted in a
+ * file's place must not hang the action or make it read outside the tree.
+ */
 export async function markersLeft(tree: Worktree, files: string[]): Promise<string[]> {
   const left: string[] = []
   for (const file of files) {
-    const text = await readFile(path.join(tree.dir, file), 'utf8').catch(() => '')
-    if (CONFLICT_LINE.test(text)) left.push(file)
+    const full = path.join(tree.dir, file)
+    const stat = await lstat(full).catch(() => undefined)
+    if (!stat) continue
+    if (!stat.isFile() || stat.size > MAX_READ) {
+      if (!stat.isSymbolicLink()) left.push(file)
+      continue
+    }
+    if (CONFLICT_LINE.test(await readFile(full, 'utf8'))) left.push(file)
   }
   return left
 }

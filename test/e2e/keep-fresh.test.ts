@@ -262,7 +262,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       `cd '${clone}'`,
       'git fetch -q origin',
       'git checkout -q -B racer origin/fleet/raced',
-      `git ${person.join(' ')} commit -q --allow-empty -m 'pushed meanwhile'`,
+      "git -c 'user.name=Pat Person' -c user.email=pat@example.com commit -q --allow-empty -m 'pushed meanwhile'",
       'git push -q origin HEAD:refs/heads/fleet/raced',
       'git rev-parse HEAD'
     ].join(' && ')
