@@ -419,22 +419,28 @@ async function planByPlanner(
 }
 
 /** A push to a base, or update-prs: the open fleet PRs on it brought up to date (src/refreshing.ts). */
-function refreshByRun(run: Run, ask: Refresh): Promise<Outcome[]> {
-  return refreshPrs(
-    {
-      config: run.config,
-      ctx: run.ctx,
-      io: run.io,
-      env: run.env,
-      github: run.github,
-      apiKey: run.apiKey,
-      claude: async () => (await workerClaude(run)).file,
-      remoteUrl: () => remoteUrlOf(run.ctx),
-      isolation: () => prepareIsolation(run),
-      signal: run.stop.signal
-    },
-    ask
-  )
+async function refreshByRun(run: Run, ask: Refresh): Promise<Outcome[]> {
+  // A cancel stops the running merge turn or verify, and no further PR is started.
+  const unsubscribe = onCancelSignals(run.io, run.stop, () => undefined)
+  try {
+    return await refreshPrs(
+      {
+        config: run.config,
+        ctx: run.ctx,
+        io: run.io,
+        env: run.env,
+        github: run.github,
+        apiKey: run.apiKey,
+        claude: async () => (await workerClaude(run)).file,
+        remoteUrl: () => remoteUrlOf(run.ctx),
+        isolation: () => prepareIsolation(run),
+        signal: run.stop.signal
+      },
+      ask
+    )
+  } finally {
+    unsubscribe()
+  }
 }
 
 /** mode: plan — the matrix and the plan as outputs, queued issues marked, nothing run. */

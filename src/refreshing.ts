@@ -6,6 +6,7 @@ import type { Config } from './config.js'
 import { type RunContext, runUrl } from './context.js'
 import type { Outcome } from './domain.js'
 import type { Request } from './event.js'
+import { outcomeOf } from './fleet/refresh.js'
 import { refreshFleet } from './fleet/refresh-run.js'
 import type { Octokit, Repo } from './github/client.js'
 import { listFleetPrs } from './github/fleet-prs.js'
@@ -64,6 +65,13 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
   io.info(
     `${ask.why}: ${prs.length} open fleet PRs on ${base}: ${prs.map(p => `#${p.number}`).join(', ')}`
   )
+  if (config.dryRun) {
+    // Listed, not touched: no clone, no push, no comment.
+    const error = 'dry-run: listed, not brought up to date'
+    const listed = prs.map(pr => outcomeOf(pr, { status: 'not-started', error }))
+    await io.report(listed, `Dry run: ${prs.length} open fleet PRs on ${base}; nothing was pushed.`)
+    return listed
+  }
   const { outcomes, open } = await refreshFleet({
     config,
     base,

@@ -63,7 +63,10 @@ const passed = (v?: VerifyResult) => !v || (v.exitCode === 0 && !v.timedOut)
 const baseRef = (ctx: RefreshContext) => `refs/remotes/origin/${ctx.base}`
 
 /** The outcome of a PR's refresh, before its timing: the task's id and the PR filled in. */
-function outcomeOf(pr: FleetPr, fields: Partial<Outcome> & Pick<Outcome, 'status'>): Outcome {
+export function outcomeOf(
+  pr: FleetPr,
+  fields: Partial<Outcome> & Pick<Outcome, 'status'>
+): Outcome {
   return {
     id: pr.id,
     title: pr.title.replace(/^(\[verify failed\] )+/, ''),

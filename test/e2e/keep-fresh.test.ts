@@ -274,6 +274,17 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
     ].join(' && ')
     const [pr] = pullsFor(stack, 'fleet/raced')
     const bodyBefore = pr?.body
+    const headBefore = (await stack.git.branches(FULL))['fleet/raced']
+
+    // dry-run: the PR is listed and nothing is touched.
+    const dry = await stack.run({
+      eventName: 'push',
+      payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' }),
+      inputs: { 'dry-run': 'true' }
+    })
+    expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0)
+    expect(byId(dry).get('raced')?.status).toBe('not-started')
+    expect((await stack.git.branches(FULL))['fleet/raced']).toBe(headBefore)
 
     const run = await stack.run({
       eventName: 'push',
