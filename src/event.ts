@@ -197,7 +197,8 @@ function failedRunRequest(payload: Obj, s: EventSettings): Request {
  * base is a push to it). Tags, deleted branches and the fleet's own branches ask nothing.
  */
 function pushRequest(payload: Obj, s: EventSettings): Request {
-  const ref = str(payload.ref)
+  // Read on its own (no shared helper): `ref` and `deleted` are all a push asks for.
+  const ref = typeof payload.ref === 'string' ? payload.ref : ''
   if (!ref.startsWith('refs/heads/'))
     return { kind: 'ignore', reason: `a push to ${ref || 'no ref'} is not a push to a branch` }
   const base = ref.slice('refs/heads/'.length)
