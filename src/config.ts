@@ -174,6 +174,7 @@ const schema = z.object({
   'price-output': z.string().transform(v => v),
   goal: optional,
   'run-plan': bool('run-plan'),
+  'update-prs': bool('update-prs'),
   'dry-run': bool('dry-run'),
   'model-concurrency': z.string().transform((v, ctx) => {
     if (v === 'auto') return 'auto' as const
@@ -287,6 +288,16 @@ function checkGoal(p: Parsed): { goal?: string } {
     )
   }
   return p.goal ? { goal: p.goal } : {}
+}
+
+/** `update-prs` runs no task: a task list beside it would be silently ignored, so it is refused. */
+function checkUpdatePrs(p: Parsed): boolean {
+  if (p['update-prs'] && (p.tasks.trim() !== '' || p['tasks-file'] || p.goal))
+    throw new InputError(
+      'update-prs',
+      "update-prs: true brings the open fleet PRs up to date and runs no task: give it without 'tasks', 'tasks-file' or 'goal' (a separate step or workflow)"
+    )
+  return p['update-prs']
 }
 
 /**
@@ -415,6 +426,8 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
     /** A request for the planner (src/planner/). */
     ...checkGoal(p),
     runPlan: p['run-plan'],
+    /** Bring the open fleet PRs up to date on dispatch/schedule (src/refreshing.ts). */
+    updatePrs: checkUpdatePrs(p),
     /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
     modelConcurrency: p['model-concurrency'],
     budgets: {

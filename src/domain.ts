@@ -107,7 +107,11 @@ export const STATUSES = [
   'not-started',
   'refused',
   /** The run was stopped (cancelled) while the task's setup, worker or verify ran. */
-  'cancelled'
+  'cancelled',
+  /** A fleet PR brought up to date with its base (src/fleet/refresh.ts): nothing was behind. */
+  'up-to-date',
+  /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
+  'conflict'
 ] as const
 export type Status = (typeof STATUSES)[number]
 

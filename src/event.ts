@@ -21,6 +21,7 @@ export type Request =
   | { kind: 'review-comment'; pr: PrRef; comment: InlineComment; actor: Actor; text: string }
   | { kind: 'failed-run'; run: FailedRun }
   | { kind: 'queue' }
+  | { kind: 'refresh'; base?: string; why: string }
   | { kind: 'ignore'; reason: string }
 
 /** A pull request as a review event names it; the trigger re-reads it from the API. */
@@ -66,6 +67,8 @@ export interface EventSettings {
   fixFailingChecks?: boolean
   /** Bots that may delegate (`allowed-bots`); any other bot's comment is ignored quietly. */
   allowedBots?: string[]
+  /** `update-prs`: dispatch and schedule bring the open fleet PRs up to date instead. */
+  updatePrs?: boolean
 }
 
 /** A payload that lacks a field the action reads, or holds it in another shape. */
@@ -335,6 +338,23 @@ function labeledRequest(payload: Obj, s: EventSettings): Request {
   return { kind: 'labeled', issue: issueOf(parsed.issue), actor: actorOf(parsed.sender) }
 }
 
+/**
+ * A push to a branch: the open fleet PRs that target it are brought up to date (a merge into the
+ * base is a push to it). Tags, deleted branches and the fleet's own branches ask nothing.
+ */
+function pushRequest(payload: Obj, s: EventSettings): Request {
+  // Read on its own (no shared helper): `ref` and `deleted` are all a push asks for.
+  const ref = typeof payload.ref === 'string' ? payload.ref : ''
+  if (!ref.startsWith('refs/heads/'))
+    return { kind: 'ignore', reason: `a push to ${ref || 'no ref'} is not a push to a branch` }
+  const base = ref.slice('refs/heads/'.length)
+  if (payload.deleted === true) return { kind: 'ignore', reason: `the push deleted ${base}` }
+  const prefix = s.branchPrefix ?? 'fleet/'
+  if (base.startsWith(prefix))
+    return { kind: 'ignore', reason: `${base} is a fleet branch: no fleet PR targets it` }
+  return { kind: 'refresh', base, why: `a push to ${base}` }
+}
+
 export function readEvent(eventName: string, payload: Obj, s: EventSettings): Request {
   if (s.hasTasks) return { kind: 'tasks' }
   if (s.goal) return { kind: 'goal', goal: s.goal }
@@ -349,8 +369,11 @@ export function readEvent(eventName: string, payload: Obj, s: EventSettings): Re
       return reviewCommentRequest(payload, s)
     case 'workflow_run':
       return failedRunRequest(payload, s)
+    case 'push':
+      return pushRequest(payload, s)
     case 'schedule':
     case 'workflow_dispatch':
+      if (s.updatePrs) return { kind: 'refresh', why: `${eventName} with update-prs: true` }
       return { kind: 'queue' }
     default:
       return {

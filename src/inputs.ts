@@ -258,6 +258,12 @@ export const INPUTS = {
     default: 'false',
     description: 'With goal: run the planned tasks in this job (else only report them).'
   },
+  'update-prs': {
+    contract: true,
+    default: 'false',
+    description:
+      'On workflow_dispatch or schedule: bring every open fleet PR on the base up to date (as a push to the base does) instead of running tasks: rebased or merged cleanly and verified again, a conflict resolved by one worker turn, or left untouched with a comment.'
+  },
   'model-concurrency': {
     default: 'auto',
     description:

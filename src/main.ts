@@ -20,6 +20,7 @@ import { parallelismLine } from './report/summary.js'
 import { huntAllChildren } from './process.js'
 import type { Task } from './domain.js'
 import { usePlanner } from './planning.js'
+import { type Refresh, refreshPrs } from './refreshing.js'
 import { goalReport } from './planner/report.js'
 import { type Plan, planRequest } from './triggers.js'
 import { resolveClaude } from './worker/install.js'
@@ -69,7 +70,7 @@ function store(run: Run): OutcomeStore {
 /** The tasks this run is asked for: a plan handed over from mode: plan, or read from the event. */
 async function makePlan(
   run: Run
-): Promise<(SavedPlan & Pick<Plan, 'planner'>) | { ignore: string }> {
+): Promise<(SavedPlan & Pick<Plan, 'planner'>) | { ignore: string } | { refresh: Refresh }> {
   const { config, ctx } = run
   if (config.mode === 'run' && config.plan) {
     const plan = parsePlan(config.plan, config.branchPrefix)
@@ -84,9 +85,11 @@ async function makePlan(
     branchPrefix: config.branchPrefix,
     addressReviews: config.addressReviews,
     fixFailingChecks: config.fixFailingChecks,
-    allowedBots: config.allowedBots
+    allowedBots: config.allowedBots,
+    updatePrs: config.updatePrs
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
+  if (request.kind === 'refresh') return { refresh: request }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
   if (plan.ignore) return { ignore: plan.ignore }
   if (plan.tasks.length === 0 && plan.refused.length === 0 && request.kind === 'tasks') {
@@ -421,6 +424,31 @@ async function planByPlanner(
   return { plan, note }
 }
 
+/** A push to a base, or update-prs: the open fleet PRs on it brought up to date (src/refreshing.ts). */
+async function refreshByRun(run: Run, ask: Refresh): Promise<Outcome[]> {
+  // A cancel stops the running merge turn or verify, and no further PR is started.
+  const unsubscribe = onCancelSignals(run.io, run.stop, () => undefined)
+  try {
+    return await refreshPrs(
+      {
+        config: run.config,
+        ctx: run.ctx,
+        io: run.io,
+        env: run.env,
+        github: run.github,
+        apiKey: run.apiKey,
+        claude: async () => (await workerClaude(run)).file,
+        remoteUrl: () => remoteUrlOf(run.ctx),
+        isolation: () => prepareIsolation(run),
+        signal: run.stop.signal
+      },
+      ask
+    )
+  } finally {
+    unsubscribe()
+  }
+}
+
 /** mode: plan — the matrix and the plan as outputs, queued issues marked, nothing run. */
 async function planOnly(run: Run, plan: SavedPlan, planNote?: string): Promise<Outcome[]> {
   const { io } = run
@@ -478,6 +506,7 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   const run = await startRun(env, io)
   if (run.config.mode === 'report') return reportShards(run)
   const asked = await makePlan(run)
+  if ('refresh' in asked) return refreshByRun(run, asked.refresh)
   if ('ignore' in asked) {
     io.info(`Nothing to do: ${asked.ignore}.`)
     await io.report([], `Nothing to do: ${asked.ignore}.`)

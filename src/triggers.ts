@@ -319,7 +319,10 @@ async function queued(deps: Deps): Promise<Plan> {
   return plan
 }
 
-export async function planRequest(request: Request, deps: Deps): Promise<Plan> {
+/** What planning takes: a refresh of fleet PRs goes its own way before it (src/refreshing.ts). */
+type Asked = Exclude<Request, { kind: 'refresh' }>
+
+export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
   const prefix = deps.config.branchPrefix
   switch (request.kind) {
     case 'tasks':

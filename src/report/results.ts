@@ -30,7 +30,7 @@ export interface Totals {
   costUsd?: number
 }
 
-const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes']
+const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes', 'up-to-date']
 
 export function totals(outcomes: Outcome[]): Totals {
   return {

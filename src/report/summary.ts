@@ -13,7 +13,9 @@ const ICON: Record<Outcome['status'], string> = {
   'timed-out': '⏱️',
   'not-started': '⏸️',
   refused: '⛔',
-  cancelled: '🛑'
+  cancelled: '🛑',
+  'up-to-date': '🟰',
+  conflict: '🔀'
 }
 
 function prCell(o: Outcome): string {

@@ -29,7 +29,9 @@ const STATUSES = [
   'failed',
   'timed-out',
   'not-started',
-  'refused'
+  'refused',
+  'up-to-date',
+  'conflict'
 ]
 const nullable = (type: string) => (v: unknown) => v === null || typeof v === type
 

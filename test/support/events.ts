@@ -389,6 +389,49 @@ export function schedule(
   }
 }
 
+export interface PushPayload {
+  ref: string
+  before: string
+  after: string
+  created: boolean
+  deleted: boolean
+  forced: boolean
+  repository: RepositoryJson
+  sender: UserJson
+  [key: string]: unknown
+}
+
+/**
+ * A push to a branch (#25: a merge into the base is one). Its fixture is hand-written from
+ * GitHub's documented push webhook fields (ref, before, after, created, deleted, forced, base_ref,
+ * compare, commits, head_commit, pusher, repository, sender), as schedule's is.
+ */
+export function push(
+  args: RepoArgs & {
+    /** Default refs/heads/<defaultBranch>. */
+    ref?: string
+    before?: string
+    after?: string
+    deleted?: boolean
+    /** Default: the repository owner. */
+    sender?: string
+  }
+): PushPayload {
+  const base = load<PushPayload>('push', args)
+  const repo = repository(base.repository, args)
+  const sender = user(base.sender, args.sender ?? args.owner)
+  return {
+    ...base,
+    ref: args.ref ?? `refs/heads/${repo.default_branch}`,
+    before: args.before ?? base.before,
+    after: args.deleted ? '0'.repeat(40) : (args.after ?? base.after),
+    deleted: args.deleted ?? false,
+    repository: repo,
+    pusher: { name: sender.login, email: null },
+    sender
+  }
+}
+
 // ---- answering on the PR (#18): reviews, inline comments, failed runs ----
 
 export interface PullRequestJson {

@@ -28,6 +28,7 @@ const BANDS: Record<string, number> = {
   doctor: 6,
   progress: 6,
   planning: 6,
+  refreshing: 6,
   planner: 5,
   fleet: 4,
   // the edges: a worker, the model gateway, git, GitHub

@@ -219,3 +219,22 @@ describe('parseConfig refuses bad values with a message naming the input and the
     }
   )
 })
+
+describe('update-prs', () => {
+  it('is off by default and on when asked', () => {
+    expect(parseConfig(env()).updatePrs).toBe(false)
+    expect(parseConfig(env({ 'update-prs': 'true' })).updatePrs).toBe(true)
+  })
+
+  it('refuses tasks, tasks-file or goal beside it, naming the input and the fix', () => {
+    for (const extra of [{ tasks: 'do x' }, { 'tasks-file': 't.yml' }, { goal: 'do y' }]) {
+      const error = inputError({ 'update-prs': 'true', ...extra })
+      expect(error.message).toContain('update-prs')
+      expect(error.message).toContain('runs no task')
+    }
+  })
+
+  it('names a value that is not a boolean', () => {
+    expect(inputError({ 'update-prs': 'yes please' }).message).toContain('update-prs')
+  })
+})

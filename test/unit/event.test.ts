@@ -5,6 +5,7 @@ import {
   issueComment,
   issuesLabeled,
   issuesOpened,
+  push,
   schedule,
   workflowDispatch
 } from '../support/events.js'
@@ -159,9 +160,9 @@ describe('readEvent: labels, schedule, dispatch, other events', () => {
   })
 
   it('an event with no trigger of its own is ignored, with a reason', () => {
-    const request = readEvent('push', {}, settings)
+    const request = readEvent('release', {}, settings)
     expect(request.kind).toBe('ignore')
-    expect(request.kind === 'ignore' && request.reason).toContain('push')
+    expect(request.kind === 'ignore' && request.reason).toContain('release')
   })
 
   it('given tasks win on any event', () => {
@@ -188,5 +189,52 @@ describe('afterPhrase', () => {
     ['x /fleet', undefined]
   ])('%j -> %j', (body, text) => {
     expect(afterPhrase(body, '/fleet')).toBe(text)
+  })
+})
+
+describe('readEvent: keeping fleet PRs up to date (#25)', () => {
+  it('a push to a branch brings the fleet PRs on it up to date', () => {
+    expect(readEvent('push', push({ ...repo, ref: 'refs/heads/release/2.x' }), settings)).toEqual({
+      kind: 'refresh',
+      base: 'release/2.x',
+      why: 'a push to release/2.x'
+    })
+  })
+
+  it('a tag, a deleted branch or a fleet branch asks nothing, and says why', () => {
+    const cases = [
+      [push({ ...repo, ref: 'refs/tags/v1.0.0' }), 'refs/tags/v1.0.0'],
+      [push({ ...repo, ref: 'refs/heads/old', deleted: true }), 'deleted old'],
+      [push({ ...repo, ref: 'refs/heads/fleet/x' }), 'fleet branch']
+    ] as const
+    for (const [payload, why] of cases) {
+      const request = readEvent('push', payload, settings)
+      expect(request.kind, why).toBe('ignore')
+      expect(request.kind === 'ignore' && request.reason, why).toContain(why)
+    }
+    // Another prefix: a push to fleet/x is then an ordinary branch, and one to bots/x is not.
+    const bots = { ...settings, branchPrefix: 'bots/' }
+    expect(readEvent('push', push({ ...repo, ref: 'refs/heads/bots/x' }), bots).kind).toBe('ignore')
+    expect(readEvent('push', push({ ...repo, ref: 'refs/heads/fleet/x' }), bots).kind).toBe(
+      'refresh'
+    )
+  })
+
+  it('update-prs turns dispatch and schedule into a refresh of the base-branch (no base named)', () => {
+    const on = { ...settings, updatePrs: true }
+    expect(readEvent('workflow_dispatch', workflowDispatch({ ...repo, inputs: {} }), on)).toEqual({
+      kind: 'refresh',
+      why: 'workflow_dispatch with update-prs: true'
+    })
+    expect(readEvent('schedule', schedule({ ...repo, cron: '0 3 * * *' }), on).kind).toBe('refresh')
+    // Without it the queue runs, as before.
+    expect(readEvent('schedule', schedule({ ...repo, cron: '0 3 * * *' }), settings).kind).toBe(
+      'queue'
+    )
+  })
+
+  it('given tasks still win over a push', () => {
+    const withTasks = { ...settings, hasTasks: true }
+    expect(readEvent('push', push(repo), withTasks)).toEqual({ kind: 'tasks' })
   })
 })

@@ -38,6 +38,7 @@ const CONTRACT_INPUTS = [
   'claude-path',
   'dry-run',
   'goal',
+  'update-prs',
   'run-plan',
   'isolation',
   'allowed-domains'
@@ -55,6 +56,7 @@ const CONTRACT_DEFAULTS: Record<string, string> = {
   'queue-label': 'fleet',
   'dry-run': 'false',
   'run-plan': 'false',
+  'update-prs': 'false',
   isolation: 'sandbox'
 }
 const CONTRACT_OUTPUTS = ['results', 'pull-requests', 'succeeded', 'failed']

@@ -25,6 +25,7 @@ const EXAMPLES = [
   'dispatch.yml',
   'fix-checks.yml',
   'goal.yml',
+  'keep-fresh.yml',
   'label.yml',
   'matrix.yml',
   'nightly.yml',

@@ -1,0 +1,404 @@
+import { mkdir, rm } from 'node:fs/promises'
+import path from 'node:path'
+import { addUsage, type Outcome, type Task, type VerifyResult, ZERO_USAGE } from '../domain.js'
+import { describeError } from '../errors.js'
+import type { FleetRepo, Worktree } from '../git/repo.js'
+import type { Octokit, Repo } from '../github/client.js'
+import { conflictSaid, type FleetPr, sayConflict, updateFleetPr } from '../github/fleet-prs.js'
+import {
+  CONFLICT_LABEL,
+  conflictComment,
+  conflictKey,
+  refreshedBody,
+  taskOfBody
+} from '../report/refresh.js'
+import { mergePrompt } from '../tasks/merge-prompt.js'
+import type { Isolation } from '../worker/isolation.js'
+import { runWorker, type WorkerContext } from '../worker/run.js'
+import type { FleetConfig } from './options.js'
+import { runSetup, setupEnv, sharedCaches } from './setup.js'
+import {
+  abandonMerge,
+  commitMerge,
+  isAncestor,
+  markersLeft,
+  nestedRepositories,
+  onlyOurs,
+  sides,
+  tryMerge,
+  tryRebase,
+  unmergedFiles
+} from './refresh-git.js'
+
+/**
+ * One open fleet PR brought up to date with its base, when the base moved (a push to it, or
+ * update-prs): nothing when it is up to date; rebased (only the action's commits on it) or merged
+ * (a person's commit on it, never rewritten) when that is clean; a conflict given to one worker
+ * turn in the task's cage. Verify runs again in the cage before anything is pushed, with a lease:
+ * a branch that moved meanwhile is left alone. Ends in exactly one outcome.
+ */
+
+export interface RefreshConfig extends FleetConfig {
+  /** Worker turns a PR may have had (its marker counts them); a merge turn is one. */
+  maxFixUps: number
+}
+
+export interface RefreshContext {
+  config: RefreshConfig
+  repo: FleetRepo
+  base: string
+  github: { octokit: Octokit; repo: Repo }
+  /** The run's directory for cages and preserved work. */
+  root: string
+  host: NodeJS.ProcessEnv
+  isolation: Isolation
+  /** A worker's setting for a merge turn, made on first need (the gateway, the binary). */
+  worker: () => Promise<WorkerContext>
+  log: (message: string) => void
+  runUrl?: string
+  signal?: AbortSignal
+}
+
+const VERIFY_FAILED = 'fleet:verify-failed'
+const passed = (v?: VerifyResult) => !v || (v.exitCode === 0 && !v.timedOut)
+const baseRef = (ctx: RefreshContext) => `refs/remotes/origin/${ctx.base}`
+
+/** The outcome of a PR's refresh, before its timing: the task's id and the PR filled in. */
+export function outcomeOf(
+  pr: FleetPr,
+  fields: Partial<Outcome> & Pick<Outcome, 'status'>
+): Outcome {
+  return {
+    id: pr.id,
+    title: pr.title.replace(/^(\[verify failed\] )+/, ''),
+    source: {
+      kind: 'follow-up',
+      pr: pr.number,
+      ...(pr.marker.issue ? { issue: pr.marker.issue } : {})
+    },
+    branch: pr.branch,
+    prNumber: pr.number,
+    prUrl: pr.url,
+    turns: 0,
+    durationMs: 0,
+    usage: ZERO_USAGE,
+    attempts: 0,
+    ...fields
+  }
+}
+
+export async function refreshPr(ctx: RefreshContext, pr: FleetPr): Promise<Outcome> {
+  const startedAt = Date.now()
+  const timed = (o: Outcome): Outcome => {
+    const endedAt = Date.now()
+    return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt }
+  }
+  try {
+    return timed(await refreshBranch(ctx, pr))
+  } catch (error) {
+    const cause = describeError(error)
+    ctx.log(`[${pr.id}] could not be brought up to date: ${cause}`)
+    return timed(
+      outcomeOf(pr, {
+        status: 'failed',
+        error: `bringing #${pr.number} up to date failed: ${cause}`
+      })
+    )
+  }
+}
+
+async function refreshBranch(ctx: RefreshContext, pr: FleetPr): Promise<Outcome> {
+  const head = await ctx.repo.remoteSha(pr.branch)
+  const baseSha = await ctx.repo.remoteSha(ctx.base)
+  if (!head || !baseSha)
+    return outcomeOf(pr, {
+      status: 'failed',
+      error: `${head ? ctx.base : pr.branch} is not on the remote`
+    })
+  await using tree = await ctx.repo.worktree(
+    `${pr.id}.refresh`,
+    pr.branch,
+    `refs/remotes/origin/${pr.branch}`
+  )
+  if (await isAncestor(tree, baseSha, head)) {
+    ctx.log(`[${pr.id}] #${pr.number} is up to date with ${ctx.base}`)
+    return outcomeOf(pr, { status: 'up-to-date' })
+  }
+  const author = ctx.config.commitAuthor
+  const ours = await onlyOurs(tree, baseRef(ctx), author)
+  if (ours && (await tryRebase(tree, baseRef(ctx), author)))
+    return await landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (rebased)` })
+  if (await tryMerge(tree, { ref: baseRef(ctx), name: ctx.base }, author))
+    return await landRefresh(ctx, pr, tree, { head, how: `${ctx.base} (merged)` })
+  // Awaited: the worktree is disposed when this function returns, and the steps still need it.
+  return await resolveConflict(ctx, pr, tree, { head, baseSha })
+}
+
+/** A fresh HOME, TMPDIR and config dir for a caged command of this refresh (no model, no caches). */
+async function cageEnv(ctx: RefreshContext, id: string): Promise<Record<string, string>> {
+  const dir = path.join(ctx.root, 'workers', `${id}.refresh-verify`)
+  const paths = {
+    home: path.join(dir, 'home'),
+    tmp: path.join(dir, 'tmp'),
+    config: path.join(dir, 'config')
+  }
+  await rm(dir, { recursive: true, force: true })
+  await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
+  const env = setupEnv(ctx.config, ctx.host, paths)
+  for (const name of Object.keys(sharedCaches(ctx.host))) delete env[name]
+  return env
+}
+
+/** `setup` then `verify` in the task's cage, as a task's own run has them; undefined without verify. */
+async function verifyAgain(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  tree: Worktree,
+  env?: Record<string, string>
+): Promise<VerifyResult | undefined> {
+  const { config } = ctx
+  if (!config.verify) return undefined
+  if (config.setup) {
+    const setup = await runSetup(config, {
+      taskId: pr.id,
+      tree,
+      command: config.setup,
+      cageDir: path.join(ctx.root, 'workers', `${pr.id}.refresh-setup`),
+      host: ctx.host,
+      log: ctx.log,
+      isolation: ctx.isolation,
+      signal: ctx.signal
+    })
+    if (setup.error)
+      return { ...setup.result, exitCode: setup.result.exitCode || 1, command: config.setup }
+  }
+  return ctx.isolation.run({
+    taskId: pr.id,
+    label: 'verify',
+    command: config.verify,
+    cwd: tree.dir,
+    env: env ?? (await cageEnv(ctx, pr.id)),
+    timeoutMs: config.verifyTimeoutMs,
+    host: ctx.host,
+    log: ctx.log,
+    signal: ctx.signal
+  })
+}
+
+/** Work the action made on the branch that cannot be pushed: a bundle and a local ref, and where. */
+async function keep(ctx: RefreshContext, pr: FleetPr): Promise<string> {
+  const file = path.join(ctx.root, 'preserved', `${pr.id}.bundle`)
+  try {
+    await ctx.repo.preserve(pr.branch, ctx.base, file)
+    return `the merge is kept in ${file} (git bundle) and ref refs/fleet-preserved/${pr.branch}`
+  } catch (error) {
+    return `keeping the merge also failed: ${describeError(error)}`
+  }
+}
+
+/**
+ * Verify, then the push with a lease on the head the run started from, then the PR's body, title
+ * and labels. A failed verify still lands, marked as landing marks it.
+ */
+async function landRefresh(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  tree: Worktree,
+  how: {
+    head: string
+    how: string
+    verify?: VerifyResult
+    turn?: Partial<Outcome>
+    fixUps?: number
+  }
+): Promise<Outcome> {
+  const verify = how.verify ?? (await verifyAgain(ctx, pr, tree))
+  const pushed = await ctx.repo.push(pr.branch, how.head)
+  if (!pushed.ok) return notPushed(ctx, pr, pushed.reason, how.turn)
+  const ok = passed(verify)
+  const { octokit, repo } = ctx.github
+  const marker = { ...pr.marker, fixUps: how.fixUps ?? pr.marker.fixUps }
+  const title = outcomeOf(pr, { status: 'pr-updated' }).title
+  await updateFleetPr(octokit, repo, pr, {
+    title: ok ? title : `[verify failed] ${title}`,
+    body: refreshedBody(pr.body, { id: pr.id, marker, verify, how: how.how, runUrl: ctx.runUrl }),
+    add: ok ? [] : [VERIFY_FAILED],
+    remove: ok ? [VERIFY_FAILED, CONFLICT_LABEL] : [CONFLICT_LABEL]
+  })
+  ctx.log(
+    `[${pr.id}] #${pr.number} brought up to date with ${how.how}${ok ? '' : '; verify failed'}`
+  )
+  return outcomeOf(pr, {
+    ...how.turn,
+    status: ok ? 'pr-updated' : 'verify-failed',
+    verify,
+    ...(ok
+      ? {}
+      : {
+          error: `verify '${verify?.command}' ${verify?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${verify?.exitCode}`} after bringing the branch up to date`
+        })
+  })
+}
+
+/** The push was refused: a branch someone moved meanwhile is theirs, left alone; any other refusal fails. */
+async function notPushed(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  reason: string,
+  turn?: Partial<Outcome>
+): Promise<Outcome> {
+  const kept = await keep(ctx, pr)
+  const moved = /changed on the remote after it was fetched/.test(reason)
+  ctx.log(`[${pr.id}] not pushed: ${reason}; ${kept}`)
+  return outcomeOf(pr, {
+    ...turn,
+    status: moved ? 'no-changes' : 'failed',
+    error: moved
+      ? `#${pr.number}'s branch moved while the action worked on it (someone pushed to it): left alone, as they left it; the next push to ${ctx.base} tries again; ${kept}`
+      : `${reason}; ${kept}`
+  })
+}
+
+/** The conflict, said once on the PR with the label; the branch untouched. */
+async function cannotResolve(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  c: { files: string[]; key: string; reason: string; turn?: Partial<Outcome> }
+): Promise<Outcome> {
+  const { octokit, repo } = ctx.github
+  const body = conflictComment({
+    base: ctx.base,
+    files: c.files,
+    reason: c.reason,
+    key: c.key,
+    runUrl: ctx.runUrl
+  })
+  await sayConflict(octokit, repo, pr, body, CONFLICT_LABEL)
+  ctx.log(
+    `[${pr.id}] #${pr.number} conflicts with ${ctx.base} (${c.files.join(', ')}): ${c.reason}`
+  )
+  return outcomeOf(pr, {
+    ...c.turn,
+    status: 'conflict',
+    error: `#${pr.number} conflicts with ${ctx.base} in ${c.files.join(', ')}: ${c.reason}; the branch is untouched, the PR says so`
+  })
+}
+
+/**
+ * The branch conflicts with the base: one worker turn in the task's cage with the merge in
+ * progress (within max-fix-ups), then the markers checked and verify run. A rerun on the same two
+ * heads that was already answered says nothing new and runs no worker.
+ */
+async function resolveConflict(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  tree: Worktree,
+  at: { head: string; baseSha: string }
+): Promise<Outcome> {
+  const files = await unmergedFiles(tree)
+  const key = conflictKey(at.baseSha, at.head)
+  const { octokit, repo } = ctx.github
+  if (await conflictSaid(octokit, repo, pr.number, key)) {
+    await abandonMerge(tree, at.head)
+    ctx.log(`[${pr.id}] #${pr.number}: this conflict was reported already (a rerun): nothing new`)
+    return outcomeOf(pr, {
+      status: 'conflict',
+      error: `#${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}; said on the PR already`
+    })
+  }
+  const done = pr.marker.fixUps
+  if (done >= ctx.config.maxFixUps) {
+    await abandonMerge(tree, at.head)
+    return cannotResolve(ctx, pr, {
+      files,
+      key,
+      reason: `it has had its ${ctx.config.maxFixUps} worker turns (max-fix-ups)`
+    })
+  }
+  const turn = await mergeTurn(ctx, pr, tree, files)
+  if (turn.problem) {
+    const kept = await keepAttempt(ctx, pr, tree, at)
+    return cannotResolve(ctx, pr, {
+      files,
+      key,
+      reason: `${turn.problem}; ${kept}`,
+      turn: turn.fields
+    })
+  }
+  await commitMerge(tree, { sha: at.baseSha, name: ctx.base }, ctx.config.commitAuthor)
+  const verify = await verifyAgain(ctx, pr, tree, turn.env)
+  return landRefresh(ctx, pr, tree, {
+    head: at.head,
+    how: `${ctx.base} (merged; a worker resolved the conflict in ${files.join(', ')})`,
+    verify,
+    turn: turn.fields,
+    fixUps: done + 1
+  })
+}
+
+/** A worker's resolution that will not be pushed, kept where a person can get it back. */
+async function keepAttempt(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  tree: Worktree,
+  at: { head: string; baseSha: string }
+): Promise<string> {
+  if (!(await isAncestor(tree, at.head, 'HEAD')))
+    return 'the attempt is dropped: it rewrote the branch'
+  await commitMerge(tree, { sha: at.baseSha, name: ctx.base }, ctx.config.commitAuthor)
+  return keep(ctx, pr)
+}
+
+/** The merge turn: the worker in the task's cage, told the files, both sides and the task. */
+async function mergeTurn(ctx: RefreshContext, pr: FleetPr, tree: Worktree, files: string[]) {
+  const sidesOf = await sides(tree, baseRef(ctx), files)
+  const task: Task = {
+    id: pr.id,
+    title: pr.title,
+    branch: pr.branch,
+    prompt: mergePrompt({
+      pr: pr.number,
+      title: pr.title,
+      base: ctx.base,
+      branch: pr.branch,
+      files,
+      ...sidesOf,
+      task: taskOfBody(pr.body)
+    }),
+    source: {
+      kind: 'follow-up',
+      pr: pr.number,
+      fixUps: pr.marker.fixUps + 1,
+      ...(pr.marker.issue ? { issue: pr.marker.issue } : {})
+    }
+  }
+  ctx.log(
+    `[${pr.id}] #${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}: one worker turn`
+  )
+  const head = (await tree.git.exec(['rev-parse', 'HEAD'])).stdout.trim()
+  const run = await runWorker(await ctx.worker(), task, tree.dir, '.merge')
+  const fields: Partial<Outcome> = {
+    turns: run.turns,
+    usage: addUsage(ZERO_USAGE, run.usage),
+    attempts: run.attempts,
+    model: run.model,
+    finalMessage: run.finalMessage
+  }
+  const problem =
+    run.verdict.kind !== 'ok'
+      ? `the worker's turn ended ${run.verdict.kind}: ${run.verdict.error}`
+      : !(await isAncestor(tree, head, 'HEAD'))
+        ? 'the worker moved the branch off its history'
+        : await leftMarkers(tree, files)
+  return { problem, fields, env: run.env }
+}
+
+async function leftMarkers(tree: Worktree, files: string[]): Promise<string | undefined> {
+  const nested = await nestedRepositories(tree)
+  if (nested.length)
+    return `the worker's turn left a nested repository at ${nested.slice(0, 3).join(', ')}`
+  const left = await markersLeft(tree, files)
+  return left.length
+    ? `conflict markers are left in ${left.join(', ')} after a worker's turn`
+    : undefined
+}

@@ -1,0 +1,95 @@
+// Keeping fleet PRs fresh, as the action takes it: a push to a base (a merge, say), or update-prs on
+// dispatch or schedule. Band 6 (docs/architecture.md): it reads the run's context and hands
+// fleet/refresh-run.ts plain options. Idle costs one API listing: no clone, no cage, no binary.
+import path from 'node:path'
+import type { Config } from './config.js'
+import { type RunContext, runUrl } from './context.js'
+import type { Outcome } from './domain.js'
+import type { Request } from './event.js'
+import { outcomeOf } from './fleet/refresh.js'
+import { refreshFleet } from './fleet/refresh-run.js'
+import type { Octokit, Repo } from './github/client.js'
+import { listFleetPrs } from './github/fleet-prs.js'
+import type { Io } from './io.js'
+import { mergeOrder } from './report/refresh.js'
+import type { SandboxSetup } from './worker/sandbox-run.js'
+
+export type Refresh = Extract<Request, { kind: 'refresh' }>
+
+/** What the action's run hands the refresh (as the planner gets it: src/planning.ts). */
+export interface RefreshAction {
+  config: Config
+  ctx: RunContext
+  io: Io
+  env: NodeJS.ProcessEnv
+  github?: { octokit: Octokit; repo: Repo }
+  apiKey?: string
+  claude: () => Promise<string>
+  remoteUrl: () => Promise<string>
+  /** The cage (the sandbox's preflight), prepared only when a PR is there to bring up to date. */
+  isolation: () => Promise<SandboxSetup | undefined>
+  signal?: AbortSignal
+}
+
+/** The base whose PRs are refreshed: the pushed branch, else base-branch, else the default branch. */
+async function baseOf(
+  run: RefreshAction,
+  github: NonNullable<RefreshAction['github']>,
+  ask: Refresh
+) {
+  if (ask.base) return ask.base
+  if (run.config.baseBranch) return run.config.baseBranch
+  const { data } = await github.octokit.rest.repos.get({ ...github.repo })
+  return data.default_branch
+}
+
+/**
+ * Every open fleet PR on the base brought up to date, oldest first, each one outcome; the summary
+ * lists them with the files they share (the merge order).
+ */
+export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outcome[]> {
+  const { config, ctx, io } = run
+  const github = run.github
+  if (!github)
+    throw new Error(
+      `bringing fleet PRs up to date (${ask.why}) needs 'github-token' to list and update them`
+    )
+  const base = await baseOf(run, github, ask)
+  const prs = await listFleetPrs(github.octokit, github.repo, base, config.branchPrefix)
+  if (prs.length === 0) {
+    const note = `Nothing to do: no open fleet PR targets ${base} (${ask.why}).`
+    io.info(note)
+    await io.report([], note)
+    return []
+  }
+  io.info(
+    `${ask.why}: ${prs.length} open fleet PRs on ${base}: ${prs.map(p => `#${p.number}`).join(', ')}`
+  )
+  if (config.dryRun) {
+    // Listed, not touched: no clone, no push, no comment.
+    const error = 'dry-run: listed, not brought up to date'
+    const listed = prs.map(pr => outcomeOf(pr, { status: 'not-started', error }))
+    await io.report(listed, `Dry run: ${prs.length} open fleet PRs on ${base}; nothing was pushed.`)
+    return listed
+  }
+  const { outcomes, open } = await refreshFleet({
+    config,
+    base,
+    prs,
+    remoteUrl: await run.remoteUrl(),
+    gitToken: config.githubToken,
+    root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-refresh`),
+    github,
+    sandbox: await run.isolation(),
+    claude: run.claude,
+    apiKey: run.apiKey,
+    hostEnv: run.env,
+    log: io.info,
+    runUrl: runUrl(ctx),
+    signal: run.signal
+  })
+  for (const o of outcomes)
+    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+  await io.report(outcomes, mergeOrder(base, open))
+  return outcomes
+}
