@@ -30,6 +30,21 @@ async function alive(pid: number): Promise<string | undefined> {
   return state && state !== 'Z' && state !== 'X' ? state : undefined
 }
 
+/** Resolves once `pid` is gone (a SIGKILLed process is listed until it is next scheduled). */
+async function gone(pid: number, ms = 5000): Promise<string | undefined> {
+  const until = Date.now() + ms
+  let state = await alive(pid)
+  while (state && Date.now() < until) {
+    await new Promise(r => setTimeout(r, 20))
+    state = await alive(pid)
+  }
+  return state
+}
+
+/** Shell: wait until process $1 leads a session of its own (setsid has run), so a group kill misses it. */
+const OWN_SESSION = (pid: string) =>
+  `while [ "$(cut -d' ' -f6 /proc/${pid}/stat)" != "${pid}" ]; do sleep 0.01; done`
+
 async function pidsIn(file: string): Promise<number[]> {
   const text = await readFile(file, 'utf8').catch(() => '')
   return text.split(/\s+/).filter(Boolean).map(Number)
@@ -154,14 +169,13 @@ describe('the stray hunt', () => {
     const pids = path.join(dir, 'short.pids')
     // run() (a short command) kills its group when it exits, but not a new session: that is
     // left for the hunt the action runs as it ends.
-    const r = await run('sh', ['-c', `(setsid sleep 300 & echo $! > ${pids}); exit 0`], {
-      env: ENV
-    })
+    const script = `setsid sleep 300 & d=$!; echo $d > ${pids}; ${OWN_SESSION('$d')}; exit 0`
+    const r = await run('sh', ['-c', script], { env: ENV })
     expect(r.exitCode).toBe(0)
     const [daemon = 0] = await written(pids)
     expect(await alive(daemon)).toBeDefined()
     expect(await huntAllChildren()).toBeGreaterThanOrEqual(1)
-    expect(await alive(daemon)).toBeUndefined()
+    expect(await gone(daemon)).toBeUndefined()
   })
 
   it('finds a process by its marker in /proc/<pid>/environ, and not a different marker', async () => {
@@ -184,8 +198,10 @@ describe('a stop that comes after the child ended', () => {
     // The shell exits at once. One daemon carries the marker (the hunt kills it: proof the exit
     // was seen); one wipes its environment and holds stdout, so the result waits out the grace.
     const script = [
-      `(setsid sleep 300 & echo $! > ${marked})`,
-      `(setsid env -i /bin/sleep 301 & echo $! > ${unmarked})`,
+      `setsid sleep 300 & m=$!; echo $m > ${marked}`,
+      `setsid env -i /bin/sleep 301 & u=$!; echo $u > ${unmarked}`,
+      OWN_SESSION('$m'),
+      OWN_SESSION('$u'),
       'exit 0'
     ].join('; ')
     const child = startChild('sh', ['-c', script], { env: ENV, signal: stop.signal })
