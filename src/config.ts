@@ -6,7 +6,7 @@ import type { Price, PriceBook } from './report/cost.js'
 import { parsePrices } from './report/prices.js'
 import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
-import type { ContainerConfig } from './worker/container-run.js'
+import type { ContainerConfig } from './worker/container.js'
 import { parseAllowList } from './worker/sandbox-allow.js'
 
 // The rooms above config import these from here; rooms below it import errors.ts and domain.ts.

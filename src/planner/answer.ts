@@ -1,5 +1,5 @@
 import { checklistItems, titleKey } from '../tasks/plan-section.js'
-import { cleanText } from '../tasks/from-issue.js'
+import { cleanText } from '../tasks/invisible.js'
 import { AnswerSchema, type PlannedTask } from './schema.js'
 
 export type PlanAnswer =

@@ -1,4 +1,4 @@
-import { cleanText } from '../tasks/from-issue.js'
+import { cleanText } from '../tasks/invisible.js'
 import { visibleText } from '../tasks/visible.js'
 import type { PlanItem } from '../tasks/plan-section.js'
 

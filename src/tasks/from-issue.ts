@@ -1,19 +1,9 @@
 import { titleOf } from './parse.js'
-import { dropInvisible } from './invisible.js'
+import { cleanText } from './invisible.js'
 import { plainText, taskItems } from './markdown.js'
 import { readPlanSection, tasksFromPlan } from './plan-section.js'
 import { visibleText } from './visible.js'
 import type { Task } from '../domain.js'
-
-/**
- * Plain text (a title, a path, a log line) as data for the worker, never for a shell or a ref:
- * without what a reader of it cannot see but a model would read (HTML comments, invisible and
- * control characters; src/tasks/invisible.ts). Markdown goes through visibleText instead.
- */
-export function cleanText(text: string): string {
-  const bare = text.replace(/<!--[\s\S]*?(-->|$)/g, '').replace(/\r\n?/g, '\n')
-  return dropInvisible(bare).text.trim()
-}
 
 /** Says how many hidden characters a text lost on its way to a prompt (nothing when none). */
 export type HiddenNote = (message: string) => void

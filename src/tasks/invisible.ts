@@ -54,3 +54,13 @@ export function dropInvisible(text: string): Dropped {
   }
   return { text: out, dropped }
 }
+
+/**
+ * Plain text (a title, a path, a log line) as data for the worker, never for a shell or a ref:
+ * without what a reader of it cannot see but a model would read (HTML comments, invisible and
+ * control characters; src/tasks/invisible.ts). Markdown goes through visibleText instead.
+ */
+export function cleanText(text: string): string {
+  const bare = text.replace(/<!--[\s\S]*?(-->|$)/g, '').replace(/\r\n?/g, '\n')
+  return dropInvisible(bare).text.trim()
+}

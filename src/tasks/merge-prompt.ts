@@ -1,4 +1,4 @@
-import { cleanText } from './from-issue.js'
+import { cleanText } from './invisible.js'
 
 /**
  * The worker's words for a merge turn: its fleet PR's branch conflicts with the base, and the

@@ -8,7 +8,7 @@
  * stays the same. Editing an item's prompt keeps its id; editing its title makes it a new task.
  */
 import { createHash } from 'node:crypto'
-import { cleanText } from './from-issue.js'
+import { cleanText } from './invisible.js'
 import { parseMarkdown, type TaskItem, taskItems } from './markdown.js'
 import { visibleText } from './visible.js'
 import { inertProse } from '../inert-text.js'

@@ -1,4 +1,4 @@
-import { cleanText } from './from-issue.js'
+import { cleanText } from './invisible.js'
 import { visibleText } from './visible.js'
 
 /**

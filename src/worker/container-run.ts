@@ -12,6 +12,7 @@ import { type CageGit, chownTree, finishGit, prepareGit } from './cage-git.js'
 import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
 import {
   CONTAINER_SEAL_DIR,
+  type ContainerConfig,
   type ContainerRuntime,
   type ContainerSpec,
   containerCommand,
@@ -19,19 +20,10 @@ import {
   containerPath,
   DEFAULT_USER
 } from './container.js'
-import type { WorkerLaunch } from './isolation.js'
+import type { WorkerLaunch } from './launch.js'
 import type { WorkerExit } from './result.js'
 import { spawnWorker } from './spawn.js'
 import { runVerify } from './verify.js'
-
-export interface ContainerConfig {
-  runtime: ContainerRuntime
-  image: string
-  cpus: string
-  memory: string
-  pidsLimit: number
-  network: string
-}
 
 /** Runtime CLI configuration taken from the host; never forwarded into the container. */
 export const RUNTIME_VARS = [

@@ -11,6 +11,16 @@ export const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 } as co
 
 export type ContainerRuntime = 'docker' | 'podman'
 
+/** The `container-*` inputs: how a worker's container is made. */
+export interface ContainerConfig {
+  runtime: ContainerRuntime
+  image: string
+  cpus: string
+  memory: string
+  pidsLimit: number
+  network: string
+}
+
 /**
  * Git metadata for a container worker (docs/container.md): a `git clone --shared --no-checkout`
  * made for the task. Its gitdir is the worker's own (config, hooks, refs, index); the objects it

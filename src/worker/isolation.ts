@@ -7,47 +7,20 @@
  * container's side is in container-run.ts, the sandbox's in sandbox-run.ts.
  */
 import path from 'node:path'
+import type { WorkerLaunch } from './launch.js'
 import type { WorkerOptions } from './options.js'
 import { launchContainer, verifyInContainer } from './container-run.js'
-import type { WorkerPaths } from './env.js'
 import type { VerifyResult } from '../domain.js'
 import { runVerify } from './verify.js'
 import { sealAsChild, type TaskGit } from './exit.js'
 import type { WorkerExit } from './result.js'
 import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
-import { type Progress, spawnWorker } from './spawn.js'
+import { spawnWorker } from './spawn.js'
 
 function needSandbox(setup: SandboxSetup | undefined): SandboxSetup {
   // The preflight makes it; without one there is no sandbox, and no silent fallback either.
   if (!setup) throw new Error('isolation: sandbox was not prepared (the preflight did not run)')
   return setup
-}
-
-export interface WorkerLaunch {
-  taskId: string
-  attempt: number
-  /** Host claude, for process mode; the image brings its own. */
-  claude: string
-  /** claude's argv for a given --settings path (host or container path). */
-  args: (settingsPath: string) => string[]
-  /** Host path of the settings file, inside paths.configDir. */
-  settings: string
-  paths: WorkerPaths
-  env: Record<string, string>
-  /** The task's worktree. */
-  cwd: string
-  stdin: string
-  timeoutMs: number
-  transcriptPath: string
-  onProgress?: (progress: Progress) => void
-  host: NodeJS.ProcessEnv
-  log: (message: string) => void
-  /** The model endpoint the worker's ANTHROPIC_BASE_URL names: the one host:port it may reach. */
-  modelUrl: string
-  /** The run's stop: see SpawnOptions.signal. */
-  signal?: AbortSignal
-  /** The task whose work leaves the cage as a sealed bundle after the attempt (exit.ts). */
-  sealing?: TaskGit
 }
 
 /** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */

@@ -1,4 +1,4 @@
-import type { ContainerConfig } from './container-run.js'
+import type { ContainerConfig } from './container.js'
 
 /** Where a run's workers run (the `isolation` input). */
 export type IsolationName = 'sandbox' | 'container' | 'process'

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  checklist,
-  cleanText,
-  taskFromComment,
-  tasksFromIssue
-} from '../../src/tasks/from-issue.js'
+import { checklist, taskFromComment, tasksFromIssue } from '../../src/tasks/from-issue.js'
+import { cleanText } from '../../src/tasks/invisible.js'
 import { idProblem } from '../../src/tasks/ids.js'
 
 describe('cleanText', () => {

@@ -6,7 +6,7 @@
 import fc from 'fast-check'
 import { parse } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { cleanText } from '../../src/tasks/from-issue.js'
+import { cleanText } from '../../src/tasks/invisible.js'
 import { cell, inertProse } from '../../src/report/worker-text.js'
 import { markerAt } from '../../src/github/identity.js'
 import { CLOSING_REF, MENTION, REFERENCE } from '../support/markdown.js'
