@@ -1,3 +1,4 @@
+import { branchFor } from './ids.js'
 import { titleOf } from './parse.js'
 import { cleanText } from './invisible.js'
 import { plainText, taskItems } from './markdown.js'
@@ -63,7 +64,7 @@ export function tasksFromIssue(issue: IssueInfo, prefix: string, note?: HiddenNo
         id,
         title: titleOf(title || prompt),
         prompt,
-        branch: `${prefix}${id}`,
+        branch: branchFor(prefix, id),
         source: { kind: 'issue', issue: issue.number }
       }
     ]
@@ -74,7 +75,7 @@ export function tasksFromIssue(issue: IssueInfo, prefix: string, note?: HiddenNo
       id,
       title: titleOf(item.text),
       prompt: `${item.text}\n\n(This is one item of the checklist in issue #${issue.number}, "${title}". The issue reads:)\n\n${body}`,
-      branch: `${prefix}${id}`,
+      branch: branchFor(prefix, id),
       source: { kind: 'issue', issue: issue.number, item: item.position }
     }
   })
@@ -95,7 +96,7 @@ export function taskFromComment(
     id,
     title: titleOf(prompt),
     prompt: `${prompt}\n\n(Asked in a comment on ${on} #${issue.number}, "${cleanText(issue.title)}". The ${on} reads:)\n\n${body}`,
-    branch: `${prefix}${id}`,
+    branch: branchFor(prefix, id),
     source: { kind: 'issue', issue: issue.number }
   }
 }

@@ -12,6 +12,7 @@ import { cleanText } from './invisible.js'
 import { parseMarkdown, type TaskItem, taskItems } from './markdown.js'
 import { visibleText } from './visible.js'
 import { inertProse } from '../inert-text.js'
+import { branchFor } from './ids.js'
 import { titleOf } from './parse.js'
 import type { Task } from '../domain.js'
 
@@ -165,7 +166,7 @@ export function tasksFromPlan(
       id,
       title: titleOf(item.title),
       prompt: item.prompt,
-      branch: `${prefix}${id}`,
+      branch: branchFor(prefix, id),
       source: { kind: 'issue', issue: issue.number, item: index + 1 }
     })
   })
