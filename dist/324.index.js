@@ -25950,7 +25950,7 @@ module.exports = arrayMap;
 
 /***/ }),
 
-/***/ 73208:
+/***/ 50827:
 /***/ ((module) => {
 
 /**
@@ -26113,7 +26113,7 @@ module.exports = baseFindIndex;
 /***/ 63183:
 /***/ ((module, __unused_webpack_exports, __webpack_require__) => {
 
-var arrayPush = __webpack_require__(73208),
+var arrayPush = __webpack_require__(50827),
     isFlattenable = __webpack_require__(45088);
 
 /**

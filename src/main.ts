@@ -8,7 +8,7 @@ import { runFleet } from './fleet/engine.js'
 import { describeError } from './errors.js'
 import { type Outcome, UNFINISHED } from './domain.js'
 import { emptyOutcome, fleetBroke } from './fleet/pool.js'
-import { createClient, type Octokit, type Repo } from './github/client.js'
+import { createClient, type GitHub } from './github/client.js'
 import { IssueTracking } from './github/tracking.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
@@ -37,7 +37,7 @@ interface Run {
   ctx: RunContext
   io: Io
   env: NodeJS.ProcessEnv
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   startedAt: number
   /** This run's stop: aborted on a cancel; every worker, verify and wait of the run listens. */
   stop: AbortController

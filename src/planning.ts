@@ -5,7 +5,7 @@ import path from 'node:path'
 import { type Config, InputError } from './config.js'
 import { type RunContext, runUrl } from './context.js'
 import type { Outcome } from './domain.js'
-import type { Octokit, Repo } from './github/client.js'
+import type { GitHub } from './github/client.js'
 import type { Io } from './io.js'
 import { type SavedPlan, shardCount } from './modes/plan.js'
 import { planGoal } from './planner/goal.js'
@@ -20,7 +20,7 @@ export interface PlannerAction {
   ctx: RunContext
   io: Io
   env: NodeJS.ProcessEnv
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   apiKey?: string
   claude: () => Promise<string>
   remoteUrl: () => Promise<string>

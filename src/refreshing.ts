@@ -8,8 +8,9 @@ import type { Outcome } from './domain.js'
 import type { Request } from './event.js'
 import { outcomeOf } from './fleet/refresh.js'
 import { refreshFleet } from './fleet/refresh-run.js'
-import type { Octokit, Repo } from './github/client.js'
+import type { GitHub } from './github/client.js'
 import { listFleetPrs } from './github/fleet-prs.js'
+import { defaultBranch } from './github/issues.js'
 import type { Io } from './io.js'
 import { mergeOrder } from './report/refresh.js'
 import type { SandboxSetup } from './worker/sandbox-run.js'
@@ -22,7 +23,7 @@ export interface RefreshAction {
   ctx: RunContext
   io: Io
   env: NodeJS.ProcessEnv
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   apiKey?: string
   claude: () => Promise<string>
   remoteUrl: () => Promise<string>
@@ -39,8 +40,7 @@ async function baseOf(
 ) {
   if (ask.base) return ask.base
   if (run.config.baseBranch) return run.config.baseBranch
-  const { data } = await github.octokit.rest.repos.get({ ...github.repo })
-  return data.default_branch
+  return defaultBranch(github)
 }
 
 /**

@@ -4,7 +4,8 @@ import type { Actor, Outcome } from './domain.js'
 import type { IssueRef, Request } from './event.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { checkAccess } from './github/access.js'
-import type { Octokit, Repo } from './github/client.js'
+import type { GitHub, Octokit } from './github/client.js'
+import { ackComment, commentOn, getPull } from './github/issues.js'
 import { labelledBy } from './github/label-actor.js'
 import { abandonedBy } from './github/reclaim.js'
 import { listQueue, moveIssue, queueLabels, type QueueLabels } from './github/queue.js'
@@ -16,7 +17,6 @@ import type { PrAnswer, Task } from './domain.js'
 import { commentThread, failedJobs, openPrOf, reviewThreads } from './github/pr-turns.js'
 import { alreadyAnswered, sayFixUpsStopped } from './github/pr-answer.js'
 import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
-import { describeError } from './errors.js'
 import { inertProse } from './inert-text.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
@@ -34,11 +34,11 @@ export interface Plan {
 interface Deps {
   config: Config
   ctx: RunContext
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   log: (m: string) => void
 }
 
-function needGithub(deps: Deps, trigger: string): { octokit: Octokit; repo: Repo } {
+function needGithub(deps: Deps, trigger: string): GitHub {
   if (!deps.github)
     throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`)
   return deps.github
@@ -53,11 +53,11 @@ async function refuse(
 ): Promise<Plan> {
   const { octokit, repo } = needGithub(deps, 'comment')
   deps.log(`refused: ${reason}`)
-  await octokit.rest.issues.createComment({
-    ...repo,
-    issue_number: issue.number,
-    body: `@${actor.login} Fleet Worker did not start: ${inertProse(reason)}.`
-  })
+  await commentOn(
+    { octokit, repo },
+    issue.number,
+    `@${actor.login} Fleet Worker did not start: ${inertProse(reason)}.`
+  )
   const task: Task = {
     id,
     title: issue.title,
@@ -80,11 +80,7 @@ async function authorise(
   if (!access.allowed) return access.reason
   if (commentId) {
     // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
-    await octokit.rest.reactions
-      .createForIssueComment({ ...repo, comment_id: commentId, content: 'eyes' })
-      .catch((error: unknown) => {
-        deps.log(`could not react to comment ${commentId}: ${describeError(error)}`)
-      })
+    await ackComment({ octokit, repo }, { id: commentId }, deps.log)
   }
   return undefined
 }
@@ -97,7 +93,7 @@ type FleetPr = { pr: PullJson; id: string; marker?: PrMarker } | { problem: stri
 async function fleetPr(deps: Deps, number: number): Promise<FleetPr> {
   const { octokit, repo } = needGithub(deps, 'follow-up')
   const prefix = deps.config.branchPrefix
-  const { data: pr } = await octokit.rest.pulls.get({ ...repo, pull_number: number })
+  const pr = await getPull({ octokit, repo }, number)
   const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
   // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
   const fromFork =
@@ -222,12 +218,7 @@ async function answerReview(
 
 /** 👀 on the inline comment; only an acknowledgement, so a failure is logged, not fatal. */
 async function ackReviewComment(deps: Deps, commentId: number): Promise<void> {
-  const { octokit, repo } = needGithub(deps, 'review-comment')
-  await octokit.rest.reactions
-    .createForPullRequestReviewComment({ ...repo, comment_id: commentId, content: 'eyes' })
-    .catch((error: unknown) => {
-      deps.log(`could not react to review comment ${commentId}: ${describeError(error)}`)
-    })
+  await ackComment(needGithub(deps, 'review-comment'), { id: commentId, review: true }, deps.log)
 }
 
 /**

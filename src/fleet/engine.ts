@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import { FleetRepo } from '../git/repo.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/client.js'
 import { checkPrices, namedModels, runModels } from './models.js'
 import { prBody } from '../report/pr-body.js'
 import type { Outcome, Parallelism, Task } from '../domain.js'
@@ -27,7 +27,7 @@ export interface FleetOptions {
   root: string
   claude: string
   apiKey: string
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   runUrl?: string
   deadline: () => number
   log: (message: string) => void

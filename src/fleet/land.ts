@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { FleetRepo } from '../git/repo.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/client.js'
 import { upsertPullRequest } from '../github/pulls.js'
 import type { Task } from '../domain.js'
 import type { Outcome } from '../domain.js'
@@ -11,7 +11,7 @@ export interface LandContext {
   config: FleetConfig
   repo: FleetRepo
   base: string
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   preserveDir: string
   prBody: (outcome: Outcome) => string
 }

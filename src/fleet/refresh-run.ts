@@ -2,7 +2,7 @@ import path from 'node:path'
 import { type Outcome, ZERO_USAGE } from '../domain.js'
 import { FleetRepo } from '../git/repo.js'
 import type { FleetPr } from '../github/fleet-prs.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/client.js'
 import type { OpenFleetPr } from '../report/refresh.js'
 import { isolationFor } from '../worker/isolation.js'
 import type { WorkerContext } from '../worker/run.js'
@@ -18,7 +18,7 @@ export interface RefreshOptions {
   gitToken?: string
   /** A fresh directory for the clone, worktrees and cages. */
   root: string
-  github: { octokit: Octokit; repo: Repo }
+  github: GitHub
   sandbox?: SandboxSetup
   /** The worker binary and the model key, asked for only when a conflict needs a worker turn. */
   claude: () => Promise<string>

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { addUsage, type Outcome, type Task, type VerifyResult, ZERO_USAGE } from '../domain.js'
 import { describeError } from '../errors.js'
 import type { FleetRepo, Worktree } from '../git/repo.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/client.js'
 import { conflictSaid, type FleetPr, sayConflict, updateFleetPr } from '../github/fleet-prs.js'
 import {
   CONFLICT_LABEL,
@@ -47,7 +47,7 @@ export interface RefreshContext {
   config: RefreshConfig
   repo: FleetRepo
   base: string
-  github: { octokit: Octokit; repo: Repo }
+  github: GitHub
   /** The run's directory for cages and preserved work. */
   root: string
   host: NodeJS.ProcessEnv

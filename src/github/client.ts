@@ -10,6 +10,12 @@ export interface Repo {
   repo: string
 }
 
+/** GitHub bound to one repository: the client and owner/repo, passed together everywhere. */
+export interface GitHub {
+  octokit: Octokit
+  repo: Repo
+}
+
 /**
  * Octokit with the retry plugin (5xx and network errors, with backoff) and the throttling plugin
  * (primary and secondary rate limits: waits for `retry-after` / `x-ratelimit-reset`, twice).

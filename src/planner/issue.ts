@@ -1,6 +1,7 @@
 import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../fleet/pool.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/client.js'
+import { getIssue, setIssueBody } from '../github/issues.js'
 import { LiveComment } from '../github/live-comment.js'
 import { cell, tokens } from '../report/markdown.js'
 import { inertProse } from '../report/worker-text.js'
@@ -18,7 +19,7 @@ import type { PlannedTask } from './schema.js'
 import { type PlannerDeps, runPlanner } from './run.js'
 
 export interface IssuePlanDeps extends PlannerDeps {
-  github: { octokit: Octokit; repo: Repo }
+  github: GitHub
   runUrl?: string
 }
 
@@ -80,18 +81,17 @@ async function writePlan(
   section: string,
   live: LiveComment
 ): Promise<string> {
-  const { octokit, repo } = deps.github
-  const latest = (await octokit.rest.issues.get({ ...repo, issue_number: issue })).data.body ?? ''
-  await octokit.rest.issues
-    .update({ ...repo, issue_number: issue, body: replacePlanSection(latest, section) })
-    .catch(async (error: unknown) => {
+  const latest = (await getIssue(deps.github, issue)).body ?? ''
+  await setIssueBody(deps.github, issue, replacePlanSection(latest, section)).catch(
+    async (error: unknown) => {
       const why = error instanceof Error ? error.message : String(error)
       await live.say(`Could not write the plan into the description: ${inertProse(why)}.`)
       throw new Error(
         `could not write the plan into the description of #${issue} (the token needs issues: write): ${why}`,
         { cause: error }
       )
-    })
+    }
+  )
   return section
 }
 
@@ -105,8 +105,7 @@ export async function planOnIssue(
   ask: { number: number; text: string; phrase: string; prefix: string }
 ): Promise<{ outcomes: Outcome[]; note: string }> {
   const { octokit, repo } = deps.github
-  const read = async () =>
-    (await octokit.rest.issues.get({ ...repo, issue_number: ask.number })).data
+  const read = () => getIssue(deps.github, ask.number)
   const issue = await read()
   const live = new LiveComment(octokit, repo, ask.number, [], deps.runUrl, deps.log)
   await live.say(

@@ -168,6 +168,16 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(users.sort()).toEqual(['src/process.ts'])
   })
 
+  it('no Octokit call outside src/github/ (the one facade for GitHub)', () => {
+    const call = /\boctokit\.(?:rest|request|paginate|graphql)\b/
+    const outside = sources(SRC)
+      .filter(f => !f.startsWith(path.join(SRC, 'github') + path.sep))
+      .filter(f => call.test(readFileSync(f, 'utf8')))
+      .map(rel)
+    expect(outside).toEqual([])
+    expect(call.test('await gh.octokit.rest.issues.get({})')).toBe(true)
+  })
+
   it('arrows point down, but for the listed exceptions, and every exception still exists', () => {
     const upward = new Map<string, string[]>()
     for (const { from, to } of graph) {
