@@ -34,10 +34,9 @@ function ipv6(h: string): HostKind {
  * dotted quad; IPv6 (brackets, zone id, v4-mapped) as its canonical form or the IPv4 it maps.
  */
 export function classifyHost(raw: string): HostKind {
-  const h = raw
-    .toLowerCase()
-    .replace(/^\[(.*)\]$/, '$1')
-    .replace(/\.$/, '')
+  const bracketed = /^\[(.*)\]$/.exec(raw.toLowerCase())
+  if (bracketed) return ipv6(bracketed[1] ?? '')
+  const h = raw.toLowerCase().replace(/\.$/, '')
   if (h.includes(':') || h.includes('%')) return ipv6(h)
   if (!/^[a-z0-9_.-]+$/.test(h)) return INVALID
   let parsed: string
