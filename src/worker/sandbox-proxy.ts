@@ -74,8 +74,13 @@ function plainHttp(o: ProxyOptions, deny: (t: string, w: Blocked) => void) {
     const to = await decide(o.rules, url.hostname, port)
     if (!('ip' in to)) {
       if ('refused' in to) deny(target, to.refused)
-      res.writeHead('refused' in to ? 403 : 502, { 'content-type': 'text/plain' })
-      res.end('refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`)
+      const body = 'refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`
+      res.writeHead('refused' in to ? 403 : 502, {
+        'content-type': 'text/plain',
+        'content-length': Buffer.byteLength(body),
+        connection: 'close'
+      })
+      res.end(body)
       return
     }
     const headers: http.OutgoingHttpHeaders = { ...req.headers, host: url.host }
