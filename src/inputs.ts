@@ -182,7 +182,7 @@ export const INPUTS = {
   'allowed-domains': {
     contract: true,
     description:
-      'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), host:port. E.g. registry.npmjs.org for npm ci.'
+      'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
   },
   'container-image': {
     default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',

@@ -147,7 +147,7 @@ async function isolationOnce(run: Run): Promise<SandboxSetup | undefined> {
   if (config.isolation === 'process') io.warning(PROCESS_WARNING)
   if (config.isolation !== 'sandbox') return undefined
   const host = await io.group('Sandbox', () => preflightSandbox(run.env, io.info))
-  return { host, allowed: config.allowedDomains }
+  return { host, allowed: config.allowedDomains, blocked: new Map() }
 }
 
 /** The issues a run reports to, as one tracker (the GitHub client and this run's URL filled in). */
@@ -190,7 +190,8 @@ function onCancelSignals(io: Io, stop: AbortController, onCancel: () => void): (
 }
 
 type FleetRun = Awaited<ReturnType<typeof runFleet>>
-type FleetEnd = Pick<FleetRun, 'outcomes' | 'budgets'> & { parallelism?: FleetRun['parallelism'] }
+type FleetEnd = Pick<FleetRun, 'outcomes' | 'budgets'> &
+  Partial<Pick<FleetRun, 'parallelism' | 'blocked'>>
 type FleetOptions = Parameters<typeof runFleet>[0] & { onOutcome: (o: Outcome) => void }
 
 /** The fleet's outcomes; if it breaks, every task reported with the failing service named. */
@@ -222,7 +223,10 @@ async function fleetNotes(run: Run, root: string, fleet: FleetEnd): Promise<stri
   if (peak) io.info(peak)
   const warned = config.isolation === 'process' ? `> [!WARNING]\n> ${PROCESS_WARNING}` : ''
   const spend = fleet.budgets.length > 0 ? `Budgets: ${fleet.budgets.join('; ')}.` : undefined
-  return [warned, peak, spend, note].filter(Boolean).join('\n\n')
+  const blocked = fleet.blocked?.length
+    ? `The sandbox's proxy refused:\n${fleet.blocked.map(line => `- ${line}`).join('\n')}`
+    : undefined
+  return [warned, peak, spend, blocked, note].filter(Boolean).join('\n\n')
 }
 
 /** What every worker of the run needs before the first starts: the key, skills, cage, binary. */

@@ -5,6 +5,7 @@ import type { GitHub } from '../github/client.js'
 import { checkPrices, namedModels, runModels } from './models.js'
 import { prBody } from '../report/pr-body.js'
 import type { Outcome, Parallelism, Task } from '../domain.js'
+import { blockedLines } from '../worker/sandbox-proxy.js'
 import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import { thisMachine } from './machine.js'
@@ -52,6 +53,8 @@ export interface FleetRun {
   budgets: string[]
   /** How many workers ran at once at most, and what held it there. */
   parallelism: Parallelism
+  /** What the sandbox's proxy refused, one line each with the entry that would allow it. */
+  blocked: string[]
 }
 
 /**
@@ -174,5 +177,11 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     model.gateway.runSpend(),
     outcomes.map(o => model.gateway.taskSpend(o.id))
   )
-  return { outcomes, base, budgets: spend, parallelism }
+  return {
+    outcomes,
+    base,
+    budgets: spend,
+    parallelism,
+    blocked: blockedLines(opts.sandbox?.blocked)
+  }
 }

@@ -7,10 +7,11 @@
  * Both run in the action's event loop: never block it with a synchronous child process.
  */
 import { mkdir, rm } from 'node:fs/promises'
-import http from 'node:http'
 import net from 'node:net'
 import path from 'node:path'
-import { type AllowRule, isAllowed, isLoopback, normaliseHost } from './sandbox-allow.js'
+import { type AllowRule, isLoopback, normaliseHost } from './sandbox-allow.js'
+import { classifyHost } from './sandbox-ip.js'
+import { allowProxy, type Blocked, pipeBoth } from './sandbox-proxy.js'
 
 export interface SandboxNetwork {
   proxySocket: string
@@ -28,6 +29,8 @@ export interface NetworkOptions {
   allowed: readonly AllowRule[]
   /** Told each refused destination, once. */
   log: (message: string) => void
+  /** The run's refused destinations, for the summary. */
+  blocked?: Map<string, Blocked>
 }
 
 /** The proxy's port inside; any free one will do, the namespace is the sandbox's own. */
@@ -46,15 +49,6 @@ function listen(server: net.Server, socket: string): Promise<void> {
   })
 }
 
-function pipeBoth(a: net.Socket, b: net.Socket): void {
-  a.on('close', () => b.destroy())
-  b.on('close', () => a.destroy())
-  a.on('error', () => b.destroy())
-  b.on('error', () => a.destroy())
-  a.pipe(b)
-  b.pipe(a)
-}
-
 /** The model endpoint's pipe: every connection goes to that one host:port, whatever it sends. */
 function modelForward(host: string, port: number): net.Server {
   return net.createServer(client => {
@@ -63,68 +57,12 @@ function modelForward(host: string, port: number): net.Server {
   })
 }
 
-function refuse(socket: net.Socket, target: string): void {
-  const body = `fleet sandbox: ${target} is not in allowed-domains\n`
-  socket.end(
-    `HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`
-  )
-}
-
-/** The allowlisting proxy: CONNECT host:port for TLS, absolute-URI requests for plain HTTP. */
-function allowProxy(rules: readonly AllowRule[], log: (m: string) => void): http.Server {
-  const refused = new Set<string>()
-  const deny = (target: string) => {
-    if (!refused.has(target)) log(`sandbox network: refused ${target} (not in allowed-domains)`)
-    refused.add(target)
-  }
-  const server = http.createServer((req, res) => {
-    const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined
-    if (url?.protocol !== 'http:') {
-      res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n')
-      return
-    }
-    const { host, port } = endpointOf(url.href)
-    if (!isAllowed(rules, host, port)) {
-      deny(`${host}:${port}`)
-      res.writeHead(403, { 'content-type': 'text/plain' })
-      res.end(`fleet sandbox: ${host}:${port} is not in allowed-domains\n`)
-      return
-    }
-    const headers = { ...req.headers }
-    delete headers['proxy-connection']
-    delete headers['proxy-authorization']
-    const upstream = http.request(
-      { host, port, method: req.method, path: url.pathname + url.search, headers },
-      reply => {
-        res.writeHead(reply.statusCode ?? 502, reply.headers)
-        reply.pipe(res)
-      }
-    )
-    upstream.on('error', error => {
-      if (!res.headersSent) res.writeHead(502)
-      res.end(`fleet sandbox: ${host}:${port}: ${error.message}\n`)
-    })
-    req.pipe(upstream)
-  })
-  server.on('connect', (req: http.IncomingMessage, client: net.Socket, head: Buffer) => {
-    const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '')
-    const host = normaliseHost(m?.[1] ?? '')
-    const port = Number(m?.[2] ?? 0)
-    if (!m || !isAllowed(rules, host, port)) {
-      deny(req.url ?? '?')
-      refuse(client, req.url ?? '?')
-      return
-    }
-    const upstream = net.connect({ host, port }, () => {
-      client.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-      if (head.length) upstream.write(head)
-      pipeBoth(client, upstream)
-    })
-    upstream.once('error', error => {
-      if (client.writable) client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`)
-    })
-  })
-  return server
+/** The model endpoint's own rule: set by the workflow, so its name may resolve anywhere. */
+function endpointRule(host: string): Omit<AllowRule, 'ports'> {
+  const kind = classifyHost(host)
+  return kind.kind === 'ip'
+    ? { host: kind.address, wildcard: false, ip: true }
+    : { host, wildcard: false, anyAddress: true }
 }
 
 /**
@@ -137,8 +75,7 @@ export async function openSandboxNetwork(o: NetworkOptions): Promise<SandboxNetw
   const endpoint = o.modelUrl ? endpointOf(o.modelUrl) : undefined
   const forwarded = endpoint && isLoopback(endpoint.host) ? endpoint : undefined
   const rules: AllowRule[] = [...o.allowed]
-  if (endpoint && !forwarded)
-    rules.push({ host: endpoint.host, wildcard: false, ports: [endpoint.port] })
+  if (endpoint && !forwarded) rules.push({ ...endpointRule(endpoint.host), ports: [endpoint.port] })
   const servers: net.Server[] = []
   const open = new Set<net.Socket>()
   const track = (server: net.Server) => {
@@ -149,7 +86,7 @@ export async function openSandboxNetwork(o: NetworkOptions): Promise<SandboxNetw
     })
   }
   const proxySocket = path.join(o.dir, 'proxy.sock')
-  const proxy = allowProxy(rules, o.log)
+  const proxy = allowProxy({ rules, log: o.log, blocked: o.blocked })
   track(proxy)
   await listen(proxy, proxySocket)
   let modelSocket: string | undefined

@@ -14,6 +14,7 @@ import type { WorkerExit } from './result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
+import type { Blocked } from './sandbox-proxy.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
 import { cacheLayers, dropView, type View } from './views.js'
 import { type Progress, spawnWorker } from './spawn.js'
@@ -23,6 +24,8 @@ export interface SandboxSetup {
   host: SandboxHost
   /** The `allowed-domains` rules. */
   allowed: AllowRule[]
+  /** The run's refused destinations, every sandbox's, for the summary. */
+  blocked?: Map<string, Blocked>
 }
 
 /** One caged command: where it works, what it may reach, and what it runs. */
@@ -88,6 +91,7 @@ async function prepare(c: Caged): Promise<Prepared> {
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,
         allowed: c.setup.allowed,
+        blocked: c.setup.blocked,
         log: m => c.log(`[${c.taskId}] ${m}`)
       }),
       binaryDir(c.setup, c.binary)
