@@ -148,4 +148,31 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
     }
     expect(stack.github.invalid).toEqual([])
   })
+
+  it('lands land: false shards of a plan, and reports a shard that never handed over as not-started', async () => {
+    const dir = path.join(scratch, 'shards')
+    const tasks = JSON.stringify(['t3', 't4'].map(id => ({ id, prompt: writes(id) })))
+    const plan = await stack.run({ inputs: { tasks, mode: 'plan', 'max-jobs': '2' } })
+    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    const planText = plan.outputs.plan ?? ''
+    // Shard 0 (t3) runs with land: false; shard 1 (t4) never reports (a cancelled job, say).
+    const shard = await stack.run({
+      inputs: { mode: 'run', shard: '0', plan: planText, land: 'false', 'outcomes-dir': dir }
+    })
+    expect(shard.exitCode, shard.stdout + shard.stderr).toBe(0)
+    expect(byId(shard).get('t3')?.status).toBe('ready')
+    expect(stack.github.state.pulls.filter(p => p.pull.head === 'fleet/t3')).toHaveLength(0)
+    const model = stack.model.requests.length
+    const job = await stack.run({
+      inputs: { mode: 'land', plan: planText, 'api-key': '', 'outcomes-dir': dir }
+    })
+    expect(job.exitCode).not.toBe(0)
+    expect(job.stdout).toMatch(/shard 1 left no outcome/)
+    const got = byId(job)
+    expect(got.get('t3')?.status).toBe('pr-opened')
+    expect(got.get('t4')?.status).toBe('not-started')
+    expect(stack.model.requests.length).toBe(model)
+    expect(await stack.git.readFile(FULL, 'fleet/t3', 't3.txt')).toBe('from t3\n')
+    expect(Object.keys(await stack.git.branches(FULL))).not.toContain('fleet/t4')
+  })
 })
