@@ -79,9 +79,22 @@ export async function landHandedOver(opts: LandOptions, outcomes: Outcome[]): Pr
     prBody: o => prBody(outcomeTask(sealed, o), o, { runUrl: opts.runUrl })
   }
   const landed: Outcome[] = []
+  const seen = new Set<string>()
   // One at a time: pushes and PRs are few and quick, and the log stays in order.
-  for (const o of outcomes) landed.push(o.sealed ? await landOne(ctx, opts, o) : o)
+  for (const o of outcomes) {
+    if (!o.sealed) landed.push(o)
+    else if (seen.has(o.id)) landed.push(refused(o, `task ${o.id} was handed over twice`))
+    else landed.push(await landOrRefuse(ctx, opts, o))
+    seen.add(o.id)
+  }
   return landed
+}
+
+/** Whatever breaks while landing one result (a malformed hand-over, git) ends that task alone. */
+function landOrRefuse(ctx: LandContext, opts: LandOptions, o: Outcome): Promise<Outcome> {
+  return landOne(ctx, opts, o).catch((error: unknown) =>
+    refused(o, `it could not be landed (${describeError(error)})`)
+  )
 }
 
 function outcomeTask(sealed: Outcome[], o: Outcome): Task {
