@@ -2,7 +2,7 @@
 // mode: land job with no model key checks the handed-over bundles and lands them as PRs; a
 // tampered hand-over (a gitlink, a history from elsewhere) is refused and nothing of it is pushed.
 import { execFile } from 'node:child_process'
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -126,6 +126,33 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
     )
     expect(pushes(stack)).toBe(before.pushes)
     expect(stack.model.requests.length).toBe(before.model)
+    expect(stack.github.state.pulls).toHaveLength(0)
+  })
+
+  it("refuses a bundle that is a symlink, and an outcome whose branch is not the fleet's", async () => {
+    const tampered = path.join(scratch, 'tampered-2')
+    await cp(outcomesDir, tampered, { recursive: true })
+    const t1 = path.join(tampered, 'fleet-bundle-0-t1.bundle')
+    await rm(t1)
+    await symlink(path.join(outcomesDir, 'fleet-bundle-0-t1.bundle'), t1)
+    const file = path.join(tampered, 'fleet-outcomes-0.json')
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Saved & {
+      outcomes: Array<{ branch?: string }>
+    }
+    const t2 = saved.outcomes.find(o => o.id === 't2')
+    if (t2) t2.branch = 'main'
+    await writeFile(file, JSON.stringify(saved))
+    const before = pushes(stack)
+    const job = await stack.run({
+      inputs: { mode: 'land', 'api-key': '', 'outcomes-dir': tampered }
+    })
+    expect(job.exitCode).not.toBe(0)
+    const got = byId(job)
+    expect(got.get('t1')?.error).toMatch(/refused: the sealed result .* is a symlink/)
+    expect(got.get('t2')?.error).toMatch(
+      /refused: its branch 'main' is outside branch-prefix 'fleet\/'/
+    )
+    expect(pushes(stack)).toBe(before)
     expect(stack.github.state.pulls).toHaveLength(0)
   })
 
