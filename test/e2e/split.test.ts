@@ -19,7 +19,12 @@ const TASKS = JSON.stringify(IDS.map(id => ({ id, prompt: writes(id) })))
 const WRITES = ['POST', 'PATCH', 'PUT', 'DELETE']
 
 interface Saved {
-  outcomes: Array<{ id: string; status: string; sealed?: { bundle: string; start: string } }>
+  outcomes: Array<{
+    id: string
+    status: string
+    branch?: string
+    sealed?: { bundle: string; start: string }
+  }>
 }
 
 const pushes = (stack: Stack) =>
@@ -136,9 +141,7 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
     await rm(t1)
     await symlink(path.join(outcomesDir, 'fleet-bundle-0-t1.bundle'), t1)
     const file = path.join(tampered, 'fleet-outcomes-0.json')
-    const saved = JSON.parse(await readFile(file, 'utf8')) as Saved & {
-      outcomes: Array<{ branch?: string }>
-    }
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Saved
     const t2 = saved.outcomes.find(o => o.id === 't2')
     if (t2) t2.branch = 'main'
     await writeFile(file, JSON.stringify(saved))
