@@ -165,7 +165,8 @@ const schema = z.object({
   'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
   'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
   'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
-  mode: oneOf('mode', ['all', 'plan', 'run', 'report'] as const),
+  mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land'] as const),
+  land: bool('land'),
   shard: number('shard', { int: true, min: 0, max: 255 }),
   'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
   plan: optional,
@@ -288,6 +289,16 @@ function checkGoal(p: Parsed): { goal?: string } {
     )
   }
   return p.goal ? { goal: p.goal } : {}
+}
+
+/** land: false hands work to a mode: land job: only the modes that run workers have work to hand. */
+function checkLand(p: Parsed): boolean {
+  if (!p.land && p.mode !== 'all' && p.mode !== 'run')
+    throw new InputError(
+      'land',
+      `land: false applies to mode: all and mode: run (the jobs that run workers), not mode: ${p.mode}`
+    )
+  return p.land
 }
 
 /** `update-prs` runs no task: a task list beside it would be silently ignored, so it is refused. */
@@ -413,6 +424,8 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
     retryDelayMs: Math.round(p['retry-delay-seconds'] * 1000),
     deadlineMs: Math.round(p['deadline-minutes'] * 60_000),
     mode: p.mode,
+    /** false: the work is sealed and handed to a mode: land job instead of pushed (modes/land.ts). */
+    land: checkLand(p),
     shard: p.shard,
     maxJobs: p['max-jobs'],
     plan: p.plan,

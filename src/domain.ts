@@ -111,7 +111,9 @@ export const STATUSES = [
   /** A fleet PR brought up to date with its base (src/fleet/refresh.ts): nothing was behind. */
   'up-to-date',
   /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
-  'conflict'
+  'conflict',
+  /** land: false — the work sealed as a bundle and handed over, waiting for a mode: land job. */
+  'ready'
 ] as const
 export type Status = (typeof STATUSES)[number]
 
@@ -157,6 +159,20 @@ export interface Outcome {
   costUsd?: number
   startedAt?: number
   endedAt?: number
+  /** land: false — the task's work as handed to mode: land, which checks it before it pushes. */
+  sealed?: Sealed
+}
+
+/** A task's work handed over by a land: false job: a bundle of its branch and what to check it by. */
+export interface Sealed {
+  /** The bundle file: a path on the runner, a bare file name inside the outcomes store. */
+  bundle: string
+  /** The commit the task started from: every sealed commit must descend from it. */
+  start: string
+  /** Open a PR for it (the task's work finished), or only push it (partial work, as today). */
+  pr: boolean
+  /** The task's prompt, for its PR body. */
+  prompt: string
 }
 
 /** The `effort` input's levels, and a task's own `effort`. */

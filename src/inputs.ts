@@ -228,7 +228,12 @@ export const INPUTS = {
   mode: {
     default: 'all',
     description:
-      "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs."
+      "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs. land: land the work of land: false jobs (check every sealed bundle, push, open the PRs); runs no worker and needs no api-key."
+  },
+  land: {
+    default: 'true',
+    description:
+      "With mode: all or run, push the tasks' work and open the PRs. false: push nothing, open no PR, write no comment; each task's work is sealed (a git bundle with its outcome) into outcomes-dir or a run artifact and ends 'ready', for a later mode: land job with the write token (see docs/workflows.md). The job then needs only contents: read."
   },
   shard: { default: '0', description: "With mode: run, the shard to run (the matrix's 'shard')." },
   'max-jobs': {

@@ -13,6 +13,7 @@ import { IssueTracking } from './github/tracking.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, parsePlan, type SavedPlan, shardCount, shardOf } from './modes/plan.js'
 import { againstPlan } from './modes/missing.js'
+import { landHandedOver } from './modes/land.js'
 import { artifactStore, dirStore, type OutcomeStore } from './modes/store.js'
 import { keepWork } from './report/artifacts.js'
 import { outputs } from './report/results.js'
@@ -259,6 +260,7 @@ function fleetOptions(
     ...at.setup,
     gitToken: config.githubToken,
     root: at.root,
+    handOver: config.land ? undefined : path.join(at.root, 'hand-over'),
     github: run.github,
     runUrl: runUrl(ctx),
     deadline: at.deadline,
@@ -288,7 +290,7 @@ async function runTasks(
   const { config, ctx, io } = run
   const setup = await workerSetup(run)
   const tracking =
-    run.github && config.mode === 'all'
+    run.github && config.mode === 'all' && config.land
       ? trackingFor(run, run.github, tasks, plan.queue)
       : undefined
   await tracking?.start()
@@ -315,7 +317,31 @@ async function runTasks(
   }
 }
 
-/** mode: report — every shard's outcomes, merged into one summary, one comment per issue, the outputs. */
+/** mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key. */
+async function landShards(run: Run, outcomes: Outcome[]): Promise<Outcome[]> {
+  const { config, ctx, io } = run
+  return io.group('Land', async () =>
+    landHandedOver(
+      {
+        config,
+        store: store(run),
+        remoteUrl: await remoteUrlOf(ctx),
+        gitToken: config.githubToken,
+        github: run.github,
+        root: path.join(ctx.runnerTemp, 'fleet-land', `${ctx.runId ?? process.pid}`),
+        checkout: run.env.GITHUB_WORKSPACE,
+        runUrl: runUrl(ctx),
+        log: io.info
+      },
+      outcomes
+    )
+  )
+}
+
+/**
+ * mode: report — every shard's outcomes, merged into one summary, one comment per issue, the
+ * outputs. mode: land the same, once the handed-over work is landed.
+ */
 async function reportShards(run: Run): Promise<Outcome[]> {
   const files = (await store(run).loadAll()).sort((a, b) => a.shard - b.shard)
   const plan = run.config.plan ? parsePlan(run.config.plan, run.config.branchPrefix) : undefined
@@ -326,12 +352,13 @@ async function reportShards(run: Run): Promise<Outcome[]> {
       ? `in outcomes-dir '${run.config.outcomesDir}'`
       : "in this run's artifacts"
     throw new Error(
-      `mode: report found no shard's outcomes ${where}: did the mode: run jobs run (needs: of this job), and do they share outcomes-dir?`
+      `mode: ${run.config.mode} found no shard's outcomes ${where}: did the mode: run (or land: false) jobs run (needs: of this job), and do they share outcomes-dir?`
     )
   }
   const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
-  const outcomes = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
-  run.io.info(`report: ${files.length} shards, ${outcomes.length} outcomes`)
+  const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
+  run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`)
+  const outcomes = run.config.mode === 'land' ? await landShards(run, merged) : merged
   if (run.github) await reportToIssues(run, run.github, outcomes, files[0]?.queue ?? plan?.queue)
   await run.io.report(outcomes, `Merged from ${files.length} shards.`)
   if (lost.missing.length)
@@ -500,7 +527,8 @@ async function runPlan(run: Run, plan: SavedPlan, planNote?: string): Promise<Ou
   }
   const ran = await runTasks(run, plan, tasks)
   const outcomes = [...refused, ...ran.outcomes]
-  if (isShard) await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
+  if (isShard || !config.land)
+    await store(run).save({ shard: config.shard, outcomes, queue: plan.queue })
   await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined)
   return outcomes
 }
@@ -508,7 +536,7 @@ async function runPlan(run: Run, plan: SavedPlan, planNote?: string): Promise<Ou
 /** The whole flow, from inputs and event to reported outcomes. */
 export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const run = await startRun(env, io)
-  if (run.config.mode === 'report') return reportShards(run)
+  if (run.config.mode === 'report' || run.config.mode === 'land') return reportShards(run)
   const asked = await makePlan(run)
   if ('refresh' in asked) return refreshByRun(run, asked.refresh)
   if ('ignore' in asked) {

@@ -44,6 +44,8 @@ export interface FleetOptions {
   sandbox?: SandboxSetup
   /** The run's stop: aborted (with its reason) on a cancel. */
   signal?: AbortSignal
+  /** land: false — the directory each task's work is sealed into instead of pushed. */
+  handOver?: string
 }
 
 export interface FleetRun {
@@ -114,7 +116,8 @@ function taskContext(
       base: run.base,
       github: opts.github,
       preserveDir: path.join(opts.root, 'preserved'),
-      prBody: prBodyFor
+      prBody: prBodyFor,
+      handOver: opts.handOver
     }
   }
 }

@@ -14,6 +14,8 @@ export interface LandContext {
   github?: GitHub
   preserveDir: string
   prBody: (outcome: Outcome) => string
+  /** land: false — where each task's work is sealed as a bundle instead of pushed (hand-over.ts). */
+  handOver?: string
 }
 
 const VERIFY_FAILED = 'fleet:verify-failed'

@@ -7,6 +7,7 @@ import { fixUpTask } from '../worker/args.js'
 import { addUsage } from '../domain.js'
 import { runWorker } from '../worker/run.js'
 import { land, type LandContext } from './land.js'
+import { handOver } from './hand-over.js'
 import { acceptedHead, type TaskGit } from '../worker/exit.js'
 import { inertCommitMessage } from '../report/commit-message.js'
 import type { Outcome, VerifyResult } from '../domain.js'
@@ -59,7 +60,11 @@ type Worked =
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
  * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
  */
-async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Worked> {
+async function work(
+  ctx: TaskContext,
+  task: Task,
+  startedAt: number
+): Promise<Worked & { start: string }> {
   await using tree = await ctx.land.repo.worktree(
     task.id,
     task.branch,
@@ -67,10 +72,13 @@ async function work(ctx: TaskContext, task: Task, startedAt: number): Promise<Wo
   )
   const exit = taskGit(ctx, task, tree)
   try {
-    return await workIn(ctx, task, { tree, exit }, startedAt)
+    return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha }
   } catch (error) {
     // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
-    return await salvage(ctx, task, { tree, exit }, startedAt, error)
+    return {
+      ...(await salvage(ctx, task, { tree, exit }, startedAt, error)),
+      start: tree.startSha
+    }
   }
 }
 
@@ -363,6 +371,17 @@ export async function runTask(
     return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt }
   }
   if (worked.kind === 'done') return finish({})
+  const dir = ctx.land.handOver
+  if (dir) {
+    const pr = worked.kind === 'land'
+    const error = pr
+      ? worked.outcome.error
+      : `${worked.error}; its partial work is handed to mode: land`
+    const draft = { ...worked.outcome, error }
+    return finish(
+      await handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr })
+    )
+  }
   if (worked.kind === 'partial') {
     const landed = await land(ctx.land, task, worked.outcome, false)
     // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.

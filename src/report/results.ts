@@ -30,7 +30,7 @@ export interface Totals {
   costUsd?: number
 }
 
-const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes', 'up-to-date']
+const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes', 'up-to-date', 'ready']
 
 export function totals(outcomes: Outcome[]): Totals {
   return {

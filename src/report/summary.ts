@@ -15,7 +15,8 @@ const ICON: Record<Outcome['status'], string> = {
   refused: '⛔',
   cancelled: '🛑',
   'up-to-date': '🟰',
-  conflict: '🔀'
+  conflict: '🔀',
+  ready: '📦'
 }
 
 function prCell(o: Outcome): string {

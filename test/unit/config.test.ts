@@ -238,3 +238,18 @@ describe('update-prs', () => {
     expect(inputError({ 'update-prs': 'yes please' }).message).toContain('update-prs')
   })
 })
+
+describe('land', () => {
+  it('is true by default and false only for the modes that run workers', () => {
+    expect(parseConfig(env()).land).toBe(true)
+    expect(parseConfig(env({ land: 'false' })).land).toBe(false)
+    expect(parseConfig(env({ land: 'false', mode: 'run' })).land).toBe(false)
+    for (const mode of ['plan', 'report', 'land']) {
+      const error = inputError({ land: 'false', mode })
+      expect(error.input).toBe('land')
+      expect(error.message).toMatch(`not mode: ${mode}`)
+    }
+    expect(inputError({ land: 'maybe' }).message).toMatch(/expected true or false, got 'maybe'/)
+    expect(parseConfig(env({ mode: 'land' })).mode).toBe('land')
+  })
+})

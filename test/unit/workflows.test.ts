@@ -30,7 +30,8 @@ const EXAMPLES = [
   'matrix.yml',
   'nightly.yml',
   'pat-token.yml',
-  'review.yml'
+  'review.yml',
+  'split.yml'
 ]
 const OWN_WORKFLOWS = ['check-dist.yml', 'ci.yml', 'image.yml', 'release.yml']
 
@@ -197,7 +198,9 @@ describe('example workflows', () => {
 
   it.each(examples)('%s takes the model key from a secret wherever a worker runs', file => {
     const steps = fleetSteps(load(file).workflow)
-    const running = steps.filter(s => !['plan', 'report'].includes(String(s.with?.mode ?? 'all')))
+    const running = steps.filter(
+      s => !['plan', 'report', 'land'].includes(String(s.with?.mode ?? 'all'))
+    )
     expect(running.length).toBeGreaterThan(0)
     for (const step of running) expect(String(step.with?.['api-key'])).toMatch(SECRET_EXPRESSION)
     for (const step of steps) {
