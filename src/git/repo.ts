@@ -1,5 +1,6 @@
 import { mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
+import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
 import { authEnv, Git } from './git.js'
 
@@ -36,12 +37,9 @@ export class FleetRepo {
    * Worktree adds, prunes and removes, one at a time: each reads every worktree's admin dir, and
    * one half-written by a concurrent add fails it ("failed to read .git/worktrees/x/commondir").
    */
-  private worktreeLock: Promise<unknown> = Promise.resolve()
 
   private serial<T>(step: () => Promise<T>): Promise<T> {
-    const next = this.worktreeLock.then(step, step)
-    this.worktreeLock = next.catch(() => undefined)
-    return next
+    return serialIn(this.git.dir, step)
   }
 
   private constructor(

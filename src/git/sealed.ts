@@ -6,6 +6,7 @@
  * new gitlink or `.gitmodules` change, within caps. Only then may the task's branch move.
  * checkSealed takes a file, a start commit and a branch, so a separate landing step can run it too.
  */
+import { serialIn } from './lock.js'
 import { constants } from 'node:fs'
 import { mkdir, open, rm } from 'node:fs/promises'
 import path from 'node:path'
@@ -112,21 +113,24 @@ export async function checkSealed(
   want: { branch: string; start: string; caps?: SealCaps }
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
-  const listed = await headOf(repo, file, want.branch)
+  // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
+  const listed = await serialIn(repo.dir, () => headOf(repo, file, want.branch))
   if (listed.kind === 'refused') return listed
   const ref = sealedRef(want.branch)
-  const fetched = await repo.exec(
-    [
-      '-c',
-      'fetch.fsckObjects=true',
-      'fetch',
-      '--quiet',
-      '--no-tags',
-      '--no-write-fetch-head',
-      file,
-      `+refs/heads/${want.branch}:${ref}`
-    ],
-    { allowFailure: true }
+  const fetched = await serialIn(repo.dir, () =>
+    repo.exec(
+      [
+        '-c',
+        'fetch.fsckObjects=true',
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        file,
+        `+refs/heads/${want.branch}:${ref}`
+      ],
+      { allowFailure: true }
+    )
   )
   if (fetched.exitCode !== 0)
     return {

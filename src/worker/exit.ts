@@ -44,7 +44,9 @@ export const SEAL_SCRIPT = [
   // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
   'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
   'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
-  'if [ -n "$(g status --porcelain --untracked-files=all --ignore-submodules=all)" ]; then',
+  // A status that fails (a corrupt index) must not read as "nothing to seal": exit 6, work kept.
+  'st=$(g status --porcelain --untracked-files=all --ignore-submodules=all) || exit 6',
+  'if [ -n "$st" ]; then',
   '  g add --all && g commit --quiet --no-verify -m "$msg" || exit 4',
   'fi',
   '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',

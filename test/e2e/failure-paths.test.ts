@@ -90,12 +90,12 @@ describe('failure paths inside a task', () => {
     expect(locked?.status, locked?.error ?? '').toBe('pr-opened')
     expect(await stack.git.readFile(FULL, 'fleet/locked', 'kept.txt')).toBe('kept\n')
 
-    // git cannot read its index at all: the task fails naming git's own words, and the worktree
-    // holding the worker's file stays on disk.
+    // git cannot read its index at all: the seal in the task's cage fails (never "no changes"),
+    // the task fails naming git's own words, and the worktree holding the worker's file stays.
     const corrupt = out.get('corrupt')
     expect(corrupt?.status).toBe('failed')
-    expect(corrupt?.error).toMatch(/^the fleet could not finish this task: git status failed/)
-    const kept = /its worktree is kept at (\S+)$/.exec(corrupt?.error ?? '')?.[1]
+    expect(corrupt?.error).toMatch(/could not be sealed in its cage \(exit 6: .*index/)
+    const kept = /its files are kept at (\S+)$/.exec(corrupt?.error ?? '')?.[1]
     expect(kept, corrupt?.error ?? '').toBeDefined()
     expect(await readFile(path.join(kept ?? '', 'lost.txt'), 'utf8')).toBe('not lost\n')
     expect((await stat(kept ?? '')).isDirectory()).toBe(true)
