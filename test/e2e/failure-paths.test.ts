@@ -99,7 +99,9 @@ describe('failure paths inside a task', () => {
     expect(kept, corrupt?.error ?? '').toBeDefined()
     expect(await readFile(path.join(kept ?? '', 'lost.txt'), 'utf8')).toBe('not lost\n')
     expect((await stat(kept ?? '')).isDirectory()).toBe(true)
-    expect(run.stdout).toMatch(/\[corrupt\] the task broke off: git status failed/)
+    expect(run.stdout).toMatch(
+      /\[corrupt\] failed: the task's work could not be sealed in its cage/
+    )
     await expectNoOrphans(run)
   })
 
