@@ -116,7 +116,7 @@ describe('the docs stand alone', () => {
     expect(brokenLink('docs/contract.md', 'nowhere.md')).toMatch(/no docs\/nowhere\.md/)
     expect(brokenLink('docs/contract.md', '../README.md#no-such-heading')).toMatch(/no heading/)
     expect(brokenLink('docs/contract.md', '../README.md#triggers')).toBeUndefined()
-    expect(citedExists('src/x.ts', 'CONTRACT.md')).toBe(false)
+    expect(citedExists('src/x.ts', 'NOT-IN-THIS-REPO.md')).toBe(false)
     expect(commentsOf("const a = 'x.md' // see y.md\n * and z.md")).toBe(' see y.md\n and z.md')
   })
 })
