@@ -79,6 +79,7 @@ export async function openGateway(
     models,
     allowedBetas: config.allowedBetas,
     concurrency: config.modelConcurrency,
+    perWorker: config.maxRequestsPerWorker,
     maxAttempts: config.maxAttempts,
     smallModel: config.smallModel,
     recordBodies: config.recordBodies,

@@ -36,6 +36,12 @@ export interface Forwarded {
   responseBody?: string
   /** Request headers (and betas) the gateway did not pass upstream. */
   dropped: string[]
+  /** Time spent waiting in the limiter's queue, all attempts together. */
+  queuedMs?: number
+  /** This worker's requests in flight upstream when the last attempt was sent, itself included. */
+  workerInFlight?: number
+  /** When the last attempt left the queue for the endpoint (epoch ms). */
+  sentAt?: number
 }
 
 const DROP_RESPONSE = new Set([
@@ -116,6 +122,13 @@ interface Outgoing {
   headers: Record<string, string>
   payload: Buffer
   started: number
+  /** Whose request: the limiter's per-worker cap and turn. */
+  worker: unknown
+  /** The last attempt was refused for concurrency: the retry keeps its place in the queue. */
+  requeued?: boolean
+  queuedMs: number
+  workerInFlight?: number
+  sentAt?: number
 }
 
 type End = Pick<Forwarded, 'status' | 'usage' | 'error' | 'responseBody'>
@@ -160,10 +173,13 @@ async function notPassed(
   // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
   const concurrency = at.how === 'refused' && askedMs === undefined
   ctx.limiter.release(at.ticket, concurrency ? 'refused' : 'failed')
+  // The limit now holds no more than the endpoint took: while others are in flight, the retry
+  // waits in the queue for one of them to end, not for a backoff that would leave a slot idle.
+  out.requeued = concurrency && ctx.limiter.active > 0
   const next = nextAttempt(at.attempt, at.how, {
     policy: ctx.policy,
     elapsedMs: Date.now() - out.started,
-    askedMs,
+    askedMs: out.requeued ? 0 : askedMs,
     random: ctx.random
   })
   if (next.retry)
@@ -182,8 +198,13 @@ async function attemptOnce(
   signal: AbortSignal,
   attempt: number
 ): Promise<Attempted> {
-  const ticket = await ctx.limiter.acquire(signal).catch(() => undefined)
+  const ask = { worker: out.worker, signal, first: out.requeued }
+  const asked = Date.now()
+  const ticket = await ctx.limiter.acquire(ask).catch(() => undefined)
+  out.queuedMs += Date.now() - asked
   if (!ticket) return { end: GONE, uncounted: true }
+  out.workerInFlight = ctx.limiter.activeFor(out.worker)
+  out.sentAt = Date.now()
   let response: Dispatcher.ResponseData
   try {
     response = await ctx.upstream.pool.request({
@@ -220,7 +241,8 @@ export async function forward(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   body: Buffer,
-  signal: AbortSignal
+  signal: AbortSignal,
+  worker?: unknown
 ): Promise<Forwarded> {
   const url = new URL(req.url ?? '/', 'http://gateway')
   const { headers, dropped } = upstreamHeaders(req.headers, ctx.upstream.auth, ctx.betas)
@@ -228,7 +250,9 @@ export async function forward(
     path: `${ctx.upstream.prefix}${url.pathname}${url.search}`,
     headers,
     payload: body,
-    started: Date.now()
+    started: Date.now(),
+    worker,
+    queuedMs: 0
   }
   const retries: Forwarded['retries'] = []
   let model: string | undefined
@@ -236,7 +260,9 @@ export async function forward(
     const step = await attemptOnce(ctx, out, res, signal, attempt)
     if ('end' in step) {
       const attempts = step.uncounted ? attempt - 1 : attempt
-      return { ...step.end, attempts, retries, model, dropped }
+      const { queuedMs, workerInFlight, sentAt } = out
+      const queue = { queuedMs, workerInFlight, sentAt }
+      return { ...step.end, attempts, retries, model, dropped, ...queue }
     }
     const { status, delayMs } = step.again
     retries.push({ status, waitMs: delayMs })
