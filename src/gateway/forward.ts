@@ -3,7 +3,7 @@ import type http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Dispatcher, Pool } from 'undici'
 import type { Usage } from '../domain.js'
-import type { Limiter, Ticket } from './limiter.js'
+import type { Ending, Limiter, Ticket } from './limiter.js'
 import { upstreamHeaders } from './headers.js'
 import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
 import { jsonUsage, SseUsageReader } from './usage.js'
@@ -40,8 +40,9 @@ export interface Forwarded {
   queuedMs?: number
   /** This worker's requests in flight upstream when the last attempt was sent, itself included. */
   workerInFlight?: number
-  /** When the last attempt left the queue for the endpoint (epoch ms). */
+  /** When the last attempt left the queue for the endpoint, and gave its slot back (epoch ms). */
   sentAt?: number
+  releasedAt?: number
 }
 
 const DROP_RESPONSE = new Set([
@@ -129,6 +130,13 @@ interface Outgoing {
   queuedMs: number
   workerInFlight?: number
   sentAt?: number
+  releasedAt?: number
+}
+
+/** Gives the attempt's slot back, noting when (the request log's end of its time upstream). */
+function free(ctx: ForwardContext, out: Outgoing, ticket: Ticket, ending: Ending): void {
+  out.releasedAt = Date.now()
+  ctx.limiter.release(ticket, ending)
 }
 
 type End = Pick<Forwarded, 'status' | 'usage' | 'error' | 'responseBody'>
@@ -172,7 +180,7 @@ async function notPassed(
   // A 429 that names its wait is a rate limit: waiting is the cure. One without (z.ai's
   // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
   const concurrency = at.how === 'refused' && askedMs === undefined
-  ctx.limiter.release(at.ticket, concurrency ? 'refused' : 'failed')
+  free(ctx, out, at.ticket, concurrency ? 'refused' : 'failed')
   // The limit now holds no more than the endpoint took: while others are in flight, the retry
   // waits in the queue for one of them to end, not for a backoff that would leave a slot idle.
   out.requeued = concurrency && ctx.limiter.active > 0
@@ -215,13 +223,13 @@ async function attemptOnce(
       signal
     })
   } catch (error) {
-    ctx.limiter.release(ticket, 'failed')
+    free(ctx, out, ticket, 'failed')
     return signal.aborted ? { end: GONE } : unreachable(ctx, out, res, error, attempt)
   }
   const how = disposition(response.statusCode)
   if (how !== 'pass') return notPassed(ctx, out, res, response, { attempt, ticket, how })
   const relayed = await relay(response, res, signal, ctx.recordBodies)
-  ctx.limiter.release(ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
+  free(ctx, out, ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
   return {
     end: {
       status: response.statusCode,
@@ -260,8 +268,8 @@ export async function forward(
     const step = await attemptOnce(ctx, out, res, signal, attempt)
     if ('end' in step) {
       const attempts = step.uncounted ? attempt - 1 : attempt
-      const { queuedMs, workerInFlight, sentAt } = out
-      const queue = { queuedMs, workerInFlight, sentAt }
+      const { queuedMs, workerInFlight, sentAt, releasedAt } = out
+      const queue = { queuedMs, workerInFlight, sentAt, releasedAt }
       return { ...step.end, attempts, retries, model, dropped, ...queue }
     }
     const { status, delayMs } = step.again

@@ -174,7 +174,7 @@ function record(
     ms: Date.now() - at.getTime(),
     ...(done.queuedMs !== undefined ? { queuedMs: done.queuedMs } : {}),
     ...(done.workerInFlight !== undefined ? { workerInFlight: done.workerInFlight } : {}),
-    ...(done.sentAt !== undefined ? { sentAt: done.sentAt } : {}),
+    ...(done.sentAt !== undefined ? { sentAt: done.sentAt, releasedAt: done.releasedAt } : {}),
     ...(done.error ? { error: done.error } : {}),
     ...(done.dropped.length > 0 ? { dropped: done.dropped } : {}),
     ...(body ? { requestBody: body.toString('utf8'), responseBody: done.responseBody } : {})

@@ -18,6 +18,8 @@ export interface RequestRecord {
   workerInFlight?: number
   /** When it left the queue for the endpoint (epoch ms; the last attempt's). */
   sentAt?: number
+  /** When it gave its slot back (epoch ms): [sentAt, releasedAt] is its time upstream. */
+  releasedAt?: number
   error?: string
   /** Request headers the gateway did not pass upstream (names only), betas as `anthropic-beta: x`. */
   dropped?: string[]
