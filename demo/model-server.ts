@@ -66,7 +66,11 @@ const scriptSchema = z.object({
       z.object({
         tool: z.string().min(1),
         input: z.record(z.string(), z.unknown()),
-        text: z.string().optional()
+        text: z.string().optional(),
+        // More tool calls in the same answer (parallel tool use, e.g. several subagents at once).
+        also: z
+          .array(z.object({ tool: z.string().min(1), input: z.record(z.string(), z.unknown()) }))
+          .optional()
       }),
       z.object({ text: z.string() })
     ])
@@ -451,11 +455,17 @@ function plainReplyFor(
   const usage = usageForStep(step)
   const planned = s.steps[step]
   if (planned && 'tool' in planned) {
-    const id = `toolu_fleet_${String(++state.ids).padStart(6, '0')}`
+    const use = (call: { tool: string; input: Record<string, unknown> }): Block => ({
+      type: 'tool_use',
+      id: `toolu_fleet_${String(++state.ids).padStart(6, '0')}`,
+      name: call.tool,
+      input: absolutize(call.input, cwd)
+    })
     return {
       content: [
         { type: 'text', text: planned.text ?? `Using ${planned.tool}.` },
-        { type: 'tool_use', id, name: planned.tool, input: absolutize(planned.input, cwd) }
+        use(planned),
+        ...(planned.also ?? []).map(use)
       ],
       stopReason: 'tool_use',
       usage

@@ -187,6 +187,7 @@ const schema = z.object({
     })
     return z.NEVER
   }),
+  'max-requests-per-worker': number('max-requests-per-worker', { int: true, min: 1, max: 1000 }),
   'max-task-tokens': budget('max-task-tokens', true),
   'max-run-tokens': budget('max-run-tokens', true),
   'max-task-cost-usd': budget('max-task-cost-usd', false),
@@ -443,6 +444,8 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
     updatePrs: checkUpdatePrs(p),
     /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
     modelConcurrency: p['model-concurrency'],
+    /** Requests in flight upstream per worker process; more wait for that worker's own slot. */
+    maxRequestsPerWorker: p['max-requests-per-worker'],
     budgets: {
       taskTokens: p['max-task-tokens'],
       runTokens: p['max-run-tokens'],

@@ -274,6 +274,11 @@ export const INPUTS = {
     description:
       "Requests in flight to the model endpoint, fleet-wide, held by the action's model gateway: a number, or auto (start open, learn the endpoint's cap from its 429s)."
   },
+  'max-requests-per-worker': {
+    default: '8',
+    description:
+      "Requests in flight to the model endpoint per worker (its subagents included), held by the action's model gateway; more wait for that worker's own turn, never refused. Waiting workers are served in turn, so one cannot starve the others."
+  },
   'max-task-tokens': {
     description:
       'Token budget per task (input + output + cache creation + cache read, over every worker of the task). Empty = none. A task past it ends failed; its partial work is pushed.'

@@ -79,6 +79,7 @@ export async function openGateway(
     models,
     allowedBetas: config.allowedBetas,
     concurrency: config.modelConcurrency,
+    perWorker: config.maxRequestsPerWorker,
     maxAttempts: config.maxAttempts,
     smallModel: config.smallModel,
     recordBodies: config.recordBodies,
@@ -130,6 +131,9 @@ function borrowedNote(b: { files: number; incomplete: boolean; fetched: number }
   return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
 }
 
+/** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
+const UPSTREAM_HEADROOM = 1.5
+
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
   const { repo, base, borrowed } = await FleetRepo.clone({
@@ -148,10 +152,12 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   await using model = await openGateway({ ...opts, tasks })
   const isolation = isolationFor(config, opts.sandbox)
   const { outcomes, parallelism } = await runPool(tasks, {
-    // In auto, no worker starts beyond what the endpoint was learnt to take at once.
+    // In auto, workers start up to half again what the endpoint was learnt to take at once: a
+    // worker spends part of its life between requests (starting, running tools), and those
+    // beyond the limit wait in the gateway's queue, so the endpoint's slots never sit idle.
     upstreamLimit: () => {
       const limit = model.gateway.limit()
-      return Number.isFinite(limit) ? limit : undefined
+      return Number.isFinite(limit) ? Math.ceil(limit * UPSTREAM_HEADROOM) : undefined
     },
     maxParallel: config.maxParallel,
     machine: thisMachine(opts.hostEnv ?? process.env, opts.root),

@@ -12,6 +12,8 @@ export interface FleetConfig extends WorkerOptions {
   maxParallel: number | 'auto'
   /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
   modelConcurrency: number | 'auto'
+  /** Requests in flight upstream per worker (max-requests-per-worker). */
+  maxRequestsPerWorker?: number
   budgets: Budgets
   price?: Price
   /** Prices by model (the `prices` input), with price-input/price-output for the rest. */

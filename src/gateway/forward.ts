@@ -3,7 +3,7 @@ import type http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Dispatcher, Pool } from 'undici'
 import type { Usage } from '../domain.js'
-import type { Limiter, Ticket } from './limiter.js'
+import type { Ending, Limiter, Ticket } from './limiter.js'
 import { upstreamHeaders } from './headers.js'
 import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
 import { jsonUsage, SseUsageReader } from './usage.js'
@@ -36,6 +36,13 @@ export interface Forwarded {
   responseBody?: string
   /** Request headers (and betas) the gateway did not pass upstream. */
   dropped: string[]
+  /** Time spent waiting in the limiter's queue, all attempts together. */
+  queuedMs?: number
+  /** This worker's requests in flight upstream when the last attempt was sent, itself included. */
+  workerInFlight?: number
+  /** When the last attempt left the queue for the endpoint, and gave its slot back (epoch ms). */
+  sentAt?: number
+  releasedAt?: number
 }
 
 const DROP_RESPONSE = new Set([
@@ -116,6 +123,20 @@ interface Outgoing {
   headers: Record<string, string>
   payload: Buffer
   started: number
+  /** Whose request: the limiter's per-worker cap and turn. */
+  worker: unknown
+  /** The last attempt was refused for concurrency: the retry keeps its place in the queue. */
+  requeued?: boolean
+  queuedMs: number
+  workerInFlight?: number
+  sentAt?: number
+  releasedAt?: number
+}
+
+/** Gives the attempt's slot back, noting when (the request log's end of its time upstream). */
+function free(ctx: ForwardContext, out: Outgoing, ticket: Ticket, ending: Ending): void {
+  out.releasedAt = Date.now()
+  ctx.limiter.release(ticket, ending)
 }
 
 type End = Pick<Forwarded, 'status' | 'usage' | 'error' | 'responseBody'>
@@ -159,11 +180,14 @@ async function notPassed(
   // A 429 that names its wait is a rate limit: waiting is the cure. One without (z.ai's
   // "High concurrency usage of this API") refuses concurrency: the limiter learns from it.
   const concurrency = at.how === 'refused' && askedMs === undefined
-  ctx.limiter.release(at.ticket, concurrency ? 'refused' : 'failed')
+  free(ctx, out, at.ticket, concurrency ? 'refused' : 'failed')
+  // The limit now holds no more than the endpoint took: while others are in flight, the retry
+  // waits in the queue for one of them to end, not for a backoff that would leave a slot idle.
+  out.requeued = concurrency && ctx.limiter.active > 0
   const next = nextAttempt(at.attempt, at.how, {
     policy: ctx.policy,
     elapsedMs: Date.now() - out.started,
-    askedMs,
+    askedMs: out.requeued ? 0 : askedMs,
     random: ctx.random
   })
   if (next.retry)
@@ -182,8 +206,13 @@ async function attemptOnce(
   signal: AbortSignal,
   attempt: number
 ): Promise<Attempted> {
-  const ticket = await ctx.limiter.acquire(signal).catch(() => undefined)
+  const ask = { worker: out.worker, signal, first: out.requeued }
+  const asked = Date.now()
+  const ticket = await ctx.limiter.acquire(ask).catch(() => undefined)
+  out.queuedMs += Date.now() - asked
   if (!ticket) return { end: GONE, uncounted: true }
+  out.workerInFlight = ctx.limiter.activeFor(out.worker)
+  out.sentAt = Date.now()
   let response: Dispatcher.ResponseData
   try {
     response = await ctx.upstream.pool.request({
@@ -194,13 +223,13 @@ async function attemptOnce(
       signal
     })
   } catch (error) {
-    ctx.limiter.release(ticket, 'failed')
+    free(ctx, out, ticket, 'failed')
     return signal.aborted ? { end: GONE } : unreachable(ctx, out, res, error, attempt)
   }
   const how = disposition(response.statusCode)
   if (how !== 'pass') return notPassed(ctx, out, res, response, { attempt, ticket, how })
   const relayed = await relay(response, res, signal, ctx.recordBodies)
-  ctx.limiter.release(ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
+  free(ctx, out, ticket, response.statusCode < 300 && !relayed.error ? 'ok' : 'failed')
   return {
     end: {
       status: response.statusCode,
@@ -220,7 +249,8 @@ export async function forward(
   req: http.IncomingMessage,
   res: http.ServerResponse,
   body: Buffer,
-  signal: AbortSignal
+  signal: AbortSignal,
+  worker?: unknown
 ): Promise<Forwarded> {
   const url = new URL(req.url ?? '/', 'http://gateway')
   const { headers, dropped } = upstreamHeaders(req.headers, ctx.upstream.auth, ctx.betas)
@@ -228,7 +258,9 @@ export async function forward(
     path: `${ctx.upstream.prefix}${url.pathname}${url.search}`,
     headers,
     payload: body,
-    started: Date.now()
+    started: Date.now(),
+    worker,
+    queuedMs: 0
   }
   const retries: Forwarded['retries'] = []
   let model: string | undefined
@@ -236,7 +268,9 @@ export async function forward(
     const step = await attemptOnce(ctx, out, res, signal, attempt)
     if ('end' in step) {
       const attempts = step.uncounted ? attempt - 1 : attempt
-      return { ...step.end, attempts, retries, model, dropped }
+      const { queuedMs, workerInFlight, sentAt, releasedAt } = out
+      const queue = { queuedMs, workerInFlight, sentAt, releasedAt }
+      return { ...step.end, attempts, retries, model, dropped, ...queue }
     }
     const { status, delayMs } = step.again
     retries.push({ status, waitMs: delayMs })

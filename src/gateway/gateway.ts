@@ -28,6 +28,8 @@ export interface GatewayOptions {
   allowedBetas?: readonly string[]
   /** Requests in flight upstream: a fixed number, or learnt from the endpoint's 429s. */
   concurrency: number | 'auto'
+  /** Requests in flight per worker (max-requests-per-worker); undefined: no cap of its own. */
+  perWorker?: number
   /** Attempts per request on refusal or overload (then one more on smallModel, if set). */
   maxAttempts: number
   smallModel?: string
@@ -79,7 +81,10 @@ function forwardContext(opts: GatewayOptions): ForwardContext {
           ? { authorization: `Bearer ${opts.key}` }
           : { 'x-api-key': opts.key }
     },
-    limiter: new Limiter(opts.concurrency === 'auto' ? {} : { fixed: opts.concurrency }),
+    limiter: new Limiter({
+      ...(opts.concurrency === 'auto' ? {} : { fixed: opts.concurrency }),
+      perWorker: opts.perWorker
+    }),
     policy: {
       ...GATEWAY_RETRY,
       ...(opts.retryBaseMs !== undefined ? { baseDelayMs: opts.retryBaseMs } : {}),

@@ -150,7 +150,7 @@ export async function handle(
   })
   let done: Forwarded | undefined
   try {
-    done = await forward(ctx, req, res, admitted.payload, gone.signal)
+    done = await forward(ctx, req, res, admitted.payload, gone.signal, pass)
   } finally {
     ledger.settle(admitted.hold, pass, done?.model ?? model, done?.usage)
   }
@@ -172,6 +172,9 @@ function record(
     retries: done.retries,
     usage: done.usage,
     ms: Date.now() - at.getTime(),
+    ...(done.queuedMs !== undefined ? { queuedMs: done.queuedMs } : {}),
+    ...(done.workerInFlight !== undefined ? { workerInFlight: done.workerInFlight } : {}),
+    ...(done.sentAt !== undefined ? { sentAt: done.sentAt, releasedAt: done.releasedAt } : {}),
     ...(done.error ? { error: done.error } : {}),
     ...(done.dropped.length > 0 ? { dropped: done.dropped } : {}),
     ...(body ? { requestBody: body.toString('utf8'), responseBody: done.responseBody } : {})

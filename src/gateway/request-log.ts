@@ -12,6 +12,14 @@ export interface RequestRecord {
   retries: { status: number; waitMs: number }[]
   usage?: object
   ms: number
+  /** Time the request waited in the fleet's queue for the endpoint (its own turn, its worker's slot). */
+  queuedMs?: number
+  /** This worker's requests in flight upstream when this one was sent, itself included. */
+  workerInFlight?: number
+  /** When it left the queue for the endpoint (epoch ms; the last attempt's). */
+  sentAt?: number
+  /** When it gave its slot back (epoch ms): [sentAt, releasedAt] is its time upstream. */
+  releasedAt?: number
   error?: string
   /** Request headers the gateway did not pass upstream (names only), betas as `anthropic-beta: x`. */
   dropped?: string[]
