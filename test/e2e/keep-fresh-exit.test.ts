@@ -76,9 +76,15 @@ const tagOf = (text: string): Tag | undefined => TAGS.find(t => text.includes(`(
 
 /** A task writes its own colour into shared.txt; a merge turn is scripted by its PR's tag. */
 function model(prompt: string): Script {
-  const tag = tagOf(prompt) ?? 'honest'
-  if (prompt.includes('<conflicting-files>'))
+  // The PR's title opens a merge prompt; a task's own line opens its <task> (the issue's other
+  // items may follow as context, so only that first line names the task).
+  const title = /^Pull request #\d+, "([^"\n]*)"/m.exec(prompt)?.[1]
+  if (title !== undefined) {
+    const tag = tagOf(title) ?? 'honest'
     return { key: `merge-${tag}`, steps: MERGE_TURNS[tag] }
+  }
+  const first = /<task>\n?([^\n]*)/.exec(prompt)?.[1] ?? ''
+  const tag = tagOf(first) ?? 'honest'
   return {
     key: `task-${tag}`,
     steps: [
