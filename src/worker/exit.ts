@@ -34,14 +34,15 @@ export const SEALED_FILE = 'task.bundle'
  * hostile repository config makes git do here runs in the cage, with the cage's walls; the action
  * only reads the file it leaves. Exit 0 with no file: nothing new since the start commit.
  *
- * A merge turn (a fifth argument: the base commit being merged) whose worker made no commit of its
- * own records its files as one merge commit with exactly two parents, the start commit and that
- * base; a worker that committed is sealed as it left it, and the action refuses any shape but the
- * one merge (git/sealed.ts).
+ * A merge turn (a fifth argument: the base commit being merged; a sixth: the commit the cage's
+ * HEAD was given, the start or an earlier attempt's accepted merge) whose worker made no commit of
+ * its own records its files as one merge commit with exactly two parents, the start commit and
+ * that base; a worker that committed is sealed as it left it, and the action refuses any shape but
+ * the one merge (git/sealed.ts).
  */
 export const SEAL_SCRIPT = [
   'set -u',
-  'b=$1 start=$2 out=$3 msg=$4 merge=${5:-}',
+  'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
   'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
@@ -51,7 +52,7 @@ export const SEAL_SCRIPT = [
   'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
   // A status that fails (a corrupt index) must not read as "nothing to seal": exit 6, work kept.
   'st=$(g status --porcelain --untracked-files=all --ignore-submodules=all) || exit 6',
-  'if [ -n "$merge" ] && [ "$head" = "$start" ]; then',
+  'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
   '  g add --all && t=$(g write-tree) && c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
   '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
   '  exit 0',
@@ -96,7 +97,7 @@ export interface Seal {
   dir: string
   /** The output file on the host (inside a sandbox the same path; a container mounts `dir`). */
   file: string
-  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message> [<merge>]`. */
+  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message> [<merge> <cage's HEAD>]`. */
   command: string[]
   env: Record<string, string>
 }
@@ -123,7 +124,7 @@ export async function openSeal(t: TaskGit, under: string, inside?: string): Prom
       t.start,
       out,
       t.message,
-      ...(t.merge ? [t.merge] : [])
+      ...(t.merge ? [t.merge, await acceptedHead(t)] : [])
     ],
     env: {
       PATH: '/usr/local/bin:/usr/bin:/bin',

@@ -215,5 +215,13 @@ describe('acceptSeal of a merge turn (isolation: process, the seal as a plain ch
       `${head} ${base}|Fleet Bot <bot@example.com>|Fleet Bot|Merge main into fleet/t (Fleet Worker)`
     )
     expect(git(fleet, 'show', `${merged}:shared.txt`)).toBe('colour = purple')
+
+    // A retried attempt starts from that merge: its files are sealed as the merge again, not on top.
+    write(tree, 'shared.txt', 'colour = mauve\n')
+    await sealAsChild(t, tree)
+    expect(t.refused).toBeUndefined()
+    const again = await acceptedHead(t)
+    expect(git(fleet, 'log', '-1', '--format=%P', again)).toBe(`${head} ${base}`)
+    expect(git(fleet, 'show', `${again}:shared.txt`)).toBe('colour = mauve')
   })
 })
