@@ -9,10 +9,11 @@ import type { Request } from './event.js'
 import { outcomeOf } from './fleet/refresh.js'
 import { refreshFleet } from './fleet/refresh-run.js'
 import type { GitHub } from './github/client.js'
-import { listFleetPrs } from './github/fleet-prs.js'
+import { type FleetPr, listFleetPrs } from './github/fleet-prs.js'
+import { putRefreshSection } from './github/refresh-comment.js'
 import { defaultBranch } from './github/issues.js'
 import type { Io } from './io.js'
-import { mergeOrder } from './report/refresh.js'
+import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from './report/refresh.js'
 import type { SandboxSetup } from './worker/sandbox-run.js'
 
 export type Refresh = Extract<Request, { kind: 'refresh' }>
@@ -91,5 +92,44 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
   for (const o of outcomes)
     io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
   await io.report(outcomes, mergeOrder(base, open))
+  await orderOnIssues(github, { base, prs, outcomes, open, runUrl: runUrl(ctx), log: io.info })
   return outcomes
+}
+
+/**
+ * Each source issue's live comment gets the merge order of its fleet PRs: the order this refresh
+ * took them, what became of each (which conflicted), and which share files.
+ */
+async function orderOnIssues(
+  github: GitHub,
+  r: {
+    base: string
+    prs: FleetPr[]
+    outcomes: Outcome[]
+    open: OpenFleetPr[]
+    runUrl?: string
+    log: (m: string) => void
+  }
+): Promise<void> {
+  const shares = sharing(r.open)
+  const issues = [...new Set(r.prs.flatMap(pr => (pr.marker.issue ? [pr.marker.issue] : [])))]
+  for (const issue of issues) {
+    const mine = r.prs.filter(pr => pr.marker.issue === issue)
+    const section = refreshSection({
+      base: r.base,
+      runUrl: r.runUrl,
+      prs: mine.map(pr => {
+        const o = r.outcomes.find(x => x.prNumber === pr.number)
+        return {
+          number: pr.number,
+          title: pr.title,
+          status: o?.status ?? 'not-started',
+          error: o?.error,
+          conflicted: o?.status === 'conflict' || (o?.attempts ?? 0) > 0,
+          shares: shares.get(pr.number) ?? []
+        }
+      })
+    })
+    await putRefreshSection(github.octokit, github.repo, issue, section, r.log)
+  }
 }

@@ -1,5 +1,6 @@
-import { lstat, readdir, readFile, rm, stat } from 'node:fs/promises'
+import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
+import type { Git } from '../git/git.js'
 import type { Worktree } from '../git/repo.js'
 
 /** A worker killed mid-commit leaves `index.lock`; everything it started is gone, so it is stale. */
@@ -15,21 +16,9 @@ async function clearStaleLock(tree: Worktree): Promise<void> {
 }
 
 /**
- * Nested repositories a worker left in the tree (any `.git` below its root). The action's own
- * `git add` would step into one and run its config (a clean filter), so a resolution that holds
- * one is refused before the action runs git there.
- */
-export async function nestedRepositories(tree: Worktree): Promise<string[]> {
-  const entries = await readdir(tree.dir, { recursive: true, withFileTypes: true })
-  return entries
-    .filter(e => e.name === '.git' && e.parentPath !== tree.dir)
-    .map(e => path.relative(tree.dir, e.parentPath))
-}
-
-/**
  * The git steps of bringing a fleet branch up to date with its base, in the branch's worktree of
  * the fleet's clone: whose commits the branch holds, the rebase or the merge, the conflict's
- * files and sides, and the merge commit the action makes after a worker resolved it.
+ * files and sides, and the markers left in a worker's sealed resolution.
  */
 
 export type Author = { name: string; email: string }
@@ -127,28 +116,33 @@ export async function sides(tree: Worktree, base: string, files: string[]) {
   }
 }
 
-const CONFLICT_LINE = /^(?:<{7}|>{7})(?: |$)|^={7}$/m
-
-const MAX_READ = 20 * 1024 * 1024
+/** A line git writes for a conflict: `<<<<<<< ours`, `=======`, `>>>>>>> theirs`. */
+const CONFLICT_LINES = ['-e', '^(<{7}|>{7})( |$)', '-e', '^={7}$']
 
 /**
- * The files among `files` that still hold a conflict marker (a deleted file holds none). Only
- * regular files are read: the worker wrote this tree, and a FIFO or a symlink planted in a
- * file's place must not hang the action or make it read outside the tree.
+ * The files among `files` whose content in `commit` still holds a conflict marker, read in the
+ * fleet's clone (a sealed, checked commit: never the tree a worker wrote). A deleted file holds none.
  */
-export async function markersLeft(tree: Worktree, files: string[]): Promise<string[]> {
-  const left: string[] = []
-  for (const file of files) {
-    const full = path.join(tree.dir, file)
-    const stat = await lstat(full).catch(() => undefined)
-    if (!stat) continue
-    if (!stat.isFile() || stat.size > MAX_READ) {
-      if (!stat.isSymbolicLink()) left.push(file)
-      continue
-    }
-    if (CONFLICT_LINE.test(await readFile(full, 'utf8'))) left.push(file)
-  }
-  return left
+export async function markersIn(repo: Git, commit: string, files: string[]): Promise<string[]> {
+  if (files.length === 0) return []
+  const r = await repo.exec(
+    [
+      'grep',
+      '-l',
+      '-I',
+      '-E',
+      ...CONFLICT_LINES,
+      commit,
+      '--',
+      ...files.map(f => `:(literal)${f}`)
+    ],
+    { allowFailure: true }
+  )
+  if (r.exitCode > 1) throw new Error(`git grep failed: ${r.stderr.trim()}`)
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(line => line.slice(commit.length + 1))
 }
 
 /** Ends a merge in progress and puts the worktree back at `sha` (the branch's old head). */
@@ -156,35 +150,4 @@ export async function abandonMerge(tree: Worktree, sha: string): Promise<void> {
   await clearStaleLock(tree)
   await tree.git.exec(['merge', '--abort'], { allowFailure: true })
   await tree.git.exec(['reset', '--quiet', '--hard', sha])
-}
-
-/**
- * Commits the working tree as the merge of the base into the branch: the worker's resolution (and
- * any commit it made on top of the branch) with the base as second parent. Returns the commit.
- */
-export async function commitMerge(
-  tree: Worktree,
-  base: { sha: string; name: string },
-  author: Author
-): Promise<string> {
-  await clearStaleLock(tree)
-  await tree.git.exec(['add', '--all'])
-  const written = (await tree.git.exec(['write-tree'])).stdout.trim()
-  const made = await tree.git.exec(
-    [
-      'commit-tree',
-      written,
-      '-p',
-      'HEAD',
-      '-p',
-      base.sha,
-      '-m',
-      mergeSubject(base.name, tree.branch)
-    ],
-    { env: identityEnv(author) }
-  )
-  const sha = made.stdout.trim()
-  // --mixed moves the branch and ends the merge in progress (MERGE_HEAD); the files stay.
-  await tree.git.exec(['reset', '--quiet', '--mixed', sha])
-  return sha
 }

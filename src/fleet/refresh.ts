@@ -17,12 +17,13 @@ import type { Isolation } from '../worker/isolation.js'
 import { runWorker, type WorkerContext } from '../worker/run.js'
 import type { FleetConfig } from './options.js'
 import { runSetup, setupEnv, sharedCaches } from './setup.js'
+import { inertCommitMessage } from '../report/commit-message.js'
+import { acceptedHead, type TaskGit } from '../worker/exit.js'
 import {
   abandonMerge,
-  commitMerge,
   isAncestor,
-  markersLeft,
-  nestedRepositories,
+  markersIn,
+  mergeSubject,
   onlyOurs,
   sides,
   tryMerge,
@@ -153,8 +154,7 @@ async function cageEnv(ctx: RefreshContext, id: string): Promise<Record<string, 
 async function verifyAgain(
   ctx: RefreshContext,
   pr: FleetPr,
-  tree: Worktree,
-  env?: Record<string, string>
+  tree: Worktree
 ): Promise<VerifyResult | undefined> {
   const { config } = ctx
   if (!config.verify) return undefined
@@ -177,7 +177,7 @@ async function verifyAgain(
     label: 'verify',
     command: config.verify,
     cwd: tree.dir,
-    env: env ?? (await cageEnv(ctx, pr.id)),
+    env: await cageEnv(ctx, pr.id),
     timeoutMs: config.verifyTimeoutMs,
     host: ctx.host,
     log: ctx.log,
@@ -263,7 +263,14 @@ async function notPushed(
 async function cannotResolve(
   ctx: RefreshContext,
   pr: FleetPr,
-  c: { files: string[]; key: string; reason: string; turn?: Partial<Outcome> }
+  c: {
+    files: string[]
+    key: string
+    reason: string
+    turn?: Partial<Outcome>
+    /** `failed` when the exit refused the worker's resolution: the step fails, the PR still says so. */
+    status?: 'conflict' | 'failed'
+  }
 ): Promise<Outcome> {
   const { octokit, repo } = ctx.github
   const body = conflictComment({
@@ -279,15 +286,17 @@ async function cannotResolve(
   )
   return outcomeOf(pr, {
     ...c.turn,
-    status: 'conflict',
+    status: c.status ?? 'conflict',
     error: `#${pr.number} conflicts with ${ctx.base} in ${c.files.join(', ')}: ${c.reason}; the branch is untouched, the PR says so`
   })
 }
 
 /**
  * The branch conflicts with the base: one worker turn in the task's cage with the merge in
- * progress (within max-fix-ups), then the markers checked and verify run. A rerun on the same two
- * heads that was already answered says nothing new and runs no worker.
+ * progress (within max-fix-ups), its resolution leaving the cage only through the sealed exit
+ * (worker/exit.ts) as one merge commit of exactly [the branch's head, the base]; then the markers
+ * checked in that commit and verify run. A rerun on the same two heads that was already answered
+ * says nothing new and runs no worker.
  */
 async function resolveConflict(
   ctx: RefreshContext,
@@ -315,18 +324,16 @@ async function resolveConflict(
       reason: `it has had its ${ctx.config.maxFixUps} worker turns (max-fix-ups)`
     })
   }
-  const turn = await mergeTurn(ctx, pr, tree, files)
-  if (turn.problem) {
-    const kept = await keepAttempt(ctx, pr, tree, at)
+  const turn = await mergeTurn(ctx, pr, { tree, files, ...at })
+  if (turn.problem)
     return cannotResolve(ctx, pr, {
       files,
       key,
-      reason: `${turn.problem}; ${kept}`,
-      turn: turn.fields
+      reason: turn.problem,
+      turn: turn.fields,
+      ...(turn.refused ? { status: 'failed' as const } : {})
     })
-  }
-  await commitMerge(tree, { sha: at.baseSha, name: ctx.base }, ctx.config.commitAuthor)
-  const verify = await verifyAgain(ctx, pr, tree, turn.env)
+  const verify = await verifyAgain(ctx, pr, tree)
   return landRefresh(ctx, pr, tree, {
     head: at.head,
     how: `${ctx.base} (merged; a worker resolved the conflict in ${files.join(', ')})`,
@@ -336,23 +343,83 @@ async function resolveConflict(
   })
 }
 
-/** A worker's resolution that will not be pushed, kept where a person can get it back. */
-async function keepAttempt(
+/** The merge turn's exit: the fleet's clone, the PR's branch at its head, the base to merge. */
+function mergeGit(
   ctx: RefreshContext,
   pr: FleetPr,
   tree: Worktree,
   at: { head: string; baseSha: string }
-): Promise<string> {
-  if (!(await isAncestor(tree, at.head, 'HEAD')))
-    return 'the attempt is dropped: it rewrote the branch'
-  await commitMerge(tree, { sha: at.baseSha, name: ctx.base }, ctx.config.commitAuthor)
-  return keep(ctx, pr)
+): TaskGit {
+  return {
+    id: `${pr.id}.merge`,
+    repo: ctx.repo.git,
+    branch: pr.branch,
+    start: at.head,
+    merge: at.baseSha,
+    adminDir: tree.gitDir,
+    keepDir: path.join(ctx.root, 'preserved'),
+    author: ctx.config.commitAuthor,
+    message: inertCommitMessage(mergeSubject(ctx.base, pr.branch))
+  }
 }
 
-/** The merge turn: the worker in the task's cage, told the files, both sides and the task. */
-async function mergeTurn(ctx: RefreshContext, pr: FleetPr, tree: Worktree, files: string[]) {
+interface MergeAt {
+  tree: Worktree
+  files: string[]
+  head: string
+  baseSha: string
+}
+
+/**
+ * The merge turn: the worker in the task's cage, told the files, both sides and the task; what it
+ * left sealed in the cage and checked (worker/exit.ts). A problem names why the merge will not be
+ * pushed and where the worker's work is kept; `refused` when the exit refused it.
+ */
+async function mergeTurn(ctx: RefreshContext, pr: FleetPr, at: MergeAt) {
+  const { tree, files } = at
+  const task = await mergeTask(ctx, pr, tree, files)
+  ctx.log(
+    `[${pr.id}] #${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}: one worker turn`
+  )
+  const exit = mergeGit(ctx, pr, tree, at)
+  const run = await runWorker(await ctx.worker(), task, tree.dir, '.merge', exit)
+  const fields: Partial<Outcome> = {
+    turns: run.turns,
+    usage: addUsage(ZERO_USAGE, run.usage),
+    attempts: run.attempts,
+    model: run.model,
+    finalMessage: run.finalMessage
+  }
+  if (exit.refused) {
+    const { reason, kept } = exit.refused
+    if (!kept) tree.keep()
+    const where = kept ? '' : `; its files are kept at ${tree.dir}`
+    ctx.log(`[${pr.id}] the worker's resolution was refused: ${reason}${where}`)
+    return {
+      problem: `the worker's resolution was refused: ${reason}${where}`,
+      refused: true,
+      fields
+    }
+  }
+  const merged = await acceptedHead(exit)
+  const problem =
+    merged === at.head
+      ? "the worker's turn left no merge to check"
+      : run.verdict.kind !== 'ok'
+        ? `the worker's turn ended ${run.verdict.kind}: ${run.verdict.error}`
+        : await leftMarkers(ctx, merged, files)
+  return { problem: problem && `${problem}; ${await keep(ctx, pr)}`, refused: false, fields }
+}
+
+/** The merge turn's task: the PR's, with the merge prompt (files, both sides, the task). */
+async function mergeTask(
+  ctx: RefreshContext,
+  pr: FleetPr,
+  tree: Worktree,
+  files: string[]
+): Promise<Task> {
   const sidesOf = await sides(tree, baseRef(ctx), files)
-  const task: Task = {
+  return {
     id: pr.id,
     title: pr.title,
     branch: pr.branch,
@@ -372,32 +439,15 @@ async function mergeTurn(ctx: RefreshContext, pr: FleetPr, tree: Worktree, files
       ...(pr.marker.issue ? { issue: pr.marker.issue } : {})
     }
   }
-  ctx.log(
-    `[${pr.id}] #${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}: one worker turn`
-  )
-  const head = (await tree.git.exec(['rev-parse', 'HEAD'])).stdout.trim()
-  const run = await runWorker(await ctx.worker(), task, tree.dir, '.merge')
-  const fields: Partial<Outcome> = {
-    turns: run.turns,
-    usage: addUsage(ZERO_USAGE, run.usage),
-    attempts: run.attempts,
-    model: run.model,
-    finalMessage: run.finalMessage
-  }
-  const problem =
-    run.verdict.kind !== 'ok'
-      ? `the worker's turn ended ${run.verdict.kind}: ${run.verdict.error}`
-      : !(await isAncestor(tree, head, 'HEAD'))
-        ? 'the worker moved the branch off its history'
-        : await leftMarkers(tree, files)
-  return { problem, fields, env: run.env }
 }
 
-async function leftMarkers(tree: Worktree, files: string[]): Promise<string | undefined> {
-  const nested = await nestedRepositories(tree)
-  if (nested.length)
-    return `the worker's turn left a nested repository at ${nested.slice(0, 3).join(', ')}`
-  const left = await markersLeft(tree, files)
+/** Conflict markers left in the sealed merge's files (read in the fleet's clone, as data). */
+async function leftMarkers(
+  ctx: RefreshContext,
+  merged: string,
+  files: string[]
+): Promise<string | undefined> {
+  const left = await markersIn(ctx.repo.git, merged, files)
   return left.length
     ? `conflict markers are left in ${left.join(', ')} after a worker's turn`
     : undefined

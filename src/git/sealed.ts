@@ -5,6 +5,8 @@
  * clone, which no cage can write: its one branch, its ancestry from the task's start commit, no
  * new gitlink or `.gitmodules` change, within caps. Only then may the task's branch move.
  * checkSealed takes a file, a start commit and a branch, so a separate landing step can run it too.
+ * A merge turn's result (`merge`: the base commit merged in) has one shape alone: a single merge
+ * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
 import { serialIn } from './lock.js'
 import { constants } from 'node:fs'
@@ -110,7 +112,7 @@ async function headOf(repo: Git, file: string, branch: string): Promise<Checked>
 export async function checkSealed(
   repo: Git,
   file: string,
-  want: { branch: string; start: string; caps?: SealCaps }
+  want: { branch: string; start: string; merge?: string; caps?: SealCaps }
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
   // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
@@ -137,7 +139,50 @@ export async function checkSealed(
       kind: 'refused',
       reason: `the sealed result failed git's object checks (${fetched.stderr.trim().split('\n').pop() ?? ''})`
     }
+  if (want.merge) return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head)
   return historyOf(repo, want.start, listed.head, caps)
+}
+
+const short = (sha: string) => sha.slice(0, 12)
+
+/**
+ * A merge turn's result: the head is one merge commit whose parents are exactly the start commit
+ * and the merged base, in that order (so it is the only new commit), and its tree adds no gitlink
+ * or `.gitmodules` change against both parents (one the base brought is the base's, not the worker's).
+ */
+async function mergeOf(
+  repo: Git,
+  want: { start: string; merge: string },
+  head: string
+): Promise<Checked> {
+  const parents = (await repo.out(['rev-list', '--parents', '-n', '1', head])).split(' ').slice(1)
+  if (parents.length !== 2 || parents[0] !== want.start || parents[1] !== want.merge)
+    return {
+      kind: 'refused',
+      reason: `the sealed merge ${short(head)} has parents [${parents.map(short).join(', ')}], not exactly [${short(want.start)}, ${short(want.merge)}] (the branch's head, then the base)`
+    }
+  const [againstStart, againstMerge] = await Promise.all(
+    [want.start, want.merge].map(async parent =>
+      submodulePaths(
+        await repo.out([
+          'diff-tree',
+          '-r',
+          '--raw',
+          '--no-abbrev',
+          '--ignore-submodules=none',
+          parent,
+          head
+        ])
+      )
+    )
+  )
+  const added = (againstStart ?? []).filter(p => (againstMerge ?? []).includes(p))
+  if (added.length > 0)
+    return {
+      kind: 'refused',
+      reason: `the merge adds a submodule (a gitlink or a .gitmodules change: ${added.join(', ')}), which the fleet does not push`
+    }
+  return { kind: 'accepted', head, commits: 1 }
 }
 
 /** The sealed commits: descending from the start commit, within the cap, adding no submodule. */

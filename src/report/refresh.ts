@@ -172,3 +172,80 @@ export function mergeOrder(base: string, prs: OpenFleetPr[]): string {
     ...rows
   ].join('\n')
 }
+
+/** Brackets the refresh's section in an issue's live comment, so the next refresh replaces it. */
+export const REFRESH_START = '<!-- fleet-worker:refresh -->'
+export const REFRESH_END = '<!-- /fleet-worker:refresh -->'
+
+/** One fleet PR as a refresh left it, in the order the refresh took them. */
+export interface RefreshedPr {
+  number: number
+  title: string
+  status: Outcome['status']
+  error?: string
+  /** It conflicted with the base (a worker turn ran, or none could). */
+  conflicted: boolean
+  /** The other PRs of the same base it shares files with. */
+  shares: number[]
+}
+
+const refreshWords: Partial<Record<Outcome['status'], string>> = {
+  'up-to-date': 'already up to date',
+  'pr-updated': 'brought up to date',
+  'verify-failed': 'brought up to date; verify failed',
+  conflict: 'conflicts: left as it was, the PR says why',
+  failed: 'failed: left as it was',
+  'no-changes': 'moved meanwhile: left as it was',
+  'not-started': 'not started'
+}
+
+/**
+ * The merge order on an issue's live comment: which of the issue's fleet PRs a refresh of `base`
+ * took, in what order, what became of each (which conflicted) and which share files, so a reviewer
+ * merges those that share nothing in any order and one of each sharing group at a time.
+ */
+export function refreshSection(r: { base: string; prs: RefreshedPr[]; runUrl?: string }): string {
+  const rows = r.prs.map((pr, i) => {
+    const words = refreshWords[pr.status] ?? pr.status
+    const said =
+      pr.conflicted && pr.status === 'pr-updated'
+        ? `${words}: a worker resolved the conflict`
+        : words
+    const why = pr.error && pr.status !== 'pr-updated' ? `: ${cell(pr.error)}` : ''
+    const shares = pr.shares.length ? pr.shares.map(n => `#${n}`).join(', ') : 'none'
+    return `| ${i + 1} | #${pr.number} ${cell(pr.title)} | ${said}${why} | ${shares} |`
+  })
+  const conflicted = r.prs.filter(pr => pr.conflicted).map(pr => `#${pr.number}`)
+  return [
+    REFRESH_START,
+    `### Merge order on \`${inert(r.base)}\``,
+    '',
+    `\`${inert(r.base)}\` moved; its fleet PRs from this issue were brought up to date in this order${r.runUrl ? ` by [this run](${r.runUrl})` : ''}. ${conflicted.length ? `Conflicted: ${conflicted.join(', ')}.` : 'None conflicted.'} Merge a PR that shares no file with another in any order; of those that share files, merge one and the action brings the others up to date on the next push.`,
+    '',
+    '| order | PR | outcome | shares files with |',
+    '|---|---|---|---|',
+    ...rows,
+    REFRESH_END
+  ].join('\n')
+}
+
+/** A live comment's body with its refresh section replaced (or added at the end). */
+export function withRefreshSection(body: string, section: string): string {
+  const start = body.indexOf(REFRESH_START)
+  const end = body.indexOf(REFRESH_END, start)
+  if (start >= 0 && end > start)
+    return `${body.slice(0, start)}${section}${body.slice(end + REFRESH_END.length)}`
+  return `${body.trimEnd()}\n\n${section}`
+}
+
+/** The PRs each shares files with, by number (from the files each changes against the base). */
+export function sharing(prs: OpenFleetPr[]): Map<number, number[]> {
+  return new Map(
+    prs.map(pr => [
+      pr.number,
+      prs
+        .filter(o => o.number !== pr.number && o.files.some(f => pr.files.includes(f)))
+        .map(o => o.number)
+    ])
+  )
+}

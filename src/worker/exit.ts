@@ -33,10 +33,16 @@ export const SEALED_FILE = 'task.bundle'
  * config, no hooks, fsmonitor off, submodules neither recursed into nor looked at. Whatever a
  * hostile repository config makes git do here runs in the cage, with the cage's walls; the action
  * only reads the file it leaves. Exit 0 with no file: nothing new since the start commit.
+ *
+ * A merge turn (a fifth argument: the base commit being merged; a sixth: the commit the cage's
+ * HEAD was given, the start or an earlier attempt's accepted merge) whose worker made no commit of
+ * its own records its files as one merge commit with exactly two parents, the start commit and
+ * that base; a worker that committed is sealed as it left it, and the action refuses any shape but
+ * the one merge (git/sealed.ts).
  */
 export const SEAL_SCRIPT = [
   'set -u',
-  'b=$1 start=$2 out=$3 msg=$4',
+  'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
   'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
@@ -46,11 +52,16 @@ export const SEAL_SCRIPT = [
   'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
   // A status that fails (a corrupt index) must not read as "nothing to seal": exit 6, work kept.
   'st=$(g status --porcelain --untracked-files=all --ignore-submodules=all) || exit 6',
+  'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
+  '  g add --all && t=$(g write-tree) && c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+  '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
+  '  exit 0',
+  'fi',
   'if [ -n "$st" ]; then',
   '  g add --all && g commit --quiet --no-verify -m "$msg" || exit 4',
   'fi',
   '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
-  'g bundle create --quiet "$out" "refs/heads/$b" "^$start" || exit 5'
+  'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n')
 
 /** The task's git as the action holds it: the fleet's clone and the task's branch in it. */
@@ -61,6 +72,11 @@ export interface TaskGit {
   branch: string
   /** The commit the task started from: every sealed commit must descend from it. */
   start: string
+  /**
+   * A merge turn's base commit: the sealed result must then be one merge commit whose parents are
+   * exactly [start, merge] (a fleet PR brought up to date through a conflict, fleet/refresh.ts).
+   */
+  merge?: string
   /** The task's worktree admin dir in the fleet's clone: its index, setup's exclude file. */
   adminDir: string
   /** A directory of the action's where a refused result is kept as a bundle file. */
@@ -81,7 +97,7 @@ export interface Seal {
   dir: string
   /** The output file on the host (inside a sandbox the same path; a container mounts `dir`). */
   file: string
-  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message>`. */
+  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message> [<merge> <cage's HEAD>]`. */
   command: string[]
   env: Record<string, string>
 }
@@ -99,7 +115,17 @@ export async function openSeal(t: TaskGit, under: string, inside?: string): Prom
   return {
     dir,
     file,
-    command: ['sh', '-c', SEAL_SCRIPT, 'fleet-seal', t.branch, t.start, out, t.message],
+    command: [
+      'sh',
+      '-c',
+      SEAL_SCRIPT,
+      'fleet-seal',
+      t.branch,
+      t.start,
+      out,
+      t.message,
+      ...(t.merge ? [t.merge, await acceptedHead(t)] : [])
+    ],
     env: {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       GIT_AUTHOR_NAME: name,
@@ -157,9 +183,16 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       return undefined
     })
     if (!file) return
-    const checked = await checkSealed(t.repo, file, { branch: t.branch, start: t.start, caps })
+    const checked = await checkSealed(t.repo, file, {
+      branch: t.branch,
+      start: t.start,
+      merge: t.merge,
+      caps
+    })
     if (checked.kind === 'refused') return refuse(t, checked.reason, file)
-    const head = await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
+    const head = t.merge
+      ? await remadeMerge(t, t.merge, checked.head)
+      : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
     await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
     // The worktree's index follows the branch (no work tree involved): the next cage starts there.
     await t.repo.exec(['read-tree', head], {
@@ -169,6 +202,27 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
   } finally {
     await rm(seal.dir, { recursive: true, force: true })
   }
+}
+
+/**
+ * The checked merge made again by the action: the worker's tree, the two recorded parents, the
+ * action's message and identity. Nothing of the cage's commit object but its tree is kept.
+ */
+async function remadeMerge(t: TaskGit, merge: string, sealed: string): Promise<string> {
+  const tree = await t.repo.out(['rev-parse', `${sealed}^{tree}`])
+  const { name, email } = t.author
+  const made = await t.repo.exec(
+    ['commit-tree', tree, '-p', t.start, '-p', merge, '-m', t.message],
+    {
+      env: {
+        GIT_AUTHOR_NAME: name,
+        GIT_AUTHOR_EMAIL: email,
+        GIT_COMMITTER_NAME: name,
+        GIT_COMMITTER_EMAIL: email
+      }
+    }
+  )
+  return made.stdout.trim()
 }
 
 /** The task's branch as accepted so far. */
