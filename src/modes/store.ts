@@ -49,8 +49,13 @@ async function withBundles(
 const isBareName = (name: string) =>
   name !== '' && path.basename(name) === name && !name.startsWith('.')
 
+/**
+ * Where a bundle named in a loaded outcome is: `file` in the store, or `<artifact>/<file>` in one
+ * of its direct subdirectories (as `readShard` names them); undefined for any other name.
+ */
 function fileIn(dir: string, name: string): string | undefined {
-  return isBareName(name) ? path.join(dir, name) : undefined
+  const parts = name.split('/')
+  return parts.length <= 2 && parts.every(isBareName) ? path.join(dir, ...parts) : undefined
 }
 
 /**
@@ -77,25 +82,17 @@ async function shardDirs(dir: string): Promise<Array<{ sub: string; names: strin
  * One shard file read back; a bundle it names is looked up beside it, and named in the outcome
  * by its place under the store (`<artifact name>/<file>` for a subdirectory's).
  */
-async function readShard(
-  dir: string,
-  sub: string,
-  name: string,
-  bundles: Map<string, string>
-): Promise<ShardFile> {
+async function readShard(dir: string, sub: string, name: string): Promise<ShardFile> {
   const file = JSON.parse(await readFile(path.join(dir, sub, name), 'utf8')) as ShardFile
   const outcomes = (Array.isArray(file.outcomes) ? file.outcomes : []).map(o => {
     const bundle = o.sealed?.bundle
     if (!o.sealed || typeof bundle !== 'string' || !isBareName(bundle)) return o
-    const key = sub ? `${sub}/${bundle}` : bundle
-    bundles.set(key, path.join(dir, sub, bundle))
-    return { ...o, sealed: { ...o.sealed, bundle: key } }
+    return { ...o, sealed: { ...o.sealed, bundle: sub ? `${sub}/${bundle}` : bundle } }
   })
   return { ...file, outcomes }
 }
 
 export function dirStore(dir: string): OutcomeStore {
-  const bundles = new Map<string, string>()
   return {
     async save(file) {
       await mkdir(dir, { recursive: true })
@@ -105,9 +102,9 @@ export function dirStore(dir: string): OutcomeStore {
     async loadAll() {
       const dirs = await shardDirs(dir)
       const files = dirs.flatMap(({ sub, names }) => names.map(n => ({ sub, n })))
-      return Promise.all(files.map(({ sub, n }) => readShard(dir, sub, n, bundles)))
+      return Promise.all(files.map(({ sub, n }) => readShard(dir, sub, n)))
     },
-    fileOf: name => bundles.get(name) ?? fileIn(dir, name)
+    fileOf: name => fileIn(dir, name)
   }
 }
 
