@@ -61,7 +61,7 @@ describe('the hand-over store', () => {
     expect(store.fileOf('hand-over-1/b.bundle')).toBe(path.join(root, 'hand-over-1', 'b.bundle'))
   })
 
-  it('names no file outside the store, nor deeper than one directory', async () => {
+  it('names no file outside the store, nor deeper than one directory', () => {
     const store = dirStore(root)
     for (const name of ['', '../x.bundle', '/etc/passwd', 'a/b/c.bundle', 'a/../b', '.git', 'a/.x'])
       expect(store.fileOf(name), name).toBeUndefined()
