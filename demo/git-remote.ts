@@ -9,10 +9,15 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 
+/** What a token may do, as a GitHub token's `contents` permission: read (fetch) or write (push). */
+export type TokenPermission = 'read' | 'write'
+
 export interface GitRemoteRequest {
   method: string
   path: string
   authorized: boolean
+  /** The permission of the token the request carried, when it carried a known one. */
+  permission?: TokenPermission
   service?: string
 }
 
@@ -39,6 +44,8 @@ export interface GitRemote {
   setPreReceive(name: string, script: string): Promise<void>
   setDown(down: boolean): void
   requests: GitRemoteRequest[]
+  /** Pushes refused because the token may only read (each answered 403, as GitHub does). */
+  refused: GitRemoteRequest[]
   close(): Promise<void>
 }
 
@@ -110,15 +117,41 @@ async function gitOk(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promi
   return r.stdout
 }
 
-/** Matches what GitHub accepts: Basic with the token as password (any user), or Bearer. */
-function isAuthorized(header: string | undefined, token: string): boolean {
-  if (!header) return false
+/** The token a request carries as GitHub accepts it: Basic with it as password (any user), or Bearer. */
+function tokenOf(header: string | undefined): string | undefined {
+  if (!header) return undefined
   const [scheme = '', credential = ''] = header.trim().split(/\s+/, 2)
-  if (scheme.toLowerCase() === 'bearer') return credential === token
-  if (scheme.toLowerCase() !== 'basic') return false
+  if (scheme.toLowerCase() === 'bearer') return credential
+  if (scheme.toLowerCase() !== 'basic') return undefined
   const decoded = Buffer.from(credential, 'base64').toString('utf8')
   const colon = decoded.indexOf(':')
-  return colon > 0 && decoded.slice(colon + 1) === token
+  return colon > 0 ? decoded.slice(colon + 1) : undefined
+}
+
+/** The permission of the token in `header`; undefined for none or an unknown one. */
+function permissionOf(
+  header: string | undefined,
+  tokens: ReadonlyMap<string, TokenPermission>
+): TokenPermission | undefined {
+  const token = tokenOf(header)
+  return token === undefined ? undefined : tokens.get(token)
+}
+
+/** `owner/repo.git` of a smart-HTTP path, as GitHub names it in a refusal. */
+function repoNameOf(pathname: string): string {
+  const match = /^\/(.+?\.git)(?:\/|$)/.exec(pathname) ?? /^\/([^/]+\/[^/]+)/.exec(pathname)
+  const name = match?.[1] ?? pathname.replace(/^\//, '')
+  return name.endsWith('.git') ? name : `${name}.git`
+}
+
+/**
+ * GitHub's answer to a push with a token that may only read: 403 with a plain-text line, which git
+ * prints as `remote: Permission to owner/repo.git denied to github-actions[bot].` before
+ * `fatal: unable to access '...': The requested URL returned error: 403`.
+ */
+function refusePush(res: ServerResponse, pathname: string): void {
+  res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8' })
+  res.end(`Permission to ${repoNameOf(pathname)} denied to github-actions[bot].\n`)
 }
 
 function serviceOf(pathname: string, query: URLSearchParams): string | undefined {
@@ -233,8 +266,9 @@ function answer(
   req: IncomingMessage,
   res: ServerResponse,
   state: {
-    token: string
+    tokens: ReadonlyMap<string, TokenPermission>
     requests: GitRemoteRequest[]
+    refused: GitRemoteRequest[]
     down: () => boolean
     env: NodeJS.ProcessEnv
     root: string
@@ -242,14 +276,17 @@ function answer(
   }
 ): void {
   const url = new URL(req.url ?? '/', 'http://127.0.0.1')
-  const authorized = isAuthorized(req.headers.authorization, state.token)
+  const permission = permissionOf(req.headers.authorization, state.tokens)
+  const authorized = permission !== undefined
   const service = serviceOf(url.pathname, url.searchParams)
-  state.requests.push({
+  const seen: GitRemoteRequest = {
     method: req.method ?? 'GET',
     path: url.pathname,
     authorized,
+    ...(permission ? { permission } : {}),
     ...(service ? { service } : {})
-  })
+  }
+  state.requests.push(seen)
   if (state.down()) {
     req.resume()
     res.writeHead(503, { 'content-type': 'text/plain' })
@@ -263,6 +300,12 @@ function answer(
       'content-type': 'text/plain'
     })
     res.end('Unauthorized\n')
+    return
+  }
+  if (service === 'git-receive-pack' && permission !== 'write') {
+    state.refused.push(seen)
+    req.resume()
+    refusePush(res, url.pathname)
     return
   }
   serveBackend(req, res, url, state)
@@ -323,17 +366,29 @@ async function logOf(
     })
 }
 
-export async function startGitRemote(opts: { token: string }): Promise<GitRemote> {
+export interface GitRemoteOptions {
+  /** A token that may push (contents: write). */
+  token: string
+  /** More tokens and what each may do: a read-only one fetches, and its pushes get GitHub's 403. */
+  tokens?: Record<string, TokenPermission>
+}
+
+export async function startGitRemote(opts: GitRemoteOptions): Promise<GitRemote> {
   const base = await mkdtemp(join(tmpdir(), 'fleet-git-remote-'))
   const root = join(base, 'repos')
   await mkdir(root)
   const env = gitTestEnv(join(base, 'home'))
   const requests: GitRemoteRequest[] = []
+  const refused: GitRemoteRequest[] = []
+  const tokens = new Map<string, TokenPermission>([
+    ...Object.entries(opts.tokens ?? {}),
+    [opts.token, 'write']
+  ])
   const backends = new Set<ReturnType<typeof spawn>>()
   let down = false
 
   const server = createServer((req, res) =>
-    answer(req, res, { token: opts.token, requests, down: () => down, env, root, backends })
+    answer(req, res, { tokens, requests, refused, down: () => down, env, root, backends })
   )
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject)
@@ -347,6 +402,7 @@ export async function startGitRemote(opts: { token: string }): Promise<GitRemote
   return {
     url,
     requests,
+    refused,
     async createRepo(name, repoOpts = {}) {
       await createBare(
         bare(name),
@@ -393,8 +449,9 @@ export interface WorkspaceOptions {
    * Where the token lives. 'config' (checkout v4/v5): `http.<origin>/.extraheader` in .git/config.
    * 'includeIf' (checkout v6): a separate file, included from .git/config by
    * `includeIf.gitdir:<dir>/.git.path` and `includeIf.gitdir:<dir>/.git/worktrees/*.path`.
+   * 'none': `persist-credentials: false`, the token used to fetch, then removed from the checkout.
    */
-  credentials?: 'config' | 'includeIf'
+  credentials?: 'config' | 'includeIf' | 'none'
   /** For credentials 'includeIf': the directory of the credentials file (RUNNER_TEMP in Actions). */
   credentialsDir?: string
 }
@@ -477,5 +534,7 @@ export async function makeWorkspace(
   }
   if (opts.detach) await git('checkout', '--quiet', '--force', sha)
   else await git('checkout', '--quiet', '--force', '-B', branch, `refs/remotes/origin/${branch}`)
+  if (opts.credentials === 'none')
+    await git('config', '--local', '--unset-all', `http.${new URL(cloneUrl).origin}/.extraheader`)
   return dir
 }

@@ -38,6 +38,12 @@ export interface GitHubMockOptions {
   issues?: IssueSeed[]
   /** When set, requests without `authorization: token|bearer <token>` get 401. */
   token?: string
+  /**
+   * More tokens and what each may do to the repository. A 'read' token (contents: read and
+   * nothing else, as a job with `permissions: contents: read` gets) reads; its writes get
+   * GitHub's 403 "Resource not accessible by integration" and are counted in `refused`.
+   */
+  tokens?: Record<string, 'read' | 'write'>
   /** Login that owns what the token creates (comments, PRs, reactions). */
   tokenUser?: string
   /** Base of `html_url` fields; GITHUB_SERVER_URL in a test. */
@@ -76,6 +82,8 @@ export interface GitHubMock {
   state: GitHubState
   requests: RecordedRequest[]
   invalid: InvalidRequest[]
+  /** Writes a read-only token attempted, each answered 403 as GitHub answers it. */
+  refused: RecordedRequest[]
   /** How long the shared Prism took to start (0 when it was already running). */
   prismStartupMs: number
   fail(rule: FaultRule): void
@@ -96,6 +104,7 @@ interface MockContext {
   caller: string
   requests: RecordedRequest[]
   invalid: InvalidRequest[]
+  refused: RecordedRequest[]
   faults: Array<FaultRule & { left: number }>
 }
 
@@ -112,6 +121,7 @@ export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMo
     caller: opts.tokenUser ?? TOKEN_USER,
     requests: [],
     invalid: [],
+    refused: [],
     faults: []
   }
   const { state } = ctx
@@ -120,6 +130,7 @@ export async function startGitHubMock(opts: GitHubMockOptions): Promise<GitHubMo
     state,
     requests: ctx.requests,
     invalid: ctx.invalid,
+    refused: ctx.refused,
     prismStartupMs: firstUse ? prism.startupMs : 0,
     fail: rule => void ctx.faults.push({ ...rule, left: rule.times ?? 1 }),
     addIssue: seed => state.addIssue(seed),
@@ -167,14 +178,20 @@ async function handle(ctx: MockContext, req: IncomingMessage, res: ServerRespons
   const target = new URL(req.url ?? '/', ctx.state.repo.apiUrl)
   const method = (req.method ?? 'GET').toUpperCase()
   const body = parseJson(raw)
-  const reply = await answer(ctx, { req, method, target, raw, body })
-  ctx.requests.push({
+  const readOnly = permissionOf(ctx.opts, req.headers.authorization) === 'read'
+  const refused = readOnly && isRepoWrite(method, target.pathname)
+  const reply = refused
+    ? notAccessible(target.pathname)
+    : await answer(ctx, { req, method, target, raw, body })
+  const seen = {
     method,
     path: target.pathname,
     query: Object.fromEntries(target.searchParams),
     status: reply.status,
     body
-  })
+  }
+  ctx.requests.push(seen)
+  if (refused) ctx.refused.push(seen)
   send(res, reply)
 }
 
@@ -192,7 +209,7 @@ async function answer(ctx: MockContext, incoming: Incoming): Promise<Reply> {
   // A job's log, behind the redirect of GET .../actions/jobs/{id}/logs: storage, not the API.
   if (method === 'GET' && target.pathname.startsWith(JOB_LOG_PATH))
     return jobLog(ctx.state, target.pathname)
-  if (ctx.opts.token !== undefined && !authorised(req.headers.authorization, ctx.opts.token))
+  if (ctx.opts.token !== undefined && !permissionOf(ctx.opts, req.headers.authorization))
     return {
       status: 401,
       body: { message: 'Bad credentials', documentation_url: DOCS, status: '401' }
@@ -249,9 +266,33 @@ const started = new WeakSet<Prism>()
 
 const sameMethod = (rule: string, method: string) => rule === '*' || rule.toUpperCase() === method
 
-function authorised(header: string | undefined, token: string): boolean {
-  const match = /^(?:token|bearer)\s+(\S+)$/i.exec(header ?? '')
-  return match?.[1] === token
+/** What the request's token may do: `token` writes, `tokens` say; undefined for any other. */
+function permissionOf(
+  opts: GitHubMockOptions,
+  header: string | undefined
+): 'read' | 'write' | undefined {
+  const given = /^(?:token|bearer)\s+(\S+)$/i.exec(header ?? '')?.[1]
+  if (given === undefined) return undefined
+  if (given === opts.token) return 'write'
+  return opts.tokens?.[given]
+}
+
+/** A change to the repository's issues, pulls, labels, comments, reactions or contents. */
+function isRepoWrite(method: string, pathname: string): boolean {
+  return !['GET', 'HEAD', 'OPTIONS'].includes(method) && pathname.startsWith('/repos/')
+}
+
+/** GitHub's answer to a write with a token whose permissions do not cover it. */
+function notAccessible(pathname: string): Reply {
+  const area = /^\/repos\/[^/]+\/[^/]+\/([a-z-]+)/.exec(pathname)?.[1] ?? 'repos'
+  return {
+    status: 403,
+    body: {
+      message: 'Resource not accessible by integration',
+      documentation_url: `${DOCS}/${area}`,
+      status: '403'
+    }
+  }
 }
 
 /** Prism answers 406 to GitHub's vendor media types, which Octokit always sends. */

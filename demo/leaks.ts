@@ -3,18 +3,23 @@ import path from 'node:path'
 import { runOk } from '../src/process.js'
 import { extraheaderValue } from './git-remote.js'
 import type { RunActionResult } from './run-action.js'
-import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack } from './stack.js'
+import { GITHUB_TOKEN, MODEL_KEY, OWNER, READ_TOKEN, REPO, type Stack } from './stack.js'
 
 /** The secrets of every scenario, and the forms they could leak in. */
 export function secrets(): Record<string, string> {
-  const header = extraheaderValue(GITHUB_TOKEN)
   return {
-    'GitHub token': GITHUB_TOKEN,
-    'GitHub token (base64 in basic auth)': Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString(
-      'base64'
-    ),
-    'checkout extraheader': header,
+    ...tokenForms('GitHub token', GITHUB_TOKEN),
+    ...tokenForms('read-only GitHub token', READ_TOKEN),
     'model key': MODEL_KEY
+  }
+}
+
+/** A GitHub token as it could leak: itself, base64 in basic auth, the checkout's header. */
+function tokenForms(name: string, token: string): Record<string, string> {
+  return {
+    [name]: token,
+    [`${name} (base64 in basic auth)`]: Buffer.from(`x-access-token:${token}`).toString('base64'),
+    [`${name} (checkout extraheader)`]: extraheaderValue(token)
   }
 }
 

@@ -7,7 +7,13 @@
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { makeWorkspace, startGitRemote, type GitRemote, gitTestEnv } from './git-remote.js'
+import {
+  makeWorkspace,
+  startGitRemote,
+  type GitRemote,
+  gitTestEnv,
+  type WorkspaceOptions
+} from './git-remote.js'
 import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from './github-mock.js'
 import { startModelServer, type ModelServer, type ModelServerOptions } from './model-server.js'
 import { runAction, type RunActionResult } from './run-action.js'
@@ -15,6 +21,11 @@ import { sandboxSupport } from './sandbox.js'
 import { assertNoLeaks } from './leaks.js'
 
 export const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef'
+/**
+ * A token with only `contents: read`, as a job with `permissions: contents: read` gets: the remote
+ * lets it fetch and refuses its pushes, the API mock refuses its writes, both as GitHub does.
+ */
+export const READ_TOKEN = 'ghs_FleetE2eReadOnly0123456789abcd'
 export const MODEL_KEY = 'sk-fleet-e2e-model-key-0123456789'
 export const OWNER = 'acme'
 export const REPO = 'widgets'
@@ -50,6 +61,8 @@ export interface StackOptions {
   files?: Record<string, string>
   model?: ModelServerOptions
   github?: Partial<GitHubMockOptions>
+  /** How the checkout is left; actions/checkout's default (the token in .git/config) unless set. */
+  workspace?: Pick<WorkspaceOptions, 'credentials'>
 }
 
 let warned = false
@@ -57,12 +70,13 @@ let warned = false
 /** The stand-ins: the scripted model, the git remote with the repository, the GitHub mock. */
 async function startServices(opts: StackOptions) {
   const model = await startModelServer({ acceptKeys: [MODEL_KEY], ...opts.model })
-  const git = await startGitRemote({ token: GITHUB_TOKEN })
+  const git = await startGitRemote({ token: GITHUB_TOKEN, tokens: { [READ_TOKEN]: 'read' } })
   const github = await startGitHubMock({
     owner: OWNER,
     repo: REPO,
     defaultBranch: 'main',
     token: GITHUB_TOKEN,
+    tokens: { [READ_TOKEN]: 'read' },
     ...opts.github
   })
   const cloneUrl = await git.createRepo(`${OWNER}/${REPO}`, {
@@ -71,7 +85,7 @@ async function startServices(opts: StackOptions) {
       'package.json': '{"name":"widgets","private":true}\n'
     }
   })
-  const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN)
+  const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN, opts.workspace)
   return { model, git, github, cloneUrl, workspace }
 }
 

@@ -246,7 +246,7 @@ export const INPUTS = {
   },
   'outcomes-dir': {
     description:
-      'Directory shared by the shard and report jobs (self-hosted runners) for their outcomes. Empty = run artifacts.'
+      "Directory the jobs hand over through: shard outcomes for mode: report, and with land: false each task's bundle and outcome for mode: land, which reads it and its direct subdirectories (the layout actions/download-artifact leaves). Empty = the action's own run artifacts."
   },
   'price-input': {
     description:

@@ -45,10 +45,51 @@ async function withBundles(
   return { json: JSON.stringify({ ...file, outcomes }), files }
 }
 
+/** A bare file name (no directory, not hidden): all a handed-over outcome may name. */
+const isBareName = (name: string) =>
+  name !== '' && path.basename(name) === name && !name.startsWith('.')
+
+/**
+ * Where a bundle named in a loaded outcome is: `file` in the store, or `<artifact>/<file>` in one
+ * of its direct subdirectories (as `readShard` names them); undefined for any other name.
+ */
 function fileIn(dir: string, name: string): string | undefined {
-  return name !== '' && path.basename(name) === name && !name.startsWith('.')
-    ? path.join(dir, name)
-    : undefined
+  const parts = name.split('/')
+  return parts.length <= 2 && parts.every(isBareName) ? path.join(dir, ...parts) : undefined
+}
+
+/**
+ * Where shard files are: `dir` itself (one artifact downloaded with `name:`, or several with
+ * `merge-multiple: true`) and its direct subdirectories (several artifacts downloaded without
+ * either: actions/download-artifact puts each in `<path>/<artifact name>/`). A symlinked
+ * subdirectory is not followed.
+ */
+async function shardDirs(dir: string): Promise<Array<{ sub: string; names: string[] }>> {
+  const top = await readdir(dir, { withFileTypes: true }).catch(() => [])
+  const subs = top.filter(e => e.isDirectory() && isBareName(e.name)).map(e => e.name)
+  const found = await Promise.all(
+    ['', ...subs].map(async sub => ({
+      sub,
+      names: (await readdir(path.join(dir, sub)).catch(() => [] as string[])).filter(
+        n => n.startsWith(PREFIX) && n.endsWith('.json')
+      )
+    }))
+  )
+  return found.filter(f => f.names.length > 0)
+}
+
+/**
+ * One shard file read back; a bundle it names is looked up beside it, and named in the outcome
+ * by its place under the store (`<artifact name>/<file>` for a subdirectory's).
+ */
+async function readShard(dir: string, sub: string, name: string): Promise<ShardFile> {
+  const file = JSON.parse(await readFile(path.join(dir, sub, name), 'utf8')) as ShardFile
+  const outcomes = (Array.isArray(file.outcomes) ? file.outcomes : []).map(o => {
+    const bundle = o.sealed?.bundle
+    if (!o.sealed || typeof bundle !== 'string' || !isBareName(bundle)) return o
+    return { ...o, sealed: { ...o.sealed, bundle: sub ? `${sub}/${bundle}` : bundle } }
+  })
+  return { ...file, outcomes }
 }
 
 export function dirStore(dir: string): OutcomeStore {
@@ -59,12 +100,9 @@ export function dirStore(dir: string): OutcomeStore {
       await writeFile(path.join(dir, `${PREFIX}${file.shard}.json`), json)
     },
     async loadAll() {
-      const names = (await readdir(dir).catch(() => [] as string[])).filter(
-        n => n.startsWith(PREFIX) && n.endsWith('.json')
-      )
-      return Promise.all(
-        names.map(async n => JSON.parse(await readFile(path.join(dir, n), 'utf8')) as ShardFile)
-      )
+      const dirs = await shardDirs(dir)
+      const files = dirs.flatMap(({ sub, names }) => names.map(n => ({ sub, n })))
+      return Promise.all(files.map(({ sub, n }) => readShard(dir, sub, n)))
     },
     fileOf: name => fileIn(dir, name)
   }
@@ -72,6 +110,7 @@ export function dirStore(dir: string): OutcomeStore {
 
 /** Run artifacts through @actions/artifact (needs the Actions runtime: not testable offline). */
 export function artifactStore(tempDir: string): OutcomeStore {
+  const local = dirStore(tempDir)
   return {
     async save(file) {
       const { DefaultArtifactClient } = await import('@actions/artifact')
@@ -90,10 +129,12 @@ export function artifactStore(tempDir: string): OutcomeStore {
       const { DefaultArtifactClient } = await import('@actions/artifact')
       const client = new DefaultArtifactClient()
       const { artifacts } = await client.listArtifacts({ latest: true })
-      const mine = artifacts.filter(a => a.name.startsWith(PREFIX))
-      for (const artifact of mine) await client.downloadArtifact(artifact.id, { path: tempDir })
-      return dirStore(tempDir).loadAll()
+      const mine = artifacts.filter(a => a.name.startsWith(PREFIX) && isBareName(a.name))
+      // Each in a directory of its name, as actions/download-artifact lays several out.
+      for (const artifact of mine)
+        await client.downloadArtifact(artifact.id, { path: path.join(tempDir, artifact.name) })
+      return local.loadAll()
     },
-    fileOf: name => fileIn(tempDir, name)
+    fileOf: name => local.fileOf(name)
   }
 }

@@ -12,13 +12,14 @@ import {
 } from '../../demo/git-remote.js'
 
 const TOKEN = 'ghs_test_token_123'
+const READ_ONLY = 'ghs_test_read_only_456'
 
 let remote: GitRemote
 let tmp: string
 let env: NodeJS.ProcessEnv
 
 beforeAll(async () => {
-  remote = await startGitRemote({ token: TOKEN })
+  remote = await startGitRemote({ token: TOKEN, tokens: { [READ_ONLY]: 'read' } })
   tmp = await mkdtemp(join(tmpdir(), 'git-remote-test-'))
   env = gitTestEnv(join(tmp, 'home'))
 })
@@ -114,6 +115,34 @@ describe('git remote', () => {
     const seen = remote.requests.slice(before)
     expect(seen.length).toBeGreaterThanOrEqual(3)
     expect(seen.every(r => !r.authorized)).toBe(true)
+  })
+
+  it('lets a read-only token fetch, and refuses its push with the 403 GitHub sends', async () => {
+    const url = await remote.createRepo('acme/read-only', { files: { 'a.txt': 'a\n' } })
+    const readHeader = withHeader(extraheaderValue(READ_ONLY))
+    expect((await git([...readHeader, 'clone', '-q', url, 'ro'])).exitCode).toBe(0)
+    const dir = join(tmp, 'ro')
+    expect((await git([...readHeader, 'fetch', 'origin'], dir)).exitCode).toBe(0)
+    await commitFile(dir, 'b.txt', 'b\n', 'Add b')
+    const before = remote.refused.length
+    const push = await git([...readHeader, 'push', 'origin', 'HEAD:refs/heads/fleet/ro'], dir)
+    expect(push.exitCode).toBe(128)
+    expect(push.stderr).toContain(
+      'remote: Permission to acme/read-only.git denied to github-actions[bot].'
+    )
+    expect(push.stderr).toMatch(
+      /fatal: unable to access '[^']+': The requested URL returned error: 403/
+    )
+    expect(remote.refused.slice(before)).toEqual([
+      expect.objectContaining({ service: 'git-receive-pack', permission: 'read' })
+    ])
+    expect(Object.keys(await remote.branches('acme/read-only'))).toEqual(['main'])
+    // The same commit with the write token lands: the refusal was the token's, not the push's.
+    const write = withHeader(extraheaderValue(TOKEN))
+    expect(
+      (await git([...write, 'push', '-q', 'origin', 'HEAD:refs/heads/fleet/ro'], dir)).exitCode
+    ).toBe(0)
+    expect(remote.refused.length).toBe(before + 1)
   })
 
   it('lets a pre-receive hook reject one branch while another lands', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startGitHubMock, type GitHubMock } from '../../demo/github-mock.js'
 
 const TOKEN = 'ghs_mocktoken'
+const READ_ONLY = 'ghs_mock_read_only'
 const FLEET_ISSUES = 250
 
 let mock: GitHubMock
@@ -14,6 +15,7 @@ beforeAll(async () => {
     owner: 'acme',
     repo: 'widgets',
     token: TOKEN,
+    tokens: { [READ_ONLY]: 'read' },
     collaborators: { alice: 'admin', mo: 'maintain', wren: 'write', tia: 'triage', rae: 'read' },
     // 250 open issues queued with the label, 20 that are not, 5 queued but closed.
     issues: Array.from({ length: FLEET_ISSUES + 25 }, (_, i) => ({
@@ -56,6 +58,44 @@ describe('GitHub mock behind the real Octokit', () => {
     expect(data.full_name).toBe('acme/widgets')
     const stranger = github.getOctokit('wrong-token')
     expect((await statusOf(stranger.rest.repos.get(repo))).status).toBe(401)
+  })
+
+  it('lets a read-only token read, and answers its writes 403 as GitHub does, counting them', async () => {
+    const reader = github.getOctokit(READ_ONLY, { baseUrl: mock.url })
+    expect((await reader.rest.repos.get(repo)).data.full_name).toBe('acme/widgets')
+    const issue = mock.addIssue({ title: 'read-only target' })
+    const pulls = mock.state.pulls.length
+    const comments = mock.state.comments.length
+    const writes = [
+      () => reader.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'hi' }),
+      () => reader.rest.issues.update({ ...repo, issue_number: issue.number, state: 'closed' }),
+      () => reader.rest.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['x'] }),
+      () => reader.rest.issues.removeLabel({ ...repo, issue_number: issue.number, name: 'x' }),
+      () =>
+        reader.rest.reactions.createForIssue({
+          ...repo,
+          issue_number: issue.number,
+          content: 'eyes'
+        }),
+      () => reader.rest.pulls.create({ ...repo, head: 'fleet/ro', base: 'main', title: 'ro' }),
+      () => reader.rest.issues.createLabel({ ...repo, name: 'fleet:ro' })
+    ]
+    const before = mock.refused.length
+    for (const call of writes) {
+      const error = (await call().then(
+        () => undefined,
+        (e: unknown) => e
+      )) as { status: number; response?: { data: unknown } } | undefined
+      expect(error?.status).toBe(403)
+      const data = error?.response?.data as Record<string, unknown> | undefined
+      expect(data?.message).toBe('Resource not accessible by integration')
+      expect(data?.status).toBe('403')
+      expect(String(data?.documentation_url)).toMatch(/^https:\/\/docs\.github\.com\/rest\//)
+    }
+    expect(mock.refused.length - before).toBe(writes.length)
+    expect(mock.state.pulls.length).toBe(pulls)
+    expect(mock.state.comments.length).toBe(comments)
+    expect(mock.state.issues.find(i => i.number === issue.number)?.state).toBe('open')
   })
 
   it('creates a PR, finds it by head, and refuses a second open one for the branch', async () => {
