@@ -108,7 +108,8 @@ function taskContext(
       skills: opts.skills,
       log: opts.log,
       onProgress: opts.onProgress,
-      signal: opts.signal
+      signal: opts.signal,
+      deadline: opts.deadline
     },
     land: {
       config,

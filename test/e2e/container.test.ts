@@ -131,7 +131,7 @@ describe.skipIf(skipReason !== undefined)(
         relay.once('error', reject).listen(0, gateway, resolve)
       )
       baseUrl = `http://${gateway}:${(relay.address() as net.AddressInfo).port}`
-    }, 120_000)
+    }, 300_000)
 
     afterAll(async () => {
       relay?.close()
@@ -189,7 +189,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(log[0]?.subject).toBe('boxed: committed in the container')
       expect(log[0]?.author).toMatch(/^github-actions\[bot\] </)
       expect(stack.github.state.pulls.map(p => p.pull.head)).toContain('fleet/boxed')
-    }, 240_000)
+    }, 300_000)
 
     it('runs verify in a container too: the worker wrote what it runs', async () => {
       const ws = stack.workspace
@@ -223,7 +223,7 @@ describe.skipIf(skipReason !== undefined)(
       const bad = stack.github.state.pulls.find(p => p.pull.head === 'fleet/verify-bad')
       expect(bad?.body).toContain('boom-in-box')
       expect(bad?.pull.draft).toBe(true)
-    }, 240_000)
+    }, 300_000)
 
     it('runs setup in a container too: the worker and verify see what it made, its own git commits none of it', async () => {
       const ws = stack.workspace
@@ -245,7 +245,7 @@ describe.skipIf(skipReason !== undefined)(
       const full = `${OWNER}/${REPO}`
       expect(await stack.git.readFile(full, 'fleet/set-up', 'seen.txt')).toBe('prepared-inside\n')
       expect(await stack.git.readFile(full, 'fleet/set-up', 'prep/ready.txt')).toBeUndefined()
-    }, 240_000)
+    }, 300_000)
 
     it('hides the checkout, the fleet clone and the runner from a worker', async () => {
       const ws = stack.workspace
@@ -306,7 +306,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(out[3]).toMatch(/config: No such file or directory/)
       expect(out[3]).toMatch(/^fleet\/cage$/m)
       expect(out[3]).toContain('OBJECTS-READONLY')
-    }, 240_000)
+    }, 300_000)
 
     it("puts back the worktree's .git: a worker cannot point the action's git at a repository it wrote", async () => {
       // The worktree is bind-mounted read-write, .git file included. A hostile worker points it at a
@@ -329,7 +329,7 @@ describe.skipIf(skipReason !== undefined)(
       const fleet = path.join(run.runnerTemp, 'fleet-worker')
       const pwned = (await readdir(fleet, { recursive: true })).filter(f => f.endsWith('PWNED'))
       expect(pwned).toEqual([])
-    }, 240_000)
+    }, 300_000)
 
     it('kills the container at the timeout: the task ends timed-out and no container is left', async () => {
       // (claude refuses a bare long `sleep`; a tool that never ends is what a timeout is for.)
@@ -377,6 +377,6 @@ describe.skipIf(skipReason !== undefined)(
         { env: podmanEnv }
       )
       expect(left.stdout.trim()).toBe('')
-    }, 240_000)
+    }, 300_000)
   }
 )

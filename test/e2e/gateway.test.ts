@@ -166,5 +166,5 @@ describe('overload, usage and disconnects', () => {
     expect(out.get('slow')?.status).toBe('pr-opened')
     expect(stack.model.open()).toBe(0)
     expect(out.get('stalled')?.usage).toEqual(stack.model.usageFor('stalled'))
-  }, 150_000)
+  }, 300_000)
 })

@@ -65,7 +65,7 @@ async function runWorker(server: ModelServer, o: RunOptions): Promise<Run> {
     extendEnv: false,
     stdin: 'ignore',
     reject: false,
-    timeout: 60_000
+    timeout: 240_000
   })
   const lines = child.stdout
     .split('\n')
