@@ -2,6 +2,7 @@
 // worker commits from inside its container and the work lands; it cannot see the checkout; a
 // timeout kills its container. Skipped (with the reason) where podman cannot run here.
 import { execFile, spawnSync } from 'node:child_process'
+import { randomInt } from 'node:crypto'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import {
+  expectNoOrphans,
+  processesMentioning,
+  signalAction,
+  waitForAsync
+} from './faults-support.js'
 
 const exec = promisify(execFile)
 const IMAGE = process.env.FLEET_E2E_IMAGE ?? 'localhost/fleet-worker:check'
@@ -74,6 +81,20 @@ function outputOf(requests: RecordedRequest[], k: number): string {
       `no tool result for command ${k}: ${JSON.stringify(requests.map(r => [r.step, r.outcome]))}`
     )
   return text
+}
+
+/** Every container the run's log names (workers', setup's, verify's): none may be left. */
+async function expectNoContainers(stdout: string): Promise<void> {
+  const names = [...stdout.matchAll(/ container (fleet-[a-z0-9._-]+)/g)].map(m => m[1] ?? '')
+  expect(names.length, stdout).toBeGreaterThan(0)
+  for (const name of new Set(names)) {
+    const left = await exec(
+      'podman',
+      ['ps', '--all', '--filter', `name=^${name}$`, '--format', '{{.Names}}'],
+      { env: podmanEnv }
+    )
+    expect(left.stdout.trim(), `container ${name} left`).toBe('')
+  }
 }
 
 /** The names of this run's containers, from the action's log line for each. */
@@ -223,6 +244,9 @@ describe.skipIf(skipReason !== undefined)(
       const bad = stack.github.state.pulls.find(p => p.pull.head === 'fleet/verify-bad')
       expect(bad?.body).toContain('boom-in-box')
       expect(bad?.pull.draft).toBe(true)
+      // Finished (one passed, one failed): no container and no process of the run is left.
+      await expectNoContainers(run.stdout)
+      await expectNoOrphans(run)
     }, 300_000)
 
     it('runs setup in a container too: the worker and verify see what it made, its own git commits none of it', async () => {
@@ -377,6 +401,41 @@ describe.skipIf(skipReason !== undefined)(
         { env: podmanEnv }
       )
       expect(left.stdout.trim()).toBe('')
+      await expectNoOrphans(run)
+    }, 300_000)
+
+    it('a cancel (SIGTERM) during a long verify: cancelled, its work on its branch, no container and no process left', async () => {
+      const sleep = `sleep 300.${randomInt(100_000, 999_999)}`
+      const id = 'boxed-cut'
+      const steps = [
+        { tool: 'Write', input: { file_path: '/workspace/work.txt', content: 'work\n' } },
+        { text: 'Done.' }
+      ]
+      const tasks = [{ id, prompt: `Write a file.\n${script({ key: id, steps })}` }]
+      const running = stack.run({
+        inputs: inputs({ tasks: JSON.stringify(tasks), verify: sleep }),
+        env: { CONTAINERS_CONF }
+      })
+      // Cancelled once the verify runs in its container (a condition, not a time).
+      await waitForAsync(
+        'the verify in its container',
+        async () => (await processesMentioning(sleep)).length > 0,
+        200_000
+      )
+      const at = Date.now()
+      await signalAction(stack.workspace, 'SIGTERM')
+      const run = await running
+      // Inside the runner's 7.5 s between its SIGTERM and its SIGKILL.
+      expect(Date.now() - at).toBeLessThan(7500)
+      const out = byId(run).get(id)
+      expect(out?.status, run.stdout).toBe('cancelled')
+      expect(out?.error).toBe(
+        `the run was cancelled during verify '${sleep}'; its partial work is on branch fleet/${id}`
+      )
+      expect(await stack.git.readFile(`${OWNER}/${REPO}`, `fleet/${id}`, 'work.txt')).toBe('work\n')
+      expect(run.stdout).toMatch(new RegExp(`\\[${id}\\] verify in container fleet-`))
+      await expectNoContainers(run.stdout)
+      await expectNoOrphans(run, sleep)
     }, 300_000)
   }
 )
