@@ -31,7 +31,7 @@ async function cancelWhile(stack: Stack, running: string[]): Promise<() => numbe
       (await Promise.all(running.map(async r => (await processesMentioning(r)).length > 0))).every(
         Boolean
       ),
-    90_000
+    180_000
   )
   // The survivor check at the end finds the run's processes by their stray marker: it sees each of
   // these while it runs (every run's RUNNER_TEMP is a fleet-runner-temp-* dir; the sleeps are unique).

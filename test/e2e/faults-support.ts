@@ -90,7 +90,7 @@ export async function fleetDir(run: RunActionResult): Promise<string> {
   return path.join(base, entries[0])
 }
 
-export async function waitFor(what: string, ok: () => boolean, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(what: string, ok: () => boolean, timeoutMs = 180_000): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
@@ -142,7 +142,7 @@ export async function signalAction(workspace: string, signal: NodeJS.Signals): P
 export async function waitForAsync(
   what: string,
   ok: () => Promise<boolean>,
-  timeoutMs = 60_000
+  timeoutMs = 180_000
 ): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!(await ok())) {
