@@ -151,7 +151,7 @@ describe('overload, usage and disconnects', () => {
         'timeout-minutes': '0.1',
         'max-parallel': '1'
       },
-      timeoutMs: 120_000
+      timeoutMs: 240_000
     })
     const out = byId(run)
     expect(out.get('stalled')?.status).toBe('timed-out')
