@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 120_000,
-    hookTimeout: 120_000,
+    testTimeout: 300_000,
+    hookTimeout: 300_000,
     // e2e files each start real servers and real claude processes: run files one or two at a time
     // so two cores are not oversubscribed into timeouts.
     fileParallelism: true,

@@ -76,6 +76,9 @@ const scriptSchema = z.object({
     ])
   ),
   delayMs: z.number().int().nonnegative().optional(),
+  // The answer to the request at this step (and later ones) waits until the test calls
+  // release(key): a test acts while the worker is known to be mid-task, not after a fixed time.
+  holdAt: z.number().int().nonnegative().optional(),
   faults: z
     .array(
       z.object({
@@ -166,6 +169,8 @@ export interface ModelServer extends AsyncDisposable {
   open(): number
   /** Changes `maxConcurrent` from the next request on (undefined: no limit). */
   setMaxConcurrent(n: number | undefined): void
+  /** Lets the answers a script's `holdAt` holds go, now and from now on. */
+  release(key: string): void
   close(): Promise<void>
 }
 
@@ -438,6 +443,28 @@ interface ServerState {
   closing: AbortController
   ids: number
   openNow: number
+  /** Per script key: resolved once the test releases its held answers. */
+  released: Map<string, { at: Promise<void>; go: () => void }>
+}
+
+function releaseOf(state: ServerState, key: string) {
+  let gate = state.released.get(key)
+  if (!gate) {
+    let go = () => undefined as void
+    const at = new Promise<void>(resolve => (go = resolve))
+    gate = { at, go }
+    state.released.set(key, gate)
+  }
+  return gate
+}
+
+/** Waits while `s` holds the answer at this step: until released, or the server closes. */
+async function held(state: ServerState, s: Script, key: string, step: number): Promise<void> {
+  if (s.holdAt === undefined || step < s.holdAt) return
+  const closed = new Promise<void>(resolve =>
+    state.closing.signal.addEventListener('abort', () => resolve(), { once: true })
+  )
+  await Promise.race([releaseOf(state, key).at, closed])
 }
 
 function replyFor(state: ServerState, s: Script, step: number, cwd: string | undefined): Reply {
@@ -611,6 +638,7 @@ async function handle(
   const play = resolved && 'script' in resolved ? resolved : undefined
   const s = play?.script
   await sleep(s?.delayMs ?? opts.delayMs ?? 0, undefined, { signal: state.closing.signal })
+  if (s && play) await held(state, s, play.key, rec.step)
   // The client gave up while we held the answer (its own timeout): nothing to send.
   if (req.socket.destroyed) return
 
@@ -646,7 +674,8 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     ordinals: new Map(),
     closing: new AbortController(),
     ids: 0,
-    openNow: 0
+    openNow: 0,
+    released: new Map()
   }
   const { requests, closing } = state
   const server = http.createServer((req, res) => {
@@ -680,6 +709,7 @@ export async function startModelServer(opts: ModelServerOptions = {}): Promise<M
     setMaxConcurrent: n => {
       state.opts.maxConcurrent = n
     },
+    release: key => releaseOf(state, key).go(),
     close,
     [Symbol.asyncDispose]: close
   }

@@ -30,7 +30,10 @@ export interface RunActionOptions {
   apiUrl: string
   /** Added last: overrides anything, GITHUB_* included. */
   env?: Record<string, string>
-  /** Default 90 s; then SIGTERM, and SIGKILL to the whole process group 5 s later. */
+  /**
+   * Default 240 s (a run that takes 60 s alone takes two minutes on two loaded cores); then
+   * SIGTERM, and SIGKILL to the whole process group 5 s later.
+   */
   timeoutMs?: number
   /** Sends one signal to the action's process, as the runner does when a run is cancelled. */
   signalAfterMs?: { signal: NodeJS.Signals; ms: number }
@@ -201,7 +204,7 @@ async function runNode(opts: RunActionOptions, env: NodeJS.ProcessEnv) {
     setTimeout(() => {
       child.kill('SIGTERM')
       timers.push(setTimeout(() => killGroup('SIGKILL'), 5000))
-    }, opts.timeoutMs ?? 90_000)
+    }, opts.timeoutMs ?? 240_000)
   )
 
   // Like the runner's orphan clean-up at job end: workers left behind must not outlive the run

@@ -137,7 +137,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         serverUrl: git.url.replace(/\/$/, ''),
         apiUrl: github.url,
         env: { ...(gitTestEnv(home) as Record<string, string>), ...r.env },
-        timeoutMs: r.timeoutMs ?? 120_000,
+        timeoutMs: r.timeoutMs ?? 240_000,
         signalAfterMs: r.signalAfterMs,
         user: r.user
       })

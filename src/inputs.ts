@@ -223,7 +223,7 @@ export const INPUTS = {
   'deadline-minutes': {
     default: '340',
     description:
-      'Run-wide deadline from the start of the step: after it no worker starts and unstarted tasks end not-started.'
+      'Run-wide deadline from the start of the step: after it no worker starts (nor a retry or a fix-up turn) and tasks whose worker has not started end not-started; running workers, setup and verify run on to their own timeouts.'
   },
   mode: {
     default: 'all',

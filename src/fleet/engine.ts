@@ -109,7 +109,8 @@ function taskContext(
       skills: opts.skills,
       log: opts.log,
       onProgress: opts.onProgress,
-      signal: opts.signal
+      signal: opts.signal,
+      deadline: opts.deadline
     },
     land: {
       config,

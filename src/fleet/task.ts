@@ -5,7 +5,7 @@ import type { Task } from '../domain.js'
 import type { WorkerContext } from '../worker/run.js'
 import { fixUpTask } from '../worker/args.js'
 import { addUsage } from '../domain.js'
-import { runWorker } from '../worker/run.js'
+import { pastDeadline, runWorker } from '../worker/run.js'
 import { land, type LandContext } from './land.js'
 import { handOver } from './hand-over.js'
 import { acceptedHead, type TaskGit } from '../worker/exit.js'
@@ -252,7 +252,14 @@ async function verifyWithFixUp(
         })
       : undefined
   let verify = await check(run.env)
-  if (verify && !passed(verify) && config.verifyFixUp && !t.exit.refused) {
+  const fixUp = verify && !passed(verify) && config.verifyFixUp && !t.exit.refused
+  // A fix-up turn is a worker: none starts after the run's deadline; the work lands as it is.
+  const late = fixUp ? pastDeadline(ctx.worker) : undefined
+  if (late) {
+    ctx.worker.log(`[${task.id}] verify failed; no fix-up turn: ${late}`)
+    outcome.error = `no fix-up turn: ${late}`
+  }
+  if (verify && fixUp && !late) {
     ctx.worker.log(`[${task.id}] verify failed (exit ${verify.exitCode}); one fix-up turn`)
     outcome.verifyBeforeFixUp = verify
     const fix = await runWorker(ctx.worker, fixUpTask(task, verify), t.tree.dir, '.fix', t.exit)
@@ -301,13 +308,38 @@ function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs:
   }
   if (verify && !verified) {
     const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
-    draft.error = verify.timedOut
+    const failed = verify.timedOut
       ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
       : verify.signal
         ? `verify '${verify.command}' was killed by ${verify.signal}${fixUp}`
         : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`
+    // Why no fix-up turn ran, when one would have (the run's deadline).
+    draft.error = outcome.error ? `${failed}; ${outcome.error}` : failed
   }
   return draft
+}
+
+/**
+ * The run's deadline came before this task's worker could start (before its setup, or while setup
+ * ran on to its end): the task ends `not-started`, as a task the pool never started does. Setup's
+ * files are never work, so nothing is lost.
+ */
+function lateStart(
+  ctx: TaskContext,
+  task: Task,
+  startedAt: number,
+  setup?: string
+): Worked | undefined {
+  const late = pastDeadline(ctx.worker)
+  if (!late) return undefined
+  const error = setup
+    ? `${late} during setup '${setup}'; no worker ran`
+    : `${late} before this task started`
+  ctx.worker.log(`[${task.id}] ${error}`)
+  return {
+    kind: 'done',
+    outcome: { ...emptyOutcome(task, { status: 'not-started', error }), startedAt }
+  }
 }
 
 /** worker -> verify -> commit, in the task's worktree. */
@@ -318,6 +350,8 @@ async function workIn(
   startedAt: number
 ): Promise<Worked> {
   const now = ctx.now ?? Date.now
+  const notStarted = lateStart(ctx, task, startedAt)
+  if (notStarted) return notStarted
   const setup = await setUp(ctx, task, t.tree)
   if (setup) {
     const status = setup.cancelled ? 'cancelled' : 'failed'
@@ -326,6 +360,8 @@ async function workIn(
       outcome: { ...emptyOutcome(task, { status, error: setup.error }), startedAt }
     }
   }
+  const afterSetup = lateStart(ctx, task, startedAt, ctx.land.config.setup)
+  if (afterSetup) return afterSetup
   const run = await runWorker(ctx.worker, task, t.tree.dir, '', t.exit)
   const outcome: Outcome = {
     id: task.id,

@@ -42,6 +42,23 @@ export interface WorkerContext {
    * stop, a retry's backoff ends early. Absent: nothing stops the run but its bounds.
    */
   signal?: AbortSignal
+  /**
+   * The run's deadline (epoch ms, read when it matters: a cancel moves it): no worker starts after
+   * it, neither a retry nor a fix-up turn. A running one runs on to its own timeout. Absent: none.
+   */
+  deadline?: () => number
+}
+
+/** The sentence for work the run's deadline kept from starting. */
+export const DEADLINE_REACHED = 'the run reached its deadline (deadline-minutes)'
+
+/**
+ * Whether the run's deadline has passed `inMs` from now, as the sentence saying so; undefined when
+ * it has not, or when the run was cancelled (the cancel is the reason then, and says so itself).
+ */
+export function pastDeadline(ctx: WorkerContext, inMs = 0): string | undefined {
+  if (!ctx.deadline || ctx.signal?.aborted) return undefined
+  return Date.now() + inMs >= ctx.deadline() ? DEADLINE_REACHED : undefined
 }
 
 export interface WorkerRun {
@@ -164,12 +181,21 @@ async function runAttempt(
   return { exit, usage: pass.usage, verdict, env, transcript }
 }
 
-/** The verdict to keep: a cancel during the backoff ends the task, the attempts being the workers that ran. */
-function finalVerdict(verdict: Verdict, retrying: boolean, stop: AbortSignal | undefined): Verdict {
-  return retrying && verdict.kind === 'failed'
+/**
+ * The verdict to keep: a cancel during the backoff ends the task (`cancelled`), and a retry the
+ * deadline would start too late is not waited for; the attempts are the workers that ran.
+ */
+function finalVerdict(
+  verdict: Verdict,
+  stop: { retrying: boolean; signal?: AbortSignal; late?: string }
+): Verdict {
+  if (verdict.kind !== 'failed') return verdict
+  if (stop.late)
+    return { ...verdict, error: `${verdict.error}; ${stop.late} before the next attempt` }
+  return stop.retrying
     ? {
         kind: 'cancelled',
-        error: `${verdict.error}; ${String(stop?.reason)} before the next attempt`
+        error: `${verdict.error}; ${String(stop.signal?.reason)} before the next attempt`
       }
     : verdict
 }
@@ -206,7 +232,9 @@ export async function runWorker(
       baseDelayMs: config.retryDelayMs,
       smallModel: config.smallModel
     })
-    if (next.retry) {
+    const late = next.retry ? pastDeadline(ctx, next.delayMs) : undefined
+    if (late) ctx.log(`[${task.id}] attempt ${attempt} failed; no retry: ${late} first`)
+    if (next.retry && !late) {
       const reason = verdict.kind === 'failed' ? verdict.error : verdict.kind
       const on = next.overflow ? ` on ${config.smallModel}` : ''
       ctx.log(
@@ -214,12 +242,12 @@ export async function runWorker(
       )
       await (ctx.sleep ?? sleepUnless(ctx.signal))(next.delayMs)
     }
-    if (!next.retry || ctx.signal?.aborted) {
+    if (!next.retry || late || ctx.signal?.aborted) {
       const safeEnv = { ...env }
       delete safeEnv.ANTHROPIC_API_KEY
       delete safeEnv.ANTHROPIC_AUTH_TOKEN
       return {
-        verdict: finalVerdict(verdict, next.retry, ctx.signal),
+        verdict: finalVerdict(verdict, { retrying: next.retry, signal: ctx.signal, late }),
         turns,
         usage,
         attempts: attempt,

@@ -7,6 +7,7 @@ import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   expectNoOrphans,
+  markedSurvivors,
   processesMentioning,
   signalAction,
   task,
@@ -30,8 +31,16 @@ async function cancelWhile(stack: Stack, running: string[]): Promise<() => numbe
       (await Promise.all(running.map(async r => (await processesMentioning(r)).length > 0))).every(
         Boolean
       ),
-    90_000
+    180_000
   )
+  // The survivor check at the end finds the run's processes by their stray marker: it sees each of
+  // these while it runs (every run's RUNNER_TEMP is a fleet-runner-temp-* dir; the sleeps are unique).
+  const marked = await markedSurvivors('fleet-runner-temp-')
+  for (const r of running)
+    expect(
+      marked.some(line => line.includes(r)),
+      `${r} carries the run marker`
+    ).toBe(true)
   const at = Date.now()
   await signalAction(stack.workspace, 'SIGTERM')
   return () => Date.now() - at

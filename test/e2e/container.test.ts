@@ -2,6 +2,7 @@
 // worker commits from inside its container and the work lands; it cannot see the checkout; a
 // timeout kills its container. Skipped (with the reason) where podman cannot run here.
 import { execFile, spawnSync } from 'node:child_process'
+import { randomInt } from 'node:crypto'
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
@@ -11,6 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import {
+  expectNoOrphans,
+  processesMentioning,
+  signalAction,
+  waitForAsync
+} from './faults-support.js'
 
 const exec = promisify(execFile)
 const IMAGE = process.env.FLEET_E2E_IMAGE ?? 'localhost/fleet-worker:check'
@@ -76,6 +83,20 @@ function outputOf(requests: RecordedRequest[], k: number): string {
   return text
 }
 
+/** Every container the run's log names (workers', setup's, verify's): none may be left. */
+async function expectNoContainers(stdout: string): Promise<void> {
+  const names = [...stdout.matchAll(/ container (fleet-[a-z0-9._-]+)/g)].map(m => m[1] ?? '')
+  expect(names.length, stdout).toBeGreaterThan(0)
+  for (const name of new Set(names)) {
+    const left = await exec(
+      'podman',
+      ['ps', '--all', '--filter', `name=^${name}$`, '--format', '{{.Names}}'],
+      { env: podmanEnv }
+    )
+    expect(left.stdout.trim(), `container ${name} left`).toBe('')
+  }
+}
+
 /** The names of this run's containers, from the action's log line for each. */
 const containerNames = (stdout: string) =>
   [...stdout.matchAll(/\] container (fleet-[a-z0-9._-]+) \(/g)].map(m => m[1] ?? '')
@@ -131,7 +152,7 @@ describe.skipIf(skipReason !== undefined)(
         relay.once('error', reject).listen(0, gateway, resolve)
       )
       baseUrl = `http://${gateway}:${(relay.address() as net.AddressInfo).port}`
-    }, 120_000)
+    }, 300_000)
 
     afterAll(async () => {
       relay?.close()
@@ -189,7 +210,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(log[0]?.subject).toBe('boxed: committed in the container')
       expect(log[0]?.author).toMatch(/^github-actions\[bot\] </)
       expect(stack.github.state.pulls.map(p => p.pull.head)).toContain('fleet/boxed')
-    }, 240_000)
+    }, 300_000)
 
     it('runs verify in a container too: the worker wrote what it runs', async () => {
       const ws = stack.workspace
@@ -223,7 +244,10 @@ describe.skipIf(skipReason !== undefined)(
       const bad = stack.github.state.pulls.find(p => p.pull.head === 'fleet/verify-bad')
       expect(bad?.body).toContain('boom-in-box')
       expect(bad?.pull.draft).toBe(true)
-    }, 240_000)
+      // Finished (one passed, one failed): no container and no process of the run is left.
+      await expectNoContainers(run.stdout)
+      await expectNoOrphans(run)
+    }, 300_000)
 
     it('runs setup in a container too: the worker and verify see what it made, its own git commits none of it', async () => {
       const ws = stack.workspace
@@ -245,7 +269,7 @@ describe.skipIf(skipReason !== undefined)(
       const full = `${OWNER}/${REPO}`
       expect(await stack.git.readFile(full, 'fleet/set-up', 'seen.txt')).toBe('prepared-inside\n')
       expect(await stack.git.readFile(full, 'fleet/set-up', 'prep/ready.txt')).toBeUndefined()
-    }, 240_000)
+    }, 300_000)
 
     it('hides the checkout, the fleet clone and the runner from a worker', async () => {
       const ws = stack.workspace
@@ -306,7 +330,7 @@ describe.skipIf(skipReason !== undefined)(
       expect(out[3]).toMatch(/config: No such file or directory/)
       expect(out[3]).toMatch(/^fleet\/cage$/m)
       expect(out[3]).toContain('OBJECTS-READONLY')
-    }, 240_000)
+    }, 300_000)
 
     it("puts back the worktree's .git: a worker cannot point the action's git at a repository it wrote", async () => {
       // The worktree is bind-mounted read-write, .git file included. A hostile worker points it at a
@@ -329,7 +353,7 @@ describe.skipIf(skipReason !== undefined)(
       const fleet = path.join(run.runnerTemp, 'fleet-worker')
       const pwned = (await readdir(fleet, { recursive: true })).filter(f => f.endsWith('PWNED'))
       expect(pwned).toEqual([])
-    }, 240_000)
+    }, 300_000)
 
     it('kills the container at the timeout: the task ends timed-out and no container is left', async () => {
       // (claude refuses a bare long `sleep`; a tool that never ends is what a timeout is for.)
@@ -377,6 +401,42 @@ describe.skipIf(skipReason !== undefined)(
         { env: podmanEnv }
       )
       expect(left.stdout.trim()).toBe('')
-    }, 240_000)
+      await expectNoOrphans(run)
+    }, 300_000)
+
+    it('a cancel (SIGTERM) during a long verify: cancelled, its work on its branch, no container and no process left', async () => {
+      const sleep = `sleep 300.${randomInt(100_000, 999_999)}`
+      const id = 'boxed-cut'
+      const steps = [
+        { tool: 'Write', input: { file_path: '/workspace/work.txt', content: 'work\n' } },
+        { text: 'Done.' }
+      ]
+      const tasks = [{ id, prompt: `Write a file.\n${script({ key: id, steps })}` }]
+      const running = stack.run({
+        inputs: inputs({ tasks: JSON.stringify(tasks), verify: sleep }),
+        env: { CONTAINERS_CONF }
+      })
+      // Cancelled once the verify runs in its container (a condition, not a time).
+      await waitForAsync(
+        'the verify in its container',
+        async () => (await processesMentioning(sleep)).length > 0,
+        200_000
+      )
+      const at = Date.now()
+      await signalAction(stack.workspace, 'SIGTERM')
+      const run = await running
+      const stoppedIn = Date.now() - at
+      const out = byId(run).get(id)
+      expect(out?.status, run.stdout).toBe('cancelled')
+      expect(out?.error).toBe(
+        `the run was cancelled during verify '${sleep}'; its partial work is on branch fleet/${id}`
+      )
+      expect(await stack.git.readFile(`${OWNER}/${REPO}`, `fleet/${id}`, 'work.txt')).toBe('work\n')
+      expect(run.stdout).toMatch(new RegExp(`\\[${id}\\] verify in container fleet-`))
+      await expectNoContainers(run.stdout)
+      await expectNoOrphans(run, sleep)
+      // Inside the runner's 7.5 s between its SIGTERM and its SIGKILL.
+      expect(stoppedIn, run.stdout).toBeLessThan(7500)
+    }, 300_000)
   }
 )

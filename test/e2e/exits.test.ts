@@ -13,7 +13,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
-import { chownTree, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { chownTree, makeRunnerUser, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 
@@ -32,24 +32,6 @@ const bashTask = (id: string, commands: string[], extra: object = {}) => ({
   prompt: `Do the task.\n${script({ key: id, steps: [...commands.map(command => ({ tool: 'Bash', input: { command } })), { text: 'Done.' }] })}`,
   ...extra
 })
-
-async function makeRunnerUser(home: string) {
-  const name = `fleet-exit-${randomBytes(3).toString('hex')}`
-  await exec('useradd', ['--home-dir', home, '--no-create-home', '--user-group', name])
-  const sudoers = `/etc/sudoers.d/${name}`
-  await writeFile(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 })
-  const uid = Number((await exec('id', ['-u', name])).stdout.trim())
-  const gid = Number((await exec('id', ['-g', name])).stdout.trim())
-  return {
-    name,
-    uid,
-    gid,
-    async remove() {
-      await rm(sudoers, { force: true })
-      await exec('userdel', [name]).catch(() => undefined)
-    }
-  }
-}
 
 const exists = (f: string) =>
   stat(f).then(

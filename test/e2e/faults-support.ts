@@ -33,17 +33,48 @@ export async function processesMentioning(needle: string): Promise<string[]> {
 }
 
 /**
- * No process of the run is left: every worker's argv names its settings file under RUNNER_TEMP,
- * so a claude (or anything started with the run's paths) still alive shows up here.
+ * Live processes the run started, found as the action's stray hunt finds them: by the marker
+ * (`FLEET_WORKER_RUN`) every child of the action carries and every descendant inherits, even a
+ * daemon that left its group with setsid and a double fork. The run's own RUNNER_TEMP in the same
+ * environment (its HOME, TMPDIR or config dir) tells this run's apart from another suite's.
+ */
+export async function markedSurvivors(runnerTemp: string): Promise<string[]> {
+  const pids = (await readdir('/proc')).filter(name => /^\d+$/.test(name))
+  const found = await Promise.all(
+    pids.map(async pid => {
+      const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '')
+      if (!environ.includes('FLEET_WORKER_RUN=') || !environ.includes(runnerTemp)) return ''
+      const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => '')
+      // A zombie is dead, only waiting to be reaped.
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+      if (!stat || state === 'Z' || state === 'X') return ''
+      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')
+      return `${pid} ${cmdline.replaceAll('\0', ' ').trim()}`
+    })
+  )
+  return found.filter(Boolean)
+}
+
+/**
+ * No process of the run is left: none carries the run's stray marker (markedSurvivors), and none
+ * mentions RUNNER_TEMP or a needle on its command line (every worker's argv names its settings
+ * file under RUNNER_TEMP).
  */
 export async function expectNoOrphans(run: RunActionResult, ...needles: string[]): Promise<void> {
+  await expect
+    .poll(() => markedSurvivors(run.runnerTemp), {
+      message: 'processes left carrying the run marker',
+      timeout: 30_000,
+      interval: 200
+    })
+    .toEqual([])
   for (const needle of [run.runnerTemp, ...needles]) {
     // A SIGKILL is delivered when the process is next scheduled, so on a busy machine a killed
     // process may still be listed for a moment; an orphan (a `sleep 300`, a worker) stays for good.
     await expect
       .poll(() => processesMentioning(needle), {
         message: `processes left mentioning ${needle}`,
-        timeout: 3000,
+        timeout: 30_000,
         interval: 200
       })
       .toEqual([])
@@ -59,7 +90,7 @@ export async function fleetDir(run: RunActionResult): Promise<string> {
   return path.join(base, entries[0])
 }
 
-export async function waitFor(what: string, ok: () => boolean, timeoutMs = 60_000): Promise<void> {
+export async function waitFor(what: string, ok: () => boolean, timeoutMs = 180_000): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
@@ -111,7 +142,7 @@ export async function signalAction(workspace: string, signal: NodeJS.Signals): P
 export async function waitForAsync(
   what: string,
   ok: () => Promise<boolean>,
-  timeoutMs = 60_000
+  timeoutMs = 180_000
 ): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!(await ok())) {

@@ -151,7 +151,7 @@ describe('overload, usage and disconnects', () => {
         'timeout-minutes': '0.1',
         'max-parallel': '1'
       },
-      timeoutMs: 120_000
+      timeoutMs: 240_000
     })
     const out = byId(run)
     expect(out.get('stalled')?.status).toBe('timed-out')
@@ -166,5 +166,5 @@ describe('overload, usage and disconnects', () => {
     expect(out.get('slow')?.status).toBe('pr-opened')
     expect(stack.model.open()).toBe(0)
     expect(out.get('stalled')?.usage).toEqual(stack.model.usageFor('stalled'))
-  }, 150_000)
+  }, 300_000)
 })

@@ -6,6 +6,8 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectContractResults, expectSummary, git, scripted, write } from './landing-support.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { script } from '../../demo/model-server.js'
+import { waitFor } from './faults-support.js'
 
 const NAME = `${OWNER}/${REPO}`
 const pkg = (test: string) =>
@@ -188,15 +190,18 @@ describe('landing: verify, rejected pushes, API faults', () => {
     try {
       await git(['clone', '--quiet', stack.git.repoPath(NAME), clone], clone)
       await pushAs('first')
-      // The worker sleeps in a Bash step; meanwhile a person pushes to the same branch.
-      const steps = [write('raced.txt', 'ours\n'), { tool: 'Bash', input: { command: 'sleep 3' } }]
-      const tasks = [{ id: 'raced', prompt: scripted('raced', steps) }]
+      // The worker's answer after its write is held until a person has pushed to the same
+      // branch: the push comes while the worker runs, however slow either is.
+      const steps = [write('raced.txt', 'ours\n'), { text: 'Wrote it.' }]
+      const tasks = [
+        { id: 'raced', prompt: `Task raced\n${script({ key: 'raced', steps, holdAt: 1 })}` }
+      ]
       const running = stack.run({ inputs: { tasks: JSON.stringify(tasks) } })
-      const deadline = Date.now() + 60_000
-      while (!stack.model.requestsFor('raced').some(r => r.step >= 1) && Date.now() < deadline) {
-        await new Promise(resolve => setTimeout(resolve, 100))
-      }
+      await waitFor('the worker to write', () =>
+        stack.model.requestsFor('raced').some(r => r.step >= 1)
+      )
       const theirs = await pushAs('second')
+      stack.model.release('raced')
       const run = await running
 
       expect(run.exitCode, run.stdout + run.stderr).not.toBe(0)

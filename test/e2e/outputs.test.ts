@@ -69,7 +69,7 @@ describe('outputs on every path', () => {
     expect(run.exitCode).toBe(1)
     expect(failure(run)).toMatch(new RegExp(`^GitHub API \\(GET http://127\\.0\\.0\\.1:${port}/`))
     expectEmptyOutputs(run)
-  }, 100_000)
+  }, 300_000)
 
   it('a git remote that is down is named as such, in the task it failed', async () => {
     stack.git.setDown(true)

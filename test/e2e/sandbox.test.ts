@@ -12,7 +12,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
-import { chownTree, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { chownTree, makeRunnerUser, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
@@ -56,25 +56,6 @@ function httpService(body: string): Promise<{ port: number; hits: () => number; 
       })
     )
   )
-}
-
-/** A runner user: non-root, passwordless sudo (as GitHub documents for hosted runners). */
-async function makeRunnerUser(home: string) {
-  const name = `fleet-e2e-${randomBytes(3).toString('hex')}`
-  await exec('useradd', ['--home-dir', home, '--no-create-home', '--user-group', name])
-  const sudoers = `/etc/sudoers.d/${name}`
-  await writeFile(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 })
-  const uid = Number((await exec('id', ['-u', name])).stdout.trim())
-  const gid = Number((await exec('id', ['-g', name])).stdout.trim())
-  return {
-    name,
-    uid,
-    gid,
-    async remove() {
-      await rm(sudoers, { force: true })
-      await exec('userdel', [name]).catch(() => undefined)
-    }
-  }
 }
 
 describe.skipIf(skipReason !== undefined)(

@@ -65,7 +65,7 @@ async function runWorker(server: ModelServer, o: RunOptions): Promise<Run> {
     extendEnv: false,
     stdin: 'ignore',
     reject: false,
-    timeout: 60_000
+    timeout: 240_000
   })
   const lines = child.stdout
     .split('\n')
@@ -329,13 +329,41 @@ describe('scripted model server without the CLI', () => {
       post(s.url, { model: 'm', tools, stream: false, messages: userSays('hold a moment') })
     expect((await Promise.all([slow(), slow()])).map(r => r.status)).toEqual([200, 200])
     s.setMaxConcurrent(1)
-    const held = slow()
+    // Held until released (not for a fixed time), so it is surely open when the next one comes.
+    const held = post(s.url, {
+      model: 'm',
+      tools,
+      stream: false,
+      messages: userSays(script({ key: 'held', steps: [], holdAt: 0 }))
+    })
     await expect.poll(() => s.open()).toBe(1)
     const refused = await slow()
     expect(refused.status).toBe(429)
+    s.release('held')
     expect((await held).status).toBe(200)
     s.setMaxConcurrent(undefined)
     expect(s.requests.map(r => r.outcome)).toEqual(['reply', 'reply', 'reply', 'refused'])
+  })
+
+  it('holds the answer at holdAt until the test releases it, and answers at once after that', async () => {
+    await using s = await startModelServer()
+    const key = 'gate'
+    const ask = () =>
+      post(s.url, {
+        model: 'm',
+        tools,
+        stream: false,
+        messages: userSays(script({ key, steps: [{ text: 'one' }], holdAt: 0 }))
+      })
+    let answered = false
+    const first = ask().then(r => ((answered = true), r))
+    await expect.poll(() => s.open()).toBe(1)
+    // Still held: a condition the test controls, so no time makes it answer.
+    await expect.poll(() => s.requestsFor(key).length).toBe(1)
+    expect(answered).toBe(false)
+    s.release(key)
+    expect((await first).status).toBe(200)
+    expect((await ask()).status).toBe(200)
   })
 
   it('ends hanging requests on close', async () => {
@@ -350,7 +378,8 @@ describe('scripted model server without the CLI', () => {
     const started = Date.now()
     await s.close()
     await expect(pending).rejects.toThrow()
-    expect(Date.now() - started).toBeLessThan(2000)
+    // Well short of the CLI's request timeout: close ended it, it did not time out.
+    expect(Date.now() - started).toBeLessThan(20_000)
     expect(s.requests[0]).toMatchObject({ outcome: 'hang', status: 0 })
   })
 })

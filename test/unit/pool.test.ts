@@ -15,17 +15,21 @@ const tick = () => new Promise(resolve => setTimeout(resolve, 5))
 describe('the pool', () => {
   it('holds a slot only for the worker part: the next worker starts while a task still lands', async () => {
     const events: string[] = []
+    let bWorks: () => void = () => undefined
+    const bStarted = new Promise<void>(resolve => (bWorks = resolve))
     const { outcomes } = await runPool([task('a'), task('b')], {
       maxParallel: 1,
       deadline: () => Infinity,
       run: async (t, slot) => {
         await slot(async () => {
           events.push(`${t.id} works`)
+          if (t.id === 'b') bWorks()
           await tick()
         })
         events.push(`${t.id} lands`)
-        await tick()
-        await tick()
+        // a's landing ends only once b's worker has started: a condition, not a time. A pool
+        // that held a's slot while it landed would never start b, and the test would time out.
+        if (t.id === 'a') await bStarted
         events.push(`${t.id} landed`)
         return emptyOutcome(t, { status: 'pr-opened' })
       }
@@ -34,7 +38,7 @@ describe('the pool', () => {
     // b's worker started before a had finished landing.
     expect(events.indexOf('b works')).toBeLessThan(events.indexOf('a landed'))
     expect(events.indexOf('a works')).toBeLessThan(events.indexOf('b works'))
-  })
+  }, 20_000)
 
   it('ends every task in one outcome: not-started past the deadline, failed when its life throws', async () => {
     let now = 0

@@ -31,7 +31,7 @@ async function alive(pid: number): Promise<string | undefined> {
 }
 
 /** Resolves once `pid` is gone (a SIGKILLed process is listed until it is next scheduled). */
-async function gone(pid: number, ms = 5000): Promise<string | undefined> {
+async function gone(pid: number, ms = 30_000): Promise<string | undefined> {
   const until = Date.now() + ms
   let state = await alive(pid)
   while (state && Date.now() < until) {
@@ -44,6 +44,10 @@ async function gone(pid: number, ms = 5000): Promise<string | undefined> {
 /** Shell: wait until process $1 leads a session of its own (setsid has run), so a group kill misses it. */
 const OWN_SESSION = (pid: string) =>
   `while [ "$(cut -d' ' -f6 /proc/${pid}/stat)" != "${pid}" ]; do sleep 0.01; done`
+
+/** Shell: wait until `file` lists at least `n` pids. */
+const UNTIL_PIDS = (file: string, n: number) =>
+  `while [ "$(cat ${file} 2>/dev/null | wc -l)" -lt ${n} ]; do sleep 0.01; done`
 
 async function pidsIn(file: string): Promise<number[]> {
   const text = await readFile(file, 'utf8').catch(() => '')
@@ -133,8 +137,9 @@ describe("a run's stop", () => {
 describe('the stray hunt', () => {
   it('kills a setsid, double-forked daemon before the result is in', async () => {
     const pids = path.join(dir, 'daemon.pids')
-    // The shell exits at once; the daemon is a grandchild in a session of its own.
-    const script = `setsid sh -c '(sleep 300 & echo $! >> ${pids}) &' ; sleep 0.2; exit 0`
+    // The shell exits once the daemon is running (its pid written, not after a fixed time); the
+    // daemon is a grandchild in a session of its own.
+    const script = `setsid sh -c '(sleep 300 & echo $! >> ${pids}) &' ; ${UNTIL_PIDS(pids, 1)}; exit 0`
     const r = await runChild('sh', ['-c', script], { env: ENV })
     expect(r.exitCode).toBe(0)
     const [daemon = 0] = await pidsIn(pids)
@@ -145,7 +150,8 @@ describe('the stray hunt', () => {
   it('kills a daemon that keeps forking new daemons while it is hunted', async () => {
     const pids = path.join(dir, 'spawner.pids')
     const spawner = `while :; do setsid sleep 300 & echo $! >> ${pids}; sleep 0.01; done`
-    const script = `setsid sh -c '${spawner}' & sleep 0.3; exit 0`
+    // The shell exits once the spawner has made a few daemons, and is still making more.
+    const script = `setsid sh -c '${spawner}' & ${UNTIL_PIDS(pids, 3)}; exit 0`
     const r = await runChild('sh', ['-c', script], { env: ENV })
     expect(r.exitCode).toBe(0)
     const all = await pidsIn(pids)

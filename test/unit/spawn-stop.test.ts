@@ -12,6 +12,11 @@ beforeAll(async () => {
 })
 afterAll(() => rm(dir, { recursive: true, force: true }))
 
+/** Resolves once `file` exists. */
+async function until(file: string): Promise<void> {
+  while (!(await stat(file).catch(() => undefined))) await new Promise(r => setTimeout(r, 20))
+}
+
 const worker = (script: string, signal?: AbortSignal): SpawnOptions => ({
   file: 'sh',
   args: ['-c', script],
@@ -26,13 +31,17 @@ const worker = (script: string, signal?: AbortSignal): SpawnOptions => ({
 describe("a run's stop signal", () => {
   it('stops its running worker, whose exit says why', async () => {
     const stop = new AbortController()
-    const started = Date.now()
-    const running = spawnWorker(worker('sleep 30', stop.signal))
-    setTimeout(() => stop.abort('the run was cancelled'), 200)
+    const ready = path.join(dir, 'stops.ready')
+    const running = spawnWorker(worker(`touch ${ready}; sleep 30`, stop.signal))
+    // Cancelled once the worker runs (a condition, not a fixed time: under load a start is slow).
+    await until(ready)
+    const stopped = Date.now()
+    stop.abort('the run was cancelled')
     const exit = await running
     expect(exit.stopped).toBe('the run was cancelled')
     expect(exit.signal).toBe('SIGTERM')
-    expect(Date.now() - started).toBeLessThan(10_000)
+    // Well before its sleep's end: the stop ended it, not the sleep.
+    expect(Date.now() - stopped).toBeLessThan(20_000)
   })
 
   it('starts no worker once aborted', async () => {
@@ -46,9 +55,11 @@ describe("a run's stop signal", () => {
   it("leaves another run's workers alone", async () => {
     const first = new AbortController()
     const second = new AbortController()
-    const a = spawnWorker(worker('sleep 30', first.signal))
+    const ready = path.join(dir, 'first.ready')
+    const a = spawnWorker(worker(`touch ${ready}; sleep 30`, first.signal))
     const b = spawnWorker(worker('sleep 1; exit 3', second.signal))
-    setTimeout(() => first.abort('the run was cancelled'), 200)
+    await until(ready)
+    first.abort('the run was cancelled')
     expect((await a).stopped).toBe('the run was cancelled')
     const other = await b
     expect(other).toMatchObject({ exitCode: 3, timedOut: false })
