@@ -120,7 +120,7 @@ describe.skipIf(why !== undefined)(
           `  task median: tiny ${ms} ms, 20k files ${ml} ms (x${ratio(ml, ms)}; target <= 1.3)`,
           `  tasks tiny: ${[...small.tasks.values()].join(', ')} ms`,
           `  tasks 20k:  ${[...large.tasks.values()].join(', ')} ms`,
-          `  run wall: tiny ${small.wallMs} ms, 20k files ${large.wallMs} ms (x${ratio(large.wallMs, small.wallMs)}; target <= 1.5)`
+          `  run wall: tiny ${Math.round(small.wallMs)} ms, 20k files ${Math.round(large.wallMs)} ms (x${ratio(large.wallMs, small.wallMs)}; target <= 1.5)`
         ].join('\n')
       )
     }, 1_200_000)
