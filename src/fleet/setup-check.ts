@@ -24,10 +24,11 @@ export const SETUP_CHECK = [
 const MAX_BYTES = 4 * 1024 * 1024
 
 async function readCapped(file: string): Promise<string> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  // O_NONBLOCK: a FIFO planted in place of a listing must not hold the action at open().
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   try {
-    const { size } = await handle.stat()
-    if (!(await handle.stat()).isFile() || size > MAX_BYTES)
+    const stat = await handle.stat()
+    if (!stat.isFile() || stat.size > MAX_BYTES)
       throw new Error(`${path.basename(file)} is not a file of at most ${MAX_BYTES} bytes`)
     return (await handle.readFile()).toString('utf8')
   } finally {

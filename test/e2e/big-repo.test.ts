@@ -29,7 +29,8 @@ function generated(count: number): Record<string, string> {
 
 /**
  * The worker (on a repository of `files` files) commits its one file with `git add -A`, which would also take setup's leftover if
- * the exclusion did not reach the view's git. Its verify then checks it sees only its own file.
+ * the exclusion did not reach the view's git. Its verify then checks it sees only its own file,
+ * and neither another task's files nor the shared checkout nor any task's private layer.
  */
 const task = (files: number) => (id: string) => ({
   id,
@@ -45,7 +46,14 @@ const task = (files: number) => (id: string) => ({
       { text: 'Done.' }
     ]
   })}`,
-  verify: `test "$(find src -type f | wc -l)" -eq ${files} && test "$(ls tasks)" = ${id}.txt && test -e .setup/seen`
+  // As a hostile task would look: no other task's path, no shared checkout, no private layer.
+  verify: [
+    `test "$(find src -type f | wc -l)" -eq ${files}`,
+    `test "$(ls tasks)" = ${id}.txt`,
+    'test -e .setup/seen',
+    `test "$(ls ..)" = ${id}`,
+    'test ! -e ../../checkouts && test ! -e ../../views'
+  ].join(' && ')
 })
 
 async function diffOf(stack: Stack, id: string): Promise<string[]> {
