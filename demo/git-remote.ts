@@ -325,6 +325,10 @@ async function createBare(
   const seed = await mkdtemp(join(base, 'seed-'))
   try {
     await gitOk(['init', '--quiet', `--initial-branch=${branch}`], seed, env)
+    // A big seed (thousands of loose objects) would start a detached auto gc that still writes
+    // in .git/objects while the seed is removed (ENOTEMPTY).
+    await gitOk(['config', 'gc.auto', '0'], seed, env)
+    await gitOk(['config', 'maintenance.auto', 'false'], seed, env)
     for (const [path, content] of Object.entries(files)) {
       await mkdir(dirname(join(seed, path)), { recursive: true })
       await writeFile(join(seed, path), content)

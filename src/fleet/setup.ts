@@ -1,10 +1,12 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
+import { readLeftovers, SETUP_CHECK } from './setup-check.js'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
 import { SETUP_EXCLUDE } from '../worker/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
 import type { Isolation } from '../worker/isolation.js'
+import type { TaskGit } from '../worker/exit.js'
 import type { VerifyResult } from '../domain.js'
 
 /** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
@@ -85,33 +87,37 @@ export function excludePattern(file: string): string {
  * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
  * PR, so they fail the setup instead.
  */
-async function excludeLeftovers(tree: Worktree): Promise<string | undefined> {
-  const status = await tree.git.exec([
-    'status',
-    '--porcelain',
-    '--untracked-files=no',
-    '--ignore-submodules=all'
-  ])
-  const files = status.stdout
+async function excludeLeftovers(
+  tree: Worktree,
+  checked?: { tracked: string; untracked: string }
+): Promise<string | undefined> {
+  const status =
+    checked?.tracked ??
+    (
+      await tree.git.exec([
+        'status',
+        '--porcelain',
+        '--untracked-files=no',
+        '--ignore-submodules=all'
+      ])
+    ).stdout
+  const files = status
     .split('\n')
     .filter(Boolean)
     .map(line => line.slice(3))
   if (files.length > 0) {
     return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
   }
-  const listed = await tree.git.exec([
-    'ls-files',
-    '-z',
-    '--others',
-    '--exclude-standard',
-    '--directory'
-  ])
-  const paths = listed.stdout.split('\0').filter(Boolean)
+  const listed =
+    checked?.untracked ??
+    (await tree.git.exec(['ls-files', '-z', '--others', '--exclude-standard', '--directory']))
+      .stdout
+  const paths = listed.split('\0').filter(Boolean)
   if (paths.length === 0) return undefined
-  const gitDir = await tree.git.out(['rev-parse', '--path-format=absolute', '--git-dir'])
-  const file = path.join(gitDir, SETUP_EXCLUDE)
+  const file = path.join(tree.gitDir, SETUP_EXCLUDE)
   await writeFile(file, paths.map(excludePattern).join('\n') + '\n')
-  await tree.git.exec(['config', '--worktree', 'core.excludesFile', file])
+  // A view has no worktree config: the cages' clones take the file as their info/exclude.
+  if (!tree.view) await tree.git.exec(['config', '--worktree', 'core.excludesFile', file])
   return undefined
 }
 
@@ -144,6 +150,8 @@ export async function runSetup(
     log: (m: string) => void
     isolation: Isolation
     signal?: AbortSignal
+    /** The task's git as the action holds it: with a view, setup's cage works in it. */
+    exit?: TaskGit
   }
 ): Promise<SetupRun> {
   const paths = {
@@ -156,23 +164,41 @@ export async function runSetup(
   s.log(`[${s.taskId}] setup: ${s.command}`)
   const env = setupEnv(config, s.host, paths)
   const shared = config.isolation === 'sandbox' ? await cacheDirs(s.host) : []
-  const result = await s.isolation.run({
+  // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
+  // directory of setup's own, and the action reads those two files as data.
+  const out = path.join(s.cageDir, 'leftovers')
+  if (s.tree.view) {
+    await mkdir(out, { recursive: true })
+    Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
+  }
+  const ran = await s.isolation.run({
     taskId: s.taskId,
     label: 'setup',
     cwd: s.tree.dir,
     env,
-    command: s.command,
+    command: s.tree.view ? SETUP_CHECK : s.command,
+    task: s.tree.view ? s.exit : undefined,
     timeoutMs: config.setupTimeoutMs,
     host: s.host,
     log: s.log,
     shared,
     signal: s.signal
   })
+  const result = { ...ran, command: s.command }
   if (result.cancelled !== undefined) {
     const error = `${result.cancelled} during setup '${s.command}'; no worker ran`
     s.log(`[${s.taskId}] ${error}`)
     return { result, error, cancelled: true }
   }
+  return settled(s, result, out)
+}
+
+/** A setup that ran to its end: failed, or what it left excluded from every commit. */
+async function settled(
+  s: { taskId: string; tree: Worktree; command: string; log: (m: string) => void },
+  result: VerifyResult,
+  out: string
+): Promise<SetupRun> {
   const failed = setupFailure(s.command, result)
   if (failed) {
     s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`)
@@ -181,7 +207,12 @@ export async function runSetup(
       error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
     }
   }
-  const error = await excludeLeftovers(s.tree)
+  const error = s.tree.view
+    ? await readLeftovers(out).then(
+        checked => excludeLeftovers(s.tree, checked),
+        (e: unknown) => `could not list what setup left in the task's files: ${String(e)}`
+      )
+    : await excludeLeftovers(s.tree)
   if (error) s.log(`[${s.taskId}] ${error}`)
   return { result, error }
 }

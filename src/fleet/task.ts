@@ -31,7 +31,7 @@ function startRef(task: Task, base: string): string {
 async function setUp(
   ctx: TaskContext,
   task: Task,
-  tree: Worktree
+  { tree, exit }: TaskTree
 ): Promise<{ error: string; cancelled?: boolean } | undefined> {
   const { config } = ctx.land
   if (!config.setup) return undefined
@@ -43,7 +43,8 @@ async function setUp(
     host: ctx.worker.host,
     log: ctx.worker.log,
     isolation: ctx.worker.isolation,
-    signal: ctx.worker.signal
+    signal: ctx.worker.signal,
+    exit
   })
   return setup.error === undefined ? undefined : { error: setup.error, cancelled: setup.cancelled }
 }
@@ -65,11 +66,10 @@ async function work(
   task: Task,
   startedAt: number
 ): Promise<Worked & { start: string }> {
-  await using tree = await ctx.land.repo.worktree(
-    task.id,
-    task.branch,
-    startRef(task, ctx.land.base)
-  )
+  // Where views mount (the sandbox), the task's files are a copy-on-write view of the run's one
+  // checkout of its start; elsewhere a worktree of its own.
+  const files = ctx.worker.isolation.views ? 'view' : 'worktree'
+  await using tree = await ctx.land.repo[files](task.id, task.branch, startRef(task, ctx.land.base))
   const exit = taskGit(ctx, task, tree)
   try {
     return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha }
@@ -90,6 +90,7 @@ function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
     branch: task.branch,
     start: tree.startSha,
     adminDir: tree.gitDir,
+    view: tree.view,
     keepDir: ctx.land.preserveDir,
     author: ctx.land.config.commitAuthor,
     // The title comes from issue text: nothing in the action's own commit may act once merged.
@@ -136,7 +137,7 @@ async function accepted(
   if (refused) {
     if (refused.kept) return { kind: 'refused', error: refused.reason, preserved: refused.kept }
     t.tree.keep()
-    return { kind: 'refused', error: `${refused.reason}; its files are kept at ${t.tree.dir}` }
+    return { kind: 'refused', error: `${refused.reason}; its files are kept at ${t.tree.keptAt}` }
   }
   return (await acceptedHead(t.exit)) === t.exit.start ? { kind: 'none' } : { kind: 'work' }
 }
@@ -195,7 +196,7 @@ async function salvage(
       kind: 'done',
       outcome: {
         ...outcome,
-        error: `${reason}; committing its work also failed (${why}), so its worktree is kept at ${tree.dir}`
+        error: `${reason}; committing its work also failed (${why}), so its ${tree.view ? 'changed files are' : 'worktree is'} kept at ${tree.keptAt}`
       }
     }
   }
@@ -352,7 +353,7 @@ async function workIn(
   const now = ctx.now ?? Date.now
   const notStarted = lateStart(ctx, task, startedAt)
   if (notStarted) return notStarted
-  const setup = await setUp(ctx, task, t.tree)
+  const setup = await setUp(ctx, task, t)
   if (setup) {
     const status = setup.cancelled ? 'cancelled' : 'failed'
     return {

@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
@@ -21,6 +21,22 @@ export interface Worktree extends AsyncDisposable {
   gitDir: string
   /** Leaves the worktree on disk when disposed: its work could not be committed, so it stays. */
   keep(): void
+  /** Where its files are on the host once kept: the worktree, or a view's private layer. */
+  keptAt: string
+  /**
+   * Set when the task's files are a copy-on-write view (worker/views.ts) of the run's shared
+   * checkout of `startSha`: `dir` is then an empty mount point on the host, and only a cage that
+   * mounts the view sees the files. The host never reads them.
+   */
+  view?: TaskView
+}
+
+/** A task's view: the shared checkout (`lower`) shown at `at`, its writes kept in `upper`. */
+export interface TaskView {
+  lower: string
+  at: string
+  upper: string
+  work: string
 }
 
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
@@ -41,6 +57,9 @@ export class FleetRepo {
   private serial<T>(step: () => Promise<T>): Promise<T> {
     return serialIn(this.git.dir, step)
   }
+
+  /** The run's read-only checkouts of a start commit, one per commit (see view). */
+  private readonly checkouts = new Map<string, Promise<{ dir: string; index: string }>>()
 
   private constructor(
     readonly git: Git,
@@ -175,6 +194,7 @@ export class FleetRepo {
       branch,
       startSha,
       gitDir,
+      keptAt: dir,
       keep: () => {
         kept = true
       },
@@ -184,6 +204,69 @@ export class FleetRepo {
           await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
           await rm(dir, { recursive: true, force: true })
         })
+      }
+    }
+  }
+
+  /**
+   * The run's one checkout of `sha`, made once (`git worktree add --detach`) and never written
+   * again: every task starting there sees it through a view of its own. Its index carries the
+   * stat data a task's git reuses, so a task's first `git status` reads no file contents.
+   */
+  private checkout(sha: string): Promise<{ dir: string; index: string }> {
+    let made = this.checkouts.get(sha)
+    if (!made) {
+      const dir = path.join(this.git.dir, '..', 'checkouts', sha)
+      made = this.serial(async () => {
+        await rm(dir, { recursive: true, force: true })
+        await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha])
+        const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir'])
+        return { dir, index: path.join(admin, 'index') }
+      })
+      this.checkouts.set(sha, made)
+    }
+    return made
+  }
+
+  /**
+   * A task's files as a copy-on-write view of the run's shared checkout of `startRef` (instead of
+   * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
+   * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
+   * the view's private layer live in the task's host dir. Removed when disposed unless kept.
+   */
+  async view(id: string, branch: string, startRef: string): Promise<Worktree> {
+    const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    const base = await this.checkout(startSha)
+    const root = path.join(this.git.dir, '..', 'views', id)
+    const dir = path.join(this.git.dir, '..', 'worktrees', id)
+    const view: TaskView = {
+      lower: base.dir,
+      at: dir,
+      upper: path.join(root, 'upper'),
+      work: path.join(root, 'work')
+    }
+    const gitDir = path.join(root, 'admin')
+    await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))
+    await Promise.all([dir, view.upper, view.work, gitDir].map(d => mkdir(d, { recursive: true })))
+    await copyFile(base.index, path.join(gitDir, 'index'))
+    await this.git.exec(['update-ref', `refs/heads/${branch}`, startSha])
+    let kept = false
+    return {
+      dir,
+      git: this.git.at(dir),
+      branch,
+      startSha,
+      gitDir,
+      keptAt: view.upper,
+      view,
+      keep: () => {
+        kept = true
+      },
+      async [Symbol.asyncDispose]() {
+        if (kept) return
+        // overlayfs leaves work/work with mode 000: opened first so it can be removed.
+        await chmod(path.join(view.work, 'work'), 0o700).catch(() => undefined)
+        await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))
       }
     }
   }

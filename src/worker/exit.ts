@@ -23,6 +23,7 @@ import {
 import { inertCommitMessage } from '../report/commit-message.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
+import type { View } from './views.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'
@@ -77,8 +78,13 @@ export interface TaskGit {
    * exactly [start, merge] (a fleet PR brought up to date through a conflict, fleet/refresh.ts).
    */
   merge?: string
-  /** The task's worktree admin dir in the fleet's clone: its index, setup's exclude file. */
+  /** The task's worktree admin dir in the fleet's clone (or its view's): its index, setup's exclude file. */
   adminDir: string
+  /**
+   * The task's files as a copy-on-write view of the run's shared checkout (views.ts): every cage
+   * of the task mounts it at the task's path, with the same private layer, and nothing else does.
+   */
+  view?: View
   /** A directory of the action's where a refused result is kept as a bundle file. */
   keepDir: string
   author: { name: string; email: string }
@@ -195,7 +201,9 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
     await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
     // The worktree's index follows the branch (no work tree involved): the next cage starts there.
-    await t.repo.exec(['read-tree', head], {
+    // `-m -i`: entries the commit did not change keep their stat data, so the next cage's git does
+    // not read every file again (on a big repository, that is most of a task's start).
+    await t.repo.exec(['read-tree', '-m', '-i', head], {
       env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
     })
     await Promise.all([dropSealedRef(t.repo, t.branch), discardSealed(file)])

@@ -87,6 +87,8 @@ export interface CageCommand {
   signal?: AbortSignal
   /** The task whose leftovers are sealed after the command (exit.ts): verify's; not setup's. */
   sealing?: TaskGit
+  /** The task whose git (and view) a command that does not seal works in: setup's. */
+  task?: TaskGit
 }
 
 /** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
@@ -110,7 +112,8 @@ function runSandboxedCommand(
       env,
       log: c.log,
       shared: c.shared,
-      sealing: c.sealing
+      sealing: c.sealing,
+      task: c.task
     },
     c.command,
     c.timeoutMs,
@@ -132,9 +135,15 @@ export interface Isolation {
    * GitHub credential.
    */
   run(c: CageCommand): Promise<VerifyResult>
+  /**
+   * Whether a task's files may be a copy-on-write view of the run's shared checkout (views.ts)
+   * instead of a worktree of its own: the sandbox, where views mount. Not the container (yet) and
+   * not process isolation, which has no cage to mount one in.
+   */
+  readonly views: boolean
 }
 
-type Kind = Pick<Isolation, 'launch'> & {
+type Kind = Pick<Isolation, 'launch' | 'views'> & {
   run(c: CageCommand, env: Record<string, string>): Promise<VerifyResult>
 }
 
@@ -145,11 +154,13 @@ function kindOf(
   switch (config.isolation) {
     case 'sandbox':
       return {
+        views: !!sandbox?.host.unshare,
         launch: async w => launchSandboxed(w, needSandbox(sandbox)),
         run: async (c, env) => runSandboxedCommand(c, env, needSandbox(sandbox))
       }
     case 'container':
       return {
+        views: false,
         launch: w => launchContainer(config.container, w),
         run: (c, env) => {
           const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd
@@ -158,6 +169,7 @@ function kindOf(
       }
     case 'process':
       return {
+        views: false,
         launch: launchProcess,
         run: async (c, env) => {
           const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
@@ -178,6 +190,7 @@ export function isolationFor(
 ): Isolation {
   const kind = kindOf(config, sandbox)
   return {
+    views: kind.views,
     launch: w => kind.launch(w),
     run: c => {
       const env = { ...c.env }

@@ -47,6 +47,16 @@ export interface Caged {
   shared?: string[]
   /** The task whose work this run seals on its way out (worker/exit.ts); none for the planner. */
   sealing?: TaskGit
+  /** The task whose git (and view) a run that does not seal works in: setup. */
+  task?: TaskGit
+}
+
+/** The task's view, mounted at its worktree path: only where views can be mounted. */
+function taskView(c: Caged): View | undefined {
+  const view = (c.sealing ?? c.task)?.view
+  if (view && !c.setup.host.unshare)
+    throw new Error(`the task's files are a view, but views cannot be mounted here`)
+  return view
 }
 
 interface Prepared {
@@ -86,7 +96,7 @@ async function prepare(c: Caged): Promise<Prepared> {
   try {
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.
     const [cloned, opened, bin] = await Promise.allSettled([
-      prepareGit(c.sealing ?? c.worktree, c.cageDir),
+      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir),
       openSandboxNetwork({
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,
@@ -103,34 +113,49 @@ async function prepare(c: Caged): Promise<Prepared> {
     // The worker's view of its worktree's `.git`: a pointer to its own clone.
     const gitFile = path.join(dir, 'gitfile')
     await writeFile(gitFile, `gitdir: ${git.gitDir}\n`)
-    const { command: real, dir: claudeDir } = bin.value
     const caches = await cacheLayers(c.shared ?? [], path.join(dir, 'caches'), c.setup.host.unshare)
     views = caches.views
-    const command = real ? [real, ...c.command.slice(1)] : c.command
-    const spec: SandboxSpec = {
-      bwrap: c.setup.host.bwrap,
-      system: c.setup.host.system,
-      extraReadOnly: c.setup.host.extraReadOnly,
-      worktree: c.worktree,
-      cageDir: c.cageDir,
-      views: caches.views,
-      scratch: caches.scratch,
-      viewsBy: c.setup.host.unshare ? { unshare: c.setup.host.unshare, ...runnerIds() } : undefined,
-      git: { gitFile, objectsDir: git.objectsDir },
-      claudeDir,
-      network: {
-        proxySocket: network.proxySocket,
-        proxyPort: network.proxyPort,
-        modelSocket: network.modelSocket,
-        modelPort: network.modelPort
-      },
-      command,
-      env: { ...c.env, ...proxyEnv(network.proxyPort) }
-    }
-    return { spec, dir, release }
+    return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release }
   } catch (error) {
     await release()
     throw error
+  }
+}
+
+/** The sandbox's spec for one caged command, from what prepare made for it. */
+function specOf(
+  c: Caged,
+  made: {
+    git: CageGit
+    gitFile: string
+    network: SandboxNetwork
+    caches: Awaited<ReturnType<typeof cacheLayers>>
+    bin: Awaited<ReturnType<typeof binaryDir>>
+  }
+): SandboxSpec {
+  const { git, gitFile, network, caches } = made
+  const { command: real, dir: claudeDir } = made.bin
+  const command = real ? [real, ...c.command.slice(1)] : c.command
+  return {
+    bwrap: c.setup.host.bwrap,
+    system: c.setup.host.system,
+    extraReadOnly: c.setup.host.extraReadOnly,
+    worktree: c.worktree,
+    worktreeView: taskView(c),
+    cageDir: c.cageDir,
+    views: caches.views,
+    scratch: caches.scratch,
+    viewsBy: c.setup.host.unshare ? { unshare: c.setup.host.unshare, ...runnerIds() } : undefined,
+    git: { gitFile, objectsDir: git.objectsDir },
+    claudeDir,
+    network: {
+      proxySocket: network.proxySocket,
+      proxyPort: network.proxyPort,
+      modelSocket: network.modelSocket,
+      modelPort: network.modelPort
+    },
+    command,
+    env: { ...c.env, ...proxyEnv(network.proxyPort) }
   }
 }
 
@@ -157,7 +182,7 @@ function signalOf(exit: WorkerExit): WorkerExit {
  * is sealed too.
  */
 async function sealIn(
-  c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree'>,
+  c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree' | 'task'>,
   prepared: Prepared
 ): Promise<void> {
   if (!c.sealing) return

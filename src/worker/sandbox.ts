@@ -31,6 +31,11 @@ export interface SandboxSpec {
   extraReadOnly?: string[]
   /** The task's worktree: read-write, and the command's working directory. */
   worktree: string
+  /**
+   * The task's files as a copy-on-write view of the run's shared checkout, mounted at `worktree`
+   * (its `at`) before bwrap starts: the task's private layer takes its writes.
+   */
+  worktreeView?: View
   /** The attempt's own directory (config dir, HOME, TMPDIR, its git clone): read-write. */
   cageDir: string
   /**
@@ -182,7 +187,10 @@ function cacheArgs(spec: SandboxSpec): string[] {
  * `--uid`/`--gid` map its own ids back, so the command runs as the runner user, as without.
  */
 function viewsAround(spec: SandboxSpec, bwrap: { file: string; args: string[] }) {
-  const views = spec.views ?? []
+  const own = spec.worktreeView
+  if (own && own.at !== spec.worktree)
+    fail(`The task's view is mounted at ${own.at}, not at its worktree ${spec.worktree}.`)
+  const views = [...(own ? [own] : []), ...(spec.views ?? [])]
   if (views.length === 0) return bwrap
   const by = spec.viewsBy ?? fail('The sandbox was given views but no way to mount them.')
   const ids = ['--uid', String(by.uid), '--gid', String(by.gid)]

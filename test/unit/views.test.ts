@@ -104,3 +104,42 @@ describe("the sandbox with setup's caches", () => {
     expect(cmd.args).not.toContain('--uid')
   })
 })
+
+describe("the sandbox with the task's files as a view", () => {
+  const taskView: View = {
+    lower: '/t/fleet/checkouts/abc',
+    at: '/w/tree',
+    upper: '/t/fleet/views/t1/upper',
+    work: '/t/fleet/views/t1/work'
+  }
+  const by = { unshare: '/usr/bin/unshare', uid: 1001, gid: 118 }
+
+  it("mounts the task's view at its worktree first, and the worktree stays its only task files", () => {
+    const cmd = sandboxCommand(
+      spec({ worktreeView: taskView, views: [view('/home/runner/.npm')], viewsBy: by })
+    )
+    expect(cmd.file).toBe('/usr/bin/unshare')
+    const at = cmd.args.indexOf('fleet-views')
+    expect(cmd.args.slice(at + 1, at + 9)).toEqual([
+      '/t/fleet/checkouts/abc',
+      '/w/tree',
+      '/t/fleet/views/t1/upper',
+      '/t/fleet/views/t1/work',
+      '/home/runner/.npm',
+      '/home/runner/.npm',
+      '/tmp/fleet-sbx-1/caches/cache-0/upper',
+      '/tmp/fleet-sbx-1/caches/cache-0/work'
+    ])
+    // Neither the shared checkout nor the task's private layer is shown to the command itself.
+    const bwrapArgs = cmd.args.slice(cmd.args.indexOf('/usr/bin/bwrap'))
+    expect(bwrapArgs.join(' ')).not.toContain('/t/fleet')
+    expect(writablePaths(cmd.args).sort()).toEqual(['/home/runner/.npm', '/w/cage', '/w/tree'])
+  })
+
+  it('refuses a view mounted anywhere but the worktree, or with no way to mount it', () => {
+    expect(() =>
+      sandboxCommand(spec({ worktreeView: { ...taskView, at: '/w/other' }, viewsBy: by }))
+    ).toThrow(/not at its worktree/)
+    expect(() => sandboxCommand(spec({ worktreeView: taskView }))).toThrow(/no way to mount/)
+  })
+})
