@@ -8,6 +8,7 @@ import { validateBranchPrefix } from './tasks/ids.js'
 import { ContainerSpecError, containerCommand } from './worker/container.js'
 import type { ContainerConfig } from './worker/container.js'
 import { parseAllowList } from './worker/sandbox-allow.js'
+import { readsContainerInputs } from './worker/isolation.js'
 
 // The rooms above config import these from here; rooms below it import errors.ts and domain.ts.
 export { EFFORTS, InputError }
@@ -407,7 +408,7 @@ function workerOptions(p: Parsed) {
     isolation: p.isolation,
     /** isolation: sandbox — hosts a worker may reach besides the model endpoint. */
     allowedDomains: p['allowed-domains'],
-    container: (p.isolation === 'container' ? checkContainer : (c: ContainerConfig) => c)({
+    container: (readsContainerInputs(p.isolation) ? checkContainer : (c: ContainerConfig) => c)({
       runtime: p['container-runtime'],
       image: p['container-image'],
       cpus: p['container-cpus'],

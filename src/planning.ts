@@ -2,7 +2,7 @@
 // plan, hand the planner (planner/) plain options, keep its transcript, shape its answer for the
 // run. It is band 6 (docs/architecture.md), so planner/ only plans.
 import path from 'node:path'
-import { type Config, InputError } from './config.js'
+import type { Config } from './config.js'
 import { type RunContext, runUrl } from './context.js'
 import type { Outcome } from './domain.js'
 import type { GitHub } from './github/client.js'
@@ -12,7 +12,7 @@ import { planGoal } from './planner/goal.js'
 import { planOnIssue } from './planner/issue.js'
 import { keepWork } from './report/artifacts.js'
 import type { Plan } from './triggers.js'
-import type { SandboxSetup } from './worker/sandbox-run.js'
+import type { Preparation } from './run/prepare.js'
 
 /** What the action's run hands the planner. */
 export interface PlannerAction {
@@ -21,11 +21,8 @@ export interface PlannerAction {
   io: Io
   env: NodeJS.ProcessEnv
   github?: GitHub
-  apiKey?: string
-  claude: () => Promise<string>
-  remoteUrl: () => Promise<string>
-  /** The cage (the sandbox's preflight), prepared before any model request, as for workers. */
-  isolation: () => Promise<SandboxSetup | undefined>
+  /** The run's key, cage, binary and remote, prepared as the fleet's workers' are. */
+  prepare: Pick<Preparation, 'apiKey' | 'claude' | 'remoteUrl' | 'isolation'>
   /** The run's stop (a cancel). */
   signal?: AbortSignal
 }
@@ -41,23 +38,20 @@ export async function usePlanner(
   const { config, ctx, io } = run
   // A shard re-reading the comment must not plan (and edit the issue) once per shard.
   if (ask.kind === 'issue' && config.mode === 'run' && config.shard !== 0) return { outcomes: [] }
-  if (!run.apiKey)
-    throw new InputError(
-      'api-key',
-      'no model key for the planner: pass a repository secret, e.g. api-key: ${{ secrets.ANTHROPIC_API_KEY }}'
-    )
+  const apiKey = run.prepare.apiKey(' for the planner')
   const root = path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-planner`)
-  const sandbox = await run.isolation()
+  // The cage before any model request, as for workers.
+  const isolation = await run.prepare.isolation()
   const deps = {
     config,
-    sandbox,
-    claude: await run.claude(),
-    apiKey: run.apiKey,
-    remoteUrl: await run.remoteUrl(),
+    isolation,
+    claude: await run.prepare.claude(),
+    apiKey,
+    remoteUrl: await run.prepare.remoteUrl(),
     gitToken: config.githubToken,
     root,
     host: run.env,
-    secrets: [config.githubToken ?? '', run.apiKey],
+    secrets: [config.githubToken ?? '', apiKey],
     log: io.info,
     onProgress: io.onProgress,
     signal: run.signal

@@ -14,7 +14,7 @@ import { putRefreshSection } from './github/refresh-comment.js'
 import { defaultBranch } from './github/issues.js'
 import type { Io } from './io.js'
 import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from './report/refresh.js'
-import type { SandboxSetup } from './worker/sandbox-run.js'
+import type { Preparation } from './run/prepare.js'
 
 export type Refresh = Extract<Request, { kind: 'refresh' }>
 
@@ -26,10 +26,11 @@ export interface RefreshAction {
   env: NodeJS.ProcessEnv
   github?: GitHub
   apiKey?: string
-  claude: () => Promise<string>
-  remoteUrl: () => Promise<string>
-  /** The cage (the sandbox's preflight), prepared only when a PR is there to bring up to date. */
-  isolation: () => Promise<SandboxSetup | undefined>
+  /**
+   * The run's cage, binary and remote, prepared as the fleet's workers' are: the cage only when a
+   * PR is there to bring up to date, the binary only when a conflict needs a worker turn.
+   */
+  prepare: Pick<Preparation, 'claude' | 'remoteUrl' | 'isolation'>
   signal?: AbortSignal
 }
 
@@ -77,12 +78,12 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
     config,
     base,
     prs,
-    remoteUrl: await run.remoteUrl(),
+    remoteUrl: await run.prepare.remoteUrl(),
     gitToken: config.githubToken,
     root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-refresh`),
     github,
-    sandbox: await run.isolation(),
-    claude: run.claude,
+    isolation: await run.prepare.isolation(),
+    claude: () => run.prepare.claude(),
     apiKey: run.apiKey,
     hostEnv: run.env,
     log: io.info,

@@ -5,18 +5,15 @@ import type { GitHub } from '../github/client.js'
 import { checkPrices, namedModels, runModels } from './models.js'
 import { prBody } from '../report/pr-body.js'
 import type { Outcome, Parallelism, Task } from '../domain.js'
-import { blockedLines } from '../worker/sandbox-proxy.js'
-import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import { thisMachine } from './machine.js'
 import { runPool } from './pool.js'
 import { runTask, type TaskContext } from './task.js'
 import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
-import { listening } from '../gateway/listen.js'
 import { keyVariable } from '../worker/env.js'
 import type { WorkerGateway } from '../worker/run.js'
-import { type Isolation, isolationFor } from '../worker/isolation.js'
+import type { Isolation } from '../worker/isolation.js'
 
 export interface FleetOptions {
   config: FleetConfig
@@ -40,8 +37,8 @@ export interface FleetOptions {
   checkout?: string
   /** Skill folders copied into every worker's config dir. */
   skills?: string[]
-  /** isolation: sandbox, from the preflight. */
-  sandbox?: SandboxSetup
+  /** Where the workers run, prepared once per run (prepareIsolation). */
+  isolation: Isolation
   /** The run's stop: aborted (with its reason) on a cancel. */
   signal?: AbortSignal
   /** land: false — the directory each task's work is sealed into instead of pushed. */
@@ -64,12 +61,15 @@ export interface FleetRun {
  * the one model endpoint a sandboxed worker can reach.
  */
 export async function openGateway(
-  opts: Pick<FleetOptions, 'config' | 'apiKey' | 'hostEnv' | 'log'> & { tasks?: readonly Task[] }
+  opts: Pick<FleetOptions, 'config' | 'apiKey' | 'hostEnv' | 'log'> & {
+    tasks?: readonly Task[]
+    isolation: Pick<Isolation, 'gatewayHost'>
+  }
 ): Promise<WorkerGateway & AsyncDisposable> {
   const { config } = opts
   const models = runModels(config, opts.tasks ?? [])
   checkPrices(config, namedModels(config, opts.tasks ?? []))
-  const { host } = await listening(config, opts.hostEnv ?? process.env)
+  const host = await opts.isolation.gatewayHost(opts.hostEnv ?? process.env)
   const gateway = await startGateway({
     upstream: config.baseUrl ?? 'https://api.anthropic.com',
     key: opts.apiKey,
@@ -151,7 +151,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
     prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
   await using model = await openGateway({ ...opts, tasks })
-  const isolation = isolationFor(config, opts.sandbox)
+  const { isolation } = opts
   const { outcomes, parallelism } = await runPool(tasks, {
     // In auto, workers start up to half again what the endpoint was learnt to take at once: a
     // worker spends part of its life between requests (starting, running tools), and those
@@ -192,6 +192,6 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     base,
     budgets: spend,
     parallelism,
-    blocked: blockedLines(opts.sandbox?.blocked)
+    blocked: isolation.refused()
   }
 }

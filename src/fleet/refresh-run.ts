@@ -4,9 +4,8 @@ import { FleetRepo } from '../git/repo.js'
 import type { FleetPr } from '../github/fleet-prs.js'
 import type { GitHub } from '../github/client.js'
 import type { OpenFleetPr } from '../report/refresh.js'
-import { isolationFor } from '../worker/isolation.js'
+import type { Isolation } from '../worker/isolation.js'
 import type { WorkerContext } from '../worker/run.js'
-import type { SandboxSetup } from '../worker/sandbox-run.js'
 import { openGateway } from './engine.js'
 import { type RefreshConfig, type RefreshContext, refreshPr } from './refresh.js'
 
@@ -19,7 +18,8 @@ export interface RefreshOptions {
   /** A fresh directory for the clone, worktrees and cages. */
   root: string
   github: GitHub
-  sandbox?: SandboxSetup
+  /** Where a merge turn and verify run, prepared once per run (prepareIsolation). */
+  isolation: Isolation
   /** The worker binary and the model key, asked for only when a conflict needs a worker turn. */
   claude: () => Promise<string>
   apiKey?: string
@@ -53,7 +53,7 @@ export async function refreshFleet(
     github: opts.github,
     root: opts.root,
     host: opts.hostEnv,
-    isolation: isolationFor(opts.config, opts.sandbox),
+    isolation: opts.isolation,
     worker: () => (worker ??= workerContext(opts, ctx, stack)),
     log: opts.log,
     runUrl: opts.runUrl,
@@ -93,7 +93,8 @@ async function workerContext(
       config: opts.config,
       apiKey: opts.apiKey,
       hostEnv: opts.hostEnv,
-      log: opts.log
+      log: opts.log,
+      isolation: ctx.isolation
     })
   )
   return {

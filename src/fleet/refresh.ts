@@ -145,7 +145,7 @@ async function cageEnv(ctx: RefreshContext, id: string): Promise<Record<string, 
   }
   await rm(dir, { recursive: true, force: true })
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
-  const env = setupEnv(ctx.config, ctx.host, paths)
+  const env = setupEnv(ctx.isolation, ctx.host, paths)
   for (const name of Object.keys(sharedCaches(ctx.host))) delete env[name]
   return env
 }

@@ -47,7 +47,7 @@ export function sharedCaches(host: NodeJS.ProcessEnv): Record<string, string> {
 
 /** Setup's environment: the worker's allowlist without the model, its own HOME and TMPDIR. */
 export function setupEnv(
-  config: FleetConfig,
+  isolation: Pick<Isolation, 'seesRunnerPaths'>,
   host: NodeJS.ProcessEnv,
   paths: { home: string; tmp: string; config: string }
 ): Record<string, string> {
@@ -62,7 +62,7 @@ export function setupEnv(
   env.CLAUDE_CONFIG_DIR = paths.config
   env.GIT_TERMINAL_PROMPT = '0'
   // A container sees only the worktree: the host's cache paths would not exist in it.
-  if (config.isolation !== 'container') Object.assign(env, sharedCaches(host))
+  if (isolation.seesRunnerPaths) Object.assign(env, sharedCaches(host))
   return env
 }
 
@@ -162,8 +162,8 @@ export async function runSetup(
   await rm(s.cageDir, { recursive: true, force: true })
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   s.log(`[${s.taskId}] setup: ${s.command}`)
-  const env = setupEnv(config, s.host, paths)
-  const shared = config.isolation === 'sandbox' ? await cacheDirs(s.host) : []
+  const env = setupEnv(s.isolation, s.host, paths)
+  const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : []
   // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
   // directory of setup's own, and the action reads those two files as data.
   const out = path.join(s.cageDir, 'leftovers')

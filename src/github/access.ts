@@ -1,5 +1,6 @@
 import type { Actor } from '../domain.js'
 import type { Octokit, Repo } from './client.js'
+import { isGitHubError } from './errors.js'
 
 const WRITERS = ['admin', 'maintain', 'write']
 
@@ -31,7 +32,7 @@ export async function checkAccess(
           reason: `@${actor.login} has ${role} access; delegating needs write, maintain or admin`
         }
   } catch (error) {
-    if ((error as { status?: number }).status === 404) {
+    if (isGitHubError(error, 'not-found')) {
       return { allowed: false, reason: `@${actor.login} is not a collaborator of this repository` }
     }
     throw error

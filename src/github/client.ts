@@ -2,6 +2,7 @@ import { getOctokit } from '@actions/github'
 import { retry } from '@octokit/plugin-retry'
 import { throttling } from '@octokit/plugin-throttling'
 import Bottleneck from 'bottleneck/light.js'
+import { gitHubError } from './errors.js'
 
 export type Octokit = ReturnType<typeof getOctokit>
 
@@ -18,10 +19,11 @@ export interface GitHub {
 
 /**
  * Octokit with the retry plugin (5xx and network errors, with backoff) and the throttling plugin
- * (primary and secondary rate limits: waits for `retry-after` / `x-ratelimit-reset`, twice).
+ * (primary and secondary rate limits: waits for `retry-after` / `x-ratelimit-reset`, twice). What
+ * still fails is thrown as a GitHubError (errors.ts), whose `kind` callers read.
  */
 export function createClient(token: string, apiUrl: string, log: (m: string) => void): Octokit {
-  return getOctokit(
+  const octokit = getOctokit(
     token,
     {
       baseUrl: apiUrl,
@@ -60,4 +62,9 @@ export function createClient(token: string, apiUrl: string, log: (m: string) => 
     retry,
     throttling
   )
+  // Registered after the plugins' hooks, so it wraps them: it sees the error their tries ended in.
+  octokit.hook.error('request', error => {
+    throw gitHubError(error)
+  })
+  return octokit
 }

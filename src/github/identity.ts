@@ -1,4 +1,5 @@
 import type { Octokit } from './client.js'
+import { isGitHubError } from './errors.js'
 
 /**
  * Who the token writes as. A user's token (a PAT) names its login at GET /user. An installation
@@ -21,8 +22,7 @@ export function tokenIdentity(octokit: Octokit): Promise<TokenIdentity> {
     identity = octokit.rest.users.getAuthenticated().then(
       ({ data }) => ({ kind: 'user', login: data.login }) as const,
       (error: unknown) => {
-        const status = (error as { status?: number }).status
-        if (status === 403 || status === 401) return { kind: 'app' } as const
+        if (isGitHubError(error, 'forbidden', 'unauthorized')) return { kind: 'app' } as const
         throw error
       }
     )

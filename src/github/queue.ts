@@ -1,4 +1,5 @@
 import type { Octokit, Repo } from './client.js'
+import { isGitHubError } from './errors.js'
 
 export interface QueueLabels {
   queued: string
@@ -69,7 +70,7 @@ export async function moveIssue(
     await octokit.rest.issues
       .removeLabel({ ...repo, issue_number: issue, name })
       .catch((error: unknown) => {
-        if ((error as { status?: number }).status !== 404) throw error
+        if (!isGitHubError(error, 'not-found')) throw error
       })
   }
 }

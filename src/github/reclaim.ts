@@ -1,4 +1,5 @@
 import type { Octokit, Repo } from './client.js'
+import { isGitHubError } from './errors.js'
 import { findLiveComment } from './live-comment.js'
 
 /**
@@ -20,7 +21,7 @@ export async function abandonedBy(
     const { data } = await octokit.rest.actions.getWorkflowRun({ ...repo, run_id: run })
     return data.status === 'completed' ? { run, status: 'completed' } : undefined
   } catch (error) {
-    if ((error as { status?: number }).status === 404) return { run, status: 'gone' }
+    if (isGitHubError(error, 'not-found')) return { run, status: 'gone' }
     throw error
   }
 }

@@ -3,9 +3,8 @@ import { openGateway } from '../fleet/engine.js'
 import type { FleetConfig } from '../fleet/options.js'
 import { FleetRepo } from '../git/repo.js'
 import type { Task } from '../domain.js'
-import { isolationFor } from '../worker/isolation.js'
+import type { Isolation } from '../worker/isolation.js'
 import { runWorker, type WorkerRun } from '../worker/run.js'
-import type { SandboxSetup } from '../worker/sandbox-run.js'
 import type { Progress } from '../worker/spawn.js'
 import { type PlanAnswer, readAnswer } from './answer.js'
 import { type PlannerAsk, plannerPrompt } from './prompt.js'
@@ -31,8 +30,8 @@ export interface PlannerDeps {
   secrets: string[]
   log: (message: string) => void
   onProgress?: (task: Task, progress: Progress) => void
-  /** isolation: sandbox, from the preflight: the planner is caged as workers are. */
-  sandbox?: SandboxSetup
+  /** Where the planner runs: the run's isolation, so it is caged as workers are. */
+  isolation: Isolation
   /** The run's stop (a cancel). */
   signal?: AbortSignal
 }
@@ -122,13 +121,14 @@ export async function runPlanner(deps: PlannerDeps, ask: PlannerAsk): Promise<Pl
     config,
     apiKey: deps.apiKey,
     hostEnv: deps.host,
-    log: deps.log
+    log: deps.log,
+    isolation: deps.isolation
   })
   const caged = plannerConfig(config)
   const worker = await runWorker(
     {
       config: caged,
-      isolation: isolationFor(caged, deps.sandbox),
+      isolation: deps.isolation,
       claude: deps.claude,
       model,
       root: deps.root,

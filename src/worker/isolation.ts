@@ -1,130 +1,40 @@
 /**
  * Where a worker runs: its own sandbox (isolation: sandbox, docs/sandbox.md), its own container
- * (isolation: container, docs/container.md) or a plain child process (isolation: process). All
- * end in spawnWorker(); sandbox and container add the worker's own git clone and bring its commits
- * back. isolationFor() chooses one of the three per run (the Isolation interface): launch() runs a
- * worker attempt, run() a shell command (verify, setup) behind the same walls as the worker. The
- * container's side is in container-run.ts, the sandbox's in sandbox-run.ts.
+ * (isolation: container, docs/container.md) or a plain child process (isolation: process). This is
+ * the one file that knows which one a run uses (a unit test holds every other file of src/ to
+ * that): prepareIsolation() chooses it once per run, and the rest of the action asks the
+ * Isolation it returns — to launch a worker attempt, to run a shell command (verify, setup)
+ * behind the same walls, and what the choice means for the gateway's address, the worker's
+ * binary and user, setup's caches and the summary. The sandbox's side is in sandbox-*.ts, the
+ * container's in container-*.ts.
  */
-import path from 'node:path'
-import type { WorkerLaunch } from './launch.js'
-import type { WorkerOptions } from './options.js'
-import { launchContainer, verifyInContainer } from './container-run.js'
 import type { VerifyResult } from '../domain.js'
-import { runVerify } from './verify.js'
-import { sealAsChild, type TaskGit } from './exit.js'
+import { launchContainer, verifyInContainer } from './container-run.js'
+import { containerGatewayHost } from './container-net.js'
+import { sealAsChild } from './exit.js'
+import type { Claude } from './install.js'
+import type { CageCommand, WorkerLaunch } from './launch.js'
+import type { WorkerOptions } from './options.js'
 import type { WorkerExit } from './result.js'
-import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
+import type { AllowRule } from './sandbox-allow.js'
+import { preflightSandbox } from './sandbox-host.js'
+import { launchSandboxed, runSandboxedCommand } from './sandbox-launch.js'
+import { blockedLines } from './sandbox-proxy.js'
+import { checkBinaryInSandbox, type SandboxSetup } from './sandbox-run.js'
 import { spawnWorker } from './spawn.js'
+import { runVerify } from './verify.js'
 
-function needSandbox(setup: SandboxSetup | undefined): SandboxSetup {
-  // The preflight makes it; without one there is no sandbox, and no silent fallback either.
-  if (!setup) throw new Error('isolation: sandbox was not prepared (the preflight did not run)')
-  return setup
-}
+export type { CageCommand } from './launch.js'
 
-/** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
-function launchSandboxed(w: WorkerLaunch, setup: SandboxSetup): Promise<WorkerExit> {
-  return spawnSandboxed(
-    {
-      setup,
-      taskId: w.taskId,
-      worktree: w.cwd,
-      cageDir: path.dirname(w.paths.configDir),
-      modelUrl: w.modelUrl,
-      command: [w.claude, ...w.args(w.settings)],
-      binary: w.claude,
-      env: w.env,
-      log: w.log,
-      sealing: w.sealing
-    },
-    {
-      stdin: w.stdin,
-      timeoutMs: w.timeoutMs,
-      transcriptPath: w.transcriptPath,
-      onProgress: w.onProgress,
-      signal: w.signal
-    }
-  )
-}
-
-/** One worker attempt as a plain child process (isolation: process): no walls, the same exit. */
-async function launchProcess(w: WorkerLaunch): Promise<WorkerExit> {
-  const exit = await spawnWorker({
-    file: w.claude,
-    args: w.args(w.settings),
-    env: w.env,
-    cwd: w.cwd,
-    stdin: w.stdin,
-    timeoutMs: w.timeoutMs,
-    transcriptPath: w.transcriptPath,
-    onProgress: w.onProgress,
-    signal: w.signal
-  })
-  if (w.sealing) await sealAsChild(w.sealing, w.cwd)
-  return exit
-}
-
-/** A shell command to run in a task's cage: verify today, setup too. */
-export interface CageCommand {
-  taskId: string
-  /** What it is, for the log: 'verify', 'setup'. */
-  label: string
-  command: string
-  /** The task's worktree: its working directory, and the only task files it may write. */
-  cwd: string
-  /**
-   * Its environment: the worker's allowlist without the model key (HOME, TMPDIR and
-   * CLAUDE_CONFIG_DIR point into a cage dir of the task's, which it may write).
-   */
-  env: Record<string, string>
-  timeoutMs: number
-  host: NodeJS.ProcessEnv
-  log: (message: string) => void
-  /** Package caches every task's setup shares (sandbox: bound read-write for setup alone). */
-  shared?: string[]
-  /** The run's stop: the command is stopped as a worker is, and its result says why. */
-  signal?: AbortSignal
-  /** The task whose leftovers are sealed after the command (exit.ts): verify's; not setup's. */
-  sealing?: TaskGit
-  /** The task whose git (and view) a command that does not seal works in: setup's. */
-  task?: TaskGit
-}
-
-/** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
-function runSandboxedCommand(
-  c: CageCommand,
-  env: Record<string, string>,
-  setup: SandboxSetup
-): Promise<VerifyResult> {
-  const configDir = env.CLAUDE_CONFIG_DIR
-  const cageDir = configDir ? path.dirname(configDir) : ''
-  const inside = (p?: string) => !!p && !!cageDir && p.startsWith(`${cageDir}/`)
-  if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
-    throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`)
-  c.log(`[${c.taskId}] ${c.label} in the sandbox`)
-  return runSandboxed(
-    {
-      setup,
-      taskId: c.taskId,
-      worktree: c.cwd,
-      cageDir,
-      env,
-      log: c.log,
-      shared: c.shared,
-      sealing: c.sealing,
-      task: c.task
-    },
-    c.command,
-    c.timeoutMs,
-    c.signal
-  )
+/** What the isolation reads of the run's options: the `isolation` and `container-*` inputs, `allowed-domains`. */
+export type IsolationOptions = Pick<WorkerOptions, 'isolation' | 'container'> & {
+  allowedDomains: AllowRule[]
 }
 
 /**
- * Where a worker and its task's shell commands run, chosen once per run (isolationFor). Each kind
- * prepares its cage, runs the worker in it and collects what it left (the worker's commits, in
- * sandbox and container), and runs verify and setup behind the same walls.
+ * Where a worker and its task's shell commands run, chosen once per run (prepareIsolation). Each
+ * kind prepares its cage, runs the worker in it and collects what it left (the worker's commits,
+ * in sandbox and container), and runs verify and setup behind the same walls.
  */
 export interface Isolation {
   /** One worker attempt, start to end. */
@@ -136,6 +46,23 @@ export interface Isolation {
    */
   run(c: CageCommand): Promise<VerifyResult>
   /**
+   * Whether a worker runs as the runner's own user (so as root on a root runner, and then needs
+   * IS_SANDBOX=1); a container's user is its own, never root.
+   */
+  readonly keepsRunnerUser: boolean
+  /** Whether a caged command sees the runner's paths, so setup is told where its caches are. */
+  readonly seesRunnerPaths: boolean
+  /** Whether setup's caches are shown to it as views (the sandbox's binds); a process sees them as they are. */
+  readonly bindsCaches: boolean
+  /** Said before any worker runs and atop the summary: process's warning that it is no boundary. */
+  readonly warning?: string
+  /** The address the model gateway listens on: the one its workers can reach. */
+  gatewayHost(env: NodeJS.ProcessEnv): Promise<string>
+  /** The claude the workers run: the runner's (`resolve`), or the image's own in a container. */
+  claude(resolve: () => Promise<Claude>, log: (m: string) => void): Promise<Claude>
+  /** What the sandbox's proxy refused in this run, one line each with what would allow it. */
+  refused(): string[]
+  /**
    * Whether a task's files may be a copy-on-write view of the run's shared checkout (views.ts)
    * instead of a worktree of its own: the sandbox, where views mount. Not the container (yet) and
    * not process isolation, which has no cage to mount one in.
@@ -143,60 +70,132 @@ export interface Isolation {
   readonly views: boolean
 }
 
-type Kind = Pick<Isolation, 'launch' | 'views'> & {
+export const PROCESS_WARNING =
+  "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text."
+
+type Kind = Omit<Isolation, 'run'> & {
   run(c: CageCommand, env: Record<string, string>): Promise<VerifyResult>
 }
 
-function kindOf(
-  config: Pick<WorkerOptions, 'isolation' | 'container'>,
-  sandbox?: SandboxSetup
-): Kind {
-  switch (config.isolation) {
-    case 'sandbox':
-      return {
-        views: !!sandbox?.host.unshare,
-        launch: async w => launchSandboxed(w, needSandbox(sandbox)),
-        run: async (c, env) => runSandboxedCommand(c, env, needSandbox(sandbox))
-      }
-    case 'container':
-      return {
-        views: false,
-        launch: w => launchContainer(config.container, w),
-        run: (c, env) => {
-          const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd
-          return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env })
-        }
-      }
-    case 'process':
-      return {
-        views: false,
-        launch: launchProcess,
-        run: async (c, env) => {
-          const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
-          if (c.sealing) await sealAsChild(c.sealing, c.cwd)
-          return result
-        }
-      }
+const LOOPBACK = () => Promise.resolve('127.0.0.1')
+
+/** The runner's claude, its version logged. */
+async function runnerClaude(resolve: () => Promise<Claude>, log: (m: string) => void) {
+  const claude = await resolve()
+  log(`claude: ${claude.version} (${claude.file})`)
+  return claude
+}
+
+function sandboxKind(setup: SandboxSetup): Kind {
+  return {
+    launch: w => launchSandboxed(w, setup),
+    run: (c, env) => runSandboxedCommand(c, env, setup),
+    keepsRunnerUser: true,
+    seesRunnerPaths: true,
+    bindsCaches: true,
+    gatewayHost: LOOPBACK,
+    claude: async (resolve, log) => {
+      const claude = await runnerClaude(resolve, log)
+      await checkBinaryInSandbox(setup, claude.file)
+      return claude
+    },
+    refused: () => blockedLines(setup.blocked),
+    views: !!setup.host.unshare
   }
 }
 
-/**
- * The one place the `isolation` input is read: the run's sandbox (with the preflight's setup),
- * container, or plain process.
- */
-export function isolationFor(
-  config: Pick<WorkerOptions, 'isolation' | 'container'>,
-  sandbox?: SandboxSetup
-): Isolation {
-  const kind = kindOf(config, sandbox)
+function containerKind(config: IsolationOptions): Kind {
   return {
-    views: kind.views,
-    launch: w => kind.launch(w),
+    launch: w => launchContainer(config.container, w),
+    run: (c, env) => {
+      const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd
+      return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env })
+    },
+    keepsRunnerUser: false,
+    seesRunnerPaths: false,
+    bindsCaches: false,
+    gatewayHost: env => containerGatewayHost(config.container, env),
+    claude: (_resolve, log) => {
+      const claude = { file: 'claude', version: `the one in ${config.container.image}` }
+      log(`claude: ${claude.version} (${claude.file})`)
+      return Promise.resolve(claude)
+    },
+    refused: () => [],
+    views: false
+  }
+}
+
+const processKind: Kind = {
+  launch: async w => {
+    const exit = await spawnWorker({
+      file: w.claude,
+      args: w.args(w.settings),
+      env: w.env,
+      cwd: w.cwd,
+      stdin: w.stdin,
+      timeoutMs: w.timeoutMs,
+      transcriptPath: w.transcriptPath,
+      onProgress: w.onProgress,
+      signal: w.signal
+    })
+    if (w.sealing) await sealAsChild(w.sealing, w.cwd)
+    return exit
+  },
+  run: async (c, env) => {
+    const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
+    if (c.sealing) await sealAsChild(c.sealing, c.cwd)
+    return result
+  },
+  keepsRunnerUser: true,
+  seesRunnerPaths: true,
+  bindsCaches: false,
+  warning: PROCESS_WARNING,
+  gatewayHost: LOOPBACK,
+  claude: runnerClaude,
+  refused: () => [],
+  views: false
+}
+
+/** A kind as the run sees it: a caged command never gets the model key. */
+function isolationOf(kind: Kind): Isolation {
+  return {
+    ...kind,
     run: c => {
       const env = { ...c.env }
       delete env.ANTHROPIC_API_KEY
       delete env.ANTHROPIC_AUTH_TOKEN
       return kind.run(c, env)
     }
+  }
+}
+
+/** Whether the run's workers run in containers, so the `container-*` inputs are checked up front. */
+export function readsContainerInputs(name: IsolationOptions['isolation']): boolean {
+  return name === 'container'
+}
+
+/**
+ * The one place the `isolation` input is read: the run's sandbox (after its preflight, which
+ * fails closed with one sentence naming the fix and never falls back to process), container, or
+ * plain process. `group` wraps the preflight for the log.
+ */
+export async function prepareIsolation(
+  config: IsolationOptions,
+  at: {
+    host: NodeJS.ProcessEnv
+    log: (m: string) => void
+    group?: <T>(name: string, fn: () => Promise<T>) => Promise<T>
+  }
+): Promise<Isolation> {
+  switch (config.isolation) {
+    case 'sandbox': {
+      const preflight = () => preflightSandbox(at.host, at.log)
+      const host = await (at.group ? at.group('Sandbox', preflight) : preflight())
+      return isolationOf(sandboxKind({ host, allowed: config.allowedDomains, blocked: new Map() }))
+    }
+    case 'container':
+      return isolationOf(containerKind(config))
+    case 'process':
+      return isolationOf(processKind)
   }
 }

@@ -1,4 +1,4 @@
-/** One worker attempt as every isolation launches it (isolation.ts chooses which). */
+/** One worker attempt, and a shell command in a task's cage, as every isolation runs them (isolation.ts chooses which). */
 import type { WorkerPaths } from './env.js'
 import type { TaskGit } from './exit.js'
 import type { Progress } from './spawn.js'
@@ -28,4 +28,30 @@ export interface WorkerLaunch {
   signal?: AbortSignal
   /** The task whose work leaves the cage as a sealed bundle after the attempt (exit.ts). */
   sealing?: TaskGit
+}
+
+/** A shell command to run in a task's cage: verify today, setup too. */
+export interface CageCommand {
+  taskId: string
+  /** What it is, for the log: 'verify', 'setup'. */
+  label: string
+  command: string
+  /** The task's worktree: its working directory, and the only task files it may write. */
+  cwd: string
+  /**
+   * Its environment: the worker's allowlist without the model key (HOME, TMPDIR and
+   * CLAUDE_CONFIG_DIR point into a cage dir of the task's, which it may write).
+   */
+  env: Record<string, string>
+  timeoutMs: number
+  host: NodeJS.ProcessEnv
+  log: (message: string) => void
+  /** Package caches every task's setup shares (sandbox: bound read-write for setup alone). */
+  shared?: string[]
+  /** The run's stop: the command is stopped as a worker is, and its result says why. */
+  signal?: AbortSignal
+  /** The task whose leftovers are sealed after the command (exit.ts): verify's; not setup's. */
+  sealing?: TaskGit
+  /** The task whose git (and view) a command that does not seal works in: setup's. */
+  task?: TaskGit
 }

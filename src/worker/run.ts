@@ -35,7 +35,7 @@ export interface WorkerContext {
   skills?: string[]
   /** The worker's stdin for a task; default workerPrompt (the planner frames its own). */
   prompt?: (task: Task) => string
-  /** Where its workers run: the run's sandbox, container or process (isolationFor). */
+  /** Where its workers run: the run's sandbox, container or process (prepareIsolation). */
   isolation: Isolation
   /**
    * The run's stop, aborted with its reason on a cancel: no worker starts after it, running ones
@@ -82,7 +82,7 @@ const sleepUnless = (signal: AbortSignal | undefined) => (ms: number) =>
 /** Said once per process: a person reading the log should know the CLI was told it is sandboxed. */
 let sandboxNoted = false
 function noteSandbox(ctx: WorkerContext): void {
-  if (!ctx.isRoot || ctx.config.isolation === 'container' || sandboxNoted) return
+  if (!ctx.isRoot || !ctx.isolation.keepsRunnerUser || sandboxNoted) return
   sandboxNoted = true
   ctx.log(
     'Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.'
@@ -135,7 +135,7 @@ async function runAttempt(
   const { attempt, model } = at
   const { paths, settings, transcript } = await cage(ctx, task, attempt, at.round)
   // A container worker is never root (uid 1001 or the runner's), so it needs no IS_SANDBOX.
-  const isRoot = ctx.isRoot && config.isolation !== 'container'
+  const isRoot = ctx.isRoot && ctx.isolation.keepsRunnerUser
   const pass = ctx.model.gateway.register(
     task.id,
     transcript.replace(/\.jsonl$/, '.requests.jsonl')

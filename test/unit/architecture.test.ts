@@ -29,6 +29,8 @@ const BANDS: Record<string, number> = {
   progress: 6,
   planning: 6,
   refreshing: 6,
+  // a run's pieces the entry strings together: preparing workers, cancel, shards' reports
+  run: 6,
   planner: 5,
   fleet: 4,
   // the edges: a worker, the model gateway, git, GitHub

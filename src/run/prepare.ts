@@ -1,0 +1,113 @@
+/**
+ * Preparing a run's workers, once, for every path that runs one (the fleet, the planner, a merge
+ * turn that brings a fleet PR up to date): the model key, the skills, the cage (the isolation's
+ * preflight), the worker binary and where to push. Each piece is made on first need and kept, so
+ * a goal's planner and its fleet share one preflight and one binary.
+ */
+import path from 'node:path'
+import type { Config } from '../config.js'
+import type { RunContext } from '../context.js'
+import { InputError } from '../errors.js'
+import { Git, withoutUserinfo } from '../git/git.js'
+import type { Io } from '../io.js'
+import { resolveClaude } from '../worker/install.js'
+import { type Isolation, prepareIsolation } from '../worker/isolation.js'
+import { resolveSkills } from '../worker/skills.js'
+
+/** What every worker of a run needs before the first starts. */
+export interface WorkerSetup {
+  apiKey: string
+  skills: string[]
+  isolation: Isolation
+  /** The claude the workers run (the image's own in a container). */
+  claude: string
+  remoteUrl: string
+}
+
+/** Where to push: the checkout's origin (without any credential in it), else the repository on the server. */
+async function remoteUrlOf(ctx: RunContext): Promise<string> {
+  const got = await Git.create(ctx.workspace).exec(['remote', 'get-url', 'origin'], {
+    allowFailure: true
+  })
+  const origin = got.exitCode === 0 ? got.stdout.trim() : ''
+  return withoutUserinfo(origin) || `${ctx.serverUrl}/${ctx.owner}/${ctx.repo}.git`
+}
+
+export class Preparation {
+  #isolation?: Promise<Isolation>
+  #claude?: Promise<string>
+
+  constructor(
+    private readonly run: {
+      config: Config
+      ctx: RunContext
+      io: Io
+      env: NodeJS.ProcessEnv
+      apiKey?: string
+    }
+  ) {}
+
+  /** The model key, or an error naming the input; `who` says which worker asked (the planner). */
+  apiKey(who = ''): string {
+    if (!this.run.apiKey)
+      throw new InputError(
+        'api-key',
+        `no model key${who}: pass a repository secret, e.g. api-key: \${{ secrets.ANTHROPIC_API_KEY }}`
+      )
+    return this.run.apiKey
+  }
+
+  /** Where the run pushes. Read anew each time: one git process. */
+  remoteUrl(): Promise<string> {
+    return remoteUrlOf(this.run.ctx)
+  }
+
+  /**
+   * The cage before any worker or model request: the sandbox's preflight (which fails closed with
+   * one sentence naming the fix, never falling back to process), or the warning that process is none.
+   */
+  isolation(): Promise<Isolation> {
+    this.#isolation ??= this.#prepareIsolation()
+    return this.#isolation
+  }
+
+  async #prepareIsolation(): Promise<Isolation> {
+    const { config, io, env } = this.run
+    const isolation = await prepareIsolation(config, { host: env, log: io.info, group: io.group })
+    if (isolation.warning) io.warning(isolation.warning)
+    return isolation
+  }
+
+  /** The claude the workers run, checked to start in the cage. */
+  claude(): Promise<string> {
+    this.#claude ??= this.#prepareClaude()
+    return this.#claude
+  }
+
+  async #prepareClaude(): Promise<string> {
+    const { config, ctx, io, env } = this.run
+    const isolation = await this.isolation()
+    const resolve = () =>
+      io.group('Worker binary', () =>
+        resolveClaude({
+          claudePath: config.claudePath,
+          pathVar: env.PATH,
+          host: env,
+          installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
+          log: io.info
+        })
+      )
+    return (await isolation.claude(resolve, io.info)).file
+  }
+
+  /** Everything a fleet's workers need, in the order a failure is best found. */
+  async workers(): Promise<WorkerSetup> {
+    // Read beside the steps below (it never throws): one git process off the way to the first worker.
+    const remoteUrl = this.remoteUrl()
+    const apiKey = this.apiKey()
+    const skills = await resolveSkills(this.run.config.skills, this.run.ctx.workspace)
+    const isolation = await this.isolation()
+    const claude = await this.claude()
+    return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl }
+  }
+}
