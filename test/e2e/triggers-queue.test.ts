@@ -11,6 +11,7 @@ import {
   pullsFor,
   wordsToFile
 } from './triggers-support.js'
+import { signalAction, waitFor } from './faults-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const nightly = () => schedule({ owner: OWNER, repo: REPO, cron: '17 3 * * *' })
@@ -115,12 +116,14 @@ describe('a cancelled scheduled run', () => {
       user: 'maria'
     })
 
-    const run = await stack.run({
-      eventName: 'schedule',
-      payload: nightly(),
-      signalAfterMs: { signal: 'SIGTERM', ms: 12_000 }
-    })
-    expect(stack.model.requestsFor('never-answers').length).toBeGreaterThan(0)
+    const running = stack.run({ eventName: 'schedule', payload: nightly() })
+    // The runner cancels once the worker is surely running: its request has reached the model.
+    await waitFor(
+      'the worker to ask the model',
+      () => stack.model.requestsFor('never-answers').length > 0
+    )
+    await signalAction(stack.workspace, 'SIGTERM')
+    const run = await running
     expect(results(run).map(r => r.id)).toEqual([`issue-${issue.number}`])
     // Queued again for the next night: the queue label is back, nothing marks it taken or failed.
     expect(labelsOf(stack, issue.number)).toEqual(['fleet'])
