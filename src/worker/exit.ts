@@ -201,9 +201,10 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
     await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
     // The worktree's index follows the branch (no work tree involved): the next cage starts there.
-    // `-m -i`: entries the commit did not change keep their stat data, so the next cage's git does
-    // not read every file again (on a big repository, that is most of a task's start).
-    await t.repo.exec(['read-tree', '-m', '-i', head], {
+    // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
+    // does not read every file again (on a big repository, that is most of a task's start); unlike
+    // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
+    await t.repo.exec(['read-tree', '--reset', '-i', head], {
       env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
     })
     await Promise.all([dropSealedRef(t.repo, t.branch), discardSealed(file)])
