@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import {
   existsSync,
   mkdtempSync,
@@ -11,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
+import { git as runGit } from '../support/git.js'
 
 const SRC = path.join(__dirname, '..', '..', 'src')
 
@@ -48,12 +48,7 @@ describe('git is started only through the Git wrapper', () => {
   })
 })
 
-const sh = (cwd: string, args: string[]) =>
-  execFileSync('git', args, {
-    cwd,
-    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' },
-    stdio: 'pipe'
-  })
+const sh = (cwd: string, args: string[]) => runGit(cwd, ...args)
 
 /**
  * As a worker would leave it: a nested repository committed as a gitlink, whose own config runs a

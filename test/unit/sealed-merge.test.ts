@@ -11,18 +11,8 @@ import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { type Checked, checkSealed } from '../../src/git/sealed.js'
 import { acceptedHead, SEAL_SCRIPT, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
+import { GIT_ENV, git } from '../support/git.js'
 
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'w',
-  GIT_AUTHOR_EMAIL: 'w@example.com',
-  GIT_COMMITTER_NAME: 'w',
-  GIT_COMMITTER_EMAIL: 'w@example.com'
-}
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: 'pipe' }).trim()
 const write = (dir: string, file: string, text: string) => {
   mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
   writeFileSync(path.join(dir, file), text)
@@ -34,7 +24,7 @@ const commit = (dir: string, message: string) => {
 }
 /** `git merge origin/main`, which must stop on the conflict (exit 1), the merge left in progress. */
 const conflictIn = (dir: string) =>
-  expect(spawnSync('git', ['merge', 'origin/main'], { cwd: dir, env: ENV }).status).toBe(1)
+  expect(spawnSync('git', ['merge', 'origin/main'], { cwd: dir, env: GIT_ENV }).status).toBe(1)
 const reasonOf = (c: Checked) => (c.kind === 'refused' ? c.reason : '')
 
 /**
@@ -66,7 +56,7 @@ function seal(r: ReturnType<typeof conflict>, merge: string = r.base): string {
   execFileSync(
     'sh',
     ['-c', SEAL_SCRIPT, 'fleet-seal', 'fleet/t', r.head, out, 'Merge main', merge],
-    { cwd: r.worker, env: ENV, stdio: 'pipe' }
+    { cwd: r.worker, env: GIT_ENV, stdio: 'pipe' }
   )
   return out
 }

@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -7,18 +6,7 @@ import { Git } from '../../src/git/git.js'
 import { rewriteMessages } from '../../src/git/messages.js'
 import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
 import { inertCommitMessage } from '../../src/report/commit-message.js'
-
-const ENV = {
-  ...process.env,
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'w',
-  GIT_AUTHOR_EMAIL: 'w@example.com',
-  GIT_COMMITTER_NAME: 'w',
-  GIT_COMMITTER_EMAIL: 'w@example.com'
-}
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', stdio: 'pipe' }).trim()
+import { git } from '../support/git.js'
 
 /** The fleet's clone with a base commit, and a worker's clone of it on fleet/t. */
 function repos() {

@@ -1,18 +1,14 @@
-import { execFileSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { excludePattern, sharedCaches } from '../../src/fleet/setup.js'
+import { git as gitIn } from '../support/git.js'
 
 describe('excludePattern', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'fleet-exclude-'))
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-C', dir, ...args], {
-      encoding: 'utf8',
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null' }
-    })
+  const git = (...args: string[]) => gitIn(dir, ...args)
   git('init', '-q')
 
   // Real git decides: each name setup left is excluded, and a look-alike next to it is not.
