@@ -86,6 +86,18 @@ export async function openPathsFor(files: string[]): Promise<() => Promise<void>
 }
 
 /**
+ * Why a test that runs the action as a hosted runner's user (makeRunnerUser) cannot run on this
+ * machine, or undefined when it can: it needs the sandbox and root to make that user.
+ */
+export async function runnerUserSkip(): Promise<string | undefined> {
+  const support = await sandboxSupport()
+  if (!support.ok) return support.reason
+  if (process.getuid?.() !== 0)
+    return 'the run as a non-root runner user with passwordless sudo needs root to make that user'
+  return undefined
+}
+
+/**
  * A runner user: non-root, passwordless sudo (as GitHub documents for hosted runners), its home
  * at `home`. Needs root; `remove` takes the user and its sudoers entry away again.
  */

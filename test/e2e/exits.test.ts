@@ -13,19 +13,13 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
-import { chownTree, makeRunnerUser, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const isRoot = process.getuid?.() === 0
-const skipReason = !support.ok
-  ? support.reason
-  : !isRoot
-    ? 'the acceptance run creates a non-root runner user with passwordless sudo, which needs root'
-    : undefined
+const skipReason = await runnerUserSkip()
 
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({
   id,

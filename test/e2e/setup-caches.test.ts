@@ -10,16 +10,11 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
-import { chownTree, makeRunnerUser, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const skipReason = !support.ok
-  ? support.reason
-  : process.getuid?.() !== 0
-    ? 'the run as a non-root runner user with passwordless sudo needs root to make that user'
-    : undefined
+const skipReason = await runnerUserSkip()
 
 /** Every entry under `dir`: its path, type, mode and content (or link target), hashed. */
 async function hashTree(dir: string): Promise<{ hash: string; entries: string[] }> {

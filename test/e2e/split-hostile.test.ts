@@ -11,16 +11,11 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { chownTree, makeRunnerUser, openPathsFor, sandboxSupport } from '../../demo/sandbox.js'
+import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, OWNER, READ_TOKEN, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const skipReason = !support.ok
-  ? support.reason
-  : process.getuid?.() !== 0
-    ? 'the run as a non-root runner user with passwordless sudo needs root to make that user'
-    : undefined
+const skipReason = await runnerUserSkip()
 const WRITES = ['POST', 'PATCH', 'PUT', 'DELETE']
 
 const bashTask = (id: string, commands: string[]) => ({
