@@ -10,30 +10,19 @@ import { type RecordedRequest, type Script, script } from '../../demo/model-serv
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { costOf } from '../../src/report/cost.js'
+import { burst, directCurl } from '../support/gateway-curl.js'
 
 const task = (id: string, s: Omit<Script, 'key'>) => ({
   id,
   prompt: `Task ${id}.\n${script({ key: id, ...s })}`
 })
 
-/** A curl the worker runs against the gateway itself, with its own token, past the sandbox proxy. */
-function curl(body: object, extra = '', headers: Record<string, string> = {}): string {
-  const h = Object.entries({
-    'content-type': 'application/json',
-    'anthropic-version': '2023-06-01',
-    ...headers
-  })
-    .map(([k, v]) => `-H '${k}: ${v}'`)
-    .join(' ')
-  return `curl --noproxy '*' -s -o /dev/null -w '%{http_code}\\n' ${extra} -H "x-api-key: \${ANTHROPIC_API_KEY:-$ANTHROPIC_AUTH_TOKEN}" ${h} "$ANTHROPIC_BASE_URL/v1/messages" -d '${JSON.stringify(body)}'`
-}
-
 /** Twelve requests at once, each asking 64,000 output tokens, billed their worst case. */
-const BURST = `for i in $(seq 12); do ${curl({
+const BURST = burst(12, {
   model: 'claude-opus-5-5',
   max_tokens: 64000,
   messages: [{ role: 'user', content: '[[fleet-burn]]' }]
-})} & done; wait`
+})
 
 /** The burst's requests as the endpoint saw them (the CLI's own carry the command, not as side). */
 const burns = (stack: Stack) =>
@@ -168,12 +157,12 @@ describe('models, headers and bodies the run did not ask for', () => {
       'anthropic-beta': 'context-1m-2025-08-07,claude-code-20250219'
     }
     const commands = [
-      curl({
+      directCurl({
         model: 'claude-opus-4-1',
         max_tokens: 64000,
         messages: [{ role: 'user', content: 'hi' }]
       }),
-      curl(
+      directCurl(
         { model: 'glm-4.6', max_tokens: 100, messages: [{ role: 'user', content: 'headers' }] },
         '',
         sneaky
@@ -233,7 +222,7 @@ describe('models, headers and bodies the run did not ask for', () => {
   })
 
   it('answers a 100 MiB body 413 before reading it; nothing reaches the endpoint', async () => {
-    const big = `head -c 104857600 /dev/zero | tr '\\0' ' ' > /tmp/big.json; ${curl({}, '').replace(`-d '{}'`, '--data-binary @/tmp/big.json')}`
+    const big = `head -c 104857600 /dev/zero | tr '\\0' ' ' > /tmp/big.json; ${directCurl({}, '').replace(`-d '{}'`, '--data-binary @/tmp/big.json')}`
     const t = task('huge', {
       steps: [{ tool: 'Bash', input: { command: big } }, { text: 'Done.' }]
     })

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { burst } from '../support/gateway-curl.js'
 
 const MODEL = 'glm-4.6'
 
@@ -127,18 +128,16 @@ describe('requests in flight per worker', () => {
 })
 
 /** Twelve requests at once with the worker's own token, each held 2 s by the endpoint. */
-const BURST = `for i in $(seq 12); do curl --noproxy '*' -s -o /dev/null -w '%{http_code}\\n' -H "x-api-key: \${ANTHROPIC_API_KEY:-$ANTHROPIC_AUTH_TOKEN}" -H 'content-type: application/json' -H 'anthropic-version: 2023-06-01' "$ANTHROPIC_BASE_URL/v1/messages" -d '${JSON.stringify(
-  {
-    model: MODEL,
-    max_tokens: 100,
-    messages: [
-      {
-        role: 'user',
-        content: script({ key: 'hog-burst', delayMs: 2000, steps: [{ text: 'held' }] })
-      }
-    ]
-  }
-)}' & done; wait`
+const BURST = burst(12, {
+  model: MODEL,
+  max_tokens: 100,
+  messages: [
+    {
+      role: 'user',
+      content: script({ key: 'hog-burst', delayMs: 2000, steps: [{ text: 'held' }] })
+    }
+  ]
+})
 
 describe('a worker bursting at the gateway beside an honest sibling', () => {
   let stack: Stack
