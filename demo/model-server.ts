@@ -20,7 +20,8 @@
 //   so output_tokens is message_delta's, not start + delta. HTTP errors add nothing, but a
 //   dropped stream's message_start usage IS added (input, cache, output_tokens 1) before the
 //   retry's. usageFor(key) computes exactly that sum from the recorded requests.
-//   (Measured with the cut 100 ms after message_start; cut in the same tick, it was racy.)
+//   (Measured with the cut 100 ms after message_start on a quiet machine; under load the CLI
+//   has often not read message_start by then and adds nothing for the dropped stream: racy.)
 // - A 200 with a non-SSE body (garbage) makes the CLI retry that turn at once with
 //   stream: false; garbage again there ends the run (exit 1). A dropped stream is retried
 //   (~0.5 s later) with stream: true.

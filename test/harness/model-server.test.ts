@@ -8,6 +8,7 @@ import {
   script,
   scriptKey,
   startModelServer,
+  sumUsage,
   type ModelServer,
   type Script,
   type Usage
@@ -204,7 +205,13 @@ describe('scripted model server with the real claude CLI', () => {
       ['garbage', true],
       ['reply', false] // the CLI fell back to a non-streaming request
     ])
-    expect(usageOf(run.result)).toEqual(server.usageFor('flaky-transport'))
+    // Whether the CLI adds the dropped stream's message_start usage depends on whether it had read
+    // that event when the connection was cut: a race inside the CLI no wait on our side can close
+    // (under load it often has not). Either sum is what the CLI does; anything else is not.
+    const withHead = server.usageFor('flaky-transport')
+    const withoutHead = sumUsage(seen.filter(r => r.outcome !== 'drop').map(r => r.usage))
+    expect(withHead).not.toEqual(withoutHead)
+    expect([withHead, withoutHead]).toContainEqual(usageOf(run.result))
   })
 
   it('rejects unknown keys, records both auth headers and the model name', async () => {
@@ -374,7 +381,8 @@ describe('scripted model server without the CLI', () => {
       stream: true,
       messages: userSays(script({ steps: [], hang: true }))
     })
-    await expect.poll(() => s.requests.length).toBe(1)
+    // Recorded first, then played: wait until the server is hanging on it, not just holding it.
+    await expect.poll(() => s.requests[0]?.outcome).toBe('hang')
     const started = Date.now()
     await s.close()
     await expect(pending).rejects.toThrow()
