@@ -169,7 +169,7 @@ describe.skipIf(skipReason !== undefined)(
       }
 
       // The hostile task's /workspace is an overlay of the run's checkout with its own layer.
-      const evil = stack.model.requestsFor('cv-evil')
+      const evil = stack.model.requestsFor('cviews-evil')
       const mount = outputOf(evil, 0)
       expect(mount).toMatch(/ - overlay /)
       expect(mount).toMatch(/upperdir=[^,]*\/views\/cv-evil\/upper[,\s]/)
