@@ -66,10 +66,13 @@ async function work(
   task: Task,
   startedAt: number
 ): Promise<Worked & { start: string }> {
-  // Where views mount (the sandbox), the task's files are a copy-on-write view of the run's one
-  // checkout of its start; elsewhere a worktree of its own.
-  const files = ctx.worker.isolation.views ? 'view' : 'worktree'
-  await using tree = await ctx.land.repo[files](task.id, task.branch, startRef(task, ctx.land.base))
+  // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
+  // view of the run's one checkout of its start; elsewhere a worktree of its own.
+  const { views, viewOwner } = ctx.worker.isolation
+  const start = startRef(task, ctx.land.base)
+  await using tree = views
+    ? await ctx.land.repo.view(task.id, task.branch, start, viewOwner)
+    : await ctx.land.repo.worktree(task.id, task.branch, start)
   const exit = taskGit(ctx, task, tree)
   try {
     return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha }

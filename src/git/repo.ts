@@ -1,5 +1,6 @@
 import { chmod, copyFile, mkdir, rm } from 'node:fs/promises'
 import path from 'node:path'
+import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
 import { authEnv, Git } from './git.js'
@@ -211,9 +212,12 @@ export class FleetRepo {
   /**
    * The run's one checkout of `sha`, made once (`git worktree add --detach`) and never written
    * again: every task starting there sees it through a view of its own. Its index carries the
-   * stat data a task's git reuses, so a task's first `git status` reads no file contents.
+   * stat data a task's git reuses, so a task's first `git status` reads no file contents. `owner`
+   * (uid:gid): the user the views' writes are made as, when not the action's (a container's user
+   * under a root action): an overlay copies a file up with its owner, so the checkout is that
+   * user's, and its index is refreshed once so the changed ctimes cost no cage a re-read.
    */
-  private checkout(sha: string): Promise<{ dir: string; index: string }> {
+  private checkout(sha: string, owner?: string): Promise<{ dir: string; index: string }> {
     let made = this.checkouts.get(sha)
     if (!made) {
       const dir = path.join(this.git.dir, '..', 'checkouts', sha)
@@ -221,6 +225,7 @@ export class FleetRepo {
         await rm(dir, { recursive: true, force: true })
         await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha])
         const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir'])
+        if (owner) await ownCheckout(this.git.at(dir), { dir, admin, owner })
         return { dir, index: path.join(admin, 'index') }
       })
       this.checkouts.set(sha, made)
@@ -233,10 +238,11 @@ export class FleetRepo {
    * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
    * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
    * the view's private layer live in the task's host dir. Removed when disposed unless kept.
+   * `owner`: see checkout.
    */
-  async view(id: string, branch: string, startRef: string): Promise<Worktree> {
+  async view(id: string, branch: string, startRef: string, owner?: string): Promise<Worktree> {
     const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
-    const base = await this.checkout(startSha)
+    const base = await this.checkout(startSha, owner)
     const root = path.join(this.git.dir, '..', 'views', id)
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
     const view: TaskView = {
@@ -349,4 +355,18 @@ export function pushFailureReason(output: string): string {
       : lines.find(l => l.startsWith('fatal:') || l.startsWith('error:'))
   const parts = [remote.join(' '), rejected, fatal].filter(Boolean)
   return `the push was rejected: ${parts.join(' — ') || 'no reason given by the remote'}`
+}
+
+/**
+ * A checkout given to the user a cage writes its view as (`chown -R -h`: a link is re-owned, never
+ * what it points at), then its index refreshed, with the git dir named (the checkout is no longer
+ * the action's own, and git refuses to discover a repository in another user's directory).
+ */
+async function ownCheckout(git: Git, c: { dir: string; admin: string; owner: string }) {
+  await runOk('chown', ['-R', '-h', c.owner, '--', c.dir], { env: { PATH: '/usr/bin:/bin' } })
+  // Only the stat data is refreshed (the contents are the commit's): a failure costs time, not truth.
+  await git.exec(['update-index', '-q', '--refresh'], {
+    env: { GIT_DIR: c.admin, GIT_WORK_TREE: c.dir },
+    allowFailure: true
+  })
 }

@@ -15,6 +15,8 @@ import {
   type ContainerConfig,
   type ContainerRuntime,
   type ContainerSpec,
+  type ContainerView,
+  CONTAINER_OUT_DIR,
   containerCommand,
   containerKillCommand,
   containerPath,
@@ -113,7 +115,12 @@ function killContainer(
 export function containerSpecFor(
   c: ContainerConfig,
   w: Pick<WorkerLaunch, 'cwd' | 'paths' | 'env' | 'settings' | 'args'>,
-  opts: { name: string; user: string; git?: { gitDir: string; objectsDir: string } }
+  opts: {
+    name: string
+    user: string
+    git?: { gitDir: string; objectsDir: string }
+    view?: ContainerView
+  }
 ): ContainerSpec {
   const base = { worktree: w.cwd, configDir: w.paths.configDir }
   const settings = containerPath(base, w.settings)
@@ -125,6 +132,7 @@ export function containerSpecFor(
     name: opts.name,
     env: w.env,
     git: opts.git,
+    view: opts.view,
     cpus: c.cpus,
     memory: c.memory,
     pidsLimit: c.pidsLimit,
@@ -143,7 +151,12 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
   const git = await prepareGit(w.sealing ?? w.cwd, cageDir)
   const mounted = [w.cwd, w.paths.configDir, git.cloneDir]
   const cmd = containerCommand(
-    containerSpecFor(c, w, { name, user, git: { gitDir: git.gitDir, objectsDir: git.objectsDir } })
+    containerSpecFor(c, w, {
+      name,
+      user,
+      git: { gitDir: git.gitDir, objectsDir: git.objectsDir },
+      view: w.sealing?.view
+    })
   )
   const env = runtimeEnv(cmd.env, w.host)
   w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`)
@@ -192,7 +205,7 @@ async function sealInContainer(
   const uid = process.getuid?.()
   if (uid === 0) await chownTree(o.user, [seal.dir])
   const cmd = containerCommand({
-    ...containerSpecFor(c, w, { name: o.name, user: o.user, git: o.git }),
+    ...containerSpecFor(c, w, { name: o.name, user: o.user, git: o.git, view: t.view }),
     env: seal.env,
     network: 'none',
     sealDir: seal.dir,
@@ -218,13 +231,33 @@ export interface ContainerCommand {
   signal?: AbortSignal
   /** The task whose work is sealed after the command (worker/exit.ts). */
   sealing?: TaskGit
+  /** The task whose view (and git) a command that does not seal works in: setup's. */
+  task?: TaskGit
+  /** A directory it leaves files in for the action, named to it by `variable`: setup's listing. */
+  outDir?: { path: string; variable: string }
 }
 
 /**
- * The verify command in a container of the worker's image, with only the worktree and the
- * worker's config dir mounted and the worker's environment minus the model key: in container
- * isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it must not
- * run on the runner. The worktree's git metadata is not mounted: verify sees files, not history.
+ * What a command's container holds beyond its files and config dir. With a view, its files are
+ * the task's view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts)
+ * gets a clone of the task's git and its out dir, named by its container path.
+ */
+async function commandCage(v: ContainerCommand) {
+  const view = (v.sealing ?? v.task)?.view
+  const git = v.task?.view ? await prepareGit(v.task, path.dirname(v.configDir)) : undefined
+  const env = { ...v.env }
+  for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
+  if (v.outDir) env[v.outDir.variable] = CONTAINER_OUT_DIR
+  const owned = [v.worktree, v.configDir, ...(git ? [git.cloneDir] : [])]
+  if (v.outDir) owned.push(v.outDir.path)
+  return { view, git, env, owned }
+}
+
+/**
+ * The verify command (or setup) in a container of the worker's image, with only the task's files
+ * and the worker's config dir mounted and the worker's environment minus the model key: in
+ * container isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it
+ * must not run on the runner. Verify sees files, not history: no git is mounted for it.
  */
 export async function verifyInContainer(
   c: ContainerConfig,
@@ -233,15 +266,17 @@ export async function verifyInContainer(
   const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify')
   const uid = process.getuid?.()
   const user = containerUser(uid, process.getgid?.())
-  const env = { ...v.env }
-  for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
+  const cage = await commandCage(v)
   const cmd = containerCommand({
     runtime: c.runtime,
     image: c.image,
     name,
     worktree: v.worktree,
     configDir: v.configDir,
-    env,
+    env: cage.env,
+    git: cage.git,
+    view: cage.view,
+    outDir: v.outDir?.path,
     cpus: c.cpus,
     memory: c.memory,
     pidsLimit: c.pidsLimit,
@@ -251,31 +286,43 @@ export async function verifyInContainer(
     command: ['sh', '-c', v.command]
   })
   const runEnv = runtimeEnv(cmd.env, v.host)
-  // --interactive is for the worker's prompt; verify reads no stdin.
-  const args = cmd.args.filter(a => a !== '--interactive')
   v.log(`[${v.taskId}] verify in container ${name}`)
-  if (uid === 0) await chownTree(user, [v.worktree, v.configDir])
+  if (uid === 0) await chownTree(user, cage.owned)
   try {
-    const result = await runVerify(
-      v.command,
-      v.worktree,
-      runEnv,
-      v.timeoutMs,
-      {
-        file: cmd.file,
-        args,
-        onStop: killContainer(name, c.runtime, runEnv, m => v.log(`[${v.taskId}] ${m}`)),
-        hunt: false
-      },
-      v.signal
-    )
-    await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
+    const result = await runCommand(c, v, { name, file: cmd.file, args: cmd.args, env: runEnv })
     if (v.sealing) await sealAfterCommand(c, v, { name: `${name}-seal`, user })
     return result
   } finally {
     await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
-    if (uid === 0) await chownTree(`${uid}:${process.getgid?.() ?? 0}`, [v.worktree, v.configDir])
+    const self = `${uid}:${process.getgid?.() ?? 0}`
+    if (uid === 0) await chownTree(self, cage.owned)
+    if (cage.git) await finishGit(cage.git)
   }
+}
+
+/** The command's container run to its end, then removed (the seal's container comes after). */
+async function runCommand(
+  c: ContainerConfig,
+  v: ContainerCommand,
+  cmd: { name: string; file: string; args: string[]; env: Record<string, string> }
+): Promise<VerifyResult> {
+  // --interactive is for the worker's prompt; verify reads no stdin.
+  const args = cmd.args.filter(a => a !== '--interactive')
+  const result = await runVerify(
+    v.command,
+    v.worktree,
+    cmd.env,
+    v.timeoutMs,
+    {
+      file: cmd.file,
+      args,
+      onStop: killContainer(cmd.name, c.runtime, cmd.env, m => v.log(`[${v.taskId}] ${m}`)),
+      hunt: false
+    },
+    v.signal
+  )
+  await runRuntime(c.runtime, ['rm', '--force', cmd.name], cmd.env)
+  return result
 }
 
 /** A command's leftovers sealed: a fresh clone at the task's accepted commit, then the seal. */

@@ -6,6 +6,7 @@ export const CONTAINER_HOME = '/home/fleet'
 export const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config'
 export const CONTAINER_GIT_DIR = '/fleet/git'
 export const CONTAINER_SEAL_DIR = '/fleet/seal'
+export const CONTAINER_OUT_DIR = '/fleet/out'
 export const DEFAULT_USER = '1001:1001'
 export const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 } as const
 
@@ -58,6 +59,20 @@ export interface ContainerSpec {
   command?: string[]
   /** The seal's output directory (worker/exit.ts), mounted read-write at CONTAINER_SEAL_DIR. */
   sealDir?: string
+  /**
+   * The task's files as a copy-on-write view of the run's shared checkout (views.ts), shown at
+   * /workspace instead of the worktree: podman's overlay volume with the task's own upper layer.
+   */
+  view?: ContainerView
+  /** A directory the command leaves files in for the action (setup's listing), at CONTAINER_OUT_DIR. */
+  outDir?: string
+}
+
+/** A view as a container mounts it: `lower` never written, the task's writes kept in `upper`. */
+export interface ContainerView {
+  lower: string
+  upper: string
+  work: string
 }
 
 export interface ContainerCommand {
@@ -112,6 +127,41 @@ function mountPath(label: string, value: string): string {
   if (/[,\n\r"]/.test(value))
     fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`)
   return value
+}
+
+/**
+ * A view's three paths, which podman's `-v` reads split on ':' and its overlay options on ','
+ * (`\\` too is an escape to overlayfs): refused rather than misread.
+ */
+function viewPath(label: string, value: string): string {
+  const p = mountPath(`view's ${label}`, value)
+  if (/[:\\]/.test(p))
+    fail(
+      `Invalid view's ${label} '${p}'. A copy-on-write view's paths cannot hold ',', ':', '\\' or a newline.`
+    )
+  return p
+}
+
+const within = (child: string, parent: string) => child === parent || child.startsWith(`${parent}/`)
+
+/**
+ * The view at /workspace: podman's overlay volume (`:O`) with the task's own upper and work dirs,
+ * so what the task writes outlives this container and the next one of the task sees it. Docker has
+ * no overlay volumes: refused (the container isolation gives docker a worktree instead).
+ */
+function viewMount(view: ContainerView, runtime: ContainerRuntime): string[] {
+  if (runtime !== 'podman')
+    fail(`A copy-on-write view needs podman's overlay volumes; container-runtime is '${runtime}'.`)
+  const [lower, upper, work] = [
+    viewPath('lower dir', view.lower),
+    viewPath('upper dir', view.upper),
+    viewPath('work dir', view.work)
+  ]
+  if ([upper, work].some(p => within(p, lower) || within(lower, p)))
+    fail(
+      `A view's private layer (${upper}, ${work}) must lie outside the checkout it shows (${lower}).`
+    )
+  return ['--volume', `${lower}:${CONTAINER_WORKSPACE}:O,upperdir=${upper},workdir=${work}`]
 }
 
 function bind(src: string, dst: string, readonly = false): string[] {
@@ -182,6 +232,23 @@ function assertNoSecrets(args: string[], env: Record<string, string>): void {
   }
 }
 
+/** The task's files (its worktree, or its view), its config dir, its git, its seal's and out dirs. */
+function mounts(spec: ContainerSpec): string[] {
+  const worktree = mountPath('worktree', spec.worktree)
+  const files = spec.view
+    ? viewMount(spec.view, spec.runtime ?? 'docker')
+    : bind(worktree, CONTAINER_WORKSPACE)
+  const mounts = [...files, ...bind(mountPath('config dir', spec.configDir), CONTAINER_CONFIG_DIR)]
+  if (spec.git) {
+    mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR))
+    const objects = mountPath('objects dir', spec.git.objectsDir)
+    mounts.push(...bind(objects, objects, true))
+  }
+  if (spec.sealDir) mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR))
+  if (spec.outDir) mounts.push(...bind(mountPath('out dir', spec.outDir), CONTAINER_OUT_DIR))
+  return mounts
+}
+
 /** The argv and environment that start one worker in its own container. */
 export function containerCommand(spec: ContainerSpec): ContainerCommand {
   if (!CONTAINER_NAME.test(spec.name))
@@ -189,16 +256,6 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
   if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
     fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`)
   }
-  const mounts = [
-    ...bind(mountPath('worktree', spec.worktree), CONTAINER_WORKSPACE),
-    ...bind(mountPath('config dir', spec.configDir), CONTAINER_CONFIG_DIR)
-  ]
-  if (spec.git) {
-    mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR))
-    const objects = mountPath('objects dir', spec.git.objectsDir)
-    mounts.push(...bind(objects, objects, true))
-  }
-  if (spec.sealDir) mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR))
   const args = [
     'run',
     '--rm',
@@ -212,7 +269,7 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
     checkUser(spec.user ?? DEFAULT_USER),
     '--workdir',
     CONTAINER_WORKSPACE,
-    ...mounts,
+    ...mounts(spec),
     ...limits(spec),
     '--network',
     checkNetwork(spec.network ?? 'bridge'),

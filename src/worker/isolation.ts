@@ -9,7 +9,7 @@
  * container's in container-*.ts.
  */
 import type { VerifyResult } from '../domain.js'
-import { launchContainer, verifyInContainer } from './container-run.js'
+import { containerUser, launchContainer, verifyInContainer } from './container-run.js'
 import { containerGatewayHost } from './container-net.js'
 import { sealAsChild } from './exit.js'
 import type { Claude } from './install.js'
@@ -64,10 +64,16 @@ export interface Isolation {
   refused(): string[]
   /**
    * Whether a task's files may be a copy-on-write view of the run's shared checkout (views.ts)
-   * instead of a worktree of its own: the sandbox, where views mount. Not the container (yet) and
-   * not process isolation, which has no cage to mount one in.
+   * instead of a worktree of its own: the sandbox, where views mount, and podman's containers
+   * (an overlay volume with the task's own upper layer). Not docker, which has no overlay volumes,
+   * and not process isolation, which has no cage to mount one in.
    */
   readonly views: boolean
+  /**
+   * The user (uid:gid) a view's writes are made as, when it is not the action's: the shared
+   * checkout must be theirs (a container's user under a root action). Undefined otherwise.
+   */
+  readonly viewOwner?: string
 }
 
 export const PROCESS_WARNING =
@@ -121,9 +127,13 @@ function containerKind(config: IsolationOptions): Kind {
       return Promise.resolve(claude)
     },
     refused: () => [],
-    views: false
+    views: config.container.runtime === 'podman',
+    viewOwner: rootAction() ? containerUser(0, 0) : undefined
   }
 }
+
+/** The action runs as root: a container's user is then the image's own, not the action's. */
+const rootAction = () => process.getuid?.() === 0
 
 const processKind: Kind = {
   launch: async w => {

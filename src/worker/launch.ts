@@ -54,4 +54,9 @@ export interface CageCommand {
   sealing?: TaskGit
   /** The task whose git (and view) a command that does not seal works in: setup's. */
   task?: TaskGit
+  /**
+   * A directory of the action's the command leaves files in (setup's listing with a view), named
+   * to it by the environment variable `variable`: a container mounts it and names its own path.
+   */
+  outDir?: { path: string; variable: string }
 }

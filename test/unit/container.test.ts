@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   CONTAINER_CONFIG_DIR,
   CONTAINER_GIT_DIR,
+  CONTAINER_OUT_DIR,
   CONTAINER_WORKSPACE,
   ContainerSpecError,
   containerCommand,
@@ -196,6 +197,68 @@ describe('containerCommand', () => {
   it('accepts registry ports and digests', () => {
     const image = `localhost:5000/fleet-worker:v1@sha256:${'a'.repeat(64)}`
     expect(containerCommand(spec({ image })).args).toContain(image)
+  })
+})
+
+describe('containerCommand with a copy-on-write view of the shared checkout', () => {
+  const view = {
+    lower: '/tmp/fleet-run/checkouts/0123abc',
+    upper: '/tmp/fleet-run/views/fix-login/upper',
+    work: '/tmp/fleet-run/views/fix-login/work'
+  }
+  const viewed = (over: Partial<ContainerSpec> = {}) =>
+    containerCommand(spec({ runtime: 'podman', view, ...over }))
+
+  it("shows the checkout at /workspace through podman's overlay volume, the task's layer its upper", () => {
+    const { args } = viewed()
+    expect(flagValues(args, '--volume')).toEqual([
+      `${view.lower}:${CONTAINER_WORKSPACE}:O,upperdir=${view.upper},workdir=${view.work}`
+    ])
+    // The (empty) worktree path is not mounted: the view takes /workspace.
+    expect(flagValues(args, '--mount')).toEqual([
+      `type=bind,src=/tmp/fleet-run/fix-login/config,dst=${CONTAINER_CONFIG_DIR}`
+    ])
+    expect(args.join(' ')).not.toContain(spec().worktree)
+  })
+
+  it("mounts setup's out dir at its container path", () => {
+    const { args } = viewed({ outDir: '/tmp/fleet-run/setup/fix-login/leftovers' })
+    expect(flagValues(args, '--mount')).toContain(
+      `type=bind,src=/tmp/fleet-run/setup/fix-login/leftovers,dst=${CONTAINER_OUT_DIR}`
+    )
+  })
+
+  it.each([
+    ['a comma in the lower dir', { lower: '/tmp/a,upperdir=/etc' }, "Invalid view's lower dir"],
+    ['a colon in the lower dir', { lower: '/tmp/a:/etc' }, "Invalid view's lower dir"],
+    ['a colon in the upper dir', { upper: '/tmp/up:O' }, "Invalid view's upper dir"],
+    ['a comma in the work dir', { work: '/tmp/w,lowerdir=/' }, "Invalid view's work dir"],
+    ['a backslash in the upper dir', { upper: '/tmp/u\\p' }, "Invalid view's upper dir"],
+    ['a newline in the work dir', { work: '/tmp/w\nx' }, "Invalid view's work dir"],
+    ['a relative lower dir', { lower: 'checkouts/abc' }, "Invalid view's lower dir"],
+    ['an unnormalised upper dir', { upper: '/tmp/x/../../etc' }, "Invalid view's upper dir"],
+    ['the host root as lower dir', { lower: '/' }, "Invalid view's lower dir"],
+    ['an upper layer inside the checkout', { upper: `${view.lower}/up` }, 'must lie outside'],
+    ['a work dir inside the checkout', { work: `${view.lower}/.w` }, 'must lie outside'],
+    ['the checkout inside the upper layer', { upper: '/tmp/fleet-run' }, 'must lie outside']
+  ])('refuses %s, naming the path and what would be right', (_label, over, message) => {
+    const bad = { ...view, ...over }
+    const run = () => viewed({ view: bad })
+    expect(run).toThrow(ContainerSpecError)
+    expect(run).toThrow(message)
+  })
+
+  it('names the rule for the characters podman and overlayfs would misread', () => {
+    expect(() => viewed({ view: { ...view, lower: '/tmp/a:b' } })).toThrow(
+      "Invalid view's lower dir '/tmp/a:b'. A copy-on-write view's paths cannot hold ',', ':', '\\' or a newline."
+    )
+  })
+
+  it('is refused on docker, which has no overlay volumes', () => {
+    expect(() => viewed({ runtime: 'docker' })).toThrow(
+      "A copy-on-write view needs podman's overlay volumes; container-runtime is 'docker'."
+    )
+    expect(() => containerCommand(spec({ view }))).toThrow(ContainerSpecError)
   })
 })
 

@@ -141,6 +141,16 @@ describe('what callers ask the Isolation instead of its name', () => {
     expect(claude.version).toMatch(/^the one in ghcr\.io\//)
   })
 
+  it("container: a task's files are a view on podman (overlay volumes), a worktree on docker", async () => {
+    const podman = await prepared({ isolation: 'container', 'container-runtime': 'podman' })
+    const docker = await prepared({ isolation: 'container', 'container-runtime': 'docker' })
+    expect([podman.views, docker.views]).toEqual([true, false])
+    // Under a root action the container's user is the image's (1001), who must own the checkout.
+    const root = process.getuid?.() === 0
+    expect(podman.viewOwner).toBe(root ? '1001:1001' : undefined)
+    expect((await prepared({ isolation: 'process' })).views).toBe(false)
+  })
+
   it('a caged command never gets the model key, whatever the kind', async () => {
     const iso = await prepared({ isolation: 'process' })
     const result = await iso.run({
