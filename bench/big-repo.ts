@@ -169,7 +169,8 @@ async function disk(stack: Stack, way: Way, files: number): Promise<Disk> {
   }
   try {
     const rec = await Promise.race([held(), running.then(() => undefined)])
-    if (!rec?.cwd) throw new Error(`${id}: its held request named no working directory`)
+    if (!rec) throw new Error(`${id} ended before its held turn`)
+    if (!rec.cwd) throw new Error(`${id}: its held request named no working directory`)
     return await diskOf(way, rec.cwd)
   } finally {
     stack.model.release(key)
