@@ -26,6 +26,10 @@ import { byId, GITHUB_TOKEN, type Stack, startStack } from '../demo/stack.js'
 
 const exec = promisify(execFile)
 const SIZES = (process.env.BENCH_BIG_SIZES ?? '1000,20000,100000').split(',').map(Number)
+if (SIZES.some(n => !Number.isInteger(n) || n < 1))
+  throw new Error(
+    `BENCH_BIG_SIZES: '${process.env.BENCH_BIG_SIZES}' is not a list of file counts like 1000,20000.`
+  )
 const WAYS = {
   views: { isolation: 'sandbox', tag: 'view' },
   worktrees: { isolation: 'process', tag: 'tree' }
