@@ -6,12 +6,14 @@
  *   view     — a view of one shared checkout at the task's path (worker/views.ts), mounted in its
  *              own namespace with a file written through it; its disk is its private layer.
  * Each is started BENCH_VIEWS_RUNS times (default 4, as a four-task run) after one warm-up
- * (BENCH_VIEWS_WARMUP=0: none); the medians are printed. Files are ~200 bytes in directories of 100. docs/performance.md records it.
+ * (BENCH_VIEWS_WARMUP=0: none); the medians are printed. The repository is demo/big-repo.ts's
+ * (~200-byte files in directories of 100). docs/performance.md records it.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
+import { writeBigRepo } from '../demo/big-repo.js'
 import { run } from '../src/process.js'
 import { dropView, makeView, withViews } from '../src/worker/views.js'
 
@@ -33,18 +35,7 @@ const duKb = (p: string) =>
   Number(execFileSync('du', ['-sk', p], { encoding: 'utf8' }).split('\t')[0])
 
 async function repoOf(dir: string, files: number): Promise<void> {
-  await mkdir(dir, { recursive: true })
-  const line = 'x'.repeat(190)
-  for (let d = 0; d * 100 < files; d++) {
-    const sub = path.join(dir, 'src', `d${d}`)
-    await mkdir(sub, { recursive: true })
-    const n = Math.min(100, files - d * 100)
-    await Promise.all(
-      Array.from({ length: n }, (_, f) =>
-        writeFile(path.join(sub, `f${f}.txt`), `${d}/${f} ${line}\n`)
-      )
-    )
-  }
+  await writeBigRepo(dir, files)
   git(dir, 'init', '-q', '-b', 'main')
   git(dir, 'add', '-A')
   git(dir, 'commit', '-qm', 'base')

@@ -174,6 +174,8 @@ export interface ResultEntry {
   model: string | null
   attempts: number
   'cost-usd'?: number | null
+  /** From the task's start to its first worker's start (its files and setup); null without one. */
+  'worker-start-ms'?: number | null
 }
 
 export function results(run: RunActionResult): ResultEntry[] {

@@ -158,6 +158,11 @@ export interface Outcome {
   /** From the price inputs, when given. */
   costUsd?: number
   startedAt?: number
+  /**
+   * When its first worker was started (epoch ms): after its files (a worktree or a view) and its
+   * setup. Absent when no worker ran.
+   */
+  workerStartedAt?: number
   endedAt?: number
   /** land: false — the task's work as handed to mode: land, which checks it before it pushes. */
   sealed?: Sealed

@@ -366,6 +366,7 @@ async function workIn(
   }
   const afterSetup = lateStart(ctx, task, startedAt, ctx.land.config.setup)
   if (afterSetup) return afterSetup
+  const workerStartedAt = now()
   const run = await runWorker(ctx.worker, task, t.tree.dir, '', t.exit)
   const outcome: Outcome = {
     id: task.id,
@@ -378,7 +379,8 @@ async function workIn(
     attempts: run.attempts,
     finalMessage: run.finalMessage,
     durationMs: 0,
-    startedAt
+    startedAt,
+    workerStartedAt
   }
   if (run.verdict.kind !== 'ok') return keepFailedWork(t, outcome, run.verdict)
   const verify = t.exit.refused ? undefined : await verifyWithFixUp(ctx, task, t, run, outcome)

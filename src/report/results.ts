@@ -1,6 +1,13 @@
 import type { Outcome } from '../domain.js'
 import { FAILING } from '../domain.js'
 
+/** From the task's start to its first worker's: its files (worktree or view) and setup. */
+function workerStartMs(o: Outcome): number | null {
+  return o.startedAt === undefined || o.workerStartedAt === undefined
+    ? null
+    : o.workerStartedAt - o.startedAt
+}
+
 /** One `results` entry: every field docs/contract.md names is present (null when it does not apply). */
 export function resultEntry(o: Outcome) {
   return {
@@ -17,7 +24,8 @@ export function resultEntry(o: Outcome) {
     model: o.model ?? null,
     attempts: o.attempts,
     preserved: o.preserved ?? null,
-    'cost-usd': o.costUsd ?? null
+    'cost-usd': o.costUsd ?? null,
+    'worker-start-ms': workerStartMs(o)
   }
 }
 

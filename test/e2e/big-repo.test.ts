@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bigRepoFiles } from '../../demo/big-repo.js'
 import { script } from '../../demo/model-server.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -18,14 +19,6 @@ const FULL = `${OWNER}/${REPO}`
 const support = await sandboxSupport()
 const why = support.ok ? await viewsFail('/usr/bin/unshare') : support.reason
 const IDS = ['big-1', 'big-2', 'big-3', 'big-4']
-
-/** `count` files of ~200 bytes in directories of 100 under src/, plus a README. */
-function generated(count: number): Record<string, string> {
-  const files: Record<string, string> = { 'README.md': '# widgets\n', 'tasks/.keep': '' }
-  for (let i = 0; i < count; i++)
-    files[`src/d${Math.floor(i / 100)}/f${i % 100}.txt`] = `${`file ${i} `.repeat(20)}\n`
-  return files
-}
 
 /**
  * The worker (on a repository of `files` files) commits its one file with `git add -A`, which would also take setup's leftover if
@@ -66,6 +59,8 @@ async function diffOf(stack: Stack, id: string): Promise<string[]> {
 interface Measured {
   wallMs: number
   tasks: Map<string, number>
+  /** Each task's `worker-start-ms`: its view and its setup. */
+  starts: number[]
   log: string
 }
 
@@ -87,10 +82,14 @@ async function runFour(stack: Stack, files: number): Promise<Measured> {
     expect(r?.status, r?.error ?? run.stdout).toBe('pr-opened')
     expect(await diffOf(stack, id)).toEqual([`tasks/${id}.txt`])
     expect(await stack.git.readFile(FULL, `fleet/${id}`, `tasks/${id}.txt`)).toBe(`${id}\n`)
+    // The worker started after the task's view and its setup, and before the task ended.
+    expect(r?.['worker-start-ms']).toBeGreaterThan(0)
+    expect(r?.['worker-start-ms']).toBeLessThan(r?.['duration-ms'] ?? 0)
   }
   return {
     wallMs: run.durationMs,
     tasks: new Map(IDS.map(id => [id, results.get(id)?.['duration-ms'] ?? 0])),
+    starts: IDS.map(id => results.get(id)?.['worker-start-ms'] ?? 0),
     log: run.stdout
   }
 }
@@ -108,8 +107,8 @@ describe.skipIf(why !== undefined)(
     let big: Stack
     let tiny: Stack
     beforeAll(async () => {
-      tiny = await startStack({ files: generated(10) })
-      big = await startStack({ files: generated(20_000) })
+      tiny = await startStack({ files: bigRepoFiles(10) })
+      big = await startStack({ files: bigRepoFiles(20_000) })
     }, 600_000)
     afterAll(async () => {
       await Promise.all([tiny?.close(), big?.close()])
@@ -128,6 +127,7 @@ describe.skipIf(why !== undefined)(
           `  task median: tiny ${ms} ms, 20k files ${ml} ms (x${ratio(ml, ms)}; target <= 1.3)`,
           `  tasks tiny: ${[...small.tasks.values()].join(', ')} ms`,
           `  tasks 20k:  ${[...large.tasks.values()].join(', ')} ms`,
+          `  worker start median: tiny ${median(small.starts)} ms, 20k files ${median(large.starts)} ms`,
           `  run wall: tiny ${Math.round(small.wallMs)} ms, 20k files ${Math.round(large.wallMs)} ms (x${ratio(large.wallMs, small.wallMs)}; target <= 1.5)`
         ].join('\n')
       )

@@ -49,6 +49,7 @@ export function expectContractResults(run: RunActionResult, count: number): void
     'pr-url': nullable('string'),
     turns: v => typeof v === 'number' && v >= 0,
     'duration-ms': v => typeof v === 'number' && v >= 0,
+    'worker-start-ms': v => v === null || (typeof v === 'number' && v >= 0),
     usage: v =>
       typeof v === 'object' &&
       v !== null &&

@@ -113,6 +113,20 @@ describe('results output', () => {
     })
   })
 
+  it('worker-start-ms is the time from the task start to its first worker, null without one', () => {
+    const ran = resultEntry(outcome({ startedAt: 1_000_000, workerStartedAt: 1_002_345 }))
+    expect(ran['worker-start-ms']).toBe(2345)
+    // A task that ended before any worker (setup failed, not started) has no such time.
+    expect(resultEntry(outcome({ workerStartedAt: undefined }))['worker-start-ms']).toBeNull()
+    expect(
+      resultEntry(outcome({ startedAt: undefined, workerStartedAt: 5 }))['worker-start-ms']
+    ).toBeNull()
+    const parsed: unknown = JSON.parse(
+      outputs([outcome({ workerStartedAt: 1_000_010 })]).results ?? ''
+    )
+    expect(parsed).toMatchObject([{ 'worker-start-ms': 10 }])
+  })
+
   it('resultEntry is JSON-safe (no undefined that JSON.stringify would drop)', () => {
     const entry = resultEntry(outcome({ branch: undefined }))
     expect(Object.keys(JSON.parse(JSON.stringify(entry)) as object)).toEqual(Object.keys(entry))
