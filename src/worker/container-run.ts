@@ -106,9 +106,24 @@ function killContainer(
 ): (why: 'timeout' | 'cancel') => void {
   const kill = containerKillCommand(name, runtime)
   return why =>
-    void runRuntime(kill.file, kill.args, env).then(code =>
-      log(`${why}: ${kill.file} kill ${name} ${code === 0 ? 'done' : `exited ${code}`}`)
-    )
+    void runRuntime(kill.file, kill.args, env).then(async code => {
+      if (code === 0) return log(`${why}: ${kill.file} kill ${name} done`)
+      // The SIGTERM the runtime CLI forwards may have ended the container first (and --rm
+      // removed it): the kill then finds nothing to kill, which is not a failure to stop it.
+      const stopped = !(await isRunning(kill.file, name, env))
+      log(
+        `${why}: ${kill.file} kill ${name} ${stopped ? 'found it already stopped' : `exited ${code}`}`
+      )
+    })
+}
+
+/** Whether the runtime still has the container running (false once it stopped or is gone). */
+async function isRunning(runtime: string, name: string, env: Record<string, string>) {
+  const r = await run(runtime, ['container', 'inspect', '--format', '{{.State.Running}}', name], {
+    env,
+    timeoutMs: 30_000
+  })
+  return r.exitCode === 0 && r.stdout.trim() === 'true'
 }
 
 /** The spec of one attempt's container; pure apart from the names it is given. */
