@@ -51,15 +51,17 @@ export const SEAL_SCRIPT = [
   // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
   'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
   'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
-  // A status that fails (a corrupt index) must not read as "nothing to seal": exit 6, work kept.
-  'st=$(g status --porcelain --untracked-files=all --ignore-submodules=all) || exit 6',
+  // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
+  // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
+  'g add --all || exit 6',
+  't=$(g write-tree) || exit 4',
   'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
-  '  g add --all && t=$(g write-tree) && c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+  '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
   '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
   '  exit 0',
   'fi',
-  'if [ -n "$st" ]; then',
-  '  g add --all && g commit --quiet --no-verify -m "$msg" || exit 4',
+  'if [ "$t" != "$(g rev-parse "$head^{tree}")" ]; then',
+  '  c=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
   'fi',
   '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
   'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'

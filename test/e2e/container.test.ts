@@ -388,10 +388,11 @@ describe.skipIf(skipReason !== undefined)(
       expect(run.exitCode, run.stdout + run.stderr).not.toBe(0)
       const r = byId(run).get('stuck')
       expect(r?.status).toBe('timed-out')
-      // The worker was running in its container, and the run did not wait for its tool.
+      // The worker was running in its container, and the run did not wait for its tool. (Another
+      // suite on the same runtime may have had a `-stuck-1` container of its own up meanwhile.)
       const names = containerNames(run.stdout)
       expect(names).toHaveLength(1)
-      expect([...seen]).toEqual(names)
+      expect([...seen]).toContain(names[0])
       expect(elapsed).toBeLessThan(150_000)
       // Stopped at the timeout through the runtime (its kill, or the SIGTERM the runtime CLI
       // forwarded, whichever came first), not left running for the backstop on the CLI's group.

@@ -148,7 +148,9 @@ describe('overload, usage and disconnects', () => {
           task('stalled', { steps: writeThenDone('never.txt'), stall: true }),
           task('slow', { steps: writeThenDone('slow.txt') })
         ]),
-        'timeout-minutes': '0.1',
+        // Long enough for the CLI to start and ask under load (at load ~20 it took more than the
+        // 6 s this once was, and the timeout then came before any request stalled).
+        'timeout-minutes': '0.5',
         'max-parallel': '1'
       },
       timeoutMs: 240_000
