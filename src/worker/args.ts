@@ -26,9 +26,19 @@ export function workerArgs(config: WorkerOptions, task: Task, settingsPath: stri
   return [...args, ...config.claudeArgs]
 }
 
-/** Seeded into the worker's empty config dir: its effort, and no hooks from anywhere. */
+/**
+ * Seeded into the worker's empty config dir: its effort, no hooks from anywhere, and no Bash edit
+ * diffs. The pinned CLI (under bypassPermissions) otherwise snapshots the work tree with a shadow
+ * git index around every Bash call, three `git status` passes each, to show a person what the
+ * command changed; nobody reads them here, and on a 20,000-file repository they cost a one-line
+ * Bash call 2 s (docs/performance.md).
+ */
 export function workerSettings(config: WorkerOptions, task: Task): Record<string, unknown> {
-  return { effortLevel: task.effort ?? config.effort, disableAllHooks: true }
+  return {
+    effortLevel: task.effort ?? config.effort,
+    disableAllHooks: true,
+    bashEditDiffEnabled: false
+  }
 }
 
 /** Framing: the task is data to act on, stated once, with the rules of the cage. */

@@ -76,7 +76,11 @@ describe('workerArgs', () => {
 
 describe('workerSettings and workerPrompt', () => {
   it("uses the task's effort over the config's, and disables hooks", () => {
-    expect(workerSettings(config(), task())).toEqual({ effortLevel: 'high', disableAllHooks: true })
+    expect(workerSettings(config(), task())).toEqual({
+      effortLevel: 'high',
+      disableAllHooks: true,
+      bashEditDiffEnabled: false
+    })
     expect(workerSettings(config(), task({ effort: 'low' })).effortLevel).toBe('low')
   })
 
