@@ -75,7 +75,7 @@ describe('workerArgs', () => {
 })
 
 describe('workerSettings and workerPrompt', () => {
-  it("uses the task's effort over the config's, and disables hooks", () => {
+  it("uses the task's effort over the config's, and disables hooks and Bash edit diffs", () => {
     expect(workerSettings(config(), task())).toEqual({
       effortLevel: 'high',
       disableAllHooks: true,
