@@ -20,8 +20,7 @@ import { execFile } from 'node:child_process'
 import { mkdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { bigRepoFiles } from '../demo/big-repo.js'
-import { script } from '../demo/model-server.js'
+import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../demo/big-repo.js'
 import { byId, GITHUB_TOKEN, type Stack, startStack } from '../demo/stack.js'
 
 const exec = promisify(execFile)
@@ -39,20 +38,11 @@ const ways = (process.env.BENCH_BIG_WAYS ?? 'views,worktrees').split(',') as Way
 for (const w of ways)
   if (!(w in WAYS)) throw new Error(`BENCH_BIG_WAYS: '${w}' is not one of views, worktrees.`)
 
-const count = (n: number) => `test "$(find src -type f | wc -l)" -eq ${n}`
-
 /** One task: its file written by the worker's Bash, then a closing text (held there when asked). */
 const task = (files: number, hold: boolean) => (id: string) => ({
   id,
-  prompt: `Add ${id}.\n${script({
-    key: `bench-${id}`,
-    steps: [
-      { tool: 'Bash', input: { command: `echo ${id} > tasks/${id}.txt` } },
-      { text: 'Done.' }
-    ],
-    ...(hold ? { holdAt: 1 } : {})
-  })}`,
-  verify: count(files)
+  prompt: oneFilePrompt(id, `bench-${id}`, { commit: false, ...(hold ? { holdAt: 1 } : {}) }),
+  verify: seesAllFiles(files)
 })
 
 const median = (xs: number[]) => {
@@ -74,7 +64,7 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
       tasks: JSON.stringify(ids.map(task(files, hold))),
       'max-parallel': String(ids.length),
       isolation: WAYS[way].isolation,
-      setup: count(files)
+      setup: seesAllFiles(files)
     },
     env: { GITHUB_TOKEN },
     timeoutMs: 3_600_000

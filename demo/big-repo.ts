@@ -6,6 +6,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { script } from './model-server.js'
 
 /** Path -> content, as `startStack({ files })` and `GitRemote.createRepo` take them. */
 export function bigRepoFiles(count: number): Record<string, string> {
@@ -34,4 +35,27 @@ export async function writeBigRepo(dir: string, count: number): Promise<void> {
     await mkdir(at, { recursive: true })
     await Promise.all(entries.map(([file, text]) => writeFile(file, text)))
   }
+}
+
+/** A check that the task sees the whole generated repository: `count` files under src/. */
+export const seesAllFiles = (count: number) => `test "$(find src -type f | wc -l)" -eq ${count}`
+
+/**
+ * A one-file task's prompt: its worker writes tasks/<id>.txt with one Bash call (and commits it,
+ * unless `commit` is false), then says it is done; `holdAt` as the model server takes it.
+ */
+export function oneFilePrompt(
+  id: string,
+  key: string,
+  opts: { commit?: boolean; holdAt?: number } = {}
+): string {
+  const write = `echo ${id} > tasks/${id}.txt`
+  const command =
+    opts.commit === false ? write : `${write} && git add -A && git commit -qm "Add ${id}"`
+  const held = opts.holdAt === undefined ? {} : { holdAt: opts.holdAt }
+  return `Add ${id}.\n${script({
+    key,
+    steps: [{ tool: 'Bash', input: { command } }, { text: 'Done.' }],
+    ...held
+  })}`
 }

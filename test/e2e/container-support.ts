@@ -98,3 +98,15 @@ export async function relayToBridge(
     }
   }
 }
+
+/** The action's inputs for isolation: container with podman and the test image, and `extra`. */
+export const containerInputs = (baseUrl: string, extra: Record<string, string>) => ({
+  isolation: 'container',
+  'container-runtime': 'podman',
+  'container-image': IMAGE,
+  'container-cpus': '1',
+  'container-memory': '1g',
+  'container-pids-limit': '256',
+  'base-url': baseUrl,
+  ...extra
+})

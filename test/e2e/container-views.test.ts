@@ -11,8 +11,15 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
+import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { IMAGE, podmanHere, podmanUnavailable, relayToBridge } from './container-support.js'
+import {
+  IMAGE,
+  podmanHere,
+  podmanUnavailable,
+  relayToBridge,
+  containerInputs
+} from './container-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -23,34 +30,13 @@ if (skipReason) {
   await podman.close()
 }
 
-/** `count` files of ~200 bytes in directories of 100 under src/, a README and tasks/. */
-function generated(count: number): Record<string, string> {
-  const files: Record<string, string> = { 'README.md': '# widgets\n', 'tasks/.keep': '' }
-  for (let i = 0; i < count; i++)
-    files[`src/d${Math.floor(i / 100)}/f${i % 100}.txt`] = `${`file ${i} `.repeat(20)}\n`
-  return files
-}
-
 /** A one-file task; its verify (in its own container) sees the whole repository and its file alone. */
 const oneFile = (files: number) => (id: string) => ({
   id,
-  prompt: `Add ${id}.\n${script({
-    key: `cviews-${files}-${id}`,
-    steps: [
-      {
-        tool: 'Bash',
-        input: {
-          command: `echo ${id} > tasks/${id}.txt && git add -A && git commit -qm "Add ${id}"`
-        }
-      },
-      { text: 'Done.' }
-    ]
-  })}`,
-  verify: [
-    `test "$(find src -type f | wc -l)" -eq ${files}`,
-    `test "$(ls tasks)" = ${id}.txt`,
-    'test -e .setup/seen'
-  ].join(' && ')
+  prompt: oneFilePrompt(id, `cviews-${files}-${id}`),
+  verify: [seesAllFiles(files), `test "$(ls tasks)" = ${id}.txt`, 'test -e .setup/seen'].join(
+    ' && '
+  )
 })
 
 /** Setup sees the whole repository and leaves an untracked file no commit may take. */
@@ -129,19 +115,11 @@ describe.skipIf(skipReason !== undefined)(
     const FILES = 1000
     let stack: Stack
     let relay: Awaited<ReturnType<typeof relayToBridge>>
-    const inputs = (extra: Record<string, string>, baseUrl = relay.baseUrl) => ({
-      isolation: 'container',
-      'container-runtime': 'podman',
-      'container-image': IMAGE,
-      'container-cpus': '1',
-      'container-memory': '1g',
-      'container-pids-limit': '256',
-      'base-url': baseUrl,
-      ...extra
-    })
+    const inputs = (extra: Record<string, string>, baseUrl = relay.baseUrl) =>
+      containerInputs(baseUrl, extra)
 
     beforeAll(async () => {
-      stack = await startStack({ files: generated(FILES) })
+      stack = await startStack({ files: bigRepoFiles(FILES) })
       relay = await relayToBridge(podman, stack.model.url)
     }, 300_000)
     afterAll(async () => {
@@ -196,7 +174,7 @@ describe.skipIf(skipReason !== undefined)(
       const checkouts = await readdir(path.join(fleet, 'checkouts'))
       expect(checkouts).toHaveLength(1)
       const shared = await filesOf(path.join(fleet, 'checkouts', checkouts[0] ?? ''))
-      expect(Object.fromEntries(shared)).toEqual(generated(FILES))
+      expect(Object.fromEntries(shared)).toEqual(bigRepoFiles(FILES))
       expect(await readdir(path.join(fleet, 'views'))).toEqual([])
       const names = [...run.stdout.matchAll(/ container (fleet-[a-z0-9._-]+)/g)].map(
         m => m[1] ?? ''
@@ -212,8 +190,8 @@ describe.skipIf(skipReason !== undefined)(
 
     it('four one-file tasks on a tiny and a 20,000-file repository: each lands its file (times printed)', async () => {
       const stacks = [
-        await startStack({ files: generated(10) }),
-        await startStack({ files: generated(20_000) })
+        await startStack({ files: bigRepoFiles(10) }),
+        await startStack({ files: bigRepoFiles(20_000) })
       ]
       const relays = await Promise.all(stacks.map(s => relayToBridge(podman, s.model.url)))
       try {

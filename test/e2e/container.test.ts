@@ -1,11 +1,9 @@
 // isolation: container through dist/ with podman and the image scripts/podman-check.sh builds: a
 // worker commits from inside its container and the work lands; it cannot see the checkout; a
 // timeout kills its container. Skipped (with the reason) where podman cannot run here.
-import { execFile, spawnSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { randomInt } from 'node:crypto'
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
-import net from 'node:net'
-import { tmpdir } from 'node:os'
+import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,53 +16,22 @@ import {
   signalAction,
   waitForAsync
 } from './faults-support.js'
+import {
+  IMAGE,
+  podmanHere,
+  podmanUnavailable,
+  relayToBridge,
+  containerInputs
+} from './container-support.js'
 
 const exec = promisify(execFile)
-const IMAGE = process.env.FLEET_E2E_IMAGE ?? 'localhost/fleet-worker:check'
-const ROOT = path.resolve(import.meta.dirname, '../..')
-
-// Podman's default rlimits (nofile 1048576, nproc 4194304) make runc fail on VMs with lower hard
-// limits (scripts/podman-check.sh); the action passes CONTAINERS_CONF through to the runtime.
-const confDir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-podman-'))
-const CONTAINERS_CONF = path.join(confDir, 'containers.conf')
-await writeFile(
-  CONTAINERS_CONF,
-  '[containers]\ndefault_ulimits = ["nofile=16384:16384", "nproc=8192:8192"]\n'
-)
+const podman = await podmanHere()
+const { conf: CONTAINERS_CONF } = podman
 const podmanEnv = { ...process.env, CONTAINERS_CONF }
-const podman = (...args: string[]) =>
-  spawnSync('podman', args, { env: podmanEnv, encoding: 'utf8', timeout: 60_000 })
-
-/** Why this file cannot run here, or undefined. Builds the image once if it is missing. */
-function unavailable(): string | undefined {
-  const info = podman('info', '--format', '{{.Host.OCIRuntime.Name}}')
-  if (info.status !== 0)
-    return `podman info failed: ${(info.stderr || info.error?.message || '').trim()}`
-  if (podman('image', 'exists', IMAGE).status === 0) return canRun()
-  if (process.getuid?.() !== 0) return `image ${IMAGE} is missing and building it needs root`
-  // ~80 s cold: debootstrap stand-in base + the real Dockerfile (docs/container.md).
-  const built = spawnSync('bash', [path.join(ROOT, 'scripts/podman-check.sh')], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 900_000
-  })
-  if (podman('image', 'exists', IMAGE).status !== 0) {
-    return `image ${IMAGE} could not be built: ${(built.stdout + built.stderr).slice(-800)}`
-  }
-  return canRun()
-}
-
-/** Some machines install podman but cannot start containers (no namespaces, no cgroups). */
-function canRun(): string | undefined {
-  const smoke = podman('run', '--rm', '--network', 'none', IMAGE, 'true')
-  return smoke.status === 0
-    ? undefined
-    : `podman cannot start a container here: ${(smoke.stderr || smoke.error?.message || '').trim().slice(-400)}`
-}
-const skipReason = unavailable()
+const skipReason = podmanUnavailable(podman)
 if (skipReason) {
   console.warn(`container e2e skipped: ${skipReason}`)
-  await rm(confDir, { recursive: true, force: true })
+  await podman.close()
 }
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
@@ -111,66 +78,22 @@ describe.skipIf(skipReason !== undefined)(
   `isolation: container (podman, ${IMAGE})${skipReason ? ` skipped: ${skipReason}` : ''}`,
   () => {
     let stack: Stack
-    let relay: net.Server
-    let baseUrl: string
-    const anchor = `fleet-e2e-anchor-${process.pid}`
+    let relay: Awaited<ReturnType<typeof relayToBridge>>
 
     beforeAll(async () => {
       stack = await startStack()
       // The model server listens on the host's loopback, which a bridge-network container cannot
-      // reach (and host networking is refused on purpose). The test relays it onto the podman
-      // bridge's gateway address, which exists while a container is attached: an idle anchor
-      // container keeps it up for the whole file.
-      const started = podman(
-        'run',
-        '-d',
-        '--rm',
-        '--name',
-        anchor,
-        '--network',
-        'bridge',
-        IMAGE,
-        'sleep',
-        '900'
-      )
-      if (started.status !== 0) throw new Error(`anchor container: ${started.stderr}`)
-      const gateway = podman(
-        'network',
-        'inspect',
-        'podman',
-        '--format',
-        '{{range .Subnets}}{{.Gateway}}{{end}}'
-      ).stdout.trim()
-      const modelPort = Number(new URL(stack.model.url).port)
-      relay = net.createServer(client => {
-        const upstream = net.connect(modelPort, '127.0.0.1')
-        client.pipe(upstream).pipe(client)
-        client.on('error', () => upstream.destroy())
-        upstream.on('error', () => client.destroy())
-      })
-      await new Promise<void>((resolve, reject) =>
-        relay.once('error', reject).listen(0, gateway, resolve)
-      )
-      baseUrl = `http://${gateway}:${(relay.address() as net.AddressInfo).port}`
+      // reach (and host networking is refused on purpose): relayed onto the podman bridge.
+      relay = await relayToBridge(podman, stack.model.url)
     }, 300_000)
 
     afterAll(async () => {
       relay?.close()
-      podman('rm', '--force', '--time', '0', anchor)
       await stack?.close()
-      await rm(confDir, { recursive: true, force: true })
+      await podman.close()
     })
 
-    const inputs = (extra: Record<string, string>) => ({
-      isolation: 'container',
-      'container-runtime': 'podman',
-      'container-image': IMAGE,
-      'container-cpus': '1',
-      'container-memory': '1g',
-      'container-pids-limit': '256',
-      'base-url': baseUrl,
-      ...extra
-    })
+    const inputs = (extra: Record<string, string>) => containerInputs(relay.baseUrl, extra)
 
     it('runs a worker in its container: its commit lands on the branch and the PR opens', async () => {
       const content = 'written inside a container\n'
@@ -307,9 +230,9 @@ describe.skipIf(skipReason !== undefined)(
       expect(env.get('ANTHROPIC_AUTH_TOKEN')).toMatch(/^fleet-[A-Za-z0-9_-]{32}$/)
       // The gateway on the bridge's address (the runner, as the container sees it).
       expect(env.get('ANTHROPIC_BASE_URL')).toMatch(
-        new RegExp(`^http://${new URL(baseUrl).hostname.replace(/\./g, '\\.')}:\\d+$`)
+        new RegExp(`^http://${new URL(relay.baseUrl).hostname.replace(/\./g, '\\.')}:\\d+$`)
       )
-      expect(env.get('ANTHROPIC_BASE_URL')).not.toBe(baseUrl)
+      expect(env.get('ANTHROPIC_BASE_URL')).not.toBe(relay.baseUrl)
       expect(env.get('HOME')).toBe('/home/fleet')
       expect(env.get('CLAUDE_CONFIG_DIR')).toBe('/home/fleet/.claude-config')
       expect(env.get('GIT_DIR')).toBe('/fleet/git')
