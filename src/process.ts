@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import { huntStrays, signalGroup } from './process/hunt.js'
 
 export { huntStrays, signalGroup } from './process/hunt.js'
@@ -51,6 +51,11 @@ export interface ChildOptions {
   env: Record<string, string | undefined>
   cwd?: string
   stdin?: string
+  /**
+   * Keep stdin open (`stdin` ignored) and hand it to the caller: a child that must not outlive
+   * the action reads it to its end, which comes when the caller ends it or the action dies.
+   */
+  holdStdin?: boolean
   /** 0 or absent: no timeout. */
   timeoutMs?: number
   /** The run's stop: a child is not started after it, and a running one is stopped. */
@@ -67,6 +72,8 @@ export interface ChildOptions {
 export interface Child {
   pid?: number
   marker: string
+  /** Only with holdStdin: end it to let the child finish. */
+  stdin?: Writable
   stdout?: Readable
   stderr?: Readable
   result: Promise<ChildResult>
@@ -169,10 +176,11 @@ export function startChild(file: string, args: readonly string[], opts: ChildOpt
     stdio: ['pipe', 'pipe', 'pipe']
   })
   child.stdin.on('error', () => undefined) // a child that dies early closes its stdin: not our error
-  child.stdin.end(opts.stdin ?? '')
+  if (!opts.holdStdin) child.stdin.end(opts.stdin ?? '')
   return {
     pid: child.pid,
     marker,
+    ...(opts.holdStdin ? { stdin: child.stdin } : {}),
     stdout: child.stdout,
     stderr: child.stderr,
     result: ending(child, marker, opts, started)

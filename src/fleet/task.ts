@@ -14,6 +14,7 @@ import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome, type Slot } from './pool.js'
 import { describeError } from '../errors.js'
 import { runSetup } from './setup.js'
+import type { HeldView } from '../worker/views.js'
 
 export interface TaskContext {
   worker: WorkerContext
@@ -75,6 +76,7 @@ async function work(
     : await ctx.land.repo.worktree(task.id, task.branch, start)
   const exit = taskGit(ctx, task, tree)
   try {
+    exit.held = await holdTaskView(ctx, exit)
     return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha }
   } catch (error) {
     // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
@@ -82,6 +84,9 @@ async function work(
       ...(await salvage(ctx, task, { tree, exit }, startedAt, error)),
       start: tree.startSha
     }
+  } finally {
+    // Before the view's layer is removed (tree's disposal, after this block).
+    await exit.held?.stop()
   }
 }
 
@@ -99,6 +104,12 @@ function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
     // The title comes from issue text: nothing in the action's own commit may act once merged.
     message: inertCommitMessage(`fleet(${task.id}): ${task.title}`)
   }
+}
+
+/** The task's view held mounted for all its cages, where the isolation can (TaskGit.held). */
+function holdTaskView(ctx: TaskContext, exit: TaskGit): Promise<HeldView | undefined> {
+  const { hold } = ctx.worker.isolation
+  return exit.view && hold ? hold(exit.view, ctx.worker.signal) : Promise.resolve(undefined)
 }
 
 /** The task's worktree and its git as the action holds it. */

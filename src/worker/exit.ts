@@ -23,7 +23,7 @@ import {
 import { inertCommitMessage } from '../report/commit-message.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
-import type { View } from './views.js'
+import type { HeldView, View } from './views.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'
@@ -87,6 +87,8 @@ export interface TaskGit {
    * of the task mounts it at the task's path, with the same private layer, and nothing else does.
    */
   view?: View
+  /** That view held mounted for all the task's cages (views.ts holdView), where the sandbox can. */
+  held?: HeldView
   /** A directory of the action's where a refused result is kept as a bundle file. */
   keepDir: string
   author: { name: string; email: string }

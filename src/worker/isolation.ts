@@ -23,6 +23,7 @@ import { blockedLines } from './sandbox-proxy.js'
 import { checkBinaryInSandbox, type SandboxSetup } from './sandbox-run.js'
 import { spawnWorker } from './spawn.js'
 import { runVerify } from './verify.js'
+import { type HeldView, holdView, type View } from './views.js'
 
 export type { CageCommand } from './launch.js'
 
@@ -70,6 +71,11 @@ export interface Isolation {
    */
   readonly views: boolean
   /**
+   * Holds a task's view mounted for all its cages (views.ts holdView), where the sandbox can
+   * (nsenter beside unshare); absent where each cage mounts its own.
+   */
+  readonly hold?: (view: View, signal?: AbortSignal) => Promise<HeldView>
+  /**
    * The user (uid:gid) a view's writes are made as, when it is not the action's: the shared
    * checkout must be theirs (a container's user under a root action). Undefined otherwise.
    */
@@ -106,7 +112,10 @@ function sandboxKind(setup: SandboxSetup): Kind {
       return claude
     },
     refused: () => blockedLines(setup.blocked),
-    views: !!setup.host.unshare
+    views: !!setup.host.unshare,
+    ...(setup.host.unshare && setup.host.nsenter
+      ? { hold: holdView.bind(undefined, setup.host.unshare) }
+      : {})
   }
 }
 

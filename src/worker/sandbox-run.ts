@@ -145,7 +145,10 @@ function specOf(
     cageDir: c.cageDir,
     views: caches.views,
     scratch: caches.scratch,
-    viewsBy: c.setup.host.unshare ? { unshare: c.setup.host.unshare, ...runnerIds() } : undefined,
+    viewsBy: c.setup.host.unshare
+      ? { unshare: c.setup.host.unshare, nsenter: c.setup.host.nsenter, ...runnerIds() }
+      : undefined,
+    heldView: (c.sealing ?? c.task)?.held,
     git: { gitFile, objectsDir: git.objectsDir },
     claudeDir,
     network: {

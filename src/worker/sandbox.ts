@@ -6,7 +6,7 @@
  * docs/sandbox.md explains each choice.
  */
 import path from 'node:path'
-import { type View, withViews } from './views.js'
+import { type HeldView, type View, withViews } from './views.js'
 
 /** A directory of the host's root, as the sandbox should show it. */
 export type SystemEntry =
@@ -46,7 +46,9 @@ export interface SandboxSpec {
   /** Empty private directories shown at a path (a cache the runner does not have). */
   scratch?: { dir: string; at: string }[]
   /** What mounts the views: `unshare` (util-linux), and the runner's ids, kept inside. */
-  viewsBy?: { unshare: string; uid: number; gid: number }
+  viewsBy?: { unshare: string; nsenter?: string; uid: number; gid: number }
+  /** `worktreeView` held mounted (views.ts holdView): entered with nsenter while its holder lives. */
+  heldView?: HeldView
   /** The worker's git (cage-git.ts): a gitfile bound over the worktree's `.git`, objects read-only. */
   git?: { gitFile: string; objectsDir: string }
   /** Directory holding the claude binary (and what ships beside it): read-only. */
@@ -190,11 +192,16 @@ function viewsAround(spec: SandboxSpec, bwrap: { file: string; args: string[] })
   const own = spec.worktreeView
   if (own && own.at !== spec.worktree)
     fail(`The task's view is mounted at ${own.at}, not at its worktree ${spec.worktree}.`)
-  const views = [...(own ? [own] : []), ...(spec.views ?? [])]
-  if (views.length === 0) return bwrap
-  const by = spec.viewsBy ?? fail('The sandbox was given views but no way to mount them.')
+  const by = spec.viewsBy
+  // Read now, at each command: a holder that has ended is never entered (its pid may be reused).
+  const held = own && spec.heldView?.view === own && spec.heldView.alive() && by?.nsenter
+  const views = [...(own && !held ? [own] : []), ...(spec.views ?? [])]
+  if (views.length === 0 && !held) return bwrap
+  if (!by) fail('The sandbox was given views but no way to mount them.')
   const ids = ['--uid', String(by.uid), '--gid', String(by.gid)]
-  return withViews(by.unshare, views, { file: bwrap.file, args: [...ids, ...bwrap.args] })
+  const inner = { file: bwrap.file, args: [...ids, ...bwrap.args] }
+  if (!held || !spec.heldView) return withViews(by.unshare, views, inner)
+  return withViews(by.unshare, views, inner, { nsenter: held, pid: spec.heldView.pid })
 }
 
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i

@@ -8,8 +8,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { bigRepoFiles } from '../../demo/big-repo.js'
-import { script } from '../../demo/model-server.js'
+import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { viewsFail } from '../../src/worker/views.js'
@@ -27,23 +26,15 @@ const IDS = ['big-1', 'big-2', 'big-3', 'big-4']
  */
 const task = (files: number) => (id: string) => ({
   id,
-  prompt: `Add ${id}.\n${script({
-    key: `views-${id}`,
-    steps: [
-      {
-        tool: 'Bash',
-        input: {
-          command: `echo ${id} > tasks/${id}.txt && git add -A && git commit -qm "Add ${id}"`
-        }
-      },
-      { text: 'Done.' }
-    ]
-  })}`,
+  prompt: oneFilePrompt(id, `views-${id}`),
   // As a hostile task would look: no other task's path, no shared checkout, no private layer.
   verify: [
-    `test "$(find src -type f | wc -l)" -eq ${files}`,
+    seesAllFiles(files),
     `test "$(ls tasks)" = ${id}.txt`,
     'test -e .setup/seen',
+    // One mount for all the task's cages (views.ts holdView): setup's overlay is still mounted, so
+    // an overlay mounted afresh for verify could not have its device number.
+    'test "$(stat -c %d .)" = "$(cat .setup/seen)"',
     `test "$(ls ..)" = ${id}`,
     'test ! -e ../../checkouts && test ! -e ../../views'
   ].join(' && ')
@@ -69,8 +60,9 @@ async function runFour(stack: Stack, files: number): Promise<Measured> {
     inputs: {
       tasks: JSON.stringify(IDS.map(task(files))),
       'max-parallel': '4',
-      // Setup sees the whole repository too, and leaves an untracked file that no commit may take.
-      setup: `test "$(find src -type f | wc -l)" -eq ${files} && mkdir -p .setup && echo ok > .setup/seen`
+      // Setup sees the whole repository too, and leaves an untracked file that no commit may take:
+      // the device number of the view it saw.
+      setup: `${seesAllFiles(files)} && mkdir -p .setup && stat -c %d . > .setup/seen`
     },
     env: { GITHUB_TOKEN },
     timeoutMs: 600_000

@@ -9,7 +9,15 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxSupport } from '../../demo/sandbox.js'
-import { dropView, makeView, type View, viewsFail, withViews } from '../../src/worker/views.js'
+import {
+  dropView,
+  type HeldView,
+  holdView,
+  makeView,
+  type View,
+  viewsFail,
+  withViews
+} from '../../src/worker/views.js'
 
 const exec = promisify(execFile)
 const support = await sandboxSupport()
@@ -42,7 +50,7 @@ describe.skipIf(why !== undefined)(
     }
 
     /** `script` in a sandbox that shows the host read-only and the task's view read-write. */
-    async function inSandbox(view: View, script: string) {
+    async function inSandbox(view: View, script: string, held?: HeldView) {
       const bwrap = [
         '--uid',
         String(process.getuid?.() ?? 0),
@@ -52,7 +60,10 @@ describe.skipIf(why !== undefined)(
       bwrap.push('--unshare-user', '--unshare-pid', '--die-with-parent', '--ro-bind', '/', '/')
       bwrap.push('--proc', '/proc', '--dev', '/dev', '--bind', view.at, view.at, '--chdir', view.at)
       bwrap.push('--', 'sh', '-c', script)
-      const cmd = withViews(unshare, [view], { file: 'bwrap', args: bwrap })
+      const inner = { file: 'bwrap', args: bwrap }
+      const cmd = held
+        ? withViews(unshare, [], inner, { nsenter: '/usr/bin/nsenter', pid: held.pid })
+        : withViews(unshare, [view], inner)
       return (await exec(cmd.file, cmd.args)).stdout
     }
 
@@ -108,6 +119,20 @@ describe.skipIf(why !== undefined)(
         await inSandbox(again, 'test -e note.txt && echo KEPT || echo GONE; cat src/d9/f99.txt')
       ).toBe('GONE\nfile 9/99\n')
       await dropView(again)
+    })
+
+    it("a held view: every sandbox that enters it sees the holder's one mount", async () => {
+      const d = await taskView('d')
+      const held = await holdView(unshare, d)
+      // The overlay's device number, as the holder's own mount namespace shows the view's path.
+      const holders = (await exec('stat', ['-c', '%d', `/proc/${held.pid}/root${d.at}`])).stdout
+      const dev = 'stat -c %d .'
+      expect(await inSandbox(d, `echo one > note.txt && ${dev}`, held)).toBe(holders)
+      // A second sandbox, as a task's next cage: the same mount, with the first one's file.
+      expect(await inSandbox(d, `cat note.txt && ${dev}`, held)).toBe(`one\n${holders}`)
+      await held.stop()
+      expect(held.alive()).toBe(false)
+      await dropView(d)
     })
   }
 )

@@ -50,6 +50,32 @@ describe('copy-on-write views', () => {
     ])
   })
 
+  it('enter a held view with nsenter, mounting only the rest in a mount namespace of their own', () => {
+    const inner = { file: '/usr/bin/bwrap', args: ['--', 'true'] }
+    const held = { nsenter: '/usr/bin/nsenter', pid: 4242 }
+    const enter = ['--target', '4242', '--user', '--mount', '--preserve-credentials', '--']
+    const init = ['sh', '-c', VIEWS_INIT, 'fleet-views']
+    expect(withViews('/usr/bin/unshare', [], inner, held)).toEqual({
+      file: '/usr/bin/nsenter',
+      args: [...enter, ...init, '--', '/usr/bin/bwrap', '--', 'true']
+    })
+    const cache = view('/home/runner/.npm')
+    const own = ['/usr/bin/unshare', '--mount', '--propagation', 'private', '--']
+    expect(withViews('/usr/bin/unshare', [cache], inner, held).args).toEqual([
+      ...enter,
+      ...own,
+      ...init,
+      cache.lower,
+      cache.at,
+      cache.upper,
+      cache.work,
+      '--',
+      '/usr/bin/bwrap',
+      '--',
+      'true'
+    ])
+  })
+
   it('leave a command without views as it is', () => {
     const inner = { file: '/usr/bin/bwrap', args: ['--', 'true'] }
     expect(withViews('/usr/bin/unshare', [], inner)).toBe(inner)
