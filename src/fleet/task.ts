@@ -106,10 +106,15 @@ function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
   }
 }
 
-/** The task's view held mounted for all its cages, where the isolation can (TaskGit.held). */
+/**
+ * The task's view held mounted for all its cages, where the isolation can (TaskGit.held). Not
+ * after the run's stop: its cages are then not started, and say so themselves.
+ */
 function holdTaskView(ctx: TaskContext, exit: TaskGit): Promise<HeldView | undefined> {
   const { hold } = ctx.worker.isolation
-  return exit.view && hold ? hold(exit.view, ctx.worker.signal) : Promise.resolve(undefined)
+  const { signal } = ctx.worker
+  if (!exit.view || !hold || signal?.aborted) return Promise.resolve(undefined)
+  return hold(exit.view, signal)
 }
 
 /** The task's worktree and its git as the action holds it. */

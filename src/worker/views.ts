@@ -28,17 +28,18 @@ export interface View {
 
 export class ViewError extends Error {}
 
+/** One view's mount, its four paths as $1..$4 (VIEWS_INIT, HOLD_VIEW). */
+const MOUNT_VIEW = [
+  'mount -t overlay fleet-view -o "userxattr,lowerdir=$1,upperdir=$3,workdir=$4" -- "$2" ||',
+  '  { echo "fleet: cannot mount a copy-on-write view of $1 at $2" >&2; exit 125; }'
+]
+
 /**
  * Mounts each view (lower, at, upper, work: four positional arguments each) in the namespace
  * `unshare` made, then becomes the command after `--`. Constant text: paths come as arguments.
  * `userxattr`: overlayfs keeps its whiteouts and opaque-dir marks in user.* xattrs, the only ones
  * a user namespace may set (without it, removing a directory of the lower layer fails with EIO).
  */
-const MOUNT_VIEW = [
-  'mount -t overlay fleet-view -o "userxattr,lowerdir=$1,upperdir=$3,workdir=$4" -- "$2" ||',
-  '  { echo "fleet: cannot mount a copy-on-write view of $1 at $2" >&2; exit 125; }'
-]
-
 export const VIEWS_INIT = [
   'while [ "$1" != -- ]; do',
   ...MOUNT_VIEW.map(line => `  ${line}`),
