@@ -9,6 +9,29 @@
  */
 import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
+import pLimit from 'p-limit'
+
+/**
+ * Files of /proc read at once. Unbounded, a machine with a few thousand processes ran the action
+ * out of file descriptors (EMFILE), and every process whose files could not be read looked gone.
+ */
+const PROC_READS = 16
+
+/** Errors that say the action ran short, not that the process is gone: look again. */
+const SHORT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
+
+/**
+ * A /proc file's bytes; undefined when it cannot be read (the process is gone, or not ours), and
+ * `unsure` called when that was for want of descriptors or memory.
+ */
+async function readProc(file: string, unsure: () => void): Promise<Buffer | undefined> {
+  try {
+    return await readFile(file)
+  } catch (error) {
+    if (SHORT.has((error as NodeJS.ErrnoException).code ?? '')) unsure()
+    return undefined
+  }
+}
 
 /**
  * Signals a whole process group. ESRCH (the group is gone) is what we wanted and answers false;
@@ -39,8 +62,8 @@ export interface HuntTarget {
 }
 
 /** The process group of a live process (a zombie is dead: it only waits to be reaped). */
-async function groupOf(pid: string): Promise<number | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => undefined)
+async function groupOf(pid: string, unsure: () => void): Promise<number | undefined> {
+  const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1')
   if (!stat) return undefined
   // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read from the last ')'.
   const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -54,25 +77,34 @@ function needleOf(t: HuntTarget): Buffer | undefined {
   return undefined
 }
 
-/** Live processes (this one aside) in the group or carrying the marker, in one pass of /proc. */
-export async function findStrays(t: HuntTarget): Promise<number[]> {
+/**
+ * Live processes (this one aside) in the group or carrying the marker, in one pass of /proc.
+ * `unsure`: some process's files could not be read for another reason than its end, so a pass
+ * that found nothing proves nothing.
+ */
+export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsure: boolean }> {
   const needle = needleOf(t)
+  let unsure = false
+  const doubt = () => (unsure = true)
   const names = (await readdir('/proc').catch(() => [] as string[])).filter(
     n => /^\d+$/.test(n) && Number(n) !== process.pid
   )
+  const limit = pLimit(PROC_READS)
   const found = await Promise.all(
-    names.map(async name => {
-      const group = await groupOf(name)
-      if (group === undefined) return undefined
-      if (t.group !== undefined && group === t.group) return Number(name)
-      if (!needle) return undefined
-      const env = await readFile(`/proc/${name}/environ`).catch(() => undefined)
-      return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
-        ? Number(name)
-        : undefined
-    })
+    names.map(name =>
+      limit(async () => {
+        const group = await groupOf(name, doubt)
+        if (group === undefined) return undefined
+        if (t.group !== undefined && group === t.group) return Number(name)
+        if (!needle) return undefined
+        const env = await readProc(`/proc/${name}/environ`, doubt)
+        return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
+          ? Number(name)
+          : undefined
+      })
+    )
   )
-  return found.filter((p): p is number => p !== undefined)
+  return { pids: found.filter((p): p is number => p !== undefined), unsure }
 }
 
 function kill(pid: number): void {
@@ -95,14 +127,18 @@ export async function huntStrays(t: HuntTarget, limitMs = 10_000): Promise<numbe
   const killed = new Set<number>()
   for (;;) {
     if (t.group !== undefined) signalGroup(t.group, 'SIGKILL')
-    const pids = await findStrays(t)
-    if (pids.length === 0) return killed.size
+    const { pids, unsure } = await findStrays(t)
+    if (pids.length === 0 && !unsure) return killed.size
     for (const pid of pids) {
       kill(pid)
       killed.add(pid)
     }
     if (Date.now() > end) {
-      console.error(`stray processes still alive after ${limitMs} ms: ${pids.join(', ')}`)
+      console.error(
+        pids.length > 0
+          ? `stray processes still alive after ${limitMs} ms: ${pids.join(', ')}`
+          : `could not read /proc to the end for ${limitMs} ms: strays may be left`
+      )
       return killed.size
     }
     await sleep(20)

@@ -40,8 +40,8 @@ async function cancelWhile(stack: Stack, running: string[]): Promise<() => numbe
   )
   // The survivor check at the end finds the run's processes by their stray marker: it sees each of
   // these while it runs (every run's RUNNER_TEMP is a fleet-runner-temp-* dir; the sleeps are unique).
-  // Polled, with what it saw in the message: one CI run found a sleep unmarked once and did not say
-  // which process it had matched.
+  // Polled, with what it saw in the message: one CI run found a sleep unmarked, when this check
+  // still read all of /proc at once and could run out of descriptors (faults-support.ts).
   let seen: string[] = []
   await expect
     .poll(

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
+import pLimit from 'p-limit'
 import { expect } from 'vitest'
 import { type Script, script, type Step } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
@@ -40,17 +41,22 @@ export async function processesMentioning(needle: string): Promise<string[]> {
  */
 export async function markedSurvivors(runnerTemp: string): Promise<string[]> {
   const pids = (await readdir('/proc')).filter(name => /^\d+$/.test(name))
+  // A few at a time: all of /proc at once can run out of descriptors (EMFILE), and a process
+  // whose environment could not be read would look unmarked.
+  const limit = pLimit(16)
   const found = await Promise.all(
-    pids.map(async pid => {
-      const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '')
-      if (!environ.includes('FLEET_WORKER_RUN=') || !environ.includes(runnerTemp)) return ''
-      const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => '')
-      // A zombie is dead, only waiting to be reaped.
-      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
-      if (!stat || state === 'Z' || state === 'X') return ''
-      const cmdline = await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')
-      return `${pid} ${cmdline.replaceAll('\0', ' ').trim()}`
-    })
+    pids.map(pid =>
+      limit(async () => {
+        const environ = await readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '')
+        if (!environ.includes('FLEET_WORKER_RUN=') || !environ.includes(runnerTemp)) return ''
+        const stat = await readFile(`/proc/${pid}/stat`, 'latin1').catch(() => '')
+        // A zombie is dead, only waiting to be reaped.
+        const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0]
+        if (!stat || state === 'Z' || state === 'X') return ''
+        const cmdline = await readFile(`/proc/${pid}/cmdline`, 'latin1').catch(() => '')
+        return `${pid} ${cmdline.replaceAll('\0', ' ').trim()}`
+      })
+    )
   )
   return found.filter(Boolean)
 }

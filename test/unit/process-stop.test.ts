@@ -2,7 +2,8 @@
 // way (SIGTERM, SIGKILL one grace period later), the result says how it ended, and what the child
 // left running (a setsid'd, double-forked daemon; one that keeps forking) is dead by the time its
 // result is in, without polling for it.
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -189,8 +190,11 @@ describe('the stray hunt', () => {
     const child = startChild('sh', ['-c', `echo $$ > ${ready}; sleep 30`], { env: ENV })
     const [pid = 0] = await written(ready)
     // The shell and its sleep both carry it.
-    expect(await findStrays({ marker: child.marker, variable: STRAY_MARKER })).toContain(pid)
-    expect(await findStrays({ marker: `${child.marker}0`, variable: STRAY_MARKER })).toEqual([])
+    expect((await findStrays({ marker: child.marker, variable: STRAY_MARKER })).pids).toContain(pid)
+    expect(await findStrays({ marker: `${child.marker}0`, variable: STRAY_MARKER })).toEqual({
+      pids: [],
+      unsure: false
+    })
     process.kill(-pid, 'SIGKILL')
     await child.result
   })
@@ -225,5 +229,39 @@ describe('a stop that comes after the child ended', () => {
     } finally {
       process.kill(escaped, 'SIGKILL')
     }
+  })
+
+  it('finds every marked process when this process is short of file descriptors', async () => {
+    // 300 marked sleeps, and this process's soft descriptor limit set (prlimit) to what it has
+    // open plus 48: reading /proc for all of them at once ran out (EMFILE) and found almost none.
+    const ready = path.join(dir, 'many.ready')
+    const child = startChild(
+      'sh',
+      ['-c', `for i in $(seq 1 300); do sleep 60 & done; echo $$ > ${ready}; wait`],
+      { env: ENV }
+    )
+    const [pid = 0] = await written(ready)
+    const open = (await readdir('/proc/self/fd')).length
+    const limit = (soft: string) =>
+      execFileSync('prlimit', ['--pid', String(process.pid), `--nofile=${soft}:`])
+    const soft = execFileSync('prlimit', [
+      '--pid',
+      String(process.pid),
+      '--nofile',
+      '-o',
+      'SOFT',
+      '--noheadings'
+    ])
+      .toString()
+      .trim()
+    limit(String(open + 48))
+    try {
+      const found = await findStrays({ marker: child.marker, variable: STRAY_MARKER })
+      expect(found.pids.length).toBeGreaterThanOrEqual(301)
+    } finally {
+      limit(soft)
+      process.kill(-pid, 'SIGKILL')
+    }
+    await child.result
   })
 })
