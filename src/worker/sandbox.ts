@@ -193,15 +193,17 @@ function viewsAround(spec: SandboxSpec, bwrap: { file: string; args: string[] })
   if (own && own.at !== spec.worktree)
     fail(`The task's view is mounted at ${own.at}, not at its worktree ${spec.worktree}.`)
   const by = spec.viewsBy
+  const holder = spec.heldView
   // Read now, at each command: a holder that has ended is never entered (its pid may be reused).
-  const held = own && spec.heldView?.view === own && spec.heldView.alive() && by?.nsenter
+  const held =
+    own && by?.nsenter && holder?.view === own && holder.alive()
+      ? { nsenter: by.nsenter, pid: holder.pid }
+      : undefined
   const views = [...(own && !held ? [own] : []), ...(spec.views ?? [])]
   if (views.length === 0 && !held) return bwrap
   if (!by) fail('The sandbox was given views but no way to mount them.')
   const ids = ['--uid', String(by.uid), '--gid', String(by.gid)]
-  const inner = { file: bwrap.file, args: [...ids, ...bwrap.args] }
-  if (!held || !spec.heldView) return withViews(by.unshare, views, inner)
-  return withViews(by.unshare, views, inner, { nsenter: held, pid: spec.heldView.pid })
+  return withViews(by.unshare, views, { file: bwrap.file, args: [...ids, ...bwrap.args] }, held)
 }
 
 const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i
