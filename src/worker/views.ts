@@ -116,7 +116,11 @@ export function withViews(
 export interface HeldView {
   view: View
   pid: number
-  /** False once the holder has ended: its pid may then be another process's. */
+  /**
+   * False once the run's stop is given (the holder is being killed: a cage built then, such as a
+   * cancelled task's seal, mounts its own view) and once the holder has ended (its pid may then be
+   * another process's).
+   */
   alive(): boolean
   /** Ends the holder; its mount goes with the last cage in its namespace. */
   stop(): Promise<void>
@@ -158,7 +162,7 @@ export async function holdView(
   return {
     view,
     pid: child.pid,
-    alive: () => !ended,
+    alive: () => !ended && !signal?.aborted,
     stop: async () => {
       child.stdin?.end()
       await result

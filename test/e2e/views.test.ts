@@ -134,5 +134,17 @@ describe.skipIf(why !== undefined)(
       expect(held.alive()).toBe(false)
       await dropView(d)
     })
+
+    it("a held view is not entered once the run's stop is given, though its holder is still ending", async () => {
+      const d = await taskView('e')
+      const stop = new AbortController()
+      const held = await holdView(unshare, d, stop.signal)
+      expect(held.alive()).toBe(true)
+      // The stop kills the holder; a cage built now (a cancelled task's seal) must not enter it.
+      stop.abort()
+      expect(held.alive()).toBe(false)
+      await held.stop()
+      await dropView(d)
+    })
   }
 )
