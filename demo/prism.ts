@@ -3,7 +3,6 @@
 // kept while mocks use it (and briefly after, so back-to-back tests reuse it), and never orphaned.
 import { type ChildProcess, spawn } from 'node:child_process'
 import { Agent, request } from 'node:http'
-import { createServer, connect } from 'node:net'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -14,6 +13,8 @@ const SPEC = fileURLToPath(new URL('./github-api.trimmed.json', import.meta.url)
 const EXIT_WITH_PARENT =
   'data:text/javascript,process.stdin.on("end",()=>process.exit(0)).on("error",()=>process.exit(0)).resume()'
 const IDLE_MS = 1500
+// Prism's start line: "Prism is listening on http://127.0.0.1:40215".
+const LISTENING = /Prism is listening on (http:\/\/127\.0\.0\.1:\d+)/
 
 export interface PrismResponse {
   status: number
@@ -71,8 +72,10 @@ export async function stopPrism(): Promise<void> {
 }
 
 async function start(): Promise<Running> {
-  const port = await freePort()
   const began = performance.now()
+  // Port 0: the kernel gives Prism a free port as it binds, and Prism names it in its start line.
+  // (A port found free beforehand could be taken by another test's server before Prism, which
+  // reads its spec for seconds first, binds it.) Info level is the lowest that prints that line.
   const child = spawn(
     process.execPath,
     [
@@ -82,11 +85,11 @@ async function start(): Promise<Running> {
       'mock',
       SPEC,
       '-p',
-      String(port),
+      '0',
       '-h',
       '127.0.0.1',
       '-v',
-      'warn'
+      'info'
     ],
     { detached: true, stdio: ['pipe', 'pipe', 'pipe'] }
   )
@@ -95,7 +98,13 @@ async function start(): Promise<Running> {
   process.once('exit', killAtExit)
   child.once('exit', () => process.off('exit', killAtExit))
   let output = ''
-  const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-4000))
+  let announced: (url: string) => void = () => undefined
+  const listening = new Promise<string>(resolve => (announced = resolve))
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-4000)
+    const url = LISTENING.exec(output)?.[1]
+    if (url) announced(url)
+  }
   child.stdout?.on('data', keep)
   child.stderr?.on('data', keep)
   child.unref()
@@ -103,26 +112,38 @@ async function start(): Promise<Running> {
     (stream as { unref?: () => void } | null)?.unref?.()
 
   const exited = new Promise<never>((_, reject) =>
-    child.once('exit', code =>
-      reject(new Error(`Prism exited (${code}) before listening:\n${output}`))
+    child.once('exit', (code, signal) =>
+      reject(new Error(`Prism exited (${code ?? signal}) before listening:\n${output}`))
     )
   )
   exited.catch(() => undefined)
   // Prism reads a large spec at start: ~2.5 s idle, but minutes' worth of seconds on a machine
   // loaded with other suites. Its exit ends the wait at once; only a hung start waits this long.
-  await Promise.race([waitForPort(port, 100_000), exited])
+  const url = await Promise.race([listening, exited, timeout(100_000, () => output)]).catch(
+    async (error: unknown) => {
+      await kill(child)
+      throw error
+    }
+  )
   // A Prism that dies under us is started afresh by the next mock rather than reused.
   const current = starting
   child.once('exit', () => {
     if (starting === current) starting = undefined
   })
-  const url = `http://127.0.0.1:${port}`
   const agent = new Agent({ keepAlive: true })
+  const gone = () =>
+    child.exitCode === null && child.signalCode === null
+      ? undefined
+      : `Prism (${url}) exited (${child.exitCode ?? child.signalCode}); its last output:\n${output}`
   return {
     child,
     url,
     startupMs: Math.round(performance.now() - began),
-    forward: (method, path, headers, body) => send(agent, url, method, path, headers, body)
+    forward: (method, path, headers, body) =>
+      send(agent, url, method, path, headers, body).catch((error: unknown) => {
+        const why = gone()
+        throw why ? new Error(why, { cause: error }) : error
+      })
   }
 }
 
@@ -181,31 +202,11 @@ function prismCli(): string {
   throw new Error('@stoplight/prism-cli (a devDependency) is not installed: run npm ci')
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      server.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no port'))
-      )
-    })
+function timeout(ms: number, output: () => string): Promise<never> {
+  return new Promise((_, reject) => {
+    setTimeout(
+      () => reject(new Error(`Prism did not listen within ${ms} ms:\n${output()}`)),
+      ms
+    ).unref()
   })
-}
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>(resolve => {
-      const socket = connect(port, '127.0.0.1')
-      socket.once('connect', () => (socket.destroy(), resolve(true)))
-      socket.once('error', () => resolve(false))
-    })
-    if (open) return
-    await new Promise(r => setTimeout(r, 25))
-  }
-  throw new Error(`Prism did not listen on ${port} within ${timeoutMs} ms`)
 }
