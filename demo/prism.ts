@@ -131,17 +131,21 @@ async function start(): Promise<Running> {
     if (starting === current) starting = undefined
   })
   const agent = new Agent({ keepAlive: true })
-  const gone = () =>
-    child.exitCode === null && child.signalCode === null
+  const exit = new Promise<void>(resolve => child.once('exit', () => resolve()))
+  // A reset connection can come before Prism's exit is seen: wait a moment for it.
+  const gone = async () => {
+    await Promise.race([exit, new Promise(resolve => setTimeout(resolve, 2000).unref())])
+    return child.exitCode === null && child.signalCode === null
       ? undefined
       : `Prism (${url}) exited (${child.exitCode ?? child.signalCode}); its last output:\n${output}`
+  }
   return {
     child,
     url,
     startupMs: Math.round(performance.now() - began),
     forward: (method, path, headers, body) =>
-      send(agent, url, method, path, headers, body).catch((error: unknown) => {
-        const why = gone()
+      send(agent, url, method, path, headers, body).catch(async (error: unknown) => {
+        const why = await gone()
         throw why ? new Error(why, { cause: error }) : error
       })
   }
