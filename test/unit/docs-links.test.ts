@@ -6,7 +6,14 @@ import { marked, type Token, type Tokens } from 'marked'
 import { describe, expect, it } from 'vitest'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
-const DOCS = ['README.md', 'SECURITY.md', 'CHANGELOG.md', ...mdIn('docs')]
+const DOCS = [
+  'README.md',
+  'SECURITY.md',
+  'CHANGELOG.md',
+  'CONTRIBUTING.md',
+  ...mdIn('docs'),
+  ...mdIn('docs/decisions')
+]
 const CODE_DIRS = ['src', 'test', 'bench', 'scripts', 'examples', '.ci', '.github']
 /** Names of files in a user's repository that the product reads, not documents of ours. */
 const NOT_DOCUMENTS = new Set(['SKILL.md'])

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { parse } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
+import { groupInputs } from '../../scripts/input-groups.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')
@@ -99,25 +100,53 @@ describe('action.yml', () => {
   })
 })
 
-/** The input names listed in the README's inputs table: a table whose first header cell is "input". */
+/**
+ * The input names listed in the README's inputs tables: every table whose first header cell is
+ * "input" (one per heading of scripts/input-groups.ts).
+ */
 function readmeInputs(readme: string): string[] | undefined {
   const lines = readme.split('\n')
-  const header = lines.findIndex(l => /^\|\s*`?inputs?`?\s*\|/i.test(l))
-  if (header < 0) return undefined
+  const headers = lines.flatMap((l, i) => (/^\|\s*`?inputs?`?\s*\|/i.test(l) ? [i] : []))
+  if (!headers.length) return undefined
   const names: string[] = []
-  for (const line of lines.slice(header + 2)) {
-    if (!line.startsWith('|')) break
-    const name = /^\|\s*`([^`]+)`/.exec(line)?.[1]
-    if (name) names.push(...name.split(/`,\s*`/))
-  }
+  for (const header of headers)
+    for (const line of lines.slice(header + 2)) {
+      if (!line.startsWith('|')) break
+      const name = /^\|\s*`([^`]+)`/.exec(line)?.[1]
+      if (name) names.push(...name.split(/`,\s*`/))
+    }
   return names
 }
 
 describe('README', () => {
-  it('lists every input in its inputs table', ({ skip }) => {
+  it('lists every input in its inputs tables', ({ skip }) => {
     if (!existsSync(new URL('README.md', root))) skip('README.md does not exist yet')
     const names = readmeInputs(read('README.md'))
     if (!names) skip("README.md has no inputs table yet (a table whose first column is 'input')")
     for (const name of Object.keys(INPUTS)) expect(names, name).toContain(name)
+  })
+
+  it('reads every inputs table, not only the first', () => {
+    const two =
+      '| input | a |\n|---|---|\n| `x` | 1 |\n\n### B\n| input | a |\n|---|---|\n| `y` | 2 |'
+    expect(readmeInputs(two)).toEqual(['x', 'y'])
+  })
+
+  it('places every input under a heading of scripts/input-groups.ts', () => {
+    const { unplaced } = groupInputs(Object.keys(INPUTS))
+    expect(unplaced, 'add these to a group in scripts/input-groups.ts').toEqual([])
+    expect(groupInputs([...Object.keys(INPUTS), 'no-such-input']).unplaced).toEqual([
+      'no-such-input'
+    ])
+  })
+
+  it('is an index: at most 300 lines, the two commands before the quick start', () => {
+    const readme = read('README.md')
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300)
+    const quickStart = readme.indexOf('## Quick start')
+    for (const command of ['npm run demo', 'npm test']) {
+      expect(readme.indexOf(command), command).toBeGreaterThan(0)
+      expect(readme.indexOf(command), command).toBeLessThan(quickStart)
+    }
   })
 })
