@@ -3,6 +3,7 @@ import { priceFor } from '../report/cost.js'
 import { forward, type ForwardContext, type Forwarded, sendError } from './forward.js'
 import type { Hold, Ledger, WorkerPass } from './ledger.js'
 import type { RequestRecord } from './request-log.js'
+import { closeAfterAnswer } from './linger.js'
 import { lowered, type Parsed, parseRequest, readCapped } from './request.js'
 
 const FORWARDED = new Set(['/v1/messages', '/v1/messages/count_tokens'])
@@ -115,10 +116,10 @@ function admitSpend(
   return { hold: held.hold, payload }
 }
 
-function refuse(res: http.ServerResponse, r: Refusal): void {
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, r: Refusal): void {
   const headers: http.OutgoingHttpHeaders = {}
   if (r.final) headers['x-should-retry'] = 'false'
-  if (r.close) headers.connection = 'close'
+  if (r.close) closeAfterAnswer(req, res)
   sendError(res, r.status, r.type, r.message, headers)
 }
 
@@ -140,7 +141,7 @@ export async function handle(
   const admitted = 'status' in checked ? checked : admitSpend(ledger, pass, path, checked)
   const model = 'parsed' in checked ? checked.parsed.model : checked.model
   if ('status' in admitted) {
-    refuse(res, admitted)
+    refuse(req, res, admitted)
     const record = { ...base, model, status: admitted.status, attempts: 0, retries: [] }
     return log?.write({ ...record, ms: Date.now() - at.getTime(), error: admitted.message })
   }

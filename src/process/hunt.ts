@@ -33,6 +33,38 @@ async function readProc(file: string, unsure: () => void): Promise<Buffer | unde
   }
 }
 
+/** Reads a /proc file: its bytes, or undefined (calling `unsure` when that was for want of means). */
+export type ProcReader = (file: string, unsure: () => void) => Promise<Buffer | undefined>
+
+/** How often, and how far apart, an empty environment is read again: exec may be under way. */
+const EXEC_TRIES = 20
+const EXEC_PAUSE_MS = 10
+
+/**
+ * A process's environment. One caught inside exec reads empty until the kernel has laid out its
+ * new environment, which holds the marker again: under load, 300 processes started at once had
+ * one or two caught so in one pass of every dozen (measured), and they looked unmarked. An empty
+ * environment is read again, a few times, a little apart. Still empty: a process started with
+ * none (`env -i`, nothing to find), unless its arguments are empty too (exec still under way), in
+ * which case the pass is `unsure`.
+ */
+export async function environOf(
+  pid: string,
+  unsure: () => void,
+  read: ProcReader = readProc
+): Promise<Buffer | undefined> {
+  for (let tries = 1; ; tries++) {
+    const env = await read(`/proc/${pid}/environ`, unsure)
+    if (!env || env.length > 0) return env
+    if (tries >= EXEC_TRIES) {
+      const cmdline = await read(`/proc/${pid}/cmdline`, unsure)
+      if (cmdline?.length === 0) unsure()
+      return env
+    }
+    await sleep(EXEC_PAUSE_MS)
+  }
+}
+
 /**
  * Signals a whole process group. ESRCH (the group is gone) is what we wanted and answers false;
  * anything else (EPERM) is logged to stderr with its cause, never thrown from a timer where nothing
@@ -97,7 +129,7 @@ export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsur
         if (group === undefined) return undefined
         if (t.group !== undefined && group === t.group) return Number(name)
         if (!needle) return undefined
-        const env = await readProc(`/proc/${name}/environ`, doubt)
+        const env = await environOf(name, doubt)
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
           ? Number(name)
           : undefined

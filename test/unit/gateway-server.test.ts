@@ -1,8 +1,9 @@
 // The gateway's server against a small real upstream on loopback: routes, the key swap, headers.
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type Gateway, startGateway } from '../../src/gateway/gateway.js'
+import { closeAfterAnswer } from '../../src/gateway/linger.js'
 
 interface Seen {
   method?: string
@@ -274,6 +275,73 @@ describe('the model gateway server', () => {
     expect(streamed.status).toBe(413)
     expect(JSON.parse(streamed.body)).toMatchObject({ error: { type: 'request_too_large' } })
     expect(up.seen).toEqual([])
+  })
+
+  // A client still sending when the 413 comes must read it, not a reset: closing a socket with
+  // unread bytes sends RST, which can overtake the answer (EPIPE or 'other side closed').
+  it('lets a client that is still sending read the 413: fetch, as the claude CLI sends', async () => {
+    const { up, gateway } = await setup('x-api-key')
+    const token = gateway.register('t9').token
+    const chunk = new Uint8Array(1024 * 1024).fill(0x20)
+    for (let round = 0; round < 4; round++) {
+      let sent = 0
+      const body = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (sent++ < 96) controller.enqueue(chunk)
+          else controller.close()
+        }
+      })
+      const res = await fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'content-type': 'application/json' },
+        body,
+        duplex: 'half'
+      })
+      expect(res.status, `round ${round}`).toBe(413)
+      expect(await res.json()).toMatchObject({ error: { type: 'request_too_large' } })
+    }
+    expect(up.seen).toEqual([])
+  })
+})
+
+describe('closing after an early answer', () => {
+  it('drops the rest of the body, then closes a client that never stops sending', async () => {
+    let dropped = 0
+    const server = http.createServer((req, res) => {
+      req.once('data', () => {
+        req.pause()
+        closeAfterAnswer(req, res, 300)
+        res.writeHead(413).end('too large')
+        req.socket.on('data', (c: Buffer) => (dropped += c.length))
+      })
+    })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    cleanup.push(() => new Promise<void>(resolve => server.close(() => resolve())))
+    const { port } = server.address() as AddressInfo
+    const chunk = Buffer.alloc(256 * 1024, 0x20)
+    // A raw client that keeps its side open and writes on after the server's FIN.
+    const seen = await new Promise<{ text: string; finAt: number; closedAt: number }>(resolve => {
+      const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+      let text = ''
+      let finAt = 0
+      socket.on('data', (c: Buffer) => (text += c.toString('latin1')))
+      socket.on('end', () => (finAt = Date.now()))
+      socket.on('error', () => undefined)
+      socket.on('close', () => resolve({ text, finAt, closedAt: Date.now() }))
+      socket.write('POST / HTTP/1.1\r\nhost: x\r\ncontent-length: 100000000000\r\n\r\n')
+      const pump = () => {
+        while (!socket.destroyed && socket.write(chunk));
+        if (!socket.destroyed) socket.once('drain', pump)
+      }
+      pump()
+    })
+    expect(seen.text.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large')
+    expect(seen.text.toLowerCase()).toContain('connection: close')
+    expect(seen.finAt, 'the answer is followed by a FIN').toBeGreaterThan(0)
+    expect(dropped, 'the rest of the body is read').toBeGreaterThan(0)
+    // Closed by the linger time (300 ms), not at once and not never.
+    expect(seen.closedAt - seen.finAt).toBeGreaterThanOrEqual(200)
+    expect(seen.closedAt - seen.finAt).toBeLessThan(60_000)
   })
 })
 

@@ -15,7 +15,7 @@ import {
   startChild,
   STRAY_MARKER
 } from '../../src/process.js'
-import { findStrays } from '../../src/process/hunt.js'
+import { environOf, findStrays, type ProcReader } from '../../src/process/hunt.js'
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 let dir: string
@@ -263,5 +263,31 @@ describe('a stop that comes after the child ended', () => {
       process.kill(-pid, 'SIGKILL')
     }
     await child.result
+  })
+
+  it('reads an environment again while exec is still laying it out', async () => {
+    // A process caught inside exec reads an empty environ for a moment, then its real one.
+    const reader = (environs: string[], cmdline: string): ProcReader => {
+      let reads = 0
+      return file =>
+        Promise.resolve(
+          Buffer.from(
+            file.endsWith('/cmdline')
+              ? cmdline
+              : (environs[Math.min(reads++, environs.length - 1)] ?? '')
+          )
+        )
+    }
+    let unsure = false
+    const doubt = () => (unsure = true)
+    const midExec = await environOf('7', doubt, reader(['', '', 'A=1\0MARK=x\0'], 'sleep\0'))
+    expect(midExec?.toString()).toBe('A=1\0MARK=x\0')
+    expect(unsure).toBe(false)
+    // Started with no environment (env -i): empty, and sure of it.
+    expect((await environOf('7', doubt, reader([''], 'sleep\0')))?.length).toBe(0)
+    expect(unsure).toBe(false)
+    // Empty arguments and environment every time: exec still under way, so the pass is unsure.
+    await environOf('7', doubt, reader([''], ''))
+    expect(unsure).toBe(true)
   })
 })
