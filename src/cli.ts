@@ -211,15 +211,18 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-main(process.argv.slice(2))
-  // Whatever the outcome, nothing the run started outlives it.
-  .finally(() => huntAllChildren())
-  .then(
-    code => process.exit(code),
-    (error: unknown) => {
-      console.error(
-        `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
-      )
-      process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
-    }
-  )
+/** The CLI's entry (dist/cli/index.js calls it): runs one command and exits with its code. */
+export function cli(argv: string[]): void {
+  main(argv)
+    // Whatever the outcome, nothing the run started outlives it.
+    .finally(() => huntAllChildren())
+    .then(
+      code => process.exit(code),
+      (error: unknown) => {
+        console.error(
+          `fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`
+        )
+        process.exit(error instanceof UsageError || error instanceof InputError ? 2 : 1)
+      }
+    )
+}

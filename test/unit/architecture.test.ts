@@ -2,7 +2,7 @@
 // Arrows point down: a room may import its own files, rooms in a lower band and the base band.
 // An upward arrow fails the test unless listed in EXCEPTIONS (empty today), and a listed one that
 // is gone fails it too (so the list only shrinks).
-import { readdirSync, readFileSync } from 'node:fs'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
@@ -16,6 +16,7 @@ const BANDS: Record<string, number> = {
   // entry: the action, the CLI and the flow
   index: 7,
   cli: 7,
+  engine: 7,
   main: 7,
   // what is asked: inputs, the event, the run's context, and the commands around the fleet
   config: 6,
@@ -161,6 +162,18 @@ describe('the layers of src/ (docs/architecture.md)', () => {
       /startModelServer|startGitHubMock|startGitRemote|"openapi":/.test(readFileSync(f, 'utf8'))
     )
     expect(carrying.map(rel)).toEqual([])
+  })
+
+  it('dist/ holds one engine: the artifact client once, and at most 10 MB in all', () => {
+    const files = readdirSync(path.join(ROOT, 'dist'), { recursive: true, withFileTypes: true })
+      .filter(e => e.isFile())
+      .map(e => path.join(e.parentPath, e.name))
+    const artifactClients = files.filter(f =>
+      readFileSync(f, 'utf8').includes('class DefaultArtifactClient')
+    )
+    expect(artifactClients.map(rel)).toHaveLength(1)
+    const bytes = files.reduce((sum, f) => sum + statSync(f).size, 0)
+    expect(bytes).toBeLessThanOrEqual(10 * 1000 * 1000)
   })
 
   it('one way to run a process: src/process.ts, for every child the action starts', () => {
