@@ -287,7 +287,7 @@ describe('the model gateway server', () => {
       let sent = 0
       const body = new ReadableStream<Uint8Array>({
         pull(controller) {
-          if (sent++ < 96) controller.enqueue(chunk)
+          if (sent++ < 64) controller.enqueue(chunk)
           else controller.close()
         }
       })
