@@ -39,26 +39,34 @@ export type ProcReader = (file: string, unsure: () => void) => Promise<Buffer | 
 /** How often, and how far apart, an empty environment is read again: exec may be under way. */
 const EXEC_TRIES = 20
 const EXEC_PAUSE_MS = 10
+/** A process started this recently may be inside the exec that follows its fork. */
+const YOUNG_MS = 5_000
+/** Linux's USER_HZ: the unit of a process's start time in /proc/<pid>/stat. */
+const TICKS_PER_S = 100
 
 /**
  * A process's environment. One caught inside exec reads empty until the kernel has laid out its
  * new environment, which holds the marker again: under load, 300 processes started at once had
- * one or two caught so in one pass of every dozen (measured), and they looked unmarked. An empty
- * environment is read again, a few times, a little apart. Still empty: a process started with
- * none (`env -i`, nothing to find), unless its arguments are empty too (exec still under way), in
- * which case the pass is `unsure`.
+ * one or two caught so in one pass of every dozen (measured), and they looked unmarked. So an
+ * empty environment is read again, a few times, a little apart, when exec may be under way: the
+ * process is young (exec follows fork), or its arguments read empty too. An old process with
+ * arguments and no environment was started with none (`env -i`): nothing to find, and no wait.
+ * Still empty with empty arguments after the tries: the pass is `unsure`.
  */
 export async function environOf(
   pid: string,
   unsure: () => void,
+  young: boolean,
   read: ProcReader = readProc
 ): Promise<Buffer | undefined> {
   for (let tries = 1; ; tries++) {
     const env = await read(`/proc/${pid}/environ`, unsure)
     if (!env || env.length > 0) return env
+    const cmdline = await read(`/proc/${pid}/cmdline`, unsure)
+    const inExec = cmdline?.length === 0
+    if (!inExec && !young) return env
     if (tries >= EXEC_TRIES) {
-      const cmdline = await read(`/proc/${pid}/cmdline`, unsure)
-      if (cmdline?.length === 0) unsure()
+      if (inExec) unsure()
       return env
     }
     await sleep(EXEC_PAUSE_MS)
@@ -93,13 +101,25 @@ export interface HuntTarget {
   variable?: string
 }
 
-/** The process group of a live process (a zombie is dead: it only waits to be reaped). */
-async function groupOf(pid: string, unsure: () => void): Promise<number | undefined> {
+/** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
+async function statOf(
+  pid: string,
+  unsure: () => void
+): Promise<{ group: number; startS: number } | undefined> {
   const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1')
   if (!stat) return undefined
-  // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so read from the last ')'.
-  const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  return state === 'Z' || state === 'X' ? undefined : Number(pgrp)
+  // pid (comm) state ppid pgrp ... starttime (the 22nd field): comm may hold spaces and
+  // parentheses, so read from the last ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const [state, , pgrp] = fields
+  if (state === 'Z' || state === 'X') return undefined
+  return { group: Number(pgrp), startS: Number(fields[19]) / TICKS_PER_S }
+}
+
+/** Seconds since boot: what a process's start time counts from. */
+async function uptimeS(): Promise<number | undefined> {
+  const text = (await readFile('/proc/uptime', 'latin1').catch(() => undefined))?.split(' ')[0]
+  return text === undefined ? undefined : Number(text)
 }
 
 function needleOf(t: HuntTarget): Buffer | undefined {
@@ -121,15 +141,17 @@ export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsur
   const names = (await readdir('/proc').catch(() => [] as string[])).filter(
     n => /^\d+$/.test(n) && Number(n) !== process.pid
   )
+  const now = await uptimeS()
   const limit = pLimit(PROC_READS)
   const found = await Promise.all(
     names.map(name =>
       limit(async () => {
-        const group = await groupOf(name, doubt)
-        if (group === undefined) return undefined
-        if (t.group !== undefined && group === t.group) return Number(name)
+        const stat = await statOf(name, doubt)
+        if (stat === undefined) return undefined
+        if (t.group !== undefined && stat.group === t.group) return Number(name)
         if (!needle) return undefined
-        const env = await environOf(name, doubt)
+        const young = now === undefined || now - stat.startS < YOUNG_MS / 1000
+        const env = await environOf(name, doubt, young)
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
           ? Number(name)
           : undefined
