@@ -30,8 +30,13 @@ import type { WorkerExit } from './result.js'
 import { spawnWorker } from './spawn.js'
 import { runVerify } from './verify.js'
 
-/** Runtime CLI configuration taken from the host; never forwarded into the container. */
+/**
+ * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:
+ * the runtime CLI is the runner's program, found where the runner finds it (a seal's own
+ * environment has a fixed PATH), and PATH is never passed inside (container.ts HOST_ONLY).
+ */
 export const RUNTIME_VARS = [
+  'PATH',
   'DOCKER_HOST',
   'DOCKER_CONTEXT',
   'DOCKER_CONFIG',
