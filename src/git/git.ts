@@ -67,6 +67,9 @@ const DRIVER_KEYS =
 const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch'])
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv']
 
+/** Subcommands that read no attributes (and have no repository yet, or need none): nothing to list. */
+const NO_ATTRIBUTES = new Set(['init', 'ls-remote'])
+
 /** The first word that is not a `-c key=value` pair: the subcommand. */
 function subcommandAt(args: string[]): number {
   let i = 0
@@ -142,12 +145,13 @@ export class Git {
     opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
   ): Promise<GitResult> {
     const env = { ...this.env, ...opts.env }
-    const off = (await this.drivers(env, !!(opts.env?.GIT_DIR ?? opts.env?.GIT_WORK_TREE))).flatMap(
-      driverOff
-    )
-    const full = [...HARDENED, ...off, ...withoutDiffDrivers(args)]
+    const subcommand = args[subcommandAt(args)] ?? ''
+    const keys = NO_ATTRIBUTES.has(subcommand)
+      ? []
+      : await this.drivers(env, !!(opts.env?.GIT_DIR ?? opts.env?.GIT_WORK_TREE))
+    const full = [...HARDENED, ...keys.flatMap(driverOff), ...withoutDiffDrivers(args)]
     const result = await run('git', full, { cwd: this.dir, env })
-    if (args[subcommandAt(args)] === 'config') this.driverKeys = undefined
+    if (subcommand === 'config') this.driverKeys = undefined
     if (result.exitCode !== 0 && !opts.allowFailure) throw new GitError(args, result)
     return result
   }

@@ -173,6 +173,22 @@ describe('the Git wrapper runs no program an attribute selects', () => {
     expect(existsSync(marker)).toBe(false)
   })
 
+  it('a driver configured through the wrapper after its first command is switched off too', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-later-'))
+    const marker = path.join(root, 'ran')
+    const git = Git.create(root)
+    await git.exec(['init', '-q'])
+    writeFileSync(path.join(root, '.gitattributes'), '* filter=late\n')
+    writeFileSync(path.join(root, 'a.txt'), 'a\n')
+    await git.exec(['status', '--porcelain'])
+    await git.exec(['config', 'filter.late.clean', `touch '${marker}'; cat`])
+    await git.exec(['add', 'a.txt'])
+    expect(existsSync(marker)).toBe(false)
+    // Plain git would have run it.
+    sh(root, ['add', '--renormalize', 'a.txt'])
+    expect(existsSync(marker)).toBe(true)
+  })
+
   it('a worktree given its git dir by tree() reads neither a rewritten .git nor the repository it names', async () => {
     const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-tree-'))
     const main = path.join(root, 'main')
