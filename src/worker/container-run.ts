@@ -271,6 +271,8 @@ export interface ContainerCommand {
   sealing?: TaskGit
   /** The task whose view (and git) a command that does not seal works in: setup's. */
   task?: TaskGit
+  /** The worktree's admin dir, for a command with neither (CageCommand.gitDir). */
+  gitDir?: string
   /** A directory it leaves files in for the action, named to it by `variable`: setup's listing. */
   outDir?: { path: string; variable: string }
 }
@@ -284,7 +286,11 @@ export interface ContainerCommand {
  */
 async function commandCage(v: ContainerCommand) {
   const view = (v.sealing ?? v.task)?.view
-  const clone = await prepareGit(v.sealing ?? v.task ?? v.worktree, path.dirname(v.configDir))
+  const clone = await prepareGit(
+    v.sealing ?? v.task ?? v.worktree,
+    path.dirname(v.configDir),
+    v.gitDir
+  )
   const env = { ...v.env }
   for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
   if (v.outDir) env[v.outDir.variable] = CONTAINER_OUT_DIR
