@@ -32815,7 +32815,10 @@ async function startGateway(opts) {
 /* harmony export */   py: () => (/* binding */ tokenForms)
 /* harmony export */ });
 /* unused harmony exports gitEnv, HARDENED, HARDENED_ENV */
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(70092);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(70092);
+
 
 class GitError extends Error {
     args;
@@ -32857,24 +32860,62 @@ const HARDENED = [
     'protocol.https.allow=always',
     'protocol.file.allow=always',
     'protocol.ssh.allow=always',
-    'maintenance.auto=false'
+    'maintenance.auto=false',
+    // No attributes from the runner user's own file: only the repository's can name a driver.
+    'core.attributesFile=/dev/null'
 ].flatMap(setting => ['-c', setting]);
+/**
+ * Config keys that name a program an attribute can select (`filter=`, `diff=`, `merge=` in a
+ * .gitattributes a worker wrote): clean, smudge and process filters, textconv and external diff
+ * drivers, merge drivers. Each one set in the repository's config is emptied on the command line
+ * (driverOff): an emptied filter is skipped, an emptied diff or merge driver fails the command
+ * instead of running anything. Diffs are also made with --no-ext-diff --no-textconv (DIFFING).
+ */
+const DRIVER_KEYS = '^(filter\\..+\\.(clean|smudge|process|required)|diff\\..+\\.(textconv|command)|merge\\..+\\.driver|diff\\.external)$';
+/** The subcommands that would run a textconv or external diff driver, and their switch to not. */
+const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch']);
+const NO_DRIVERS = ['--no-ext-diff', '--no-textconv'];
+/** Subcommands that read no attributes (and have no repository yet, or need none): nothing to list. */
+const NO_ATTRIBUTES = new Set(['init', 'ls-remote']);
+/** The first word that is not a `-c key=value` pair: the subcommand. */
+function subcommandAt(args) {
+    let i = 0;
+    while (args[i] === '-c')
+        i += 2;
+    return i;
+}
+/** `args` with diffing subcommands told to run no driver. */
+function withoutDiffDrivers(args) {
+    const at = subcommandAt(args);
+    if (!DIFFING.has(args[at] ?? ''))
+        return args;
+    return [...args.slice(0, at + 1), ...NO_DRIVERS, ...args.slice(at + 1)];
+}
+/** A driver key emptied; a key `-c` cannot carry (a subsection with `=`) is refused instead. */
+function driverOff(key) {
+    if (key.includes('=') || key.includes('\n'))
+        throw new Error(`the repository's config names a driver '${key}' that cannot be switched off; its git commands are refused`);
+    return key.endsWith('.required') ? ['-c', `${key}=false`] : ['-c', `${key}=`];
+}
 /** No system or global config: a runner's `~/.gitconfig` is not the action's to trust. */
 const HARDENED_ENV = {
     GIT_CONFIG_NOSYSTEM: '1',
     GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_TERMINAL_PROMPT: '0',
-    GCM_INTERACTIVE: 'never'
+    GCM_INTERACTIVE: 'never',
+    GIT_ATTR_NOSYSTEM: '1'
 };
 /**
  * Every git command the action runs (a unit test fails if src/ starts git any other way). Config
- * that could run a program is switched off on the command line (HARDENED): work trees are written
- * by workers, and a hook, fsmonitor or filter they planted must never run with the action's
- * credentials.
+ * that could run a program is switched off on the command line (HARDENED, and the drivers the
+ * repository's config names: driverOff): work trees are written by workers, and a hook, fsmonitor,
+ * filter or diff driver they planted must never run with the action's credentials.
  */
 class Git {
     dir;
     env;
+    /** The repository's driver keys (DRIVER_KEYS), read once: see drivers(). */
+    driverKeys;
     constructor(dir, env) {
         this.dir = dir;
         this.env = env;
@@ -32885,12 +32926,57 @@ class Git {
     at(dir) {
         return new Git(dir, this.env);
     }
+    /**
+     * A work tree a cage may have written (a task's worktree), with its git dir named: git then
+     * discovers nothing there, so a `.git` a worker rewrote, or a repository it made inside, is
+     * never read. `gitDir` is the action's own (the worktree's admin dir in the fleet's clone, read
+     * when the action made the worktree). The ceiling is a belt: with GIT_DIR set git looks nowhere.
+     */
+    tree(workTree, gitDir) {
+        return new Git(workTree, {
+            ...this.env,
+            GIT_DIR: gitDir,
+            GIT_WORK_TREE: workTree,
+            GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_0___default().dirname(workTree)
+        });
+    }
     async exec(args, opts = {}) {
-        const full = [...HARDENED, ...args];
-        const result = await (0,_process_js__WEBPACK_IMPORTED_MODULE_0__/* .run */ .eF)('git', full, { cwd: this.dir, env: { ...this.env, ...opts.env } });
+        const env = { ...this.env, ...opts.env };
+        const subcommand = args[subcommandAt(args)] ?? '';
+        const keys = NO_ATTRIBUTES.has(subcommand)
+            ? []
+            : await this.drivers(env, !!(opts.env?.GIT_DIR ?? opts.env?.GIT_WORK_TREE));
+        const full = [...HARDENED, ...keys.flatMap(driverOff), ...withoutDiffDrivers(args)];
+        const result = await (0,_process_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .eF)('git', full, { cwd: this.dir, env });
+        if (subcommand === 'config')
+            this.driverKeys = undefined;
         if (result.exitCode !== 0 && !opts.allowFailure)
             throw new GitError(args, result);
         return result;
+    }
+    /**
+     * The driver keys set in the repository's config, read once per Git (one git process less per
+     * command): its git dir is the action's own, never one a cage can write, so its config changes
+     * only through this wrapper, and a `config` command here reads it again. A command whose own
+     * environment names another git dir reads that one's.
+     */
+    drivers(env, elsewhere) {
+        const read = async () => {
+            const args = [...HARDENED, 'config', '-z', '--name-only', '--get-regexp', DRIVER_KEYS];
+            const r = await (0,_process_js__WEBPACK_IMPORTED_MODULE_1__/* .run */ .eF)('git', args, { cwd: this.dir, env });
+            // 1: none set. Worse (no repository yet, a config git cannot parse): the command meets it too.
+            if (r.exitCode > 1)
+                return undefined;
+            return r.stdout.split('\0').filter(Boolean);
+        };
+        if (elsewhere)
+            return read().then(keys => keys ?? []);
+        this.driverKeys ??= read().then(keys => {
+            if (!keys)
+                this.driverKeys = undefined;
+            return keys ?? [];
+        });
+        return this.driverKeys;
     }
     async out(args) {
         return (await this.exec(args)).stdout.trim();
@@ -34651,7 +34737,7 @@ function validateBranchPrefix(prefix) {
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 const SETUP_EXCLUDE = 'fleet-setup-exclude';
 /** Where the clone's HEAD and index come from: the task's git as the action holds it. */
-async function sourceOf(t) {
+async function sourceOf(t, named) {
     if (typeof t !== 'string') {
         const git = t.repo;
         const [head, refs] = await Promise.all([
@@ -34666,9 +34752,10 @@ async function sourceOf(t) {
             refs
         };
     }
-    // No task to seal (the planner's worktree, made by the action a moment ago and not yet shown to
-    // any cage): read from the worktree itself.
-    const tree = _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(t);
+    // No task to seal: read from the worktree itself, through its git dir when the caller names it
+    // (keep-fresh's setup and verify); else found through its `.git`, which every cage shows
+    // read-only (the planner's worktree, made by the action a moment ago).
+    const tree = named ? _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(t).tree(t, named) : _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(t);
     const [common, gitDir, head, branch] = (await tree.out([
         'rev-parse',
         '--path-format=absolute',
@@ -34695,8 +34782,8 @@ async function sourceOf(t) {
  * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
  */
-async function prepareGit(source, cageDir) {
-    const { head, branch, common, gitDir, refs } = await sourceOf(source);
+async function prepareGit(source, cageDir, named) {
+    const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
     const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cageDir, 'git');
     const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneDir, '.git');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(cloneDir, { recursive: true, force: true });
@@ -34743,10 +34830,11 @@ async function finishGit(state, owner) {
 /* harmony export */   Be: () => (/* binding */ containerKillCommand),
 /* harmony export */   Jf: () => (/* binding */ ContainerSpecError),
 /* harmony export */   Z7: () => (/* binding */ CONTAINER_OUT_DIR),
+/* harmony export */   Zz: () => (/* binding */ CONTAINER_GIT_DIR),
 /* harmony export */   jF: () => (/* binding */ containerCommand),
 /* harmony export */   vK: () => (/* binding */ containerPath)
 /* harmony export */ });
-/* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GIT_DIR, DEFAULT_LIMITS */
+/* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GITFILE, DEFAULT_LIMITS */
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
 
@@ -34755,6 +34843,8 @@ const CONTAINER_WORKSPACE = '/workspace';
 const CONTAINER_HOME = '/home/fleet';
 const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config';
 const CONTAINER_GIT_DIR = '/fleet/git';
+/** The task's `.git` inside: a read-only pointer to CONTAINER_GIT_DIR (ContainerGit.gitFile). */
+const CONTAINER_GITFILE = `${CONTAINER_WORKSPACE}/.git`;
 const CONTAINER_SEAL_DIR = '/fleet/seal';
 const CONTAINER_OUT_DIR = '/fleet/out';
 const DEFAULT_USER = '1001:1001';
@@ -34895,6 +34985,8 @@ function mounts(spec) {
         mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR));
         const objects = mountPath('objects dir', spec.git.objectsDir);
         mounts.push(...bind(objects, objects, true));
+        // After the task's files: over their `.git`, read-only.
+        mounts.push(...bind(mountPath('gitfile', spec.git.gitFile), CONTAINER_GITFILE, true));
     }
     if (spec.sealDir)
         mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR));
@@ -35146,12 +35238,20 @@ async function openSeal(t, under, inside) {
 const SEAL_TIMEOUT_MS = 5 * 60_000;
 /**
  * isolation: process has no cage (docs/sandbox.md): the same seal and check, the seal run as a
- * plain child in the task's worktree, so the three isolations share one exit.
+ * plain child in the task's worktree, so the three isolations share one exit. Its git is told the
+ * worktree's git dir (the action's, read when it made the worktree): a `.git` the worker rewrote
+ * is never followed.
  */
 async function sealAsChild(t, cwd) {
     const seal = await openSeal(t, t.keepDir);
     const [file = 'sh', ...args] = seal.command;
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, seal.env, SEAL_TIMEOUT_MS, { file, args });
+    const env = {
+        ...seal.env,
+        GIT_DIR: t.adminDir,
+        GIT_WORK_TREE: cwd,
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
+    };
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -35323,6 +35423,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
@@ -35355,8 +35457,14 @@ var verify = __nccwpck_require__(83057);
 
 
 
-/** Runtime CLI configuration taken from the host; never forwarded into the container. */
+
+/**
+ * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:
+ * the runtime CLI is the runner's program, found where the runner finds it (a seal's own
+ * environment has a fixed PATH), and PATH is never passed inside (container.ts HOST_ONLY).
+ */
 const RUNTIME_VARS = [
+    'PATH',
     'DOCKER_HOST',
     'DOCKER_CONTEXT',
     'DOCKER_CONFIG',
@@ -35435,6 +35543,15 @@ async function isRunning(runtime, name, env) {
     });
     return r.exitCode === 0 && r.stdout.trim() === 'true';
 }
+/**
+ * The cage's clone as a container mounts it, with the read-only pointer bound over the task's
+ * `.git` (ContainerGit.gitFile). The file lives beside the clone, which no container mounts.
+ */
+async function containerGit(git) {
+    const gitFile = external_node_path_default().join(git.cloneDir, 'fleet-gitfile');
+    await (0,promises_.writeFile)(gitFile, `gitdir: ${container/* CONTAINER_GIT_DIR */.Zz}\n`);
+    return { gitDir: git.gitDir, objectsDir: git.objectsDir, gitFile };
+}
 /** The spec of one attempt's container; pure apart from the names it is given. */
 function containerSpecFor(c, w, opts) {
     const base = { worktree: w.cwd, configDir: w.paths.configDir };
@@ -35468,7 +35585,7 @@ async function launchContainer(c, w) {
     const cmd = (0,container/* containerCommand */.jF)(containerSpecFor(c, w, {
         name,
         user,
-        git: { gitDir: git.gitDir, objectsDir: git.objectsDir },
+        git: await containerGit(git),
         view: w.sealing?.view
     }));
     const env = runtimeEnv(cmd.env, w.host);
@@ -35515,7 +35632,12 @@ async function sealInContainer(c, w, o) {
     if (uid === 0)
         await (0,cage_git/* chownTree */.kM)(o.user, [seal.dir]);
     const cmd = (0,container/* containerCommand */.jF)({
-        ...containerSpecFor(c, w, { name: o.name, user: o.user, git: o.git, view: t.view }),
+        ...containerSpecFor(c, w, {
+            name: o.name,
+            user: o.user,
+            git: await containerGit(o.git),
+            view: t.view
+        }),
         env: seal.env,
         network: 'none',
         sealDir: seal.dir,
@@ -35528,28 +35650,30 @@ async function sealInContainer(c, w, o) {
     await (0,worker_exit/* acceptSeal */.gj)(t, seal, ran);
 }
 /**
- * What a command's container holds beyond its files and config dir. With a view, its files are
- * the task's view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts)
- * gets a clone of the task's git and its out dir, named by its container path.
+ * What a command's container holds beyond its files and config dir: a clone of the task's git,
+ * as the worker's and the sandbox's, whose read-only pointer covers the task's `.git` (so nothing
+ * the command does can point the action's git elsewhere). With a view, its files are the task's
+ * view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts) gets its
+ * out dir, named by its container path.
  */
 async function commandCage(v) {
     const view = (v.sealing ?? v.task)?.view;
-    const git = v.task?.view ? await (0,cage_git/* prepareGit */.UL)(v.task, external_node_path_default().dirname(v.configDir)) : undefined;
+    const clone = await (0,cage_git/* prepareGit */.UL)(v.sealing ?? v.task ?? v.worktree, external_node_path_default().dirname(v.configDir), v.gitDir);
     const env = { ...v.env };
     for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX'])
         delete env[hostOnly];
     if (v.outDir)
         env[v.outDir.variable] = container/* CONTAINER_OUT_DIR */.Z7;
-    const owned = [v.worktree, v.configDir, ...(git ? [git.cloneDir] : [])];
+    const owned = [v.worktree, v.configDir, clone.cloneDir];
     if (v.outDir)
         owned.push(v.outDir.path);
-    return { view, git, env, owned };
+    return { view, clone, git: await containerGit(clone), env, owned };
 }
 /**
  * The verify command (or setup) in a container of the worker's image, with only the task's files
  * and the worker's config dir mounted and the worker's environment minus the model key: in
  * container isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it
- * must not run on the runner. Verify sees files, not history: no git is mounted for it.
+ * must not run on the runner. Its git is a clone of the task's (commandCage), never the host's.
  */
 async function verifyInContainer(c, v) {
     const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify');
@@ -35589,8 +35713,7 @@ async function verifyInContainer(c, v) {
         const self = `${uid}:${process.getgid?.() ?? 0}`;
         if (uid === 0)
             await (0,cage_git/* chownTree */.kM)(self, cage.owned);
-        if (cage.git)
-            await (0,cage_git/* finishGit */.AI)(cage.git);
+        await (0,cage_git/* finishGit */.AI)(cage.clone);
     }
 }
 /** The command's container run to its end, then removed (the seal's container comes after). */
@@ -35670,8 +35793,6 @@ async function containerGatewayHost(container, env) {
     }
 }
 
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(48161);
 ;// CONCATENATED MODULE: ./src/worker/views.ts
@@ -36483,7 +36604,7 @@ async function prepare(c) {
     try {
         // Independent steps, side by side: each worker start waits for the slowest, not the sum.
         const [cloned, opened, bin] = await Promise.allSettled([
-            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir),
+            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
             openSandboxNetwork({
                 dir: external_node_path_default().join(dir, 'net'),
                 modelUrl: c.modelUrl,
@@ -36686,7 +36807,8 @@ function runSandboxedCommand(c, env, setup) {
         log: c.log,
         shared: c.shared,
         sealing: c.sealing,
-        task: c.task
+        task: c.task,
+        gitDir: c.gitDir
     }, c.command, c.timeoutMs, c.signal);
 }
 
@@ -64855,9 +64977,11 @@ class FleetRepo {
                 startRef
             ]);
         });
-        const git = this.git.at(dir);
-        // One process for both: each git process is a fork of this one, blocking its event loop.
-        const [startSha = '', gitDir = ''] = (await git.out(['rev-parse', 'HEAD', '--absolute-git-dir'])).split('\n');
+        // Read once, now, from the worktree git has just made (no cage has seen it): one process for
+        // both, each git process being a fork of this one that blocks its event loop.
+        const [startSha = '', gitDir = ''] = (await this.git.at(dir).out(['rev-parse', 'HEAD', '--absolute-git-dir'])).split('\n');
+        // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
+        const git = this.git.tree(dir, gitDir);
         const repo = this.git;
         const serial = this.serial.bind(this);
         let kept = false;
@@ -64931,7 +65055,9 @@ class FleetRepo {
         let kept = false;
         return {
             dir,
-            git: this.git.at(dir),
+            // The host sees an empty mount point here, and its admin dir holds only an index: a git
+            // command on it fails rather than look anywhere else.
+            git: this.git.tree(dir, gitDir),
             branch,
             startSha,
             gitDir,
@@ -66114,6 +66240,7 @@ async function runSetup(config, s) {
         env,
         command: s.tree.view ? SETUP_CHECK : s.command,
         task: s.tree.view ? s.exit : undefined,
+        gitDir: s.tree.view ? undefined : s.tree.gitDir,
         outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
         timeoutMs: config.setupTimeoutMs,
         host: s.host,
@@ -88126,6 +88253,7 @@ async function verifyAgain(ctx, pr, tree) {
         label: 'verify',
         command: config.verify,
         cwd: tree.dir,
+        gitDir: tree.gitDir,
         env: await cageEnv(ctx, pr.id),
         timeoutMs: config.verifyTimeoutMs,
         host: ctx.host,

@@ -177,6 +177,7 @@ async function verifyAgain(
     label: 'verify',
     command: config.verify,
     cwd: tree.dir,
+    gitDir: tree.gitDir,
     env: await cageEnv(ctx, pr.id),
     timeoutMs: config.verifyTimeoutMs,
     host: ctx.host,

@@ -178,6 +178,7 @@ export async function runSetup(
     env,
     command: s.tree.view ? SETUP_CHECK : s.command,
     task: s.tree.view ? s.exit : undefined,
+    gitDir: s.tree.view ? undefined : s.tree.gitDir,
     outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
     timeoutMs: config.setupTimeoutMs,
     host: s.host,

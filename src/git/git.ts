@@ -1,3 +1,4 @@
+import path from 'node:path'
 import { type Ran, run } from '../process.js'
 
 export type GitResult = Ran
@@ -47,24 +48,70 @@ export const HARDENED = [
   'protocol.https.allow=always',
   'protocol.file.allow=always',
   'protocol.ssh.allow=always',
-  'maintenance.auto=false'
+  'maintenance.auto=false',
+  // No attributes from the runner user's own file: only the repository's can name a driver.
+  'core.attributesFile=/dev/null'
 ].flatMap(setting => ['-c', setting])
+
+/**
+ * Config keys that name a program an attribute can select (`filter=`, `diff=`, `merge=` in a
+ * .gitattributes a worker wrote): clean, smudge and process filters, textconv and external diff
+ * drivers, merge drivers. Each one set in the repository's config is emptied on the command line
+ * (driverOff): an emptied filter is skipped, an emptied diff or merge driver fails the command
+ * instead of running anything. Diffs are also made with --no-ext-diff --no-textconv (DIFFING).
+ */
+const DRIVER_KEYS =
+  '^(filter\\..+\\.(clean|smudge|process|required)|diff\\..+\\.(textconv|command)|merge\\..+\\.driver|diff\\.external)$'
+
+/** The subcommands that would run a textconv or external diff driver, and their switch to not. */
+const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch'])
+const NO_DRIVERS = ['--no-ext-diff', '--no-textconv']
+
+/** Subcommands that read no attributes (and have no repository yet, or need none): nothing to list. */
+const NO_ATTRIBUTES = new Set(['init', 'ls-remote'])
+
+/** The first word that is not a `-c key=value` pair: the subcommand. */
+function subcommandAt(args: string[]): number {
+  let i = 0
+  while (args[i] === '-c') i += 2
+  return i
+}
+
+/** `args` with diffing subcommands told to run no driver. */
+function withoutDiffDrivers(args: string[]): string[] {
+  const at = subcommandAt(args)
+  if (!DIFFING.has(args[at] ?? '')) return args
+  return [...args.slice(0, at + 1), ...NO_DRIVERS, ...args.slice(at + 1)]
+}
+
+/** A driver key emptied; a key `-c` cannot carry (a subsection with `=`) is refused instead. */
+function driverOff(key: string): string[] {
+  if (key.includes('=') || key.includes('\n'))
+    throw new Error(
+      `the repository's config names a driver '${key}' that cannot be switched off; its git commands are refused`
+    )
+  return key.endsWith('.required') ? ['-c', `${key}=false`] : ['-c', `${key}=`]
+}
 
 /** No system or global config: a runner's `~/.gitconfig` is not the action's to trust. */
 export const HARDENED_ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
   GIT_CONFIG_GLOBAL: '/dev/null',
   GIT_TERMINAL_PROMPT: '0',
-  GCM_INTERACTIVE: 'never'
+  GCM_INTERACTIVE: 'never',
+  GIT_ATTR_NOSYSTEM: '1'
 } as const
 
 /**
  * Every git command the action runs (a unit test fails if src/ starts git any other way). Config
- * that could run a program is switched off on the command line (HARDENED): work trees are written
- * by workers, and a hook, fsmonitor or filter they planted must never run with the action's
- * credentials.
+ * that could run a program is switched off on the command line (HARDENED, and the drivers the
+ * repository's config names: driverOff): work trees are written by workers, and a hook, fsmonitor,
+ * filter or diff driver they planted must never run with the action's credentials.
  */
 export class Git {
+  /** The repository's driver keys (DRIVER_KEYS), read once: see drivers(). */
+  private driverKeys?: Promise<string[]>
+
   private constructor(
     readonly dir: string,
     private readonly env: NodeJS.ProcessEnv
@@ -78,14 +125,57 @@ export class Git {
     return new Git(dir, this.env)
   }
 
+  /**
+   * A work tree a cage may have written (a task's worktree), with its git dir named: git then
+   * discovers nothing there, so a `.git` a worker rewrote, or a repository it made inside, is
+   * never read. `gitDir` is the action's own (the worktree's admin dir in the fleet's clone, read
+   * when the action made the worktree). The ceiling is a belt: with GIT_DIR set git looks nowhere.
+   */
+  tree(workTree: string, gitDir: string): Git {
+    return new Git(workTree, {
+      ...this.env,
+      GIT_DIR: gitDir,
+      GIT_WORK_TREE: workTree,
+      GIT_CEILING_DIRECTORIES: path.dirname(workTree)
+    })
+  }
+
   async exec(
     args: string[],
     opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
   ): Promise<GitResult> {
-    const full = [...HARDENED, ...args]
-    const result = await run('git', full, { cwd: this.dir, env: { ...this.env, ...opts.env } })
+    const env = { ...this.env, ...opts.env }
+    const subcommand = args[subcommandAt(args)] ?? ''
+    const keys = NO_ATTRIBUTES.has(subcommand)
+      ? []
+      : await this.drivers(env, !!(opts.env?.GIT_DIR ?? opts.env?.GIT_WORK_TREE))
+    const full = [...HARDENED, ...keys.flatMap(driverOff), ...withoutDiffDrivers(args)]
+    const result = await run('git', full, { cwd: this.dir, env })
+    if (subcommand === 'config') this.driverKeys = undefined
     if (result.exitCode !== 0 && !opts.allowFailure) throw new GitError(args, result)
     return result
+  }
+
+  /**
+   * The driver keys set in the repository's config, read once per Git (one git process less per
+   * command): its git dir is the action's own, never one a cage can write, so its config changes
+   * only through this wrapper, and a `config` command here reads it again. A command whose own
+   * environment names another git dir reads that one's.
+   */
+  private drivers(env: NodeJS.ProcessEnv, elsewhere: boolean): Promise<string[]> {
+    const read = async () => {
+      const args = [...HARDENED, 'config', '-z', '--name-only', '--get-regexp', DRIVER_KEYS]
+      const r = await run('git', args, { cwd: this.dir, env })
+      // 1: none set. Worse (no repository yet, a config git cannot parse): the command meets it too.
+      if (r.exitCode > 1) return undefined
+      return r.stdout.split('\0').filter(Boolean)
+    }
+    if (elsewhere) return read().then(keys => keys ?? [])
+    this.driverKeys ??= read().then(keys => {
+      if (!keys) this.driverKeys = undefined
+      return keys ?? []
+    })
+    return this.driverKeys
   }
 
   async out(args: string[]): Promise<string> {

@@ -181,11 +181,13 @@ export class FleetRepo {
         startRef
       ])
     })
-    const git = this.git.at(dir)
-    // One process for both: each git process is a fork of this one, blocking its event loop.
+    // Read once, now, from the worktree git has just made (no cage has seen it): one process for
+    // both, each git process being a fork of this one that blocks its event loop.
     const [startSha = '', gitDir = ''] = (
-      await git.out(['rev-parse', 'HEAD', '--absolute-git-dir'])
+      await this.git.at(dir).out(['rev-parse', 'HEAD', '--absolute-git-dir'])
     ).split('\n')
+    // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
+    const git = this.git.tree(dir, gitDir)
     const repo = this.git
     const serial = this.serial.bind(this)
     let kept = false
@@ -259,7 +261,9 @@ export class FleetRepo {
     let kept = false
     return {
       dir,
-      git: this.git.at(dir),
+      // The host sees an empty mount point here, and its admin dir holds only an index: a git
+      // command on it fails rather than look anywhere else.
+      git: this.git.tree(dir, gitDir),
       branch,
       startSha,
       gitDir,

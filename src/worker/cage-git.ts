@@ -23,7 +23,7 @@ export interface CageGit {
 }
 
 /** Where the clone's HEAD and index come from: the task's git as the action holds it. */
-async function sourceOf(t: TaskGit | string) {
+async function sourceOf(t: TaskGit | string, named?: string) {
   if (typeof t !== 'string') {
     const git = t.repo
     const [head, refs] = await Promise.all([
@@ -38,9 +38,10 @@ async function sourceOf(t: TaskGit | string) {
       refs
     }
   }
-  // No task to seal (the planner's worktree, made by the action a moment ago and not yet shown to
-  // any cage): read from the worktree itself.
-  const tree = Git.create(t)
+  // No task to seal: read from the worktree itself, through its git dir when the caller names it
+  // (keep-fresh's setup and verify); else found through its `.git`, which every cage shows
+  // read-only (the planner's worktree, made by the action a moment ago).
+  const tree = named ? Git.create(t).tree(t, named) : Git.create(t)
   const [common, gitDir, head, branch] = (
     await tree.out([
       'rev-parse',
@@ -70,8 +71,12 @@ async function sourceOf(t: TaskGit | string) {
  * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
  */
-export async function prepareGit(source: TaskGit | string, cageDir: string): Promise<CageGit> {
-  const { head, branch, common, gitDir, refs } = await sourceOf(source)
+export async function prepareGit(
+  source: TaskGit | string,
+  cageDir: string,
+  named?: string
+): Promise<CageGit> {
+  const { head, branch, common, gitDir, refs } = await sourceOf(source, named)
   const cloneDir = path.join(cageDir, 'git')
   const cloneGit = path.join(cloneDir, '.git')
   await rm(cloneDir, { recursive: true, force: true })

@@ -4,6 +4,7 @@
  * kill on cancel. isolation.ts chooses this or the sandbox or a plain process.
  */
 import { randomBytes } from 'node:crypto'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
 import { run } from '../process.js'
@@ -11,8 +12,10 @@ import { logText } from '../report/log-text.js'
 import { type CageGit, chownTree, finishGit, prepareGit } from './cage-git.js'
 import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
 import {
+  CONTAINER_GIT_DIR,
   CONTAINER_SEAL_DIR,
   type ContainerConfig,
+  type ContainerGit,
   type ContainerRuntime,
   type ContainerSpec,
   type ContainerView,
@@ -27,8 +30,13 @@ import type { WorkerExit } from './result.js'
 import { spawnWorker } from './spawn.js'
 import { runVerify } from './verify.js'
 
-/** Runtime CLI configuration taken from the host; never forwarded into the container. */
+/**
+ * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:
+ * the runtime CLI is the runner's program, found where the runner finds it (a seal's own
+ * environment has a fixed PATH), and PATH is never passed inside (container.ts HOST_ONLY).
+ */
 export const RUNTIME_VARS = [
+  'PATH',
   'DOCKER_HOST',
   'DOCKER_CONTEXT',
   'DOCKER_CONFIG',
@@ -126,6 +134,16 @@ async function isRunning(runtime: string, name: string, env: Record<string, stri
   return r.exitCode === 0 && r.stdout.trim() === 'true'
 }
 
+/**
+ * The cage's clone as a container mounts it, with the read-only pointer bound over the task's
+ * `.git` (ContainerGit.gitFile). The file lives beside the clone, which no container mounts.
+ */
+async function containerGit(git: CageGit): Promise<ContainerGit> {
+  const gitFile = path.join(git.cloneDir, 'fleet-gitfile')
+  await writeFile(gitFile, `gitdir: ${CONTAINER_GIT_DIR}\n`)
+  return { gitDir: git.gitDir, objectsDir: git.objectsDir, gitFile }
+}
+
 /** The spec of one attempt's container; pure apart from the names it is given. */
 export function containerSpecFor(
   c: ContainerConfig,
@@ -133,7 +151,7 @@ export function containerSpecFor(
   opts: {
     name: string
     user: string
-    git?: { gitDir: string; objectsDir: string }
+    git?: ContainerGit
     view?: ContainerView
   }
 ): ContainerSpec {
@@ -169,7 +187,7 @@ export async function launchContainer(c: ContainerConfig, w: WorkerLaunch): Prom
     containerSpecFor(c, w, {
       name,
       user,
-      git: { gitDir: git.gitDir, objectsDir: git.objectsDir },
+      git: await containerGit(git),
       view: w.sealing?.view
     })
   )
@@ -220,7 +238,12 @@ async function sealInContainer(
   const uid = process.getuid?.()
   if (uid === 0) await chownTree(o.user, [seal.dir])
   const cmd = containerCommand({
-    ...containerSpecFor(c, w, { name: o.name, user: o.user, git: o.git, view: t.view }),
+    ...containerSpecFor(c, w, {
+      name: o.name,
+      user: o.user,
+      git: await containerGit(o.git),
+      view: t.view
+    }),
     env: seal.env,
     network: 'none',
     sealDir: seal.dir,
@@ -248,31 +271,39 @@ export interface ContainerCommand {
   sealing?: TaskGit
   /** The task whose view (and git) a command that does not seal works in: setup's. */
   task?: TaskGit
+  /** The worktree's admin dir, for a command with neither (CageCommand.gitDir). */
+  gitDir?: string
   /** A directory it leaves files in for the action, named to it by `variable`: setup's listing. */
   outDir?: { path: string; variable: string }
 }
 
 /**
- * What a command's container holds beyond its files and config dir. With a view, its files are
- * the task's view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts)
- * gets a clone of the task's git and its out dir, named by its container path.
+ * What a command's container holds beyond its files and config dir: a clone of the task's git,
+ * as the worker's and the sandbox's, whose read-only pointer covers the task's `.git` (so nothing
+ * the command does can point the action's git elsewhere). With a view, its files are the task's
+ * view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts) gets its
+ * out dir, named by its container path.
  */
 async function commandCage(v: ContainerCommand) {
   const view = (v.sealing ?? v.task)?.view
-  const git = v.task?.view ? await prepareGit(v.task, path.dirname(v.configDir)) : undefined
+  const clone = await prepareGit(
+    v.sealing ?? v.task ?? v.worktree,
+    path.dirname(v.configDir),
+    v.gitDir
+  )
   const env = { ...v.env }
   for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX']) delete env[hostOnly]
   if (v.outDir) env[v.outDir.variable] = CONTAINER_OUT_DIR
-  const owned = [v.worktree, v.configDir, ...(git ? [git.cloneDir] : [])]
+  const owned = [v.worktree, v.configDir, clone.cloneDir]
   if (v.outDir) owned.push(v.outDir.path)
-  return { view, git, env, owned }
+  return { view, clone, git: await containerGit(clone), env, owned }
 }
 
 /**
  * The verify command (or setup) in a container of the worker's image, with only the task's files
  * and the worker's config dir mounted and the worker's environment minus the model key: in
  * container isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it
- * must not run on the runner. Verify sees files, not history: no git is mounted for it.
+ * must not run on the runner. Its git is a clone of the task's (commandCage), never the host's.
  */
 export async function verifyInContainer(
   c: ContainerConfig,
@@ -311,7 +342,7 @@ export async function verifyInContainer(
     await runRuntime(c.runtime, ['rm', '--force', name], runEnv)
     const self = `${uid}:${process.getgid?.() ?? 0}`
     if (uid === 0) await chownTree(self, cage.owned)
-    if (cage.git) await finishGit(cage.git)
+    await finishGit(cage.clone)
   }
 }
 

@@ -5,6 +5,8 @@ export const CONTAINER_WORKSPACE = '/workspace'
 export const CONTAINER_HOME = '/home/fleet'
 export const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config'
 export const CONTAINER_GIT_DIR = '/fleet/git'
+/** The task's `.git` inside: a read-only pointer to CONTAINER_GIT_DIR (ContainerGit.gitFile). */
+export const CONTAINER_GITFILE = `${CONTAINER_WORKSPACE}/.git`
 export const CONTAINER_SEAL_DIR = '/fleet/seal'
 export const CONTAINER_OUT_DIR = '/fleet/out'
 export const DEFAULT_USER = '1001:1001'
@@ -33,6 +35,12 @@ export interface ContainerGit {
   gitDir: string
   /** Host path of the main repository's objects dir, named in the clone's alternates. */
   objectsDir: string
+  /**
+   * Host path of a file reading `gitdir: /fleet/git`, bound read-only over the task's `.git`, as
+   * the sandbox does: the cage's git finds its clone, and the pointer the worktree holds on the
+   * host (the action's) is neither seen nor rewritten from inside.
+   */
+  gitFile: string
 }
 
 export interface ContainerSpec {
@@ -243,6 +251,8 @@ function mounts(spec: ContainerSpec): string[] {
     mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR))
     const objects = mountPath('objects dir', spec.git.objectsDir)
     mounts.push(...bind(objects, objects, true))
+    // After the task's files: over their `.git`, read-only.
+    mounts.push(...bind(mountPath('gitfile', spec.git.gitFile), CONTAINER_GITFILE, true))
   }
   if (spec.sealDir) mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR))
   if (spec.outDir) mounts.push(...bind(mountPath('out dir', spec.outDir), CONTAINER_OUT_DIR))

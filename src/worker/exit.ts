@@ -151,12 +151,20 @@ export const SEAL_TIMEOUT_MS = 5 * 60_000
 
 /**
  * isolation: process has no cage (docs/sandbox.md): the same seal and check, the seal run as a
- * plain child in the task's worktree, so the three isolations share one exit.
+ * plain child in the task's worktree, so the three isolations share one exit. Its git is told the
+ * worktree's git dir (the action's, read when it made the worktree): a `.git` the worker rewrote
+ * is never followed.
  */
 export async function sealAsChild(t: TaskGit, cwd: string): Promise<void> {
   const seal = await openSeal(t, t.keepDir)
   const [file = 'sh', ...args] = seal.command
-  const ran = await runVerify('seal', cwd, seal.env, SEAL_TIMEOUT_MS, { file, args })
+  const env = {
+    ...seal.env,
+    GIT_DIR: t.adminDir,
+    GIT_WORK_TREE: cwd,
+    GIT_CEILING_DIRECTORIES: path.dirname(cwd)
+  }
+  const ran = await runVerify('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args })
   await acceptSeal(t, seal, ran)
 }
 

@@ -55,6 +55,12 @@ export interface CageCommand {
   /** The task whose git (and view) a command that does not seal works in: setup's. */
   task?: TaskGit
   /**
+   * The worktree's admin dir as the action read it when it made the worktree: a command with
+   * neither `sealing` nor `task` (keep-fresh's setup and verify) gets its clone made from it,
+   * never from a git found through the worktree's `.git`.
+   */
+  gitDir?: string
+  /**
    * A directory of the action's the command leaves files in (setup's listing with a view), named
    * to it by the environment variable `variable`: a container mounts it and names its own path.
    */

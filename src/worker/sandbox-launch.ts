@@ -55,7 +55,8 @@ export function runSandboxedCommand(
       log: c.log,
       shared: c.shared,
       sealing: c.sealing,
-      task: c.task
+      task: c.task,
+      gitDir: c.gitDir
     },
     c.command,
     c.timeoutMs,

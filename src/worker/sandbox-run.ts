@@ -49,6 +49,8 @@ export interface Caged {
   sealing?: TaskGit
   /** The task whose git (and view) a run that does not seal works in: setup. */
   task?: TaskGit
+  /** The worktree's admin dir, for a run with neither (CageCommand.gitDir). */
+  gitDir?: string
 }
 
 /** The task's view, mounted at its worktree path: only where views can be mounted. */
@@ -96,7 +98,7 @@ async function prepare(c: Caged): Promise<Prepared> {
   try {
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.
     const [cloned, opened, bin] = await Promise.allSettled([
-      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir),
+      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
       openSandboxNetwork({
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,

@@ -98,15 +98,17 @@ describe('containerCommand', () => {
     expect(args.some(a => a.startsWith('--volumes-from') || a === '--privileged')).toBe(false)
   })
 
-  it('adds the git clone read-write and the borrowed objects read-only', () => {
+  it('adds the git clone read-write, the borrowed objects read-only, and a read-only .git over the task files', () => {
     const git = {
       gitDir: '/tmp/fleet-run/fix-login/clone/.git',
-      objectsDir: '/home/runner/work/app/.git/objects'
+      objectsDir: '/home/runner/work/app/.git/objects',
+      gitFile: '/tmp/fleet-run/fix-login/clone/fleet-gitfile'
     }
     const { args } = containerCommand(spec({ git }))
     expect(flagValues(args, '--mount').slice(2)).toEqual([
       `type=bind,src=${git.gitDir},dst=${CONTAINER_GIT_DIR}`,
-      `type=bind,src=${git.objectsDir},dst=${git.objectsDir},readonly`
+      `type=bind,src=${git.objectsDir},dst=${git.objectsDir},readonly`,
+      `type=bind,src=${git.gitFile},dst=${CONTAINER_WORKSPACE}/.git,readonly`
     ])
     expect(flagValues(args, '--env')).toEqual(
       expect.arrayContaining([

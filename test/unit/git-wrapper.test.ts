@@ -105,3 +105,114 @@ describe('the Git wrapper runs no program a nested repository configures', () =>
     expect(r.stderr).toMatch(/transport 'ext' not allowed/)
   })
 })
+
+/**
+ * A repository whose own config and .gitattributes name a clean and smudge filter, a textconv, an
+ * external diff and a merge driver, each a program that writes a marker file: what a worker could
+ * leave if the action's git ever read its repository. A branch `side` conflicts with HEAD.
+ */
+function driverRepo() {
+  const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-drivers-'))
+  const marker = path.join(root, 'ran')
+  const repo = path.join(root, 'repo')
+  const ident = ['-c', 'user.name=t', '-c', 'user.email=t@example.com']
+  const program = path.join(root, 'evil.sh')
+  writeFileSync(program, `#!/bin/sh\necho "$0 $*" >> '${marker}'\ncat\n`, { mode: 0o755 })
+  sh(root, ['init', '-q', '--initial-branch=main', repo])
+  writeFileSync(path.join(repo, '.gitattributes'), '* filter=evil diff=evil merge=evil\n')
+  writeFileSync(path.join(repo, 'a.txt'), 'a\n')
+  sh(repo, ['add', '.'])
+  sh(repo, [...ident, 'commit', '-qm', 'one'])
+  sh(repo, ['checkout', '-q', '-b', 'side'])
+  writeFileSync(path.join(repo, 'a.txt'), 'side\n')
+  sh(repo, [...ident, 'commit', '-qam', 'side'])
+  sh(repo, ['checkout', '-q', 'main'])
+  writeFileSync(path.join(repo, 'a.txt'), 'main\n')
+  sh(repo, [...ident, 'commit', '-qam', 'main'])
+  // Configured last: only the commands under test can meet them.
+  for (const [key, value] of [
+    ['filter.evil.clean', program],
+    ['filter.evil.smudge', program],
+    ['filter.evil.required', 'true'],
+    ['diff.evil.textconv', program],
+    ['diff.evil.command', program],
+    ['merge.evil.driver', `${program} %O %A %B`],
+    ['diff.external', program]
+  ] as const)
+    sh(repo, ['config', key, value])
+  writeFileSync(path.join(repo, 'a.txt'), 'changed\n')
+  return { repo, marker, ident }
+}
+
+describe('the Git wrapper runs no program an attribute selects', () => {
+  it('plain git runs the filter, textconv and diff drivers: the attack is real', () => {
+    const { repo, marker } = driverRepo()
+    sh(repo, ['status', '--porcelain'])
+    sh(repo, ['diff'])
+    expect(readFileSync(marker, 'utf8')).toMatch(/evil\.sh/)
+  })
+
+  it('status, diff, log -p, show, add, commit, reset --hard, checkout and merge through the wrapper run none', async () => {
+    const { repo, marker, ident } = driverRepo()
+    const git = Git.create(repo)
+    expect(await git.hasUncommitted()).toBe(true)
+    const diff = await git.exec(['diff'])
+    // The diff is still made, by git itself: the drivers are skipped, not the command.
+    expect(diff.stdout).toMatch(/-main\n\+changed/)
+    await git.exec(['log', '-p', '-2'])
+    await git.exec(['show', 'HEAD'])
+    await git.exec(['diff', 'HEAD~1', 'HEAD'])
+    await git.exec(['add', 'a.txt'])
+    await git.exec([...ident, 'commit', '-qm', 'changed'])
+    await git.exec(['reset', '-q', '--hard', 'HEAD~1'])
+    await git.exec(['checkout', '-q', 'side'])
+    await git.exec(['checkout', '-q', 'main'])
+    // The merge driver is emptied: the merge fails instead of running it.
+    const merge = await git.exec([...ident, 'merge', '--no-edit', 'side'], { allowFailure: true })
+    expect(merge.exitCode).not.toBe(0)
+    expect(existsSync(marker)).toBe(false)
+  })
+
+  it('a driver configured through the wrapper after its first command is switched off too', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-later-'))
+    const marker = path.join(root, 'ran')
+    const git = Git.create(root)
+    await git.exec(['init', '-q'])
+    writeFileSync(path.join(root, '.gitattributes'), '* filter=late\n')
+    writeFileSync(path.join(root, 'a.txt'), 'a\n')
+    await git.exec(['status', '--porcelain'])
+    await git.exec(['config', 'filter.late.clean', `touch '${marker}'; cat`])
+    await git.exec(['add', 'a.txt'])
+    expect(existsSync(marker)).toBe(false)
+    // Plain git would have run it.
+    sh(root, ['add', '--renormalize', 'a.txt'])
+    expect(existsSync(marker)).toBe(true)
+  })
+
+  it('a worktree given its git dir by tree() reads neither a rewritten .git nor the repository it names', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-tree-'))
+    const main = path.join(root, 'main')
+    const wt = path.join(root, 'wt')
+    sh(root, ['init', '-q', '--initial-branch=main', main])
+    writeFileSync(path.join(main, 'a.txt'), 'a\n')
+    sh(main, ['add', '.'])
+    sh(main, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'one'])
+    sh(main, ['worktree', 'add', '-q', '-b', 'task', wt])
+    const gitDir = sh(wt, ['rev-parse', '--absolute-git-dir']).trim()
+    // As a cage would: a repository of its own whose config runs a program, and .git pointing there.
+    const { repo: planted, marker } = driverRepo()
+    sh(planted, ['config', 'core.fsmonitor', path.join(path.dirname(marker), 'evil.sh')])
+    writeFileSync(path.join(wt, '.git'), `gitdir: ${planted}/.git\n`)
+    writeFileSync(path.join(wt, '.gitattributes'), '* filter=evil diff=evil\n')
+    writeFileSync(path.join(wt, 'a.txt'), 'changed\n')
+    // Through discovery, the wrapper lands in the planted repository (its branch, not the task's).
+    expect(await Git.create(wt).out(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('main')
+    const git = Git.create(main).tree(wt, gitDir)
+    expect(await git.out(['rev-parse', '--abbrev-ref', 'HEAD'])).toBe('task')
+    const status = await git.exec(['status', '--porcelain', '--untracked-files=all'])
+    expect(status.stdout).toBe(' M a.txt\n?? .gitattributes\n')
+    await git.exec(['diff'])
+    await git.exec(['reset', '-q', '--hard'])
+    expect(existsSync(marker)).toBe(false)
+  })
+})

@@ -97,6 +97,12 @@ describe('runtimeEnv', () => {
       CONTAINERS_CONF: '/etc/c.conf'
     })
   })
+
+  it("finds the runtime on the runner's PATH, not the fixed one a seal's environment has", () => {
+    const seal = { PATH: '/usr/local/bin:/usr/bin:/bin', GIT_AUTHOR_NAME: 'fleet' }
+    const env = runtimeEnv(seal, { PATH: '/opt/podman/bin:/usr/bin', HOME: '/home/runner' })
+    expect(env.PATH).toBe('/opt/podman/bin:/usr/bin')
+  })
 })
 
 describe('containerSpecFor', () => {
