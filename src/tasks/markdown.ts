@@ -7,6 +7,7 @@ import type { ListItem, Nodes, Paragraph, Root } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { gfm } from 'micromark-extension-gfm'
+import { type HtmlState, visibleHtml } from './html.js'
 
 export function parseMarkdown(text: string): Root {
   return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
@@ -64,9 +65,10 @@ export function taskItems(source: string, tree: Root = parseMarkdown(source)): T
 
 /**
  * What a reader sees of inline content, as plain text: text, code spans and link text kept;
- * images, raw HTML and footnote marks dropped.
+ * images, raw HTML, footnote marks and the content of a `<script>` or `<style>` dropped.
  */
-export function plainText(node: Nodes): string {
+export function plainText(node: Nodes, html: HtmlState = {}): string {
+  if (html.dropping && node.type !== 'html' && !('children' in node)) return ''
   switch (node.type) {
     case 'text':
     case 'inlineCode':
@@ -74,12 +76,15 @@ export function plainText(node: Nodes): string {
     case 'break':
       return '\n'
     case 'html':
+      // Read for the elements it opens and closes; none of it is shown as plain text.
+      visibleHtml(node.value, html)
+      return ''
     case 'image':
     case 'imageReference':
     case 'footnoteReference':
       return ''
     default:
-      return 'children' in node ? node.children.map(plainText).join('') : ''
+      return 'children' in node ? node.children.map(child => plainText(child, html)).join('') : ''
   }
 }
 

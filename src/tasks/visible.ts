@@ -6,7 +6,7 @@
  * and invisible characters. Everything else keeps its source, so code, links and layout stay.
  */
 import type { Definition, Nodes, Parents, Root } from 'mdast'
-import { visibleHtml } from './html.js'
+import { type HtmlState, visibleHtml } from './html.js'
 import { dropInvisible } from './invisible.js'
 import { parseMarkdown, sourceOf } from './markdown.js'
 
@@ -23,6 +23,8 @@ interface Ctx {
   linked: Set<string>
   /** Footnotes a reference points at; github.com renders no other footnote definition. */
   noted: Set<string>
+  /** A `<script>` or `<style>` raw HTML opened and has not closed: what follows is its content. */
+  html: HtmlState
   hidden: number
 }
 
@@ -64,6 +66,11 @@ function linkText(node: Parents, ctx: Ctx): string {
 }
 
 function render(node: Nodes, ctx: Ctx): string {
+  // Inside a script or style element github.com drops (its end tag may come in a later node).
+  if (ctx.html.dropping && node.type !== 'html' && !('children' in node)) {
+    ctx.hidden += sourceOf(node, ctx.source).length
+    return ''
+  }
   switch (node.type) {
     case 'text': {
       // Its source, unless a character reference (`&#8203;`) spells an invisible character.
@@ -97,7 +104,7 @@ function render(node: Nodes, ctx: Ctx): string {
       ctx.hidden += sourceOf(node, ctx.source).length
       return ''
     case 'html': {
-      const shown = visibleHtml(node.value)
+      const shown = visibleHtml(node.value, ctx.html)
       ctx.hidden += node.value.length - shown.length
       return shown
     }
@@ -113,6 +120,7 @@ export function visibleText(markdown: string): Visible {
     definitions: new Map(),
     linked: new Set(),
     noted: new Set(),
+    html: {},
     hidden: 0
   }
   collect(tree, ctx)
