@@ -157,8 +157,14 @@ function notOpen(thread: { state: string; locked: boolean }, what: string): stri
   return undefined
 }
 
-/** A bot not named in allowed-bots is not answered: two bots must never talk to each other. */
-function unlistedBot(actor: Actor, s: EventSettings): string | undefined {
+/**
+ * A bot not named in allowed-bots is not answered, whether it commented or applied a label: two
+ * bots must never talk to each other.
+ */
+export function unlistedBot(
+  actor: Actor,
+  s: Pick<EventSettings, 'allowedBots'>
+): string | undefined {
   if (!actor.isBot) return undefined
   const name = actor.login.replace(/\[bot\]$/, '')
   const listed = s.allowedBots ?? []
@@ -333,9 +339,10 @@ function labeledRequest(payload: Obj, s: EventSettings): Request {
   const label = parsed.label.name
   if (label.toLowerCase() !== s.queueLabel.toLowerCase())
     return { kind: 'ignore', reason: `${event} ${action} ${label}: ${only}` }
-  const reason = notOpen(parsed.issue, `issue #${parsed.issue.number}`)
+  const actor = actorOf(parsed.sender)
+  const reason = notOpen(parsed.issue, `issue #${parsed.issue.number}`) ?? unlistedBot(actor, s)
   if (reason) return { kind: 'ignore', reason }
-  return { kind: 'labeled', issue: issueOf(parsed.issue), actor: actorOf(parsed.sender) }
+  return { kind: 'labeled', issue: issueOf(parsed.issue), actor }
 }
 
 /**

@@ -6,8 +6,11 @@
  */
 const ZWSP = '\u200b'
 
-/** GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves, resolved). */
-const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b/gi
+/**
+ * GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves,
+ * resolved), wherever a letter or digit does not continue them: `_closes_` and `**fixes**` too.
+ */
+const CLOSING = /(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])/giu
 
 export function inert(text: string): string {
   return (

@@ -1,7 +1,7 @@
 import type { Config } from './config.js'
 import type { RunContext } from './context.js'
 import type { Actor, Outcome } from './domain.js'
-import type { IssueRef, Request } from './event.js'
+import { type IssueRef, type Request, unlistedBot } from './event.js'
 import { emptyOutcome } from './fleet/pool.js'
 import { checkAccess } from './github/access.js'
 import type { GitHub, Octokit } from './github/client.js'
@@ -294,6 +294,13 @@ async function queued(deps: Deps): Promise<Plan> {
   const plan: Plan = { tasks: [], refused: [], queue: labels }
   for (const issue of issues) {
     const actor = await labelledBy(octokit, repo, issue.number, labels.queued)
+    // A bot allowed-bots does not list is ignored quietly, as its comment would be: no reply, and
+    // its label left as it is.
+    const bot = actor && unlistedBot(actor, deps.config)
+    if (bot) {
+      deps.log(`queue: #${issue.number}: ${bot}`)
+      continue
+    }
     const ref = { ...issue, isPullRequest: false }
     const denied = actor
       ? await authorise(deps, ref, actor)

@@ -31299,13 +31299,13 @@ function runOptions(p, priced) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   f: () => (/* binding */ STATUSES),
 /* harmony export */   fI: () => (/* binding */ ZERO_USAGE),
 /* harmony export */   ig: () => (/* binding */ EFFORTS),
 /* harmony export */   tz: () => (/* binding */ FAILING),
 /* harmony export */   vk: () => (/* binding */ addUsage),
 /* harmony export */   yA: () => (/* binding */ UNFINISHED)
 /* harmony export */ });
-/* unused harmony export STATUSES */
 /**
  * The words every room shares: a task, its one outcome, the statuses, token usage. Below every
  * other room (docs/architecture.md): it imports nothing from src/.
@@ -31339,7 +31339,7 @@ function addUsage(a, b) {
     }
     return sum;
 }
-const STATUSES = (/* unused pure expression or super */ null && ([
+const STATUSES = [
     'pr-opened',
     'pr-updated',
     /** Pushed, no PR asked for: only when there is no GitHub API to ask (the CLI without a repository). */
@@ -31358,7 +31358,7 @@ const STATUSES = (/* unused pure expression or super */ null && ([
     'conflict',
     /** land: false — the work sealed as a bundle and handed over, waiting for a mode: land job. */
     'ready'
-]));
+];
 /** Statuses that fail the step (after every task has been reported). */
 const FAILING = ['failed', 'timed-out', 'verify-failed', 'refused'];
 /** Statuses that end the step non-zero: the failing ones, and a task a cancel stopped. */
@@ -31758,27 +31758,82 @@ function flat(raw) {
     return out;
 }
 /**
- * The usage fields an endpoint reported. With server-side compaction `iterations` lists every
- * pass and the top level shows only the last: the billed tokens are the iterations' sum.
- * Server tool requests (web search) are billed per request.
+ * Anthropic's `input_tokens` is the input that was neither read from nor written to the cache;
+ * some Anthropic-compatible endpoints put the cached tokens inside it, as OpenAI's
+ * `prompt_tokens` does. The reply says which by its shape: one that also carries an OpenAI-style
+ * count of the cached tokens (`cached_tokens`, `prompt_tokens_details.cached_tokens`,
+ * `input_tokens_details.cached_tokens`, DeepSeek's `prompt_cache_hit_tokens`) or an OpenAI-style
+ * total (`prompt_tokens`) counts them inside. Anthropic sends none of these.
  */
-function fieldsOf(value) {
+function countsCacheInside(raw) {
+    const cached = [
+        num(raw.cached_tokens),
+        num(obj(raw.prompt_tokens_details)?.cached_tokens),
+        num(obj(raw.input_tokens_details)?.cached_tokens),
+        num(raw.prompt_cache_hit_tokens)
+    ].find(n => n !== undefined);
+    if (cached !== undefined)
+        return cached;
+    return num(raw.prompt_tokens) !== undefined ? 0 : undefined;
+}
+function readUsage(value) {
     const raw = obj(value);
     if (!raw)
-        return {};
-    let out = flat(raw);
-    const passes = (Array.isArray(raw.iterations) ? raw.iterations : []).map(obj);
-    if (passes.length > 0) {
-        const summed = passes.map(p => complete(p ? flat(p) : {})).reduce(sum);
+        return { fields: {}, inclusive: false };
+    const cached = countsCacheInside(raw);
+    let fields = flat(raw);
+    // An inclusive endpoint that names its cache reads only the OpenAI way: they are reads all the same.
+    if (cached !== undefined && fields.cache_read_input_tokens === undefined && cached > 0)
+        fields.cache_read_input_tokens = cached;
+    const listed = (Array.isArray(raw.iterations) ? raw.iterations : []).map(obj);
+    let passes;
+    if (listed.length > 0) {
+        passes = byModel(listed.map(p => ({ model: modelOf(p), usage: complete(p ? flat(p) : {}) })));
+        const summed = passes.map(p => p.usage).reduce(sum);
         // A split given only at the top level is the last pass's: writes it leaves out count as 5m.
-        out = { ...summed, cache_creation: summed.cache_creation ?? out.cache_creation };
-        if (!out.cache_creation)
-            delete out.cache_creation;
+        fields = { ...summed, cache_creation: summed.cache_creation ?? fields.cache_creation };
+        if (!fields.cache_creation)
+            delete fields.cache_creation;
     }
     const searches = num(obj(raw.server_tool_use)?.web_search_requests);
     if (searches !== undefined)
-        out.server_tool_use = { web_search_requests: searches };
+        fields.server_tool_use = { web_search_requests: searches };
+    return { fields, passes, inclusive: cached !== undefined };
+}
+/** The model a listed pass ran on, when it names one (an advisor's); else the reply's own. */
+function modelOf(pass) {
+    const model = pass?.model;
+    return typeof model === 'string' && model !== '' ? model : undefined;
+}
+/** Passes on the same model summed, in the order each model first ran. */
+function byModel(passes) {
+    const out = [];
+    for (const p of passes) {
+        const same = out.find(o => o.model === p.model);
+        if (same)
+            same.usage = sum(same.usage, p.usage);
+        else
+            out.push({ ...(p.model !== undefined ? { model: p.model } : {}), usage: p.usage });
+    }
     return out;
+}
+/** Cached tokens taken out of `input_tokens` once, for an endpoint that counts them inside. */
+function cachedOnce(u) {
+    const inside = u.cache_read_input_tokens + u.cache_creation_input_tokens;
+    return { ...u, input_tokens: Math.max(0, u.input_tokens - inside) };
+}
+/** The reply's usage from what it reported: one pass on its own model unless it listed them. */
+function replyUsage(fields, passes, inclusive, model) {
+    const fix = (u) => (inclusive ? cachedOnce(u) : u);
+    const usage = fix(complete(fields));
+    if (!passes)
+        return { usage, passes: [{ usage }], ...(model !== undefined ? { model } : {}) };
+    const priced = passes.map(p => ({ ...p, usage: fix(p.usage) }));
+    // Web searches are billed per request, once: with the reply's own model's pass.
+    const own = priced.find(p => p.model === undefined) ?? priced[0];
+    if (own && usage.server_tool_use)
+        own.usage = { ...own.usage, server_tool_use: usage.server_tool_use };
+    return { usage, passes: priced, ...(model !== undefined ? { model } : {}) };
 }
 function sum(a, b) {
     const out = complete({});
@@ -31813,11 +31868,17 @@ function totalTokens(u) {
  * usage: `message_start` seeds it, `message_delta` usage is cumulative, so its fields overwrite
  * (never add to) what was there. The SSE framing (multi-line data joined by \n, comments, CR,
  * LF and CRLF line ends) is eventsource-parser's; only events that mention usage are parsed.
+ * A stream cut short counts what it had reported: `end()` reads a last event that lost only its
+ * closing blank line, and ignores one cut inside its JSON.
  */
 class SseUsageReader {
     decoder = new TextDecoder();
     parser;
     seen = {};
+    passes;
+    /** Once any of the reply's usage objects shows the inclusive shape, the whole reply is read so. */
+    inclusive = false;
+    model;
     /** Whether any usage was reported at all (a stream cut before message_start has none). */
     reported = false;
     constructor() {
@@ -31826,15 +31887,21 @@ class SseUsageReader {
     push(chunk) {
         this.parser.feed(this.decoder.decode(chunk, { stream: true }));
     }
-    /** The stream ended: an event without its closing blank line still counts. */
+    /** The stream ended, whole or cut: an event without its closing blank line still counts. */
     end() {
+        return this.endReply().usage;
+    }
+    endReply() {
         // Two line ends close a last event that had none: after a trailing CR (which may have been
         // the first half of a CRLF) the parser still waits, and reset({ consume }) does not flush it.
         this.parser.feed(`${this.decoder.decode()}\n\n`);
-        return this.usage();
+        return this.reply();
     }
     usage() {
-        return complete(this.seen);
+        return this.reply().usage;
+    }
+    reply() {
+        return replyUsage(this.seen, this.passes, this.inclusive, this.model);
     }
     event(message) {
         if (!message.data.includes('usage'))
@@ -31846,24 +31913,36 @@ class SseUsageReader {
         catch {
             return;
         }
-        if (event.type === 'message_start')
-            this.merge(fieldsOf(event.message?.usage));
+        if (event.type === 'message_start') {
+            if (typeof event.message?.model === 'string')
+                this.model = event.message.model;
+            this.merge(readUsage(event.message?.usage));
+        }
         else if (event.type === 'message_delta')
-            this.merge(fieldsOf(event.usage));
+            this.merge(readUsage(event.usage));
     }
-    merge(fields) {
-        if (Object.keys(fields).length > 0)
+    merge(read) {
+        if (Object.keys(read.fields).length > 0)
             this.reported = true;
-        this.seen = { ...this.seen, ...fields };
+        this.seen = { ...this.seen, ...read.fields };
+        // Cumulative too: a later list of passes replaces an earlier one.
+        if (read.passes)
+            this.passes = read.passes;
+        this.inclusive ||= read.inclusive;
     }
 }
 /** The usage of a plain JSON Messages reply (the CLI's non-streaming fallback). */
 function jsonUsage(body) {
+    return jsonReply(body)?.usage;
+}
+function jsonReply(body) {
     try {
         const parsed = JSON.parse(body);
         if (parsed.type !== 'message')
             return undefined;
-        return complete(fieldsOf(parsed.usage));
+        const read = readUsage(parsed.usage);
+        const model = typeof parsed.model === 'string' ? parsed.model : undefined;
+        return replyUsage(read.fields, read.passes, read.inclusive, model);
     }
     catch {
         return undefined;
@@ -31929,14 +32008,21 @@ async function relay(response, res, signal, record) {
     }
     catch (error) {
         // Cut mid-stream (the worker left, or the endpoint dropped): cut the worker too; what the
-        // stream had reported so far was spent all the same.
+        // stream had reported so far (message_start's usage, the last message_delta's, even one
+        // that lost only its closing blank line) was spent all the same.
         res.destroy();
-        const usage = reader?.reported ? reader.usage() : undefined;
-        return { usage, error: signal.aborted ? 'the worker went away mid-answer' : String(error) };
+        const reply = reader?.endReply();
+        return {
+            reply: reader?.reported ? reply : undefined,
+            error: signal.aborted ? 'the worker went away mid-answer' : String(error)
+        };
     }
     const text = chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined;
-    const usage = reader ? (reader.reported ? reader.end() : undefined) : text && jsonUsage(text);
-    return { usage: usage || undefined, body: record ? text : undefined };
+    const reply = reader ? reader.endReply() : text ? jsonReply(text) : undefined;
+    return {
+        reply: reader && !reader.reported ? undefined : reply,
+        body: record ? text : undefined
+    };
 }
 /** Gives the attempt's slot back, noting when (the request log's end of its time upstream). */
 function free(ctx, out, ticket, ending) {
@@ -32014,7 +32100,9 @@ async function attemptOnce(ctx, out, res, signal, attempt) {
     return {
         end: {
             status: response.statusCode,
-            usage: relayed.usage,
+            usage: relayed.reply?.usage,
+            passes: relayed.reply?.passes,
+            replyModel: relayed.reply?.model,
             error: relayed.error,
             responseBody: relayed.body
         }
@@ -32302,7 +32390,7 @@ async function handle(ctx, ledger, rules, req, res) {
         done = await forward(ctx, req, res, admitted.payload, gone.signal, pass);
     }
     finally {
-        ledger.settle(admitted.hold, pass, done?.model ?? model, done?.usage);
+        ledger.settle(admitted.hold, pass, done?.model ?? model, done);
     }
     log?.write(record(base, done, model, at, ctx.recordBodies ? admitted.payload : undefined));
 }
@@ -32314,6 +32402,11 @@ function record(base, done, model, at, body) {
         attempts: done.attempts,
         retries: done.retries,
         usage: done.usage,
+        // Passes on other models (an advisor's), each with its own model, when the reply had them.
+        ...(done.passes?.some(p => p.model !== undefined) ? { passes: done.passes } : {}),
+        ...(done.replyModel && done.replyModel !== (done.model ?? model)
+            ? { replyModel: done.replyModel }
+            : {}),
         ms: Date.now() - at.getTime(),
         ...(done.queuedMs !== undefined ? { queuedMs: done.queuedMs } : {}),
         ...(done.workerInFlight !== undefined ? { workerInFlight: done.workerInFlight } : {}),
@@ -32490,17 +32583,21 @@ class Ledger {
         this.run.held = (0,budgets/* addSpend */.ui)(this.run.held, r.hold);
         return { hold: { pass, spend: r.hold }, maxTokens: r.maxTokens };
     }
-    /** A request ended: its hold is released and what it really used is spent, at its model's price. */
-    settle(hold, pass, model, usage) {
+    /**
+     * A request ended: its hold is released and what it really used is spent, each pass at its own
+     * model's price (usage.ts): an advisor pass at the advisor's, the reply's own passes at the
+     * model the endpoint says answered when the prices know it, else at the model asked for.
+     */
+    settle(hold, pass, asked, reply) {
         const t = this.task(pass.taskId);
         if (hold) {
             t.held = (0,budgets/* subSpend */.FV)(t.held, hold.spend);
             this.run.held = (0,budgets/* subSpend */.FV)(this.run.held, hold.spend);
         }
-        if (!usage)
+        if (!reply?.usage)
             return;
-        const price = (0,report_cost/* priceFor */.VA)(this.prices, model);
-        const spend = { tokens: totalTokens(usage), cost: price ? (0,report_cost/* costOf */.ho)(usage, price) : 0 };
+        const { usage } = reply;
+        const spend = { tokens: totalTokens(usage), cost: this.costOf(reply, asked) };
         pass.usage = (0,domain/* addUsage */.vk)(pass.usage, usage);
         t.usage = (0,domain/* addUsage */.vk)(t.usage, usage);
         t.spent = (0,budgets/* addSpend */.ui)(t.spent, spend);
@@ -32509,6 +32606,16 @@ class Ledger {
             usage: (0,domain/* addUsage */.vk)(this.run.usage, usage),
             spent: (0,budgets/* addSpend */.ui)(this.run.spent, spend)
         };
+    }
+    /** A reply's cost: the sum of its passes, each at the price of the model it ran on. */
+    costOf(reply, asked) {
+        const passes = reply.passes ?? [{ usage: reply.usage ?? domain/* ZERO_USAGE */.fI }];
+        const fallback = (0,report_cost/* priceFor */.VA)(this.prices, asked);
+        const own = (reply.replyModel && this.prices?.models[reply.replyModel]) || fallback;
+        return passes.reduce((cost, p) => {
+            const price = p.model !== undefined ? ((0,report_cost/* priceFor */.VA)(this.prices, p.model) ?? own) : own;
+            return cost + (price ? (0,report_cost/* costOf */.ho)(p.usage, price) : 0);
+        }, 0);
     }
     taskUsage(taskId) {
         return this.tasks.get(taskId)?.usage ?? domain/* ZERO_USAGE */.fI;
@@ -33351,8 +33458,11 @@ async function discardSealed(file) {
  * such token where GitHub would read it, and leaves it readable to a person.
  */
 const ZWSP = '\u200b';
-/** GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves, resolved). */
-const CLOSING = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b/gi;
+/**
+ * GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves,
+ * resolved), wherever a letter or digit does not continue them: `_closes_` and `**fixes**` too.
+ */
+const CLOSING = /(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])/giu;
 function inert(text) {
     return (text
         // An HTML comment is where markers hide: none may start in worker text.
@@ -34459,11 +34569,20 @@ function huntAllChildren() {
 /* harmony export */ });
 /* harmony import */ var _worker_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7748);
 
+/** A closing keyword as GitHub finds it: not inside a word, though emphasis (`_fixes_`) may wrap it. */
+const KEYWORD = String.raw `(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])`;
+/** Between keyword and issue: emphasis marks, a colon with or without a space, spaces. */
+const BETWEEN = String.raw `[*_~:\s]{0,12}`;
+/** The issue: `#1`, `GH-1`, `owner/repo#1`, or its URL (with or without a scheme, maybe in `<>`). */
+const ISSUE = String.raw `(?:#\d|GH-\d|[\w.-]+\/[\w.-]+#\d|<?(?:https?:\/\/)?[\w.-]+(?:\.[\w-]+)+\/[^\s/]+\/[^\s/]+\/(?:issues|pull)\/\d)`;
 /**
- * What would act once the commit is merged: a closing keyword naming an issue (`Fixes #1`,
- * `closes owner/repo#2`, `resolves https://github.com/o/r/issues/3`, `fix GH-4`) or an @mention.
+ * What would act once the commit is merged: a closing keyword naming an issue or an @mention.
+ * Beyond GitHub's documented forms (`Fixes #1`, `closes owner/repo#2`, `resolves
+ * https://github.com/o/r/issues/3`, `fix: GH-4`) the ones it may also honour: a colon with no
+ * space (`fixes:#1`), a URL without its scheme, and emphasis around the keyword (`**fixes** #1`,
+ * `_closes_ #2`).
  */
-const LIVE = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s+(?:[\w.-]+\/[\w.-]+#\d|#\d|GH-\d|https?:\/\/\S+\/(?:issues|pull)\/\d)|@[\p{L}\p{N}_-]/iu;
+const LIVE = new RegExp(`${KEYWORD}${BETWEEN}${ISSUE}|@[\\p{L}\\p{N}_-]`, 'iu');
 /**
  * A commit message as the fleet pushes it: unchanged unless something in it would act on GitHub,
  * then made inert the way PR bodies are (a zero-width space in each such word: still readable).
@@ -64491,7 +64610,7 @@ const ICON = {
     ready: '📦'
 };
 function prCell(o) {
-    return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (o.branch ?? '');
+    return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (0,worker_text/* cell */.Hn)(o.branch ?? '');
 }
 function limitText(p) {
     switch (p.limitedBy) {
@@ -65249,7 +65368,7 @@ function prBody(task, o, run) {
             lines.push(`It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`, '', (0,worker_text/* codeBlock */.DV)(first.tail || '(no output)'), '');
         }
     }
-    lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${o.model ?? 'default'} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`, '');
+    lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${(0,worker_text/* cell */.Hn)(o.model ?? 'default')} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`, '');
     if (run.runUrl)
         lines.push(`[The run](${run.runUrl})`, '');
     const fixUps = task.source.kind === 'follow-up' ? (task.source.fixUps ?? 0) : 0;
@@ -65893,6 +66012,13 @@ sealing) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/pulls.ts
+/** The open PR whose head is this branch of the repository, as GitHub says. */
+async function findOpenPullRequest(octokit, repo, branch) {
+    const head = `${repo.owner}:${branch}`;
+    const existing = await octokit.rest.pulls.list({ ...repo, head, state: 'open', per_page: 10 });
+    const open = existing.data.find(pr => pr.head.ref === branch);
+    return open ? { number: open.number, url: open.html_url } : undefined;
+}
 /**
  * One PR per branch: the open PR whose head is this branch is updated (title, body); otherwise a
  * new one is opened. A closed or merged PR is left alone and a new PR opened for the new work:
@@ -67535,6 +67661,7 @@ async function sayFixUpsStopped(octokit, repo, pr, text) {
 
 ;// CONCATENATED MODULE: ./src/github/queue.ts
 
+
 function queueLabels(queueLabel) {
     return {
         queued: queueLabel,
@@ -67542,6 +67669,22 @@ function queueLabels(queueLabel) {
         done: `${queueLabel}:done`,
         failed: `${queueLabel}:failed`
     };
+}
+/**
+ * An open issue (not a PR) that carries the queue's label or its in-progress label on GitHub now;
+ * false when it cannot be read.
+ */
+async function isQueued(octokit, repo, labels, issue, log) {
+    try {
+        const { data } = await octokit.rest.issues.get({ ...repo, issue_number: issue });
+        const names = data.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')).toLowerCase());
+        const queued = [labels.queued, labels.inProgress].some(l => names.includes(l.toLowerCase()));
+        return data.state === 'open' && !data.pull_request && queued;
+    }
+    catch (error) {
+        log(`could not read #${issue} to check it is queued: ${(0,errors/* describeError */.U)(error)}`);
+        return false;
+    }
 }
 /**
  * Open issues carrying the queue label and not already taken, oldest first, at most `max`. An
@@ -67700,7 +67843,123 @@ class IssueTracking {
     }
 }
 
+;// CONCATENATED MODULE: ./src/modes/hand-over.ts
+/**
+ * The hand-over between a land: false job and the job that reads its outcomes (mode: land, mode:
+ * report) is data from a job that may have been taken over: one schema, checked before anything
+ * of it is used. Counts are counts, statuses are the action's own words, ids are task ids and
+ * branches ref names; a file that does not fit is refused whole, named in one sentence.
+ */
+
+
+
+const count = engine_schemas/* number */.aig().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+const positive = engine_schemas/* number */.aig().int().positive().max(Number.MAX_SAFE_INTEGER);
+const ms = engine_schemas/* number */.aig().finite().nonnegative();
+// What validateBranchPrefix allows, and a task id after it.
+const branch = engine_schemas/* string */.YjP()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]{0,254}$/, 'a branch name of letters, digits, . _ - /');
+const usage = engine_schemas/* object */.Ikc({
+    input_tokens: count,
+    output_tokens: count,
+    cache_read_input_tokens: count,
+    cache_creation_input_tokens: count,
+    cache_creation: engine_schemas/* object */.Ikc({ ephemeral_5m_input_tokens: count, ephemeral_1h_input_tokens: count })
+        .optional(),
+    server_tool_use: engine_schemas/* object */.Ikc({ web_search_requests: count }).optional()
+});
+const verify = engine_schemas/* object */.Ikc({
+    command: engine_schemas/* string */.YjP(),
+    exitCode: engine_schemas/* number */.aig().int().nullable(),
+    timedOut: engine_schemas/* boolean */.zMY(),
+    tail: engine_schemas/* string */.YjP(),
+    signal: engine_schemas/* string */.YjP()
+        .regex(/^[A-Z0-9]{1,16}$/)
+        .optional(),
+    cancelled: engine_schemas/* string */.YjP().optional()
+});
+const answer = engine_schemas/* object */.Ikc({
+    kind: engine_schemas/* enum */.k5n(['review', 'review-comment', 'checks']),
+    from: engine_schemas/* string */.YjP(),
+    threads: engine_schemas/* array */.YOg(positive),
+    key: engine_schemas/* string */.YjP(),
+    turn: engine_schemas/* object */.Ikc({ n: count, max: count }).optional()
+});
+const hand_over_source = engine_schemas/* discriminatedUnion */.gMt('kind', [
+    engine_schemas/* object */.Ikc({ kind: engine_schemas/* literal */.euz('input') }),
+    engine_schemas/* object */.Ikc({ kind: engine_schemas/* literal */.euz('issue'), issue: positive, item: positive.optional() }),
+    engine_schemas/* object */.Ikc({
+        kind: engine_schemas/* literal */.euz('follow-up'),
+        pr: positive,
+        issue: positive.optional(),
+        fixUps: count.optional(),
+        answer: answer.optional()
+    })
+]);
+const sealed = engine_schemas/* object */.Ikc({
+    bundle: engine_schemas/* string */.YjP(),
+    start: engine_schemas/* string */.YjP(),
+    pr: engine_schemas/* boolean */.zMY(),
+    prompt: engine_schemas/* string */.YjP()
+});
+const outcome = engine_schemas/* object */.Ikc({
+    id: engine_schemas/* string */.YjP().refine(id => !(0,ids/* idProblem */.lx)(id), 'a task id the fleet makes'),
+    title: engine_schemas/* string */.YjP(),
+    status: engine_schemas/* enum */.k5n(domain/* STATUSES */.f),
+    source: hand_over_source,
+    branch: branch.optional(),
+    prNumber: positive.optional(),
+    prUrl: engine_schemas/* string */.YjP().optional(),
+    turns: count,
+    durationMs: ms,
+    usage,
+    model: engine_schemas/* string */.YjP().optional(),
+    attempts: count,
+    error: engine_schemas/* string */.YjP().optional(),
+    verify: verify.optional(),
+    verifyBeforeFixUp: verify.optional(),
+    preserved: engine_schemas/* string */.YjP().optional(),
+    finalMessage: engine_schemas/* string */.YjP().optional(),
+    costUsd: engine_schemas/* number */.aig().finite().nonnegative().optional(),
+    startedAt: ms.optional(),
+    workerStartedAt: ms.optional(),
+    endedAt: ms.optional(),
+    sealed: sealed.optional()
+});
+const label = engine_schemas/* string */.YjP().min(1).max(100);
+const shardFile = engine_schemas/* object */.Ikc({
+    shard: count,
+    outcomes: engine_schemas/* array */.YOg(outcome),
+    queue: engine_schemas/* object */.Ikc({ queued: label, inProgress: label, done: label, failed: label }).optional()
+});
+/** Where in the file a problem is, as a person would look for it: `outcomes[1].turns`. */
+function where(path) {
+    return path.reduce((at, key) => typeof key === 'number' ? `${at}[${key}]` : at ? `${at}.${String(key)}` : String(key), '');
+}
+/**
+ * One shard file's text, checked: the file as the action wrote it, or an Error whose message
+ * names the file and what in it does not fit. Unknown keys are dropped, never carried on.
+ */
+function parseShardFile(name, text) {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new Error(`the hand-over file '${name}' is not JSON (${error instanceof Error ? error.message : String(error)}): nothing of it is read`, { cause: error });
+    }
+    const parsed = shardFile.safeParse(json);
+    if (!parsed.success) {
+        const problems = parsed.error.issues
+            .slice(0, 3)
+            .map(i => `${where(i.path) || 'the file'}: ${i.message}`);
+        throw new Error(`the hand-over file '${name}' is not one a land: false job of this action writes (${problems.join('; ')}): nothing of it is read`);
+    }
+    return parsed.data;
+}
+
 ;// CONCATENATED MODULE: ./src/modes/store.ts
+
 
 
 const PREFIX = 'fleet-outcomes-';
@@ -67745,14 +68004,14 @@ async function shardDirs(dir) {
     return found.filter(f => f.names.length > 0);
 }
 /**
- * One shard file read back; a bundle it names is looked up beside it, and named in the outcome
+ * One shard file read back and checked (hand-over.ts); a bundle it names is looked up beside it, and named in the outcome
  * by its place under the store (`<artifact name>/<file>` for a subdirectory's).
  */
 async function readShard(dir, sub, name) {
-    const file = JSON.parse(await (0,promises_.readFile)(external_node_path_default().join(dir, sub, name), 'utf8'));
-    const outcomes = (Array.isArray(file.outcomes) ? file.outcomes : []).map(o => {
+    const file = parseShardFile(external_node_path_default().join(sub, name), await (0,promises_.readFile)(external_node_path_default().join(dir, sub, name), 'utf8'));
+    const outcomes = file.outcomes.map(o => {
         const bundle = o.sealed?.bundle;
-        if (!o.sealed || typeof bundle !== 'string' || !isBareName(bundle))
+        if (!o.sealed || bundle === undefined || !isBareName(bundle))
             return o;
         return { ...o, sealed: { ...o.sealed, bundle: sub ? `${sub}/${bundle}` : bundle } };
     });
@@ -68174,7 +68433,10 @@ function notOpen(thread, what) {
         return `${what} is locked: a locked one starts nothing (and gets no comment)`;
     return undefined;
 }
-/** A bot not named in allowed-bots is not answered: two bots must never talk to each other. */
+/**
+ * A bot not named in allowed-bots is not answered, whether it commented or applied a label: two
+ * bots must never talk to each other.
+ */
 function unlistedBot(actor, s) {
     if (!actor.isBot)
         return undefined;
@@ -68342,10 +68604,11 @@ function labeledRequest(payload, s) {
     const label = parsed.label.name;
     if (label.toLowerCase() !== s.queueLabel.toLowerCase())
         return { kind: 'ignore', reason: `${event} ${action} ${label}: ${only}` };
-    const reason = notOpen(parsed.issue, `issue #${parsed.issue.number}`);
+    const actor = actorOf(parsed.sender);
+    const reason = notOpen(parsed.issue, `issue #${parsed.issue.number}`) ?? unlistedBot(actor, s);
     if (reason)
         return { kind: 'ignore', reason };
-    return { kind: 'labeled', issue: event_issueOf(parsed.issue), actor: actorOf(parsed.sender) };
+    return { kind: 'labeled', issue: event_issueOf(parsed.issue), actor };
 }
 /**
  * A push to a branch: the open fleet PRs that target it are brought up to date (a merge into the
@@ -68401,19 +68664,14 @@ var dist = __nccwpck_require__(38815);
 var external_node_crypto_ = __nccwpck_require__(77598);
 ;// CONCATENATED MODULE: ./src/tasks/invisible.ts
 /**
- * Characters a reader does not see but a model reads: zero-width and joiner characters, bidi
- * controls, Unicode tag characters, Hangul fillers, interlinear annotations, control characters,
- * and variation selectors beyond the one an emoji may carry (a run of them after an emoji is a
- * known way to smuggle bytes past a reader).
+ * Characters a reader does not see but a model reads, by Unicode's own definition rather than a
+ * list kept here: every Default_Ignorable_Code_Point (zero-width and joiner characters, soft
+ * hyphen, Hangul fillers, invisible operators, tag characters, variation selectors, ...), the
+ * bidi controls, and the control characters but tab and line ends. Variation selectors beyond the
+ * one an emoji may carry go (a run of them after an emoji is a known way to smuggle bytes past a
+ * reader); the joiner stays inside an emoji sequence.
  */
-const INVISIBLE = new RegExp(
-// eslint-disable-next-line no-misleading-character-class -- joiners and combining invisibles are exactly what this removes, one by one
-[
-    '\\p{Bidi_Control}',
-    '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]',
-    '[\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2060-\\u206F]',
-    '[\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}]'
-].join('|'), 'u');
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}|\p{Bidi_Control}|(?![\t\n\r])\p{Cc}/u;
 const SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
 const EMOJI = /\p{Emoji}/u;
 const PICTOGRAPH = /\p{Extended_Pictographic}/u;
@@ -86535,7 +86793,10256 @@ function gfmHtml(options) {
   ])
 }
 
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/unicode.js
+const UNDEFINED_CODE_POINTS = new Set([
+    65534, 65535, 131070, 131071, 196606, 196607, 262142, 262143, 327678, 327679, 393214,
+    393215, 458750, 458751, 524286, 524287, 589822, 589823, 655358, 655359, 720894,
+    720895, 786430, 786431, 851966, 851967, 917502, 917503, 983038, 983039, 1048574,
+    1048575, 1114110, 1114111,
+]);
+const REPLACEMENT_CHARACTER = '\uFFFD';
+var CODE_POINTS;
+(function (CODE_POINTS) {
+    CODE_POINTS[CODE_POINTS["EOF"] = -1] = "EOF";
+    CODE_POINTS[CODE_POINTS["NULL"] = 0] = "NULL";
+    CODE_POINTS[CODE_POINTS["TABULATION"] = 9] = "TABULATION";
+    CODE_POINTS[CODE_POINTS["CARRIAGE_RETURN"] = 13] = "CARRIAGE_RETURN";
+    CODE_POINTS[CODE_POINTS["LINE_FEED"] = 10] = "LINE_FEED";
+    CODE_POINTS[CODE_POINTS["FORM_FEED"] = 12] = "FORM_FEED";
+    CODE_POINTS[CODE_POINTS["SPACE"] = 32] = "SPACE";
+    CODE_POINTS[CODE_POINTS["EXCLAMATION_MARK"] = 33] = "EXCLAMATION_MARK";
+    CODE_POINTS[CODE_POINTS["QUOTATION_MARK"] = 34] = "QUOTATION_MARK";
+    CODE_POINTS[CODE_POINTS["AMPERSAND"] = 38] = "AMPERSAND";
+    CODE_POINTS[CODE_POINTS["APOSTROPHE"] = 39] = "APOSTROPHE";
+    CODE_POINTS[CODE_POINTS["HYPHEN_MINUS"] = 45] = "HYPHEN_MINUS";
+    CODE_POINTS[CODE_POINTS["SOLIDUS"] = 47] = "SOLIDUS";
+    CODE_POINTS[CODE_POINTS["DIGIT_0"] = 48] = "DIGIT_0";
+    CODE_POINTS[CODE_POINTS["DIGIT_9"] = 57] = "DIGIT_9";
+    CODE_POINTS[CODE_POINTS["SEMICOLON"] = 59] = "SEMICOLON";
+    CODE_POINTS[CODE_POINTS["LESS_THAN_SIGN"] = 60] = "LESS_THAN_SIGN";
+    CODE_POINTS[CODE_POINTS["EQUALS_SIGN"] = 61] = "EQUALS_SIGN";
+    CODE_POINTS[CODE_POINTS["GREATER_THAN_SIGN"] = 62] = "GREATER_THAN_SIGN";
+    CODE_POINTS[CODE_POINTS["QUESTION_MARK"] = 63] = "QUESTION_MARK";
+    CODE_POINTS[CODE_POINTS["LATIN_CAPITAL_A"] = 65] = "LATIN_CAPITAL_A";
+    CODE_POINTS[CODE_POINTS["LATIN_CAPITAL_Z"] = 90] = "LATIN_CAPITAL_Z";
+    CODE_POINTS[CODE_POINTS["RIGHT_SQUARE_BRACKET"] = 93] = "RIGHT_SQUARE_BRACKET";
+    CODE_POINTS[CODE_POINTS["GRAVE_ACCENT"] = 96] = "GRAVE_ACCENT";
+    CODE_POINTS[CODE_POINTS["LATIN_SMALL_A"] = 97] = "LATIN_SMALL_A";
+    CODE_POINTS[CODE_POINTS["LATIN_SMALL_Z"] = 122] = "LATIN_SMALL_Z";
+})(CODE_POINTS || (CODE_POINTS = {}));
+const SEQUENCES = {
+    DASH_DASH: '--',
+    CDATA_START: '[CDATA[',
+    DOCTYPE: 'doctype',
+    SCRIPT: 'script',
+    PUBLIC: 'public',
+    SYSTEM: 'system',
+};
+//Surrogates
+function isSurrogate(cp) {
+    return cp >= 55296 && cp <= 57343;
+}
+function isSurrogatePair(cp) {
+    return cp >= 56320 && cp <= 57343;
+}
+function getSurrogatePairCodePoint(cp1, cp2) {
+    return (cp1 - 55296) * 1024 + 9216 + cp2;
+}
+//NOTE: excluding NULL and ASCII whitespace
+function isControlCodePoint(cp) {
+    return ((cp !== 0x20 && cp !== 0x0a && cp !== 0x0d && cp !== 0x09 && cp !== 0x0c && cp >= 0x01 && cp <= 0x1f) ||
+        (cp >= 0x7f && cp <= 0x9f));
+}
+function isUndefinedCodePoint(cp) {
+    return (cp >= 64976 && cp <= 65007) || UNDEFINED_CODE_POINTS.has(cp);
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/error-codes.js
+var error_codes_ERR;
+(function (ERR) {
+    ERR["controlCharacterInInputStream"] = "control-character-in-input-stream";
+    ERR["noncharacterInInputStream"] = "noncharacter-in-input-stream";
+    ERR["surrogateInInputStream"] = "surrogate-in-input-stream";
+    ERR["nonVoidHtmlElementStartTagWithTrailingSolidus"] = "non-void-html-element-start-tag-with-trailing-solidus";
+    ERR["endTagWithAttributes"] = "end-tag-with-attributes";
+    ERR["endTagWithTrailingSolidus"] = "end-tag-with-trailing-solidus";
+    ERR["unexpectedSolidusInTag"] = "unexpected-solidus-in-tag";
+    ERR["unexpectedNullCharacter"] = "unexpected-null-character";
+    ERR["unexpectedQuestionMarkInsteadOfTagName"] = "unexpected-question-mark-instead-of-tag-name";
+    ERR["invalidFirstCharacterOfTagName"] = "invalid-first-character-of-tag-name";
+    ERR["unexpectedEqualsSignBeforeAttributeName"] = "unexpected-equals-sign-before-attribute-name";
+    ERR["missingEndTagName"] = "missing-end-tag-name";
+    ERR["unexpectedCharacterInAttributeName"] = "unexpected-character-in-attribute-name";
+    ERR["unknownNamedCharacterReference"] = "unknown-named-character-reference";
+    ERR["missingSemicolonAfterCharacterReference"] = "missing-semicolon-after-character-reference";
+    ERR["unexpectedCharacterAfterDoctypeSystemIdentifier"] = "unexpected-character-after-doctype-system-identifier";
+    ERR["unexpectedCharacterInUnquotedAttributeValue"] = "unexpected-character-in-unquoted-attribute-value";
+    ERR["eofBeforeTagName"] = "eof-before-tag-name";
+    ERR["eofInTag"] = "eof-in-tag";
+    ERR["missingAttributeValue"] = "missing-attribute-value";
+    ERR["missingWhitespaceBetweenAttributes"] = "missing-whitespace-between-attributes";
+    ERR["missingWhitespaceAfterDoctypePublicKeyword"] = "missing-whitespace-after-doctype-public-keyword";
+    ERR["missingWhitespaceBetweenDoctypePublicAndSystemIdentifiers"] = "missing-whitespace-between-doctype-public-and-system-identifiers";
+    ERR["missingWhitespaceAfterDoctypeSystemKeyword"] = "missing-whitespace-after-doctype-system-keyword";
+    ERR["missingQuoteBeforeDoctypePublicIdentifier"] = "missing-quote-before-doctype-public-identifier";
+    ERR["missingQuoteBeforeDoctypeSystemIdentifier"] = "missing-quote-before-doctype-system-identifier";
+    ERR["missingDoctypePublicIdentifier"] = "missing-doctype-public-identifier";
+    ERR["missingDoctypeSystemIdentifier"] = "missing-doctype-system-identifier";
+    ERR["abruptDoctypePublicIdentifier"] = "abrupt-doctype-public-identifier";
+    ERR["abruptDoctypeSystemIdentifier"] = "abrupt-doctype-system-identifier";
+    ERR["cdataInHtmlContent"] = "cdata-in-html-content";
+    ERR["incorrectlyOpenedComment"] = "incorrectly-opened-comment";
+    ERR["eofInScriptHtmlCommentLikeText"] = "eof-in-script-html-comment-like-text";
+    ERR["eofInDoctype"] = "eof-in-doctype";
+    ERR["nestedComment"] = "nested-comment";
+    ERR["abruptClosingOfEmptyComment"] = "abrupt-closing-of-empty-comment";
+    ERR["eofInComment"] = "eof-in-comment";
+    ERR["incorrectlyClosedComment"] = "incorrectly-closed-comment";
+    ERR["eofInCdata"] = "eof-in-cdata";
+    ERR["absenceOfDigitsInNumericCharacterReference"] = "absence-of-digits-in-numeric-character-reference";
+    ERR["nullCharacterReference"] = "null-character-reference";
+    ERR["surrogateCharacterReference"] = "surrogate-character-reference";
+    ERR["characterReferenceOutsideUnicodeRange"] = "character-reference-outside-unicode-range";
+    ERR["controlCharacterReference"] = "control-character-reference";
+    ERR["noncharacterCharacterReference"] = "noncharacter-character-reference";
+    ERR["missingWhitespaceBeforeDoctypeName"] = "missing-whitespace-before-doctype-name";
+    ERR["missingDoctypeName"] = "missing-doctype-name";
+    ERR["invalidCharacterSequenceAfterDoctypeName"] = "invalid-character-sequence-after-doctype-name";
+    ERR["duplicateAttribute"] = "duplicate-attribute";
+    ERR["nonConformingDoctype"] = "non-conforming-doctype";
+    ERR["missingDoctype"] = "missing-doctype";
+    ERR["misplacedDoctype"] = "misplaced-doctype";
+    ERR["endTagWithoutMatchingOpenElement"] = "end-tag-without-matching-open-element";
+    ERR["closingOfElementWithOpenChildElements"] = "closing-of-element-with-open-child-elements";
+    ERR["disallowedContentInNoscriptInHead"] = "disallowed-content-in-noscript-in-head";
+    ERR["openElementsLeftAfterEof"] = "open-elements-left-after-eof";
+    ERR["abandonedHeadElementChild"] = "abandoned-head-element-child";
+    ERR["misplacedStartTagForHeadElement"] = "misplaced-start-tag-for-head-element";
+    ERR["nestedNoscriptInHead"] = "nested-noscript-in-head";
+    ERR["eofInElementThatCanContainOnlyText"] = "eof-in-element-that-can-contain-only-text";
+})(error_codes_ERR || (error_codes_ERR = {}));
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/tokenizer/preprocessor.js
+
+
+//Const
+const DEFAULT_BUFFER_WATERLINE = 1 << 16;
+//Preprocessor
+//NOTE: HTML input preprocessing
+//(see: http://www.whatwg.org/specs/web-apps/current-work/multipage/parsing.html#preprocessing-the-input-stream)
+class Preprocessor {
+    constructor(handler) {
+        this.handler = handler;
+        this.html = '';
+        this.pos = -1;
+        // NOTE: Initial `lastGapPos` is -2, to ensure `col` on initialisation is 0
+        this.lastGapPos = -2;
+        this.gapStack = [];
+        this.skipNextNewLine = false;
+        this.lastChunkWritten = false;
+        this.endOfChunkHit = false;
+        this.bufferWaterline = DEFAULT_BUFFER_WATERLINE;
+        this.isEol = false;
+        this.lineStartPos = 0;
+        this.droppedBufferSize = 0;
+        this.line = 1;
+        //NOTE: avoid reporting errors twice on advance/retreat
+        this.lastErrOffset = -1;
+    }
+    /** The column on the current line. If we just saw a gap (eg. a surrogate pair), return the index before. */
+    get col() {
+        return this.pos - this.lineStartPos + Number(this.lastGapPos !== this.pos);
+    }
+    /** The index in `html` at which the current code point starts (the high surrogate of a pair). */
+    get codePointStart() {
+        return this.pos - Number(this.lastGapPos === this.pos);
+    }
+    /** The offset of the current code point, before the second unit of a surrogate pair. */
+    get offset() {
+        return this.droppedBufferSize + this.codePointStart;
+    }
+    getError(code, cpOffset) {
+        const { line, col, offset } = this;
+        const startCol = col + cpOffset;
+        const startOffset = offset + cpOffset;
+        return {
+            code,
+            startLine: line,
+            endLine: line,
+            startCol,
+            endCol: startCol,
+            startOffset,
+            endOffset: startOffset,
+        };
+    }
+    _err(code) {
+        if (this.handler.onParseError && this.lastErrOffset !== this.offset) {
+            this.lastErrOffset = this.offset;
+            this.handler.onParseError(this.getError(code, 0));
+        }
+    }
+    _addGap() {
+        this.gapStack.push(this.lastGapPos);
+        this.lastGapPos = this.pos;
+    }
+    _processSurrogate(cp) {
+        //NOTE: try to peek a surrogate pair
+        if (this.pos !== this.html.length - 1) {
+            const nextCp = this.html.charCodeAt(this.pos + 1);
+            if (!isSurrogatePair(cp) && isSurrogatePair(nextCp)) {
+                //NOTE: we have a surrogate pair. Peek pair character and recalculate code point.
+                this.pos++;
+                //NOTE: add a gap that should be avoided during retreat
+                this._addGap();
+                return getSurrogatePairCodePoint(cp, nextCp);
+            }
+        }
+        //NOTE: we are at the end of a chunk, therefore we can't infer the surrogate pair yet.
+        else if (!this.lastChunkWritten) {
+            this.endOfChunkHit = true;
+            return CODE_POINTS.EOF;
+        }
+        //NOTE: isolated surrogate
+        this._err(error_codes_ERR.surrogateInInputStream);
+        return cp;
+    }
+    willDropParsedChunk() {
+        return this.pos > this.bufferWaterline;
+    }
+    /**
+     * Drop the parsed input, except for the current code point and the `keep` code units before it. The gap history is
+     * reset, so the kept units must contain no preprocessing gap.
+     */
+    dropParsedChunk(keep = 0) {
+        if (this.willDropParsedChunk()) {
+            // Retain the entire current code point, including both units of a surrogate pair.
+            const droppedSize = this.offset - this.droppedBufferSize - keep;
+            this.html = this.html.substring(droppedSize);
+            this.lineStartPos -= droppedSize;
+            this.droppedBufferSize += droppedSize;
+            this.pos -= droppedSize;
+            this.lastGapPos = -2;
+            this.gapStack.length = 0;
+            if (this.pos > keep)
+                this._addGap();
+        }
+    }
+    write(chunk, isLastChunk) {
+        if (this.html.length > 0) {
+            this.html += chunk;
+        }
+        else {
+            this.html = chunk;
+        }
+        this.endOfChunkHit = false;
+        this.lastChunkWritten = isLastChunk;
+    }
+    insertHtmlAtCurrentPos(chunk) {
+        this.html = this.html.substring(0, this.pos + 1) + chunk + this.html.substring(this.pos + 1);
+        this.endOfChunkHit = false;
+    }
+    startsWith(pattern, caseSensitive) {
+        // Check if our buffer has enough characters
+        if (this.pos + pattern.length > this.html.length) {
+            this.endOfChunkHit = !this.lastChunkWritten;
+            return false;
+        }
+        if (caseSensitive) {
+            return this.html.startsWith(pattern, this.pos);
+        }
+        for (let i = 0; i < pattern.length; i++) {
+            const cp = this.html.charCodeAt(this.pos + i) | 0x20;
+            if (cp !== pattern.charCodeAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+    peek(offset) {
+        const pos = this.pos + offset;
+        if (pos >= this.html.length) {
+            this.endOfChunkHit = !this.lastChunkWritten;
+            return CODE_POINTS.EOF;
+        }
+        const code = this.html.charCodeAt(pos);
+        return code === CODE_POINTS.CARRIAGE_RETURN ? CODE_POINTS.LINE_FEED : code;
+    }
+    advance() {
+        this.pos++;
+        //NOTE: LF should be in the last column of the line
+        if (this.isEol) {
+            this.isEol = false;
+            this.line++;
+            this.lineStartPos = this.pos;
+        }
+        if (this.pos >= this.html.length) {
+            this.endOfChunkHit = !this.lastChunkWritten;
+            return CODE_POINTS.EOF;
+        }
+        let cp = this.html.charCodeAt(this.pos);
+        //NOTE: all U+000D CARRIAGE RETURN (CR) characters must be converted to U+000A LINE FEED (LF) characters
+        if (cp === CODE_POINTS.CARRIAGE_RETURN) {
+            this.isEol = true;
+            this.skipNextNewLine = true;
+            return CODE_POINTS.LINE_FEED;
+        }
+        //NOTE: any U+000A LINE FEED (LF) characters that immediately follow a U+000D CARRIAGE RETURN (CR) character
+        //must be ignored.
+        if (cp === CODE_POINTS.LINE_FEED) {
+            this.isEol = true;
+            if (this.skipNextNewLine) {
+                // `line` will be bumped again in the recursive call.
+                this.line--;
+                this.skipNextNewLine = false;
+                this._addGap();
+                return this.advance();
+            }
+        }
+        this.skipNextNewLine = false;
+        if (isSurrogate(cp)) {
+            cp = this._processSurrogate(cp);
+        }
+        //OPTIMIZATION: first check if code point is in the common allowed
+        //range (ASCII alphanumeric, whitespaces, big chunk of BMP)
+        //before going into detailed performance cost validation.
+        const isCommonValidRange = this.handler.onParseError === null ||
+            (cp > 0x1f && cp < 0x7f) ||
+            cp === CODE_POINTS.LINE_FEED ||
+            cp === CODE_POINTS.CARRIAGE_RETURN ||
+            (cp > 0x9f && cp < 64976);
+        if (!isCommonValidRange) {
+            this._checkForProblematicCharacters(cp);
+        }
+        return cp;
+    }
+    _checkForProblematicCharacters(cp) {
+        if (isControlCodePoint(cp)) {
+            this._err(error_codes_ERR.controlCharacterInInputStream);
+        }
+        else if (isUndefinedCodePoint(cp)) {
+            this._err(error_codes_ERR.noncharacterInInputStream);
+        }
+    }
+    retreat(count) {
+        this.pos -= count;
+        while (this.pos < this.lastGapPos) {
+            this.lastGapPos = this.gapStack.pop();
+            this.pos--;
+        }
+        this.isEol = false;
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/token.js
+var token_TokenType;
+(function (TokenType) {
+    TokenType[TokenType["CHARACTER"] = 0] = "CHARACTER";
+    TokenType[TokenType["NULL_CHARACTER"] = 1] = "NULL_CHARACTER";
+    TokenType[TokenType["WHITESPACE_CHARACTER"] = 2] = "WHITESPACE_CHARACTER";
+    TokenType[TokenType["START_TAG"] = 3] = "START_TAG";
+    TokenType[TokenType["END_TAG"] = 4] = "END_TAG";
+    TokenType[TokenType["COMMENT"] = 5] = "COMMENT";
+    TokenType[TokenType["DOCTYPE"] = 6] = "DOCTYPE";
+    TokenType[TokenType["EOF"] = 7] = "EOF";
+    TokenType[TokenType["HIBERNATION"] = 8] = "HIBERNATION";
+})(token_TokenType || (token_TokenType = {}));
+function token_getTokenAttr(token, attrName) {
+    for (let i = token.attrs.length - 1; i >= 0; i--) {
+        if (token.attrs[i].name === attrName) {
+            return token.attrs[i].value;
+        }
+    }
+    return null;
+}
+
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode-codepoint.js
+// Adapted from https://github.com/mathiasbynens/he/blob/36afe179392226cf1b6ccdb16ebbb7a5a844d93a/src/he.js#L106-L134
+/**
+ * C1 Unicode control character reference replacements (code points 128-159).
+ * Index i gives the replacement for code point 128+i; 0 means "no replacement".
+ */
+const c1 = [
+    8364, 0, 8218, 402, 8222, 8230, 8224, 8225, 710, 8240, 352, 8249, 338, 0,
+    381, 0, 0, 8216, 8217, 8220, 8221, 8226, 8211, 8212, 732, 8482, 353, 8250,
+    339, 0, 382, 376,
+];
+/**
+ * True for NUL, UTF-16 surrogates, and values past U+10FFFF.
+ * @param codePoint Unicode code point to check.
+ */
+function isInvalidCodePoint(codePoint) {
+    return (codePoint === 0 ||
+        (codePoint >= 0xd8_00 && codePoint <= 0xdf_ff) ||
+        codePoint > 0x10_ff_ff);
+}
+/**
+ * Replace the given code point with U+FFFD if it is NUL (0), a surrogate, or
+ * outside the valid Unicode range. Code points in the C1 controls range
+ * (128-159) are remapped to their Windows-1252 equivalents, following the
+ * HTML spec. All other code points are returned unchanged.
+ * @param codePoint Unicode code point to convert.
+ */
+function replaceCodePoint(codePoint) {
+    if (isInvalidCodePoint(codePoint)) {
+        return 0xff_fd;
+    }
+    if (codePoint >= 128 && codePoint <= 159) {
+        return c1[codePoint - 128] || codePoint;
+    }
+    return codePoint;
+}
+/**
+ * XML numeric character references are the referenced Unicode code point.
+ * Invalid values still become U+FFFD; the HTML Windows-1252 C1 remap is not
+ * applied.
+ * @see https://www.w3.org/TR/xml/#NT-CharRef
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_replaceCodePointXML(codePoint) {
+    return isInvalidCodePoint(codePoint) ? 0xff_fd : codePoint;
+}
+/**
+ * Convert the code point of a decoded numeric entity to a string, replacing
+ * invalid values.
+ *
+ * Fast path for plain BMP code points: [1..0x7F] and [0xA0..0xD7FF] pass
+ * `replaceCodePoint` unchanged (no NUL, C1 remap, surrogate, or out-of-range
+ * handling) and fit a single charCode. 0xd760 = 0xD800 (the first surrogate)
+ * - 0xA0.
+ * @param codePoint Unicode code point to convert.
+ */
+function decode_codepoint_codePointToString(codePoint) {
+    return (codePoint - 1) >>> 0 < 0x7f || (codePoint - 0xa0) >>> 0 < 0xd7_60
+        ? String.fromCharCode(codePoint)
+        : String.fromCodePoint(replaceCodePoint(codePoint));
+}
+//# sourceMappingURL=decode-codepoint.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/generated/decode-data-html.js
+// Generated using scripts/write-decode-map.ts
+/* eslint-disable unicorn/prefer-unicode-code-point-escapes -- Fixed-width escapes keep generated source compact. */
+/**
+ * Serialized decode data; the format is documented in
+ * `src/internal/decode-data-format.ts`. `[0]` is one-byte data (all char
+ * codes <= 0xFF: header, front-coded name suffixes, per-name metadata,
+ * cuckoo choice bits); `[1]` holds the replacement values.
+ */
+// biome-ignore format: generated data
+const htmlDecodeData = ["Q=¨`p0AEligMPacutebrevecircyfrgravelphamacrndogonpfpplyFunctionringscrsigntildeumlBackslashrvwedcyecausernoullistafropfrevescrumpeqCHcyOPYacutepitalDifferentialDyleyscaronedilirconintdotedillanterDotfrhiircleDotMinusPlusTimeslockwiseContourIntegralseCurlyDoubleQuoteQuoteolonengruentinttourIntegralpfroductunterClockwiseContourIntegralrossscrupCapDDotrahdJcyScyZcyaggerrrshvcaronyeltafriacriticalAcuteDotubleAcuteGraveTildemondfferentialDopftDotEqualubleContourIntegralDotwnArrowLeftArrowRightArrowTeeongLeftArrowRightArrowRightArrowRightArrowTeeUpArrowDownArrowVerticalBarwnArrowBarUpArrowBreveLeftRightVectorTeeVectorVectorBarRightTeeVectorVectorBarTeeArrowarrowscrtrokENGTHacutecaronircydotfrgravelementmacrptySmallSquareVerySmallSquareogonpfpsilonqualTildeilibriumscrimtaumlxistsponentialEFcyfrilledSmallSquareVerySmallSquareopfrAlluriertrfscrGJcyTammadbrevecedilircydotfrgopfreaterEqualLessFullEqualGreaterLessSlantEqualTildescrtHARDcyacektcircfrilbertSpaceopfrizontalLinescrtrokumpDownHumpEqualIEcyJligOcyacutecircydotfrgravemacrginaryIpliesntegralrsectionvisibleCommaTimesogonpftascrtildeukcymlJcircyfropfscrercyukcyKHcyJcyappacedilyfropfscrLJcyTacutembdangplacetrfrrcaronedilyeftAngleBracketrrowBarRightArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorRightArrowVectorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowrightarrowssEqualGreaterFullEqualGreaterLessSlantEqualTildefrleftarrowmidotongLeftArrowRightArrowRightArrowleftarrowrightarrowrightarrowpfwerLeftArrowRightArrowscrhtroktMapcyediumSpacellintrffrinusPlusopfscruNJcyacutecaronedilyegativeMediumSpaceThickSpacenSpaceVeryThinSpacestedGreaterGreaterLessLesswLinefroBreaknBreakingSpacepftCongruentupCapDoubleVerticalBarElementqualTildexistsGreaterEqualFullEqualGreaterLessSlantEqualTildeHumpDownHumpEqualLeftTriangleBarEqualssEqualGreaterLessSlantEqualTildeNestedGreaterGreaterLessLessPrecedesEqualSlantEqualReverseElementightTriangleBarEqualSquareSubsetEqualpersetEqualubsetEqualcceedsEqualSlantEqualTildepersetEqualTildeEqualFullEqualTildeVerticalBarscrtildeuOEligacutecircydblacfrgravemacregaicronopfpenCurlyDoubleQuoteQuoterscrlashtildemesumlverBarraceketParenthesisPartialDcyfrhiilusMinusoincareplanepfrecedesEqualSlantEqualTildeimeoductportionalscriQUOTfropfscrRBarrEGacutengrrtlcaronedilyeverseElementquilibriumUpEquilibriumfrhoightAngleBracketrrowBarLeftArrowCeilingDoubleBracketwnTeeVectorVectorBarFloorTeeArrowVectorriangleBarEqualUpDownVectorTeeVectorVectorBarVectorBararrowopfundImpliesrightarrowscrhuleDelayedSHCHcycyOFTcyacutecaronedilircyfrhortDownArrowLeftArrowRightArrowUpArrowigmamallCircleopfqrtuareIntersectionSubsetEqualpersetEqualUnionscrtarubsetEqualcceedsEqualSlantEqualTildehThatmpersetEqualsetTHORNRADESHcycyabucaronedilyfrhereforetaickSpacenSpaceildeEqualFullEqualTildeopfripleDotscrtrokUacuterrocirbrcyevecircydblacfrgravemacrnderBarraceketParenthesisionPlusogonpfpArrowBarDownArrowDownArrowEquilibriumTeeArrowarrowdownarrowperLeftArrowRightArrowsilonringscrtildeumlVDashbarcydashleerbarticalBarLineSeparatorTildeyThinSpacefropfscrvdashWcircedgefropfscrXfriopfscrYAcyIcyUcyacutecircyfropfscrumlZHcyacutecaronydoteroWidthSpacetafropfscraacutebrevecEdircuteyeligfrgravelefsymphphamacrlgpndanddslopevgelemsdaabcdefghrtvbdsphtzarrogonpfpEacireidosproxeqringscrtympeqtildeumlwconintintbNotackcongepsilonprimesimeqrveewedgebrktbrkcongydquoecausemptyvpsirnoutahweenfrigcapircupodotplustimessqcuptartriangledownupuplusveewedgekarowlacklozengesquaretriangledownleftrightnkk12434ocknequivotopfttomwtiexDLRlrHDUduULRlrVHLRhlrboxdLRlrhDUduminusplustimesuLRlrvHLRhlrprimerevevbarscremiimeolbhsubulletmpEeqcacutepandbrcupcapupdotsretoncapsronedilircupssmdotedilmptyvnterdotfrhcyeckmarkiirEceqlearrowleftrightdRSastcircdashefnintmidscirlubsuitoloneqmmatpfnlementxesngdotintpfrodysrrarrossscrubepetdotudarrlreprsclarrppbrcapcapupdotorsrarrmlyeqprecsuccveewedgerenvearrowleftrightveewedwconintintylctydArrHaraggerlethrrshvbkarowlaccaronydaggerrrotseqegltamptyvfishtrharlriamondsuitsegammasinvideontimesonxjcylcornropollarpfteqdotminusplussquareublebarwedgewnarrowdownarrowsharpoonleftrightrbkarowcornropscryoltroktdotrifuarrharwanglezcyigrarreDDototacutestercaronircolonydotefDotrgravesdotlinterslsdotmacrptysetvsp134ngspogonpfparsllussilonvqcircolonsimlantgtrlessualsestivDDvparslrDotarrscrdotimtahumlroxclistpectationonentialefallingdotseqcyemalefiligligligriligjliglatligtnsnofopfrallkvpartintrac123456823534584556878slownscrgElacutemmadpbrevecircydotelqqslantsccdotollesfrggimeljcylEajnEapproxeqqsimopfravescrimeltccirdotlParquestrapproxrrdoteqlessqlesslesssimvertneqqnEhArrairsplfmiltrdcyrcirwbarcirceartsuitlliprconfrksearowwarowoarrmthtokleftarrowrightarrowpfrbarscrlashtrokybullpheniacutecircyecyxclffrgraveiiintntnfinotajligmacrgelinepartthofpedncarefintieodottcalegersrcallarhkprodocygonpftaprodquestscrinEdotsvvtildeukcymljcircyfrmathopfscrercyukcykappavcedilyfrgreenhcyjcyopfscrlAarrrrtailBarrEgHaracuteemptyvgranmbdangdlepquorrbfsfshklpplsimtltailesbarrbrkracekkeslducaronedililubydcaquorrdharusharsheftarrowtailharpoondownupleftarrowsrightarrowsharpoonssquigarrowthreetimesgqqslantsccdotorgessapproxdoteqgtrqgtrgtrsimfishtloorrgEhardulblkjcylarrcornerhardtrimidotoustachenEapproxeqqsimoangrrbrkngleftarrowrightarrowmapstorightarrowoparrowleftrightparflustimeswastbarzengefparltrarrcornerhardmtrisaquocrhimegqbuortroktccirdothreeimeslarrquestrPariefurdsharuharvertneqqnEmDDotacrletesepstodownleftuprkercommaydasheasuredanglefrhoicrodastcirdotnusbdulcpdrnplusodelspfpscrtposultimapmapnGgtvLeftarrowrightarrowltvRightarrowVDashdashablacutengpEidosproxturalsbspumpecapronedilongdotupydasheArrarhkrowdotquivsearimxistsfrgEeqqslantssimtrhArrarrparisdvjcylArrEarrdreftarrowrightarrowqqslantsssimtriemidopftinEdotvabcnivabcparallelsltolintrcueeceqrArrarrcwightarrowtriesccueerhortmidparallelimeqmidparqsubepeubEeseteqqcceqpEeseteqqtglildelgrianglelefteqrightequmerospvDashHarrapdashgetinfinlArretrierArrtriesimwArrarhkrownearoSacutestcircydashblacivotsoldeligfcirrgonravethbarmintlarrcirrossinetmacregaicrondnusopfparerplusrarrderoffmigoforslopevscrlasholtildemesasumlvbarparallelsimltcyercntiodmilptenkfrhivmmatoneitchforkvlanckhkvusacirbcirdouemnsimtwomointintpfundrEapcueecapproxcurlyeqeqnapproxeqqsimsimimesnEapsimodfalarlinesurfptosimurelscriuncspqfrintopfprimescruaternionsintesteqotrAarrrrtailBarrHaraceutedicemptyvngdelequorrapbfscfshklpplsimtlwtailionalsbarrbrkracekkeslducaronedililubydcaldharquorshealinepartsctgfishtloorrhardulovightarrowtailharpoondownupleftarrowsharpoonsrightarrowssquigarrowthreetimesngsingdotseqlarrharmmoustachenmidoangrrbrkparflustimespargtpolintrarrsaquocrhqbuorthreeimesriefltriuluharxsacutebquocEaproncueedilircnEapsimpolintsimydotbeeArrarhkrowctmiswartminusnxtfrownharpchcyyortmidparallelyigmafvmdoteqgElEneplusrarrlarrmallsetminusshpeparslidletesoftcylbarpfpadesuitrqcapsupssubeseteqpesetequareffrarrscretmnmiletarftarfraightepsilonphinsubEdotedotmultnEeplusrarrseteqqneqqimubpccapproxcurlyeqeqnapproxeqqsimsimmngp123EdotsubedothsolublarrmultnEeplusseteqqneqqimubpwArrarhkrownwarzligtargetubrkcaronedilydotelrecfrhere4foretasymvickapproxsimnspkapsimornildemesbardntoeapbotcirforksaprimeradeiangledownlefteqqrighteqdoteminusplussbtimepeziumscryhcytrokwixtoheadleftarrowrightarrowuArrHaracuterrbrcyevecircydarrblacharfishtrgraveharlrblklcornerroptrimacrlogonpfparrowdownarrowharpoonleftrightlussihlonuparrowsrcornerropingtriscrtdotilderifuarrmlwanglevArrBarvDashangrtrepsilonkappanothingphiiroptorhosigmaubsetneqqpsetneqqthetariangleleftrightcydasheebareqlliprbartfrltrinsubpopfproprtriscrubnEepnEezigzagwcircedbargeqierpfropfpreathscrxcapircupdtrifrhArrarrilArrarrmapnisodotpflustimerArrarrscrqcupuplustriveewedgeyacuteycircyenfricyopfscrucymlzacutecaronydoteetrftafrhcyigrarropfscrwjnjC(D%D($(D'%$$ED($'$'$%$'%E$/D'$F%'D(D&#,%%&&$%$)%+%%$E$F$'$&$(#'D&$(%$&4%($(E'%&%($&$)%*$%$%$+)()')($:&5-($'($%*&&&/%%&)%@$'$F$%&&#%%)$&$&$&$(%%%&$(%$$%&%$E$2.&0,.(.(&'%.$F%$&&&(%6)&+*),---&*/1---)-.&)*+,).%*,&,*'('2+,+)1&'1,)2&'&*('($F%'#&D%D($(E&%$$&$ED($)$'%1(2$'%E$)$'((&+$&%%$%D&$(%-#&$E$3)2$F%'%+$&#'D$$'($$($(%&%$$&$E$$$F$./'*,***'*-*($F$$#)$'%$$'$%$.$&%/$&%'$.'(#'$'$&D(D'%$$&$%D($$%&&*%($%&('+%/,($'%E%%$&$($'E%#(%$$E$F$F%'$'#'$&$'$(%$$E$F$F#'D$$(%'%%%+%%$(%'%$$2(',&,-'*'0).+)1&'('-,)'&*(*)(*/&/('/),))/&')-&'('-%1','*'''-'($E$$%+$($/+-'-',+-'-%E%/(-$&%$%'$$#&$%$-%*$E$+$F$&$$#'$($(%'%$$5+-.)+0%5)+%($E$)%1%%%$&,'(&4&*''+H'(&*-(-L-J-'-M-(&O*H&/2F2((%*(***G*M*(&W,K&+.H.-&1'/3F3(&O2(.I4('H,(().H.-.H(I.(&(+(+,+(&.$FD($$#(D(D'%$$($ED($'%&%($F$6,($$$FE'D(&&D&$)('+&'.#+$%$E$%$$$+$/%%$$%)+(+-+(%&%(&*-%$F%$C'$E$&$F#(D%$(%%%%'%$(%'%$$$%/+-*0$%$%$3)'-&-,(*(0*.,)2&(((&+(+))*0&0((/*,*)0&().&(($&%-$-$&%$$-#)%%$($($$%'%'%&%$$E$0(,(-(*$'$-$F$&%')/))/(+)1()($F$&$%&&)(%)+(+-+(&(%$%$&(+(&&C($'$'%%$%%$$(%'%$$E$+&%%K&)$'(((,(($F$+$F%'C)%%''$'&&D'%$$($ED($'$*)',&(.%&('$'%E$)*&*,%,%.%&((%(%,%/(-%%'&$'$F$(D&#($&$%$'($$%%'&$'*+'+,+(&-$E$F$F$(#($'$E$F$F#F$$$F$F#'$&$&D($'%$$E$F$F$&#'$($(%$$&$0%%$%$&$FC)$($$%D%$E&E&%$D'$$%DD($)&%%&$'&%E$$%&&&$&(&$%$&$&%&&)%*$*$*$*$*$*$*$&%(%*$&&'$&'$'%E$$%$%'%$%%%%%')%D'$F%$%&(%D(D&$*%&#'$*'*'('&*%%'&&)%$&''$'%$$'$()$%(%&%'%%&$&'$E$('&'%&''''(&('&&/.%&(&&&($($.()(+0'0'0(&%%&'$&%%&$E&G%%$F%$&&%'%&'$'$'$&$'$'$'$'$&%'$'$'$&$'$'$'$'$'$'$&&&%'$'$'$&$'$'$'$'$&(&'&(&%'$'$'$&$'$'$'$'$'$'$$($'E'$F%&%%'$%%'$''$&'%%%'$'$($#)%$&&&(&&'%&&&D%&&%$'&&E'%&%&(%$&D'%(E%'($E$&%&('%$$%&$&$'%'..()%*$*&*'*'&$&(&&&'$'(&$'($)$%&($&$'%'))&%%'&&&%E&&F$'%$'%&$F%%'$&$'$$'$))$%&&%%')$%$&(&&'%&&&%&D%')$&+*'(&((F&&.-(%&%&$*%&$(#'$&$(%'%%%%'$$)%&$(%$$$%(&%%(D%%&%($(%D$''$$&'&*''$%$%(%&%$F&)*&&$&$(&&$(%E%$&%(&&(&'&)%/%*'-'..($*%'&&$F&$%%%'$'%%'$$'%&$)$&%)#(%%D(%'$(%%G$%'%$$&$$$'%D$$E'%$&&$$%)%$%$&&$'%&(&($%%'%($$%%%$'%E$&'%%&%%'&'$$(&'%&&**'%'&&&%(%%)$'%&$&%&%%$%E$D&%%$&%&%,&,#0$%$($(%&&&%D$'$G$&%&%&$&$F%'&$'$$*D(($H$($($($'%($G%($($'%'%($'%&%%&$F#%%$$(%&($%$$($'%$$&$$%$%$&$&(%$&%&&)$*$&D'%$E$$%$$'$&$$%$%$%$$%%%''%$&$'$%&$F$'$&%%'$'$D$%%&%%&%'%(%*'%&&&)((&'&&$K%E#'$(%%%'%'&$'&'$$&$'$()&%'%'$E$*&($'%'%.'-%E%'$F%'%'$(%'C)$$E&%$$&E&$%%DD($$%'&%%'%&$'$'&%''''&%%%%&$$%'%&(&%'%$&&&(''&(&'$&%&%E%%$'D($F%%'$'&'$($'$$$%'$'E%#(%$$E$'$F$F%'$'#(($$(%$$E$($&$&$F$F#(%%%'$'$$%$$&$(%)%'%'%%'$'%%$E&%%'$(%'%'%'%'%'&'%%$&&&$'D$'%&%'($&%'&)$$(%'&%%%%$$&%&($%(&(%%$$%*,''..%'-'-1$,+,-'-%$%$&$&(%$&%&&)$*$&D'%&*'&'()''&'&$(%'%D$$%$$''$($%&$&$$%&%)%'%&$(%')'$%%%''%$&$'$%&$'&%%&%.+-')'-%.,(%&&D&&%(%'&&%$&'&$$&'%$'%)%&($%$%&$(%E%$%%'$'$%%&%($%'D$%%&%%&%'%'%'%(%'&$'$'$$*&'$K%E#(D&%%&$'&%$&&)')')%%'$(%$$'$/$E$%D'%$&&&&F&%&($($)$$&%%$($(%E$$$F%'$$%)%&#F%D&D$,(-%D%D&D$-$(%'$'%'%E%$&D&E&%&'%&(%*$D&%F(D$&&&%'%&(F%%%$$'$$%&%''$(%%F%'%'&E%')$$E$E%$&$'D'H&D%&%$&$$'%&%&$$%$&$%$$&$'%D%&%%%$&*(-&$'D'H&D'$%&%$&%($$&$FE$&%(D(F(%)$)$&%(%)$)$$&'('E'D%(%$&&&D'$(E$'%&(D(D%,%&($$%&&&D&D%*)+%%'$($%&%&%((%%%'D'$'F*%,D&%(E&$'D'$'F*%,D$&E'%%%.0%,(1%$$%$&&&%$(%'%E%'%E&D%(%'&D&D'F%'&G%F$'%''$(%%'#%D(%%$&G$%$$'%'%%%%%'$'$'%D$&E'%$$'%$$&$'%&&'%&%$$'%&%(&$&&$F$&%&%&$$%&%$&%(%F$F$%'%%%(%$$&E'%%D(&&)%D&$'#&F$''&&'$&$$%$(&&&&&$&'$E$%&$%'%&$$%*%$$()$'%%%'''$'&'%($'$G%'&'&$$$*%EE&$$%$%%%&%$&$')'*'%'*(&(&'&%&($%%&%&&%%&(''''&$'%%&%'$F%$$(#F$&$F$($F$-'&%&(%E%#(%%%'$'$&$F&&%&%)%%'$'$'%E&%%'%'$(%'$'%'%'%'%'&'%'$%'&%('$'%&%'($&%'&)$$(%'&%%%%$$&%(%&($%%$&'&'''$%%E$$(%'%D$''$($%$&$$,-'(./%(-,+(.(-(-%%%-$'%&%$$()'$'$'&%%&%&&D&&%($&'%%)$'$(%E%$%%&%($$(%'%%'$'$''$)$$#)$'$$%$%%&&%&%$&&%&%%&%&&%)%&%$$&'$'$$'%''$(%E%%%%'%)'$%%$E&&$'%'&$%)(+E$$'($($%$&&&$'$&$'$&$'$&%&'&'$'$/&&%)%%&%%$&$'D$(%$&$'%%E$()&&$$'(D&%(D%&($(&+%'$($(&+%%$&&($&$$'$F%'%'%'$&'$%0+&&%$%&$&&&$'&&'&%'$&'&'&&)%+$)&,$'%'%($%%')'*'%'*(&(&'&%$%%%$F$F$F$&$&&'&&$'&&'(%&'&'&%'$&'&&)%+$)&,$'%'%($$'%''$(%%'D'#)%$$&$(%'%$$&$($E$(('&%(&($%,(&&&%&&&E&$'E&($)%($%%$&%$&&&&&D'&%%$($'%)+'+'/%+$+(0%&&&$&(&'&%&'%)$F&$%&%'$'%1*-#'$&D(%%$'&&D'%$$'%'%&$(%DD($''$%&$()%&&%&$'E$$'%E$)%,%.,(%&%%'$'&%+$()%&&%&%&$F$'%'%%'$$'E%$)#'$&'$$'$(%+&(&*&&'$'(&$'%&('K/D(J/D&('..($%$'$%&&&%%'%'&$$E$'$G'D$F$'$'$F%G(D&F(D$)#($(&%($%'$E$F$$$$%'$F#'%&%%$'$E$'%&$$$'%&$&$&$'%E&&%'$'%&$F%'$(%&$&$(C)&$$'%$D%$E$&$F$F$&E%#)$(%$$&$(%%$E$&$)$F$F$%%%0@0000H8H40H000047P00P@001000@0B0HP@:H9T8P000LB8d@800@I0<110000QQ8400P10030005940@410020000Q02000@0200000@P0101@8000440400000000808000000000@00000000P`0000000040400@0004<000000000008000030000000000P020T400020@0@00000000000000000000000000P0000000400400000400220080000100000000000000000P000000000000P000000@00402000000000@00000000000000000000040000000000000", "Æ&Á\u0102Â\u0410\uD835\uDD04À\u0391\u0100\u2A53\u0104\uD835\uDD38\u2061Å\uD835\uDC9C\u2254ÃÄ\u2216\u2AE7\u2306\u0411\u2235\u212C\u0392\uD835\uDD05\uD835\uDD39\u02D8\u212C\u224E\u0427©\u0106\u22D2\u2145\u212D\u010CÇ\u0108\u2230\u010A¸·\u212D\u03A7\u2299\u2296\u2295\u2297\u2232\u201D\u2019\u2237\u2A74\u2261\u222F\u222E\u2102\u2210\u2233\u2A2F\uD835\uDC9E\u22D3\u224D\u2145\u2911\u0402\u0405\u040F\u2021\u21A1\u2AE4\u010E\u0414\u2207\u0394\uD835\uDD07´\u02D9\u02DD`\u02DC\u22C4\u2146\uD835\uDD3B¨\u20DC\u2250\u222F¨\u21D3\u21D0\u21D4\u2AE4\u27F8\u27FA\u27F9\u21D2\u22A8\u21D1\u21D5\u2225\u2193\u2913\u21F5\u0311\u2950\u295E\u21BD\u2956\u295F\u21C1\u2957\u22A4\u21A7\u21D3\uD835\uDC9F\u0110\u014AÐÉ\u011AÊ\u042D\u0116\uD835\uDD08È\u2208\u0112\u25FB\u25AB\u0118\uD835\uDD3C\u0395\u2A75\u2242\u21CC\u2130\u2A73\u0397Ë\u2203\u2147\u0424\uD835\uDD09\u25FC\u25AA\uD835\uDD3D\u2200\u2131\u2131\u0403>\u0393\u03DC\u011E\u0122\u011C\u0413\u0120\uD835\uDD0A\u22D9\uD835\uDD3E\u2265\u22DB\u2267\u2AA2\u2277\u2A7E\u2273\uD835\uDCA2\u226B\u042A\u02C7^\u0124\u210C\u210B\u210D\u2500\u210B\u0126\u224E\u224F\u0415\u0132\u0401ÍÎ\u0418\u0130\u2111Ì\u2111\u012A\u2148\u21D2\u222C\u222B\u22C2\u2063\u2062\u012E\uD835\uDD40\u0399\u2110\u0128\u0406Ï\u0134\u0419\uD835\uDD0D\uD835\uDD41\uD835\uDCA5\u0408\u0404\u0425\u040C\u039A\u0136\u041A\uD835\uDD0E\uD835\uDD42\uD835\uDCA6\u0409<\u0139\u039B\u27EA\u2112\u219E\u013D\u013B\u041B\u27E8\u2190\u21E4\u21C6\u2308\u27E6\u2961\u21C3\u2959\u230A\u2194\u294E\u22A3\u21A4\u295A\u22B2\u29CF\u22B4\u2951\u2960\u21BF\u2958\u21BC\u2952\u21D0\u21D4\u22DA\u2266\u2276\u2AA1\u2A7D\u2272\uD835\uDD0F\u22D8\u21DA\u013F\u27F5\u27F7\u27F6\u27F8\u27FA\u27F9\uD835\uDD43\u2199\u2198\u2112\u21B0\u0141\u226A\u2905\u041C\u205F\u2133\uD835\uDD10\u2213\uD835\uDD44\u2133\u039C\u040A\u0143\u0147\u0145\u041D\u200B\u200B\u200B\u200B\u226B\u226A\n\uD835\uDD11\u2060 \u2115\u2AEC\u2262\u226D\u2226\u2209\u2260\u2242\u0338\u2204\u226F\u2271\u2267\u0338\u226B\u0338\u2279\u2A7E\u0338\u2275\u224E\u0338\u224F\u0338\u22EA\u29CF\u0338\u22EC\u226E\u2270\u2278\u226A\u0338\u2A7D\u0338\u2274\u2AA2\u0338\u2AA1\u0338\u2280\u2AAF\u0338\u22E0\u220C\u22EB\u29D0\u0338\u22ED\u228F\u0338\u22E2\u2290\u0338\u22E3\u2282\u20D2\u2288\u2281\u2AB0\u0338\u22E1\u227F\u0338\u2283\u20D2\u2289\u2241\u2244\u2247\u2249\u2224\uD835\uDCA9Ñ\u039D\u0152ÓÔ\u041E\u0150\uD835\uDD12Ò\u014C\u03A9\u039F\uD835\uDD46\u201C\u2018\u2A54\uD835\uDCAAØÕ\u2A37Ö\u203E\u23DE\u23B4\u23DC\u2202\u041F\uD835\uDD13\u03A6\u03A0±\u210C\u2119\u2ABB\u227A\u2AAF\u227C\u227E\u2033\u220F\u2237\u221D\uD835\uDCAB\u03A8\"\uD835\uDD14\u211A\uD835\uDCAC\u2910®\u0154\u27EB\u21A0\u2916\u0158\u0156\u0420\u211C\u220B\u21CB\u296F\u211C\u03A1\u27E9\u2192\u21E5\u21C4\u2309\u27E7\u295D\u21C2\u2955\u230B\u22A2\u21A6\u295B\u22B3\u29D0\u22B5\u294F\u295C\u21BE\u2954\u21C0\u2953\u21D2\u211D\u2970\u21DB\u211B\u21B1\u29F4\u0429\u0428\u042C\u015A\u2ABC\u0160\u015E\u015C\u0421\uD835\uDD16\u2193\u2190\u2192\u2191\u03A3\u2218\uD835\uDD4A\u221A\u25A1\u2293\u228F\u2291\u2290\u2292\u2294\uD835\uDCAE\u22C6\u22D0\u22D0\u2286\u227B\u2AB0\u227D\u227F\u220B\u2211\u22D1\u2283\u2287\u22D1Þ\u2122\u040B\u0426\t\u03A4\u0164\u0162\u0422\uD835\uDD17\u2234\u0398\u205F\u200A\u2009\u223C\u2243\u2245\u2248\uD835\uDD4B\u20DB\uD835\uDCAF\u0166Ú\u219F\u2949\u040E\u016CÛ\u0423\u0170\uD835\uDD18Ù\u016A_\u23DF\u23B5\u23DD\u22C3\u228E\u0172\uD835\uDD4C\u2191\u2912\u21C5\u2195\u296E\u22A5\u21A5\u21D1\u21D5\u2196\u2197\u03D2\u03A5\u016E\uD835\uDCB0\u0168Ü\u22AB\u2AEB\u0412\u22A9\u2AE6\u22C1\u2016\u2016\u2223|\u2758\u2240\u200A\uD835\uDD19\uD835\uDD4D\uD835\uDCB1\u22AA\u0174\u22C0\uD835\uDD1A\uD835\uDD4E\uD835\uDCB2\uD835\uDD1B\u039E\uD835\uDD4F\uD835\uDCB3\u042F\u0407\u042EÝ\u0176\u042B\uD835\uDD1C\uD835\uDD50\uD835\uDCB4\u0178\u0416\u0179\u017D\u0417\u017B\u200B\u0396\u2128\u2124\uD835\uDCB5á\u0103\u223E\u223E\u0333\u223Fâ´\u0430æ\u2061\uD835\uDD1Eà\u2135\u2135\u03B1\u0101\u2A3F&\u2227\u2A55\u2A5C\u2A58\u2A5A\u2220\u29A4\u2220\u2221\u29A8\u29A9\u29AA\u29AB\u29AC\u29AD\u29AE\u29AF\u221F\u22BE\u299D\u2222Å\u237C\u0105\uD835\uDD52\u2248\u2A70\u2A6F\u224A\u224B'\u2248\u224Aå\uD835\uDCB6*\u2248\u224Dãä\u2233\u2A11\u2AED\u224C\u03F6\u2035\u223D\u22CD\u22BD\u2305\u2305\u23B5\u23B6\u224C\u0431\u201E\u2235\u2235\u29B0\u03F6\u212C\u03B2\u2136\u226C\uD835\uDD1F\u22C2\u25EF\u22C3\u2A00\u2A01\u2A02\u2A06\u2605\u25BD\u25B3\u2A04\u22C1\u22C0\u290D\u29EB\u25AA\u25B4\u25BE\u25C2\u25B8\u2423\u2592\u2591\u2593\u2588=\u20E5\u2261\u20E5\u2310\uD835\uDD53\u22A5\u22A5\u22C8\u2557\u2554\u2556\u2553\u2550\u2566\u2569\u2564\u2567\u255D\u255A\u255C\u2559\u2551\u256C\u2563\u2560\u256B\u2562\u255F\u29C9\u2555\u2552\u2510\u250C\u2500\u2565\u2568\u252C\u2534\u229F\u229E\u22A0\u255B\u2558\u2518\u2514\u2502\u256A\u2561\u255E\u253C\u2524\u251C\u2035\u02D8¦\uD835\uDCB7\u204F\u223D\u22CD\\\u29C5\u27C8\u2022\u2022\u224E\u2AAE\u224F\u224F\u0107\u2229\u2A44\u2A49\u2A4B\u2A47\u2A40\u2229\uFE00\u2041\u02C7\u2A4D\u010Dç\u0109\u2A4C\u2A50\u010B¸\u29B2¢·\uD835\uDD20\u0447\u2713\u2713\u03C7\u25CB\u29C3\u02C6\u2257\u21BA\u21BB®\u24C8\u229B\u229A\u229D\u2257\u2A10\u2AEF\u29C2\u2663\u2663:\u2254\u2254,@\u2201\u2218\u2201\u2102\u2245\u2A6D\u222E\uD835\uDD54\u2210©\u2117\u21B5\u2717\uD835\uDCB8\u2ACF\u2AD1\u2AD0\u2AD2\u22EF\u2938\u2935\u22DE\u22DF\u21B6\u293D\u222A\u2A48\u2A46\u2A4A\u228D\u2A45\u222A\uFE00\u21B7\u293C\u22DE\u22DF\u22CE\u22CF¤\u21B6\u21B7\u22CE\u22CF\u2232\u2231\u232D\u21D3\u2965\u2020\u2138\u2193\u2010\u22A3\u290F\u02DD\u010F\u0434\u2146\u2021\u21CA\u2A77°\u03B4\u29B1\u297F\uD835\uDD21\u21C3\u21C2\u22C4\u22C4\u2666\u2666¨\u03DD\u22F2÷÷\u22C7\u22C7\u0452\u231E\u230D$\uD835\uDD55\u02D9\u2250\u2251\u2238\u2214\u22A1\u2306\u2193\u21CA\u21C3\u21C2\u2910\u231F\u230C\uD835\uDCB9\u0455\u29F6\u0111\u22F1\u25BF\u25BE\u21F5\u296F\u29A6\u045F\u27FF\u2A77\u2251é\u2A6E\u011B\u2256ê\u2255\u044D\u0117\u2147\u2252\uD835\uDD22\u2A9Aè\u2A96\u2A98\u2A99\u23E7\u2113\u2A95\u2A97\u0113\u2205\u2205\u2205\u2003\u2004\u2005\u014B\u2002\u0119\uD835\uDD56\u22D5\u29E3\u2A71\u03B5\u03B5\u03F5\u2256\u2255\u2242\u2A96\u2A95=\u225F\u2261\u2A78\u29E5\u2253\u2971\u212F\u2250\u2242\u03B7ðë\u20AC!\u2203\u2130\u2147\u2252\u0444\u2640\uFB03\uFB00\uFB04\uD835\uDD23\uFB01fj\u266D\uFB02\u25B1\u0192\uD835\uDD57\u2200\u22D4\u2AD9\u2A0D½\u2153¼\u2155\u2159\u215B\u2154\u2156¾\u2157\u215C\u2158\u215A\u215D\u215E\u2044\u2322\uD835\uDCBB\u2267\u2A8C\u01F5\u03B3\u03DD\u2A86\u011F\u011D\u0433\u0121\u2265\u22DB\u2265\u2267\u2A7E\u2A7E\u2AA9\u2A80\u2A82\u2A84\u22DB\uFE00\u2A94\uD835\uDD24\u226B\u22D9\u2137\u0453\u2277\u2A92\u2AA5\u2AA4\u2269\u2A8A\u2A8A\u2A88\u2A88\u2269\u22E7\uD835\uDD58`\u210A\u2273\u2A8E\u2A90>\u2AA7\u2A7A\u22D7\u2995\u2A7C\u2A86\u2978\u22D7\u22DB\u2A8C\u2277\u2273\u2269\uFE00\u2269\uFE00\u21D4\u200A½\u210B\u044A\u2194\u2948\u21AD\u210F\u0125\u2665\u2665\u2026\u22B9\uD835\uDD25\u2925\u2926\u21FF\u223B\u21A9\u21AA\uD835\uDD59\u2015\uD835\uDCBD\u210F\u0127\u2043\u2010í\u2063î\u0438\u0435¡\u21D4\uD835\uDD26ì\u2148\u2A0C\u222D\u29DC\u2129\u0133\u012B\u2111\u2110\u2111\u0131\u22B7\u01B5\u2208\u2105\u221E\u29DD\u0131\u222B\u22BA\u2124\u22BA\u2A17\u2A3C\u0451\u012F\uD835\uDD5A\u03B9\u2A3C¿\uD835\uDCBE\u2208\u22F9\u22F5\u22F4\u22F3\u2208\u2062\u0129\u0456ï\u0135\u0439\uD835\uDD27\u0237\uD835\uDD5B\uD835\uDCBF\u0458\u0454\u03BA\u03F0\u0137\u043A\uD835\uDD28\u0138\u0445\u045C\uD835\uDD5C\uD835\uDCC0\u21DA\u21D0\u291B\u290E\u2266\u2A8B\u2962\u013A\u29B4\u2112\u03BB\u27E8\u2991\u27E8\u2A85«\u2190\u21E4\u291F\u291D\u21A9\u21AB\u2939\u2973\u21A2\u2AAB\u2919\u2AAD\u2AAD\uFE00\u290C\u2772{[\u298B\u298F\u298D\u013E\u013C\u2308{\u043B\u2936\u201C\u201E\u2967\u294B\u21B2\u2264\u2190\u21A2\u21BD\u21BC\u21C7\u2194\u21C6\u21CB\u21AD\u22CB\u22DA\u2264\u2266\u2A7D\u2A7D\u2AA8\u2A7F\u2A81\u2A83\u22DA\uFE00\u2A93\u2A85\u22D6\u22DA\u2A8B\u2276\u2272\u297C\u230A\uD835\uDD29\u2276\u2A91\u21BD\u21BC\u296A\u2584\u0459\u226A\u21C7\u231E\u296B\u25FA\u0140\u23B0\u23B0\u2268\u2A89\u2A89\u2A87\u2A87\u2268\u22E6\u27EC\u21FD\u27E6\u27F5\u27F7\u27FC\u27F6\u21AB\u21AC\u2985\uD835\uDD5D\u2A2D\u2A34\u2217_\u25CA\u25CA\u29EB(\u2993\u21C6\u231F\u21CB\u296D\u200E\u22BF\u2039\uD835\uDCC1\u21B0\u2272\u2A8D\u2A8F[\u2018\u201A\u0142<\u2AA6\u2A79\u22D6\u22CB\u22C9\u2976\u2A7B\u2996\u25C3\u22B4\u25C2\u294A\u2966\u2268\uFE00\u2268\uFE00\u223A¯\u2642\u2720\u2720\u21A6\u21A6\u21A7\u21A4\u21A5\u25AE\u2A29\u043C\u2014\u2221\uD835\uDD2A\u2127µ\u2223*\u2AF0·\u2212\u229F\u2238\u2A2A\u2ADB\u2026\u2213\u22A7\uD835\uDD5E\u2213\uD835\uDCC2\u223E\u03BC\u22B8\u22B8\u22D9\u0338\u226B\u20D2\u226B\u0338\u21CD\u21CE\u22D8\u0338\u226A\u20D2\u226A\u0338\u21CF\u22AF\u22AE\u2207\u0144\u2220\u20D2\u2249\u2A70\u0338\u224B\u0338\u0149\u2249\u266E\u266E\u2115 \u224E\u0338\u224F\u0338\u2A43\u0148\u0146\u2247\u2A6D\u0338\u2A42\u043D\u2013\u2260\u21D7\u2924\u2197\u2197\u2250\u0338\u2262\u2928\u2242\u0338\u2204\u2204\uD835\uDD2B\u2267\u0338\u2271\u2271\u2267\u0338\u2A7E\u0338\u2A7E\u0338\u2275\u226F\u226F\u21CE\u21AE\u2AF2\u220B\u22FC\u22FA\u220B\u045A\u21CD\u2266\u0338\u219A\u2025\u2270\u219A\u21AE\u2270\u2266\u0338\u2A7D\u0338\u2A7D\u0338\u226E\u2274\u226E\u22EA\u22EC\u2224\uD835\uDD5F¬\u2209\u22F9\u0338\u22F5\u0338\u2209\u22F7\u22F6\u220C\u220C\u22FE\u22FD\u2226\u2226\u2AFD\u20E5\u2202\u0338\u2A14\u2280\u22E0\u2AAF\u0338\u2280\u2AAF\u0338\u21CF\u219B\u2933\u0338\u219D\u0338\u219B\u22EB\u22ED\u2281\u22E1\u2AB0\u0338\uD835\uDCC3\u2224\u2226\u2241\u2244\u2244\u2224\u2226\u22E2\u22E3\u2284\u2AC5\u0338\u2288\u2282\u20D2\u2288\u2AC5\u0338\u2281\u2AB0\u0338\u2285\u2AC6\u0338\u2289\u2283\u20D2\u2289\u2AC6\u0338\u2279ñ\u2278\u22EA\u22EC\u22EB\u22ED\u03BD#\u2116\u2007\u22AD\u2904\u224D\u20D2\u22AC\u2265\u20D2>\u20D2\u29DE\u2902\u2264\u20D2<\u20D2\u22B4\u20D2\u2903\u22B5\u20D2\u223C\u20D2\u21D6\u2923\u2196\u2196\u2927\u24C8ó\u229B\u229Aô\u043E\u229D\u0151\u2A38\u2299\u29BC\u0153\u29BF\uD835\uDD2C\u02DBò\u29C1\u29B5\u03A9\u222E\u21BA\u29BE\u29BB\u203E\u29C0\u014D\u03C9\u03BF\u29B6\u2296\uD835\uDD60\u29B7\u29B9\u2295\u2228\u21BB\u2A5D\u2134\u2134ªº\u22B6\u2A56\u2A57\u2A5B\u2134ø\u2298õ\u2297\u2A36ö\u233D\u2225¶\u2225\u2AF3\u2AFD\u2202\u043F%.\u2030\u22A5\u2031\uD835\uDD2D\u03C6\u03D5\u2133\u260E\u03C0\u22D4\u03D6\u210F\u210E\u210F+\u2A23\u229E\u2A22\u2214\u2A25\u2A72±\u2A26\u2A27±\u2A15\uD835\uDD61£\u227A\u2AB3\u2AB7\u227C\u2AAF\u227A\u2AB7\u227C\u2AAF\u2AB9\u2AB5\u22E8\u227E\u2032\u2119\u2AB5\u2AB9\u22E8\u220F\u232E\u2312\u2313\u221D\u221D\u227E\u22B0\uD835\uDCC5\u03C8\u2008\uD835\uDD2E\u2A0C\uD835\uDD62\u2057\uD835\uDCC6\u210D\u2A16?\u225F\"\u21DB\u21D2\u291C\u290F\u2964\u223D\u0331\u0155\u221A\u29B3\u27E9\u2992\u29A5\u27E9»\u2192\u2975\u21E5\u2920\u2933\u291E\u21AA\u21AC\u2945\u2974\u21A3\u219D\u291A\u2236\u211A\u290D\u2773}]\u298C\u298E\u2990\u0159\u0157\u2309}\u0440\u2937\u2969\u201D\u201D\u21B3\u211C\u211B\u211C\u211D\u25AD®\u297D\u230B\uD835\uDD2F\u21C1\u21C0\u296C\u03C1\u03F1\u2192\u21A3\u21C1\u21C0\u21C4\u21CC\u21C9\u219D\u22CC\u02DA\u2253\u21C4\u21CC\u200F\u23B1\u23B1\u2AEE\u27ED\u21FE\u27E7\u2986\uD835\uDD63\u2A2E\u2A35)\u2994\u2A12\u21C9\u203A\uD835\uDCC7\u21B1]\u2019\u2019\u22CC\u22CA\u25B9\u22B5\u25B8\u29CE\u2968\u211E\u015B\u201A\u227B\u2AB4\u2AB8\u0161\u227D\u2AB0\u015F\u015D\u2AB6\u2ABA\u22E9\u2A13\u227F\u0441\u22C5\u22A1\u2A66\u21D8\u2925\u2198\u2198§;\u2929\u2216\u2216\u2736\uD835\uDD30\u2322\u266F\u0449\u0448\u2223\u2225­\u03C3\u03C2\u03C2\u223C\u2A6A\u2243\u2243\u2A9E\u2AA0\u2A9D\u2A9F\u2246\u2A24\u2972\u2190\u2216\u2A33\u29E4\u2223\u2323\u2AAA\u2AAC\u2AAC\uFE00\u044C/\u29C4\u233F\uD835\uDD64\u2660\u2660\u2225\u2293\u2293\uFE00\u2294\u2294\uFE00\u228F\u2291\u228F\u2291\u2290\u2292\u2290\u2292\u25A1\u25A1\u25AA\u25AA\u2192\uD835\uDCC8\u2216\u2323\u22C6\u2606\u2605\u03F5\u03D5¯\u2282\u2AC5\u2ABD\u2286\u2AC3\u2AC1\u2ACB\u228A\u2ABF\u2979\u2282\u2286\u2AC5\u228A\u2ACB\u2AC7\u2AD5\u2AD3\u227B\u2AB8\u227D\u2AB0\u2ABA\u2AB6\u22E9\u227F\u2211\u266A\u2283¹²³\u2AC6\u2ABE\u2AD8\u2287\u2AC4\u27C9\u2AD7\u297B\u2AC2\u2ACC\u228B\u2AC0\u2283\u2287\u2AC6\u228B\u2ACC\u2AC8\u2AD4\u2AD6\u21D9\u2926\u2199\u2199\u292Aß\u2316\u03C4\u23B4\u0165\u0163\u0442\u20DB\u2315\uD835\uDD31\u2234\u2234\u03B8\u03D1\u03D1\u2248\u223C\u2009\u2248\u223Cþ\u02DC×\u22A0\u2A31\u2A30\u222D\u2928\u22A4\u2336\u2AF1\uD835\uDD65\u2ADA\u2929\u2034\u2122\u25B5\u25BF\u25C3\u22B4\u225C\u25B9\u22B5\u25EC\u225C\u2A3A\u2A39\u29CD\u2A3B\u23E2\uD835\uDCC9\u0446\u045B\u0167\u226C\u219E\u21A0\u21D1\u2963ú\u2191\u045E\u016Dû\u0443\u21C5\u0171\u296E\u297E\uD835\uDD32ù\u21BF\u21BE\u2580\u231C\u231C\u230F\u25F8\u016B¨\u0173\uD835\uDD66\u2191\u2195\u21BF\u21BE\u228E\u03C5\u03D2\u03C5\u21C8\u231D\u231D\u230E\u016F\u25F9\uD835\uDCCA\u22F0\u0169\u25B5\u25B4\u21C8ü\u29A7\u21D5\u2AE8\u2AE9\u22A8\u299C\u03F5\u03F0\u2205\u03D5\u03D6\u221D\u2195\u03F1\u03C2\u228A\uFE00\u2ACB\uFE00\u228B\uFE00\u2ACC\uFE00\u03D1\u22B2\u22B3\u0432\u22A2\u2228\u22BB\u225A\u22EE||\uD835\uDD33\u22B2\u2282\u20D2\u2283\u20D2\uD835\uDD67\u221D\u22B3\uD835\uDCCB\u2ACB\uFE00\u228A\uFE00\u2ACC\uFE00\u228B\uFE00\u299A\u0175\u2A5F\u2227\u2259\u2118\uD835\uDD34\uD835\uDD68\u2118\u2240\u2240\uD835\uDCCC\u22C2\u25EF\u22C3\u25BD\uD835\uDD35\u27FA\u27F7\u03BE\u27F8\u27F5\u27FC\u22FB\u2A00\uD835\uDD69\u2A01\u2A02\u27F9\u27F6\uD835\uDCCD\u2A06\u2A04\u25B3\u22C1\u22C0ý\u044F\u0177\u044B¥\uD835\uDD36\u0457\uD835\uDD6A\uD835\uDCCE\u044Eÿ\u017A\u017E\u0437\u017C\u2128\u03B6\uD835\uDD37\u0436\u21DD\uD835\uDD6B\uD835\uDCCF\u200D\u200C"];
+//# sourceMappingURL=decode-data-html.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/internal/decode-data-format.js
+/**
+ * Constants and helpers shared between the decode-data generator
+ * (`scripts/write-decode-map.ts`) and the runtime (`src/decode.ts`).
+ *
+ * The format and the algorithms (front-coded names, exact 32-bit keys in a
+ * two-choice cuckoo table, the length-probe front end, and the measured
+ * engineering notes) are documented with references in
+ * `scripts/README.md`.
+ */
+/** Bias added to every meta char so none needs escaping in JS source. */
+const META_BIAS = 0x23;
+/** Bias for header and choice-bit chars. */
+const HEADER_BIAS = 0x30;
+/** Number of header chars: n (2), suffixes length (2), bucket count (2). */
+const HEADER_LENGTH = 6;
+/** Choice bits packed per char. */
+const CHOICE_BITS_PER_CHAR = 6;
+/** Multiplier deriving the first candidate bucket from a key. */
+const BUCKET_HASH_1 = 0x9e_37_79_b1;
+/** Multiplier deriving the second candidate bucket from a key. */
+const BUCKET_HASH_2 = 0x85_eb_ca_6b;
+/** Size of the (c0,c1) class table (10-bit index). */
+const PAIR_TABLE_SIZE = 1024;
+/**
+ * Map an alphanumeric char code to 6 bits (1..62); 0 = not alphanumeric.
+ * Used for the key's last-character field.
+ */
+const CHAR_REMAP = (() => {
+    const remap = new Uint8Array(128);
+    for (let code = 0x30; code <= 0x39; code++)
+        remap[code] = code - 0x2f;
+    for (let code = 0x41; code <= 0x5a; code++)
+        remap[code] = code - 0x36;
+    for (let code = 0x61; code <= 0x7a; code++)
+        remap[code] = code - 0x3c;
+    return remap;
+})();
+/**
+ * The exact 32-bit key for a name occurring at `nameStart` with `length`
+ * chars. Covers the first two and last two characters plus the length;
+ * middle characters are verified separately against the names blob.
+ *
+ * The hot decoder inlines this computation; tests assert both stay in sync
+ * by looking every entity up through the public API.
+ * @param text Text containing the name.
+ * @param nameStart Index of the name's first character.
+ * @param length Length of the name.
+ */
+function exactKey(text, nameStart, length) {
+    return ((text.charCodeAt(nameStart) << 25) |
+        (text.charCodeAt(nameStart + 1) << 18) |
+        (text.charCodeAt(nameStart + length - 2) << 11) |
+        (CHAR_REMAP[text.charCodeAt(nameStart + length - 1)] << 5) |
+        length);
+}
+/**
+ * The 10-bit (c0,c1) class index used by the probe front end. The function
+ * was chosen by exhaustive search over load-free mixers for minimal
+ * candidate-set collisions on the real entity set.
+ * @param c0 First char code of the candidate name.
+ * @param c1 Second char code.
+ */
+function decode_data_format_pairIndex(c0, c1) {
+    return (((c0 * 3) << 3) ^ c1) & (PAIR_TABLE_SIZE - 1);
+}
+/**
+ * First candidate bucket for a key in a table of `buckets` buckets.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketOne(key, buckets) {
+    return ((Math.imul(key, BUCKET_HASH_1) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Second candidate bucket for a key.
+ * @param key Exact key.
+ * @param buckets Bucket count.
+ */
+function bucketTwo(key, buckets) {
+    return ((Math.imul(key, BUCKET_HASH_2) >>> 16) * buckets) >>> 16;
+}
+/**
+ * Build the lookup structures from a serialized dataset.
+ * @param packed Serialized decode data, see `decode-data-format.ts`.
+ */
+function initDecodeData(packed) {
+    const [data, values] = packed;
+    const nameCount = ((data.charCodeAt(0) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(1) - HEADER_BIAS);
+    const suffixesLength = ((data.charCodeAt(2) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(3) - HEADER_BIAS);
+    const buckets = ((data.charCodeAt(4) - HEADER_BIAS) << 6) |
+        (data.charCodeAt(5) - HEADER_BIAS);
+    const metaStart = HEADER_LENGTH + suffixesLength;
+    const choicesStart = metaStart + 2 * nameCount;
+    const slotCount = 2 * buckets;
+    const keys = new Int32Array(slotCount);
+    const slotMidOff = new Uint16Array(slotCount);
+    const slotValue = new Uint16Array(slotCount);
+    const lengthBits = new Uint32Array(PAIR_TABLE_SIZE);
+    const middleOffsets = new Map();
+    const middles = [];
+    let name = "";
+    let suffixOffset = HEADER_LENGTH;
+    let valueOffset = 0;
+    for (let index = 0; index < nameCount; index++) {
+        const meta0 = data.charCodeAt(metaStart + 2 * index) - META_BIAS;
+        const meta1 = data.charCodeAt(metaStart + 2 * index + 1) - META_BIAS;
+        const prefixLength = meta0 & 31;
+        const length = prefixLength + (meta1 & 31);
+        const valueLength = (meta1 >> 5) + 1;
+        name =
+            name.slice(0, prefixLength) +
+                data.slice(suffixOffset, suffixOffset + length - prefixLength);
+        suffixOffset += length - prefixLength;
+        const key = exactKey(name, 0, length);
+        const choice = (data.charCodeAt(choicesStart + Math.floor(index / CHOICE_BITS_PER_CHAR)) -
+            HEADER_BIAS) &
+            (1 << (index % CHOICE_BITS_PER_CHAR));
+        let slot = 2 * (choice === 0 ? bucketOne : bucketTwo)(key, buckets);
+        if (keys[slot] !== 0)
+            slot += 1;
+        keys[slot] = key;
+        if (length > 4) {
+            const middle = name.slice(2, length - 2);
+            const existing = middleOffsets.get(middle);
+            if (existing === undefined) {
+                middleOffsets.set(middle, middles.length);
+                slotMidOff[slot] = middles.length;
+                for (let middleIndex = 0; middleIndex < middle.length; middleIndex += 2) {
+                    middles.push(middle.charCodeAt(middleIndex) |
+                        (middle.charCodeAt(middleIndex + 1) << 16));
+                }
+            }
+            else {
+                slotMidOff[slot] = existing;
+            }
+        }
+        const pair = decode_data_format_pairIndex(name.charCodeAt(0), name.charCodeAt(1));
+        lengthBits[pair] |= length <= 16 ? 1 << (length - 2) : 0x80_00;
+        if ((meta0 & 0x20) !== 0) {
+            lengthBits[pair] |= 1 << (length - 2 + 16);
+        }
+        /*
+         * Values have one or two units, leaving bit 1 for the legacy flag.
+         * The generator checks the 14-bit offset and two-unit value limits.
+         */
+        slotValue[slot] =
+            (valueOffset << 2) | (valueLength - 1) | ((meta0 & 0x20) >> 4);
+        valueOffset += valueLength;
+    }
+    return {
+        keys,
+        buckets,
+        slotMidOff,
+        slotValue,
+        values,
+        lengthBits,
+        middles: new Uint32Array(middles),
+    };
+}
+//# sourceMappingURL=decode-data-format.js.map
+;// CONCATENATED MODULE: ./node_modules/entities/dist/decode.js
+
+
+
+// Scalar constants avoid runtime enum objects with isolatedModules enabled.
+const CHAR_AMP = 38; // "&"
+const CHAR_NUM = 35; // "#"
+const CHAR_SEMI = 59; // ";"
+const CHAR_EQUALS = 61; // "="
+const CHAR_ZERO = 48; // "0"
+const CHAR_LOWER_A = 97; // "a"
+const CHAR_LOWER_G = 103; // "g"
+const CHAR_LOWER_L = 108; // "l"
+const CHAR_LOWER_M = 109; // "m"
+const CHAR_LOWER_O = 111; // "o"
+const CHAR_LOWER_P = 112; // "p"
+const CHAR_LOWER_Q = 113; // "q"
+const CHAR_LOWER_S = 115; // "s"
+const CHAR_LOWER_T = 116; // "t"
+const CHAR_LOWER_U = 117; // "u"
+const CHAR_LOWER_X = 120; // "x"
+const CHAR_UPPER_A = 65; // "A"
+/** Bit that needs to be set to convert an upper case ASCII character to lower case */
+const TO_LOWER_BIT = 0b10_0000;
+/**
+ * Unsigned subtraction trick: (code - lo) >>> 0 wraps negatives to large
+ * values, so a single `<=` covers the entire [lo..hi] range check.
+ * @param code Code point to check.
+ */
+function isNumber(code) {
+    return (code - CHAR_ZERO) >>> 0 <= 9;
+}
+function isAlphaNumeric(code) {
+    return (isNumber(code) || ((code | TO_LOWER_BIT) - CHAR_LOWER_A) >>> 0 <= 25 // Z - a
+    );
+}
+/**
+ * Checks if the given character is a valid end character for an entity in an attribute.
+ *
+ * Attribute values that aren't terminated properly aren't parsed, and shouldn't lead to a parser error.
+ * See the example in https://html.spec.whatwg.org/multipage/parsing.html#named-character-reference-state
+ * @param code Code point to check.
+ */
+function isEntityInAttributeInvalidEnd(code) {
+    return code === CHAR_EQUALS || isAlphaNumeric(code);
+}
+/**
+ * Decoding mode for named entities.
+ */
+var DecodingMode;
+(function (DecodingMode) {
+    /** Entities in text nodes that can end with any character. */
+    DecodingMode[DecodingMode["Legacy"] = 0] = "Legacy";
+    /** Only allow entities terminated with a semicolon. */
+    DecodingMode[DecodingMode["Strict"] = 1] = "Strict";
+    /** Entities in attributes have limitations on ending characters. */
+    DecodingMode[DecodingMode["Attribute"] = 2] = "Attribute";
+})(DecodingMode || (DecodingMode = {}));
+/** Decode data for HTML entities. */
+const htmlDecode = /* #__PURE__ */ initDecodeData(htmlDecodeData);
+/*
+ * Every decoder below is specialized over these module-level constants. V8
+ * compiles direct references to them roughly 20% faster than property loads
+ * off a shared object.
+ */
+const htmlKeys = /* #__PURE__ */ (() => htmlDecode.keys)();
+const htmlBuckets = /* #__PURE__ */ (() => htmlDecode.buckets)();
+const htmlSlotMidOff = /* #__PURE__ */ (() => htmlDecode.slotMidOff)();
+const htmlLengthBits = /* #__PURE__ */ (() => htmlDecode.lengthBits)();
+const htmlMiddles = /* #__PURE__ */ (() => htmlDecode.middles)();
+/** Hoisted for the specialized HTML cores; see `emitHtmlValue`. */
+const htmlSlotValue = /* #__PURE__ */ (() => htmlDecode.slotValue)();
+const htmlValues = /* #__PURE__ */ (() => htmlDecode.values)();
+/**
+ * The replacement string for a packed `slotValue` entry. Most values need
+ * just one UTF-16 code unit.
+ * @param packed Replacement offset, legacy flag, and length from `htmlSlotValue`.
+ */
+function emitHtmlValue(packed) {
+    const off = packed >> 2;
+    return (packed & 1) === 0
+        ? htmlValues.charAt(off)
+        : htmlValues.slice(off, off + (packed & 1) + 1);
+}
+/**
+ * Find the slot matching `text[start..start+length)`, or -1. A match proves
+ * every character of the span (exact key + middle comparison).
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function findSlotHtml(text, start, length) {
+    const c0 = text.charCodeAt(start);
+    const c1 = text.charCodeAt(start + 1);
+    const c2 = text.charCodeAt(start + length - 2);
+    const c3 = text.charCodeAt(start + length - 1);
+    /*
+     * Probed spans aren't pre-filtered to alphanumerics; characters >= 0x80
+     * would alias mod 128 inside the packed 7-bit fields, so reject them
+     * before they can forge a key.
+     */
+    if ((c0 | c1 | c2 | c3) > 127)
+        return -1;
+    const key = (c0 << 25) | (c1 << 18) | (c2 << 11) | (CHAR_REMAP[c3] << 5) | length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isMidMatchHtml(slot, text, start, length))) {
+            return slot;
+        }
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isMidMatchHtml(slot + 1, text, start, length))) {
+            return slot + 1;
+        }
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+/**
+ * Compare the middle characters (positions 2..length-3) of the candidate at
+ * `slot` against the input. The key already proves the outer characters and
+ * the length. Names of length at most four are accepted by the caller.
+ * @param slot Slot of the candidate.
+ * @param text Input text.
+ * @param start Start of the span in `text`.
+ * @param length Length of the span.
+ */
+function isMidMatchHtml(slot, text, start, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = start + 2;
+    const end = start + length - 2;
+    while (index + 1 < end) {
+        if ((text.charCodeAt(index) | (text.charCodeAt(index + 1) << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end ||
+        text.charCodeAt(index) === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * `parseNumericEntity` packs its two results into one integer:
+ * `(consumed << CONSUMED_SHIFT) | codePoint`. The code point occupies the low
+ * 21 bits (max 0x110000, clamped before packing); `consumed` takes the upper
+ * 11 bits and is read back with `>>> CONSUMED_SHIFT`, so the sign bit set by a
+ * large `consumed` is harmless. The maximum consumed field is reserved for
+ * long references, whose full length is stored in `longNumericConsumed`.
+ * A zero return means "no numeric entity".
+ */
+const NUMERIC_CONSUMED_SHIFT = 21;
+const NUMERIC_CODE_POINT_MASK = 0x1f_ff_ff;
+const NUMERIC_CONSUMED_OVERFLOW = 0x7_ff;
+/** Full length, including `&`, when the packed consumed field overflows. */
+let longNumericConsumed = 0;
+/**
+ * Recover the consumed count before the next numeric parse can overwrite
+ * `longNumericConsumed`. This avoids allocating a tuple for each reference.
+ * @param packed Packed result of `parseNumericEntity`.
+ */
+function unpackConsumed(packed) {
+    const consumed = packed >>> NUMERIC_CONSUMED_SHIFT;
+    return consumed === NUMERIC_CONSUMED_OVERFLOW
+        ? longNumericConsumed
+        : consumed;
+}
+/** ASCII digit values; 0xff marks characters outside the hexadecimal range. */
+const numericDigits = /* #__PURE__ */ (() => {
+    const digits = new Uint8Array(128).fill(0xff);
+    for (let digit = 0; digit < 10; digit++) {
+        digits[CHAR_ZERO + digit] = digit;
+    }
+    for (let digit = 0; digit < 6; digit++) {
+        digits[CHAR_UPPER_A + digit] = digit + 10;
+        digits[CHAR_LOWER_A + digit] = digit + 10;
+    }
+    return digits;
+})();
+/**
+ * Parse a numeric entity starting right after the `#`. In legacy mode the
+ * terminating semicolon is optional. Returns the number of characters
+ * consumed (counting the `&` and `#`) packed with the code point (see
+ * the packing constants above), or 0 if there is no valid numeric entity at this
+ * position.
+ * @param input Input string.
+ * @param offset Index right after the `#`.
+ * @param isStrict Whether a terminating semicolon is required.
+ */
+function parseNumericEntity(input, offset, isStrict) {
+    const inputLength = input.length;
+    let index = offset;
+    let codePoint = 0;
+    let digitsStart;
+    if ((input.charCodeAt(index) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+        // Hexadecimal entity.
+        index += 1;
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                codePoint = codePoint * 16 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    else {
+        digitsStart = index;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            if (char >= 128)
+                break;
+            const digit = numericDigits[char];
+            if (digit <= 9) {
+                codePoint = codePoint * 10 + digit;
+                index++;
+            }
+            else {
+                break;
+            }
+        }
+    }
+    if (index === digitsStart)
+        return 0;
+    // Clamp once after the loop instead of per digit.
+    if (codePoint > 0x10_ff_ff)
+        codePoint = 0x11_00_00;
+    let consumed = index - offset + 2; // Includes "#" and the "&" position.
+    if (index < inputLength && input.charCodeAt(index) === CHAR_SEMI) {
+        consumed += 1;
+    }
+    else if (isStrict) {
+        return 0;
+    }
+    if (consumed >= NUMERIC_CONSUMED_OVERFLOW) {
+        // eslint-disable-next-line unicorn/no-top-level-assignment-in-function -- deliberate side channel, read immediately by unpackConsumed
+        longNumericConsumed = consumed;
+        consumed = NUMERIC_CONSUMED_OVERFLOW;
+    }
+    return (consumed << NUMERIC_CONSUMED_SHIFT) | codePoint;
+}
+/**
+ * Find the longest legacy (semicolon-less) match for the name starting at
+ * `start`, using the per-class legacy length bits. Returns
+ * `slot << 3 | matchLength`, or -1 if there is no match. Only called after
+ * the exact probes failed (the miss path).
+ * @param input Input text.
+ * @param start Start of the name.
+ * @param maxLength Number of available run characters.
+ */
+function findLegacySlot(input, start, maxLength) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(input.charCodeAt(start), input.charCodeAt(start + 1))] >>>
+        16) &
+        31;
+    while (legacy !== 0) {
+        // Longest first: the spec matches references greedily.
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > maxLength)
+            continue;
+        const slot = findSlotHtml(input, start, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0) {
+            return (slot << 3) | (top + 2);
+        }
+    }
+    return -1;
+}
+/**
+ * Match a class containing long names without probing all its shorter lengths.
+ * The 32-character window bounds the scan even for invalid or unterminated runs.
+ * Returns `(slot << 6) | consumed`, excluding the `&`, or -1 on a miss.
+ * @param input Input containing the candidate name.
+ * @param start Start of the name.
+ * @param mode Decoding mode, including the rules for legacy matches.
+ */
+function findLongClassMatch(input, start, mode) {
+    const length = input.slice(start, start + 32).indexOf(";");
+    if ((length - 2) >>> 0 <= 29) {
+        const slot = findSlotHtml(input, start, length);
+        if (slot >= 0)
+            return (slot << 6) | (length + 1);
+    }
+    if (mode !== DecodingMode.Strict) {
+        const packed = findLegacySlot(input, start, Math.min(31, input.length - start));
+        if (packed >= 0) {
+            const length = packed & 7;
+            if (mode !== DecodingMode.Attribute ||
+                start + length >= input.length ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length)))
+                return ((packed >> 3) << 6) | length;
+        }
+    }
+    return -1;
+}
+/**
+ * Match one of XML's five predefined entities (name plus the terminating
+ * semicolon) at `start`. Returns `(consumedLength << 7) | codePoint` where
+ * `consumedLength` counts the name and the semicolon, or -1 if nothing
+ * matches. All five patterns are decided within five characters of `start`,
+ * so the entity set ships no decode data.
+ * @param input Input text.
+ * @param start Index of the name's first character (right after the `&`).
+ */
+function matchXmlEntity(input, start) {
+    /*
+     * Direct char-code compares: `startsWith` costs a builtin call per
+     * probe, measured ~10% of entity-dense XML decode. Loads stay inside
+     * the cases so the miss path (`default`) pays nothing.
+     */
+    switch (input.charCodeAt(start)) {
+        case CHAR_LOWER_L: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3c
+                : -1;
+        }
+        case CHAR_LOWER_G: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 2) === CHAR_SEMI
+                ? (3 << 7) | 0x3e
+                : -1;
+        }
+        case CHAR_LOWER_A: {
+            const c1 = input.charCodeAt(start + 1);
+            const c2 = input.charCodeAt(start + 2);
+            if (c1 === CHAR_LOWER_M &&
+                c2 === CHAR_LOWER_P &&
+                input.charCodeAt(start + 3) === CHAR_SEMI) {
+                return (4 << 7) | 0x26;
+            }
+            return c1 === CHAR_LOWER_P &&
+                c2 === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_S &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x27
+                : -1;
+        }
+        case CHAR_LOWER_Q: {
+            return input.charCodeAt(start + 1) === CHAR_LOWER_U &&
+                input.charCodeAt(start + 2) === CHAR_LOWER_O &&
+                input.charCodeAt(start + 3) === CHAR_LOWER_T &&
+                input.charCodeAt(start + 4) === CHAR_SEMI
+                ? (5 << 7) | 0x22
+                : -1;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The next `&` to resume from after emitting a replacement, given the index
+ * just past it. A leaf the decoders call after every emit: the common
+ * adjacent-entity case (`&amp;&lt;`) skips the `indexOf` C++ call.
+ * @param input Input text.
+ * @param last Index just past the entity that was emitted.
+ */
+function nextOffset(input, last) {
+    if (last >= input.length)
+        return -1;
+    return input.charCodeAt(last) === CHAR_AMP
+        ? last
+        : input.indexOf("&", last);
+}
+/**
+ * Synchronous HTML decoder, shared by all three decoding modes.
+ * @param input String to decode.
+ * @param mode Decoding mode for named entities.
+ */
+function decodeHtmlText(input, mode) {
+    const isLegacyAllowed = mode !== DecodingMode.Strict;
+    let offset = input.indexOf("&");
+    if (offset < 0)
+        return input;
+    const inputLength = input.length;
+    let result = "";
+    let last = 0;
+    do {
+        const start = offset + 1;
+        if (start + 1 >= inputLength)
+            break;
+        const c0 = input.charCodeAt(start);
+        if (c0 === CHAR_AMP) {
+            // Adjacent "&&": re-enter directly, skipping indexOf.
+            offset = start;
+            continue;
+        }
+        if (c0 === CHAR_NUM) {
+            const packed = parseNumericEntity(input, start + 1, !isLegacyAllowed);
+            const consumed = unpackConsumed(packed);
+            if (consumed === 0) {
+                offset = input.indexOf("&", start);
+            }
+            else {
+                if (last !== offset) {
+                    result += input.slice(last, offset);
+                }
+                result += codePointToString(packed & NUMERIC_CODE_POINT_MASK);
+                last = offset + consumed;
+                offset = nextOffset(input, last);
+            }
+            continue;
+        }
+        /*
+         * Named entity. The (c0,c1) class lists every length a matching
+         * name can have; probe `;` at each. A probe hit is fully
+         * verified by `findSlot`; no scanning is needed. A `;` miss at
+         * a legacy-marked length falls through to a direct legacy
+         * lookup: legacy names need no terminator.
+         */
+        const bits = htmlLengthBits[pairIndex(c0, input.charCodeAt(start + 1))];
+        if ((bits & 0x80_00) !== 0) {
+            const packed = findLongClassMatch(input, start, mode);
+            if (packed >= 0) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[packed >> 6]);
+                last = start + (packed & 63);
+                offset = nextOffset(input, last);
+            }
+            else {
+                offset = input.indexOf("&", start);
+            }
+            continue;
+        }
+        let probed = bits & 0x7f_ff;
+        /*
+         * Slot in bits 6+, semicolon in bit 5, consumed name span in bits 0-4.
+         * This path only handles names up to 16 characters, plus their ';'.
+         */
+        let matched = -1;
+        while (probed !== 0) {
+            const low = probed & -probed;
+            probed ^= low;
+            const length = 33 - Math.clz32(low);
+            const end = start + length;
+            // Longer probes cannot match either; lengths are ascending.
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- keep the bounded probe loop inline
+            if (end > inputLength)
+                break;
+            const isTerminated = end < inputLength && input.charCodeAt(end) === CHAR_SEMI;
+            if (!(isTerminated ||
+                (isLegacyAllowed && ((bits >>> (length + 14)) & 1) !== 0)))
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip impossible candidates in the inline probe loop
+                continue;
+            // Share the lookup call site, including after legacy-only inputs.
+            const slot = findSlotHtml(input, start, length);
+            // eslint-disable-next-line unicorn/no-break-in-nested-loop -- skip failed candidates in the inline probe loop
+            if (slot < 0)
+                continue;
+            if (isTerminated) {
+                matched = (slot << 6) | 32 | (length + 1);
+                // eslint-disable-next-line unicorn/no-break-in-nested-loop -- an exact match ends the probe loop
+                break;
+            }
+            if ((htmlSlotValue[slot] & 2) !== 0) {
+                matched = (slot << 6) | length;
+            }
+        }
+        if (matched >= 0) {
+            const length = matched & 31;
+            if ((matched & 32) !== 0 ||
+                mode !== DecodingMode.Attribute ||
+                start + length >= inputLength ||
+                !isEntityInAttributeInvalidEnd(input.charCodeAt(start + length))) {
+                if (last !== offset)
+                    result += input.slice(last, offset);
+                result += emitHtmlValue(htmlSlotValue[matched >> 6]);
+                last = start + length;
+                offset = nextOffset(input, last);
+                continue;
+            }
+        }
+        offset = input.indexOf("&", start + 1);
+    } while (offset >= 0);
+    return result + input.slice(last);
+}
+/**
+ * Decodes an HTML string.
+ * @param htmlString The string to decode.
+ * @param mode The decoding mode.
+ * @returns The decoded string.
+ */
+function decodeHTML(htmlString, mode = DecodingMode.Legacy) {
+    return decodeHtmlText(htmlString, mode);
+}
+/**
+ * Decodes an HTML string in an attribute.
+ * @param htmlAttribute The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLAttribute(htmlAttribute) {
+    return decodeHtmlText(htmlAttribute, DecodingMode.Attribute);
+}
+/**
+ * Decodes an HTML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param htmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeHTMLStrict(htmlString) {
+    return decodeHtmlText(htmlString, DecodingMode.Strict);
+}
+/**
+ * Decodes an XML string, requiring all entities to be terminated by a
+ * semicolon.
+ * @param xmlString The string to decode.
+ * @returns The decoded string.
+ */
+function decodeXML(xmlString) {
+    let offset = xmlString.indexOf("&");
+    if (offset < 0)
+        return xmlString;
+    let lastIndex = 0;
+    let result = "";
+    do {
+        const start = offset + 1;
+        if (start + 1 >= xmlString.length)
+            break;
+        let consumed = 0;
+        let value = "";
+        const c1 = xmlString.charCodeAt(start);
+        if (c1 === CHAR_NUM) {
+            const packed = parseNumericEntity(xmlString, start + 1, true);
+            consumed = unpackConsumed(packed);
+            if (consumed !== 0) {
+                const codePoint = packed & NUMERIC_CODE_POINT_MASK;
+                value =
+                    (codePoint - 1) >>> 0 < 0xd7_ff
+                        ? String.fromCharCode(codePoint)
+                        : String.fromCodePoint(replaceCodePointXML(codePoint));
+            }
+        }
+        else {
+            /* eslint-disable unicorn/no-break-in-nested-loop -- Keep XML name dispatch inline with the decode loop. */
+            switch (c1) {
+                // &lt; / &gt;
+                case 0x6c:
+                case 0x67: {
+                    if (start + 2 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x74 &&
+                        xmlString.charCodeAt(start + 2) === CHAR_SEMI) {
+                        consumed = 4;
+                        value = c1 === 0x6c ? "<" : ">";
+                    }
+                    break;
+                }
+                // &amp; / &apos;
+                case 0x61: {
+                    const c2 = xmlString.charCodeAt(start + 1);
+                    if (start + 3 < xmlString.length &&
+                        c2 === 0x6d &&
+                        xmlString.charCodeAt(start + 2) === 0x70 &&
+                        xmlString.charCodeAt(start + 3) === CHAR_SEMI) {
+                        consumed = 5;
+                        value = "&";
+                    }
+                    else if (start + 4 < xmlString.length &&
+                        c2 === 0x70 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x73 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = "'";
+                    }
+                    break;
+                }
+                // &quot;
+                case 0x71: {
+                    if (start + 4 < xmlString.length &&
+                        xmlString.charCodeAt(start + 1) === 0x75 &&
+                        xmlString.charCodeAt(start + 2) === 0x6f &&
+                        xmlString.charCodeAt(start + 3) === 0x74 &&
+                        xmlString.charCodeAt(start + 4) === CHAR_SEMI) {
+                        consumed = 6;
+                        value = '"';
+                    }
+                    break;
+                }
+            }
+            /* eslint-enable unicorn/no-break-in-nested-loop */
+        }
+        if (consumed > 0) {
+            if (lastIndex < offset)
+                result += xmlString.slice(lastIndex, offset);
+            result += value;
+            offset = lastIndex = offset + consumed;
+        }
+        else {
+            offset = start;
+        }
+        /*
+         * Adjacent entities (`&x;&y;`) are common in entity-dense input;
+         * checking the single character at `lastIndex` first skips the
+         * `indexOf` call (and its per-call overhead) for that case.
+         */
+        offset =
+            offset < xmlString.length &&
+                xmlString.charCodeAt(offset) === CHAR_AMP
+                ? offset
+                : xmlString.indexOf("&", offset);
+    } while (offset >= 0);
+    return result + xmlString.slice(lastIndex);
+}
+const STATE_ENTITY_START = 0;
+const STATE_NUMERIC_START = 1;
+const STATE_NUMERIC_DECIMAL = 2;
+const STATE_NUMERIC_HEX = 3;
+const STATE_NAMED_ENTITY = 4;
+/**
+ * Token decoder with support of writing partial entities; the shared base
+ * of `HtmlEntityDecoder` and `XmlEntityDecoder`. Numeric entities are
+ * identical in both document types and are handled here; named entities are
+ * left to the subclasses.
+ *
+ * The decoder is driven by a tokenizer: after a `&`, write the following
+ * input (possibly in chunks). `write` returns the number of characters
+ * consumed once the entity is decided, or -1 while more input is needed.
+ * Rejection may surface later than strictly possible (the decoder buffers
+ * until a terminator or the name-length limit), but emitted code points,
+ * consumed counts, and final return values are exact.
+ */
+class EntityDecoderBase {
+    emitCodePoint;
+    errors;
+    /** The current state of the decoder. */
+    state = STATE_ENTITY_START;
+    /** Characters that were consumed while parsing an entity. */
+    consumed = 1;
+    /** Accumulated numeric code point, or a packed partial XML name. */
+    result = 0;
+    /** The mode in which the decoder is operating. */
+    decodeMode = DecodingMode.Strict;
+    /** Replacement rules for numeric character references. */
+    replaceNumericCodePoint = replaceCodePoint;
+    constructor(
+    /**
+     * The function that is called when a codepoint is decoded.
+     *
+     * For multi-byte named entities, this will be called multiple times,
+     * with the second codepoint, and the same `consumed` value.
+     * @param codepoint The decoded codepoint.
+     * @param consumed The number of bytes consumed by the decoder.
+     */
+    emitCodePoint, 
+    /** An object that is used to produce errors. */
+    errors) {
+        this.emitCodePoint = emitCodePoint;
+        this.errors = errors;
+    }
+    /**
+     * Switches between the numeric decimal and hexadecimal states.
+     *
+     * Equivalent to the `Numeric character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericStart(input, offset) {
+        if (offset >= input.length) {
+            return -1;
+        }
+        if ((input.charCodeAt(offset) | TO_LOWER_BIT) === CHAR_LOWER_X) {
+            this.state = STATE_NUMERIC_HEX;
+            this.consumed += 1;
+            return this.stateNumericHex(input, offset + 1);
+        }
+        this.state = STATE_NUMERIC_DECIMAL;
+        return this.stateNumericDecimal(input, offset);
+    }
+    /**
+     * Parses a hexadecimal numeric entity.
+     *
+     * Equivalent to the `Hexadecimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericHex(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const char = input.charCodeAt(index);
+            const digit = numericDigits[char];
+            if (digit <= 15) {
+                result = result * 16 + digit;
+            }
+            else {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(char, 3);
+            }
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Parses a decimal numeric entity.
+     *
+     * Equivalent to the `Decimal character reference state` in the HTML spec.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The current offset.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    stateNumericDecimal(input, offset) {
+        const inputLength = input.length;
+        // Local accumulators; flushed before any exit.
+        let { result, consumed } = this;
+        let index = offset;
+        while (index < inputLength) {
+            const digit = input.charCodeAt(index) - CHAR_ZERO;
+            if (digit >>> 0 > 9) {
+                this.result = result;
+                this.consumed = consumed;
+                return this.emitNumericEntity(digit + CHAR_ZERO, 2);
+            }
+            result = result * 10 + digit;
+            consumed += 1;
+            index += 1;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1; // Incomplete entity
+    }
+    /**
+     * Validate and emit a numeric entity.
+     *
+     * Implements the logic from the `Hexadecimal character reference start
+     * state` and `Numeric character reference end state` in the HTML spec.
+     * @param lastCp The last code point of the entity. Used to see if the
+     *               entity was terminated with a semicolon.
+     * @param expectedLength The minimum number of characters that should be
+     *                       consumed. Used to validate that at least one digit
+     *                       was consumed.
+     * @returns The number of characters that were consumed.
+     */
+    emitNumericEntity(lastCp, expectedLength) {
+        // Ensure we consumed at least one digit.
+        if (this.consumed <= expectedLength) {
+            this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+            return 0;
+        }
+        // Figure out if this is a legit end of the entity
+        if (lastCp === CHAR_SEMI) {
+            this.consumed += 1;
+        }
+        else if (this.decodeMode === DecodingMode.Strict) {
+            return 0;
+        }
+        this.emitCodePoint(this.replaceNumericCodePoint(this.result), this.consumed);
+        if (this.errors) {
+            if (lastCp !== CHAR_SEMI) {
+                this.errors.missingSemicolonAfterCharacterReference();
+            }
+            this.errors.validateNumericCharacterReference(this.result);
+        }
+        return this.consumed;
+    }
+    /**
+     * Resets the instance to make it reusable.
+     * @param decodeMode Entity decoding mode to use.
+     */
+    startEntity(decodeMode) {
+        this.decodeMode = decodeMode;
+        this.state = STATE_ENTITY_START;
+        this.result = 0;
+        this.consumed = 1;
+    }
+    /**
+     * Write an entity to the decoder. This can be called multiple times with partial entities.
+     * If the entity is incomplete, the decoder will return -1.
+     * @param input The string containing the entity (or a continuation of the entity).
+     * @param offset The offset at which the entity begins. Should be 0 if this is not the first call.
+     * @returns The number of characters that were consumed, or -1 if the entity is incomplete.
+     */
+    write(input, offset) {
+        switch (this.state) {
+            case STATE_ENTITY_START: {
+                if (input.charCodeAt(offset) === CHAR_NUM) {
+                    this.state = STATE_NUMERIC_START;
+                    this.consumed += 1;
+                    return this.stateNumericStart(input, offset + 1);
+                }
+                this.state = STATE_NAMED_ENTITY;
+                return this.stateNamedEntity(input, offset);
+            }
+            case STATE_NUMERIC_START: {
+                return this.stateNumericStart(input, offset);
+            }
+            case STATE_NUMERIC_DECIMAL: {
+                return this.stateNumericDecimal(input, offset);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.stateNumericHex(input, offset);
+            }
+            default: {
+                // NamedEntity: the only remaining state.
+                return this.stateNamedEntity(input, offset);
+            }
+        }
+    }
+    /**
+     * Signal to the parser that the end of the input was reached.
+     *
+     * Remaining data will be emitted and relevant errors will be produced.
+     * @returns The number of characters consumed.
+     */
+    end() {
+        switch (this.state) {
+            case STATE_NAMED_ENTITY: {
+                return this.endNamedEntity();
+            }
+            // Otherwise, emit a numeric entity if we have one.
+            case STATE_NUMERIC_DECIMAL: {
+                return this.emitNumericEntity(0, 2);
+            }
+            case STATE_NUMERIC_HEX: {
+                return this.emitNumericEntity(0, 3);
+            }
+            case STATE_NUMERIC_START: {
+                this.errors?.absenceOfDigitsInNumericCharacterReference(this.consumed);
+                return 0;
+            }
+            default: {
+                // EntityStart: return 0.
+                return 0;
+            }
+        }
+    }
+}
+/**
+ * Streaming decoder for HTML entities.
+ *
+ * When the entity fits inside the current chunk (the common case), the
+ * lookup runs directly on the chunk via the same length-probe scheme as the
+ * synchronous decoder; chunk-boundary runs use a reusable character buffer.
+ */
+class HtmlEntityDecoder extends EntityDecoderBase {
+    /** Total name characters seen for the current named entity. */
+    runLength = 0;
+    /** Reused for ASCII alphanumerics; the 32nd character rules out an exact match. */
+    nameBuffer = new Uint8Array(32);
+    /**
+     * Emit the replacement for a matched slot. Values are at most two
+     * UTF-16 code units; like previous versions, each unit is emitted as
+     * its own callback (surrogate halves included).
+     * @param slot The matched slot.
+     */
+    emitSlot(slot) {
+        const packed = htmlSlotValue[slot];
+        const off = packed >> 2;
+        this.emitCodePoint(htmlValues.charCodeAt(off), this.consumed);
+        if ((packed & 1) !== 0) {
+            this.emitCodePoint(htmlValues.charCodeAt(off + 1), this.consumed);
+        }
+    }
+    startEntity(decodeMode) {
+        super.startEntity(decodeMode);
+        this.runLength = 0;
+    }
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.runLength === 0 && offset + 17 <= inputLength) {
+            /*
+             * Fast path: all length probes are conclusive inside this
+             * chunk. (Near the chunk end a probe miss could be a name
+             * continuing in the next chunk, so fall through to buffering.)
+             */
+            const c0 = input.charCodeAt(offset);
+            const pair = decode_data_format_pairIndex(c0, input.charCodeAt(offset + 1));
+            const bits = htmlLengthBits[pair];
+            if ((bits & 0x80_00) !== 0 && offset + 32 <= inputLength) {
+                const packed = findLongClassMatch(input, offset, this.decodeMode);
+                if (packed >= 0) {
+                    const length = packed & 63;
+                    this.consumed = length + 1;
+                    this.emitSlot(packed >> 6);
+                    if (input.charCodeAt(offset + length - 1) !== CHAR_SEMI) {
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                    }
+                    return this.consumed;
+                }
+                // The window decides every exact or legacy candidate.
+                return 0;
+            }
+            let probed = bits & 0x7f_ff;
+            while (probed !== 0) {
+                /*
+                 * Shortest candidate first: only one length can carry the
+                 * terminating ';' (a ';' inside a longer candidate fails its
+                 * middle comparison), so the order is correctness-neutral,
+                 * and the most common entities are short. Legacy matches are
+                 * resolved after the loop, preserving exact-match
+                 * precedence.
+                 */
+                const low = probed & -probed;
+                probed ^= low;
+                const length = 33 - Math.clz32(low);
+                if (input.charCodeAt(offset + length) === CHAR_SEMI) {
+                    const slot = findSlotHtml(input, offset, length);
+                    if (slot >= 0) {
+                        this.consumed = length + 2;
+                        this.emitSlot(slot);
+                        return this.consumed;
+                    }
+                }
+            }
+            if ((bits & 0x80_00) === 0) {
+                if (this.decodeMode !== DecodingMode.Strict) {
+                    const packed = findLegacySlot(input, offset, 31);
+                    if (packed >= 0) {
+                        const matchLength = packed & 7;
+                        const next = input.charCodeAt(offset + matchLength);
+                        if (this.decodeMode === DecodingMode.Attribute &&
+                            isEntityInAttributeInvalidEnd(next)) {
+                            return 0;
+                        }
+                        this.consumed = matchLength + 1;
+                        this.emitSlot(packed >> 3);
+                        this.errors?.missingSemicolonAfterCharacterReference();
+                        return this.consumed;
+                    }
+                }
+                // No long names in this class: the probes were exhaustive.
+                return 0;
+            }
+        }
+        // A 32nd name character rules out every exact HTML match.
+        let index = offset;
+        let { runLength } = this;
+        let terminator = -1;
+        const scanEnd = Math.min(inputLength, offset + 32 - runLength);
+        while (index < scanEnd) {
+            const char = input.charCodeAt(index);
+            if (!isAlphaNumeric(char)) {
+                terminator = char;
+                break;
+            }
+            this.nameBuffer[runLength++] = char;
+            index++;
+        }
+        if (terminator < 0 && runLength < 32) {
+            this.runLength = runLength;
+            return -1;
+        }
+        if (terminator === CHAR_SEMI && (runLength - 2) >>> 0 <= 29) {
+            const slot = findBufferedHtmlSlot(this.nameBuffer, runLength);
+            if (slot >= 0) {
+                this.consumed = runLength + 2;
+                this.emitSlot(slot);
+                return this.consumed;
+            }
+        }
+        if (this.decodeMode !== DecodingMode.Strict && runLength >= 2) {
+            const packed = findBufferedLegacySlot(this.nameBuffer, runLength);
+            if (packed >= 0) {
+                const length = packed & 7;
+                const next = length < runLength ? this.nameBuffer[length] : terminator;
+                if (this.decodeMode === DecodingMode.Attribute &&
+                    isEntityInAttributeInvalidEnd(next))
+                    return 0;
+                this.consumed = length + 1;
+                this.emitSlot(packed >> 3);
+                this.errors?.missingSemicolonAfterCharacterReference();
+                return this.consumed;
+            }
+        }
+        return 0;
+    }
+    endNamedEntity() {
+        // Emit the longest legacy match in the buffered run, if any.
+        if (this.decodeMode === DecodingMode.Strict || this.runLength < 2) {
+            return 0;
+        }
+        const packed = findBufferedLegacySlot(this.nameBuffer, this.runLength);
+        if (packed < 0)
+            return 0;
+        if (this.decodeMode === DecodingMode.Attribute &&
+            (packed & 7) < this.runLength) {
+            return 0;
+        }
+        this.consumed = (packed & 7) + 1;
+        this.emitSlot(packed >> 3);
+        this.errors?.missingSemicolonAfterCharacterReference();
+        return this.consumed;
+    }
+}
+/**
+ * Find a buffered name. Its characters were already checked as ASCII
+ * alphanumerics while scanning, so no outer-character range check is needed.
+ * @param buffer Reusable character buffer.
+ * @param length Number of characters to match.
+ */
+function findBufferedHtmlSlot(buffer, length) {
+    const key = (buffer[0] << 25) |
+        (buffer[1] << 18) |
+        (buffer[length - 2] << 11) |
+        (CHAR_REMAP[buffer[length - 1]] << 5) |
+        length;
+    let slot = 2 * (((Math.imul(key, BUCKET_HASH_1) >>> 16) * htmlBuckets) >>> 16);
+    for (let attempt = 0;; attempt++) {
+        if (htmlKeys[slot] === key &&
+            (length <= 4 || isBufferedMiddle(slot, buffer, length)))
+            return slot;
+        if (htmlKeys[slot + 1] === key &&
+            (length <= 4 || isBufferedMiddle(slot + 1, buffer, length)))
+            return slot + 1;
+        if (attempt === 1)
+            return -1;
+        slot =
+            2 * (((Math.imul(key, BUCKET_HASH_2) >>> 16) * htmlBuckets) >>> 16);
+    }
+}
+function isBufferedMiddle(slot, buffer, length) {
+    let wordIndex = htmlSlotMidOff[slot];
+    let index = 2;
+    const end = length - 2;
+    while (index + 1 < end) {
+        if ((buffer[index] | (buffer[index + 1] << 16)) !==
+            htmlMiddles[wordIndex++])
+            return false;
+        index += 2;
+    }
+    return (index === end || buffer[index] === (htmlMiddles[wordIndex] & 0xff_ff));
+}
+/**
+ * Find the longest legacy name in the buffer, packed as `(slot << 3) | length`.
+ * @param buffer Reusable character buffer.
+ * @param length Number of buffered characters.
+ */
+function findBufferedLegacySlot(buffer, length) {
+    let legacy = (htmlLengthBits[decode_data_format_pairIndex(buffer[0], buffer[1])] >>> 16) & 31;
+    while (legacy !== 0) {
+        const top = 31 - Math.clz32(legacy);
+        legacy ^= 1 << top;
+        if (top + 2 > length)
+            continue;
+        const slot = findBufferedHtmlSlot(buffer, top + 2);
+        if (slot >= 0 && (htmlSlotValue[slot] & 2) !== 0)
+            return (slot << 3) | (top + 2);
+    }
+    return -1;
+}
+/**
+ * Match an XML name packed in seven-bit groups, or return -1.
+ * @param name Packed name accumulated across chunks.
+ */
+function xmlCodePoint(name) {
+    switch (name) {
+        case 0x18_76_f0: {
+            // "amp"
+            return 0x26;
+        }
+        case 0xc_3c_37_f3: {
+            // "apos"
+            return 0x27;
+        }
+        case 0x33_f4: {
+            // "gt"
+            return 0x3e;
+        }
+        case 0x36_74: {
+            // "lt"
+            return 0x3c;
+        }
+        case 0xe_3d_77_f4: {
+            // "quot"
+            return 0x22;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * Streaming decoder for XML entities: the five predefined named entities
+ * plus numeric character references.
+ */
+class XmlEntityDecoder extends (/* unused pure expression or super */ null && (EntityDecoderBase)) {
+    replaceNumericCodePoint = replaceCodePointXML;
+    stateNamedEntity(input, offset) {
+        const inputLength = input.length;
+        if (this.consumed === 1 && offset + 5 <= inputLength) {
+            // Fast path: all five patterns are decided within five chars.
+            const packed = matchXmlEntity(input, offset);
+            if (packed < 0)
+                return 0;
+            const consumed = (this.consumed = (packed >> 7) + 1);
+            this.emitCodePoint(packed & 127, consumed);
+            return consumed;
+        }
+        // XML names need at most four seven-bit characters, fitting in 28 bits.
+        let { result, consumed } = this;
+        for (let index = offset; index < inputLength; index++) {
+            const char = input.charCodeAt(index);
+            if (char === CHAR_SEMI) {
+                const codePoint = xmlCodePoint(result);
+                if (codePoint < 0)
+                    return 0;
+                this.consumed = consumed + 1;
+                this.emitCodePoint(codePoint, this.consumed);
+                return this.consumed;
+            }
+            if (consumed >= 5 || (char - CHAR_LOWER_A) >>> 0 > 25)
+                return 0;
+            result = (result << 7) | char;
+            consumed++;
+        }
+        this.result = result;
+        this.consumed = consumed;
+        return -1;
+    }
+    endNamedEntity() {
+        // XML has no legacy entities; an unterminated name never matches.
+        return 0;
+    }
+}
+
+//# sourceMappingURL=decode.js.map
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/html.js
+/** All valid namespaces in HTML. */
+var html_NS;
+(function (NS) {
+    NS["HTML"] = "http://www.w3.org/1999/xhtml";
+    NS["MATHML"] = "http://www.w3.org/1998/Math/MathML";
+    NS["SVG"] = "http://www.w3.org/2000/svg";
+    NS["XLINK"] = "http://www.w3.org/1999/xlink";
+    NS["XML"] = "http://www.w3.org/XML/1998/namespace";
+    NS["XMLNS"] = "http://www.w3.org/2000/xmlns/";
+})(html_NS || (html_NS = {}));
+var html_ATTRS;
+(function (ATTRS) {
+    ATTRS["TYPE"] = "type";
+    ATTRS["ACTION"] = "action";
+    ATTRS["ENCODING"] = "encoding";
+    ATTRS["PROMPT"] = "prompt";
+    ATTRS["NAME"] = "name";
+    ATTRS["COLOR"] = "color";
+    ATTRS["FACE"] = "face";
+    ATTRS["SIZE"] = "size";
+})(html_ATTRS || (html_ATTRS = {}));
+/**
+ * The mode of the document.
+ *
+ * @see {@link https://dom.spec.whatwg.org/#concept-document-limited-quirks}
+ */
+var html_DOCUMENT_MODE;
+(function (DOCUMENT_MODE) {
+    DOCUMENT_MODE["NO_QUIRKS"] = "no-quirks";
+    DOCUMENT_MODE["QUIRKS"] = "quirks";
+    DOCUMENT_MODE["LIMITED_QUIRKS"] = "limited-quirks";
+})(html_DOCUMENT_MODE || (html_DOCUMENT_MODE = {}));
+var TAG_NAMES;
+(function (TAG_NAMES) {
+    TAG_NAMES["A"] = "a";
+    TAG_NAMES["ADDRESS"] = "address";
+    TAG_NAMES["ANNOTATION_XML"] = "annotation-xml";
+    TAG_NAMES["APPLET"] = "applet";
+    TAG_NAMES["AREA"] = "area";
+    TAG_NAMES["ARTICLE"] = "article";
+    TAG_NAMES["ASIDE"] = "aside";
+    TAG_NAMES["B"] = "b";
+    TAG_NAMES["BASE"] = "base";
+    TAG_NAMES["BASEFONT"] = "basefont";
+    TAG_NAMES["BGSOUND"] = "bgsound";
+    TAG_NAMES["BIG"] = "big";
+    TAG_NAMES["BLOCKQUOTE"] = "blockquote";
+    TAG_NAMES["BODY"] = "body";
+    TAG_NAMES["BR"] = "br";
+    TAG_NAMES["BUTTON"] = "button";
+    TAG_NAMES["CAPTION"] = "caption";
+    TAG_NAMES["CENTER"] = "center";
+    TAG_NAMES["CODE"] = "code";
+    TAG_NAMES["COL"] = "col";
+    TAG_NAMES["COLGROUP"] = "colgroup";
+    TAG_NAMES["DD"] = "dd";
+    TAG_NAMES["DESC"] = "desc";
+    TAG_NAMES["DETAILS"] = "details";
+    TAG_NAMES["DIALOG"] = "dialog";
+    TAG_NAMES["DIR"] = "dir";
+    TAG_NAMES["DIV"] = "div";
+    TAG_NAMES["DL"] = "dl";
+    TAG_NAMES["DT"] = "dt";
+    TAG_NAMES["EM"] = "em";
+    TAG_NAMES["EMBED"] = "embed";
+    TAG_NAMES["FIELDSET"] = "fieldset";
+    TAG_NAMES["FIGCAPTION"] = "figcaption";
+    TAG_NAMES["FIGURE"] = "figure";
+    TAG_NAMES["FONT"] = "font";
+    TAG_NAMES["FOOTER"] = "footer";
+    TAG_NAMES["FOREIGN_OBJECT"] = "foreignObject";
+    TAG_NAMES["FORM"] = "form";
+    TAG_NAMES["FRAME"] = "frame";
+    TAG_NAMES["FRAMESET"] = "frameset";
+    TAG_NAMES["H1"] = "h1";
+    TAG_NAMES["H2"] = "h2";
+    TAG_NAMES["H3"] = "h3";
+    TAG_NAMES["H4"] = "h4";
+    TAG_NAMES["H5"] = "h5";
+    TAG_NAMES["H6"] = "h6";
+    TAG_NAMES["HEAD"] = "head";
+    TAG_NAMES["HEADER"] = "header";
+    TAG_NAMES["HGROUP"] = "hgroup";
+    TAG_NAMES["HR"] = "hr";
+    TAG_NAMES["HTML"] = "html";
+    TAG_NAMES["I"] = "i";
+    TAG_NAMES["IMG"] = "img";
+    TAG_NAMES["IMAGE"] = "image";
+    TAG_NAMES["INPUT"] = "input";
+    TAG_NAMES["IFRAME"] = "iframe";
+    TAG_NAMES["KEYGEN"] = "keygen";
+    TAG_NAMES["LABEL"] = "label";
+    TAG_NAMES["LI"] = "li";
+    TAG_NAMES["LINK"] = "link";
+    TAG_NAMES["LISTING"] = "listing";
+    TAG_NAMES["MAIN"] = "main";
+    TAG_NAMES["MALIGNMARK"] = "malignmark";
+    TAG_NAMES["MARQUEE"] = "marquee";
+    TAG_NAMES["MATH"] = "math";
+    TAG_NAMES["MENU"] = "menu";
+    TAG_NAMES["META"] = "meta";
+    TAG_NAMES["MGLYPH"] = "mglyph";
+    TAG_NAMES["MI"] = "mi";
+    TAG_NAMES["MO"] = "mo";
+    TAG_NAMES["MN"] = "mn";
+    TAG_NAMES["MS"] = "ms";
+    TAG_NAMES["MTEXT"] = "mtext";
+    TAG_NAMES["NAV"] = "nav";
+    TAG_NAMES["NOBR"] = "nobr";
+    TAG_NAMES["NOFRAMES"] = "noframes";
+    TAG_NAMES["NOEMBED"] = "noembed";
+    TAG_NAMES["NOSCRIPT"] = "noscript";
+    TAG_NAMES["OBJECT"] = "object";
+    TAG_NAMES["OL"] = "ol";
+    TAG_NAMES["OPTGROUP"] = "optgroup";
+    TAG_NAMES["OPTION"] = "option";
+    TAG_NAMES["P"] = "p";
+    TAG_NAMES["PARAM"] = "param";
+    TAG_NAMES["PLAINTEXT"] = "plaintext";
+    TAG_NAMES["PRE"] = "pre";
+    TAG_NAMES["RB"] = "rb";
+    TAG_NAMES["RP"] = "rp";
+    TAG_NAMES["RT"] = "rt";
+    TAG_NAMES["RTC"] = "rtc";
+    TAG_NAMES["RUBY"] = "ruby";
+    TAG_NAMES["S"] = "s";
+    TAG_NAMES["SCRIPT"] = "script";
+    TAG_NAMES["SEARCH"] = "search";
+    TAG_NAMES["SECTION"] = "section";
+    TAG_NAMES["SELECT"] = "select";
+    TAG_NAMES["SOURCE"] = "source";
+    TAG_NAMES["SMALL"] = "small";
+    TAG_NAMES["SPAN"] = "span";
+    TAG_NAMES["STRIKE"] = "strike";
+    TAG_NAMES["STRONG"] = "strong";
+    TAG_NAMES["STYLE"] = "style";
+    TAG_NAMES["SUB"] = "sub";
+    TAG_NAMES["SUMMARY"] = "summary";
+    TAG_NAMES["SUP"] = "sup";
+    TAG_NAMES["TABLE"] = "table";
+    TAG_NAMES["TBODY"] = "tbody";
+    TAG_NAMES["TEMPLATE"] = "template";
+    TAG_NAMES["TEXTAREA"] = "textarea";
+    TAG_NAMES["TFOOT"] = "tfoot";
+    TAG_NAMES["TD"] = "td";
+    TAG_NAMES["TH"] = "th";
+    TAG_NAMES["THEAD"] = "thead";
+    TAG_NAMES["TITLE"] = "title";
+    TAG_NAMES["TR"] = "tr";
+    TAG_NAMES["TRACK"] = "track";
+    TAG_NAMES["TT"] = "tt";
+    TAG_NAMES["U"] = "u";
+    TAG_NAMES["UL"] = "ul";
+    TAG_NAMES["SVG"] = "svg";
+    TAG_NAMES["VAR"] = "var";
+    TAG_NAMES["WBR"] = "wbr";
+    TAG_NAMES["XMP"] = "xmp";
+})(TAG_NAMES || (TAG_NAMES = {}));
+/**
+ * Tag IDs are numeric IDs for known tag names.
+ *
+ * We use tag IDs to improve the performance of tag name comparisons.
+ */
+var TAG_ID;
+(function (TAG_ID) {
+    TAG_ID[TAG_ID["UNKNOWN"] = 0] = "UNKNOWN";
+    TAG_ID[TAG_ID["A"] = 1] = "A";
+    TAG_ID[TAG_ID["ADDRESS"] = 2] = "ADDRESS";
+    TAG_ID[TAG_ID["ANNOTATION_XML"] = 3] = "ANNOTATION_XML";
+    TAG_ID[TAG_ID["APPLET"] = 4] = "APPLET";
+    TAG_ID[TAG_ID["AREA"] = 5] = "AREA";
+    TAG_ID[TAG_ID["ARTICLE"] = 6] = "ARTICLE";
+    TAG_ID[TAG_ID["ASIDE"] = 7] = "ASIDE";
+    TAG_ID[TAG_ID["B"] = 8] = "B";
+    TAG_ID[TAG_ID["BASE"] = 9] = "BASE";
+    TAG_ID[TAG_ID["BASEFONT"] = 10] = "BASEFONT";
+    TAG_ID[TAG_ID["BGSOUND"] = 11] = "BGSOUND";
+    TAG_ID[TAG_ID["BIG"] = 12] = "BIG";
+    TAG_ID[TAG_ID["BLOCKQUOTE"] = 13] = "BLOCKQUOTE";
+    TAG_ID[TAG_ID["BODY"] = 14] = "BODY";
+    TAG_ID[TAG_ID["BR"] = 15] = "BR";
+    TAG_ID[TAG_ID["BUTTON"] = 16] = "BUTTON";
+    TAG_ID[TAG_ID["CAPTION"] = 17] = "CAPTION";
+    TAG_ID[TAG_ID["CENTER"] = 18] = "CENTER";
+    TAG_ID[TAG_ID["CODE"] = 19] = "CODE";
+    TAG_ID[TAG_ID["COL"] = 20] = "COL";
+    TAG_ID[TAG_ID["COLGROUP"] = 21] = "COLGROUP";
+    TAG_ID[TAG_ID["DD"] = 22] = "DD";
+    TAG_ID[TAG_ID["DESC"] = 23] = "DESC";
+    TAG_ID[TAG_ID["DETAILS"] = 24] = "DETAILS";
+    TAG_ID[TAG_ID["DIALOG"] = 25] = "DIALOG";
+    TAG_ID[TAG_ID["DIR"] = 26] = "DIR";
+    TAG_ID[TAG_ID["DIV"] = 27] = "DIV";
+    TAG_ID[TAG_ID["DL"] = 28] = "DL";
+    TAG_ID[TAG_ID["DT"] = 29] = "DT";
+    TAG_ID[TAG_ID["EM"] = 30] = "EM";
+    TAG_ID[TAG_ID["EMBED"] = 31] = "EMBED";
+    TAG_ID[TAG_ID["FIELDSET"] = 32] = "FIELDSET";
+    TAG_ID[TAG_ID["FIGCAPTION"] = 33] = "FIGCAPTION";
+    TAG_ID[TAG_ID["FIGURE"] = 34] = "FIGURE";
+    TAG_ID[TAG_ID["FONT"] = 35] = "FONT";
+    TAG_ID[TAG_ID["FOOTER"] = 36] = "FOOTER";
+    TAG_ID[TAG_ID["FOREIGN_OBJECT"] = 37] = "FOREIGN_OBJECT";
+    TAG_ID[TAG_ID["FORM"] = 38] = "FORM";
+    TAG_ID[TAG_ID["FRAME"] = 39] = "FRAME";
+    TAG_ID[TAG_ID["FRAMESET"] = 40] = "FRAMESET";
+    TAG_ID[TAG_ID["H1"] = 41] = "H1";
+    TAG_ID[TAG_ID["H2"] = 42] = "H2";
+    TAG_ID[TAG_ID["H3"] = 43] = "H3";
+    TAG_ID[TAG_ID["H4"] = 44] = "H4";
+    TAG_ID[TAG_ID["H5"] = 45] = "H5";
+    TAG_ID[TAG_ID["H6"] = 46] = "H6";
+    TAG_ID[TAG_ID["HEAD"] = 47] = "HEAD";
+    TAG_ID[TAG_ID["HEADER"] = 48] = "HEADER";
+    TAG_ID[TAG_ID["HGROUP"] = 49] = "HGROUP";
+    TAG_ID[TAG_ID["HR"] = 50] = "HR";
+    TAG_ID[TAG_ID["HTML"] = 51] = "HTML";
+    TAG_ID[TAG_ID["I"] = 52] = "I";
+    TAG_ID[TAG_ID["IMG"] = 53] = "IMG";
+    TAG_ID[TAG_ID["IMAGE"] = 54] = "IMAGE";
+    TAG_ID[TAG_ID["INPUT"] = 55] = "INPUT";
+    TAG_ID[TAG_ID["IFRAME"] = 56] = "IFRAME";
+    TAG_ID[TAG_ID["KEYGEN"] = 57] = "KEYGEN";
+    TAG_ID[TAG_ID["LABEL"] = 58] = "LABEL";
+    TAG_ID[TAG_ID["LI"] = 59] = "LI";
+    TAG_ID[TAG_ID["LINK"] = 60] = "LINK";
+    TAG_ID[TAG_ID["LISTING"] = 61] = "LISTING";
+    TAG_ID[TAG_ID["MAIN"] = 62] = "MAIN";
+    TAG_ID[TAG_ID["MALIGNMARK"] = 63] = "MALIGNMARK";
+    TAG_ID[TAG_ID["MARQUEE"] = 64] = "MARQUEE";
+    TAG_ID[TAG_ID["MATH"] = 65] = "MATH";
+    TAG_ID[TAG_ID["MENU"] = 66] = "MENU";
+    TAG_ID[TAG_ID["META"] = 67] = "META";
+    TAG_ID[TAG_ID["MGLYPH"] = 68] = "MGLYPH";
+    TAG_ID[TAG_ID["MI"] = 69] = "MI";
+    TAG_ID[TAG_ID["MO"] = 70] = "MO";
+    TAG_ID[TAG_ID["MN"] = 71] = "MN";
+    TAG_ID[TAG_ID["MS"] = 72] = "MS";
+    TAG_ID[TAG_ID["MTEXT"] = 73] = "MTEXT";
+    TAG_ID[TAG_ID["NAV"] = 74] = "NAV";
+    TAG_ID[TAG_ID["NOBR"] = 75] = "NOBR";
+    TAG_ID[TAG_ID["NOFRAMES"] = 76] = "NOFRAMES";
+    TAG_ID[TAG_ID["NOEMBED"] = 77] = "NOEMBED";
+    TAG_ID[TAG_ID["NOSCRIPT"] = 78] = "NOSCRIPT";
+    TAG_ID[TAG_ID["OBJECT"] = 79] = "OBJECT";
+    TAG_ID[TAG_ID["OL"] = 80] = "OL";
+    TAG_ID[TAG_ID["OPTGROUP"] = 81] = "OPTGROUP";
+    TAG_ID[TAG_ID["OPTION"] = 82] = "OPTION";
+    TAG_ID[TAG_ID["P"] = 83] = "P";
+    TAG_ID[TAG_ID["PARAM"] = 84] = "PARAM";
+    TAG_ID[TAG_ID["PLAINTEXT"] = 85] = "PLAINTEXT";
+    TAG_ID[TAG_ID["PRE"] = 86] = "PRE";
+    TAG_ID[TAG_ID["RB"] = 87] = "RB";
+    TAG_ID[TAG_ID["RP"] = 88] = "RP";
+    TAG_ID[TAG_ID["RT"] = 89] = "RT";
+    TAG_ID[TAG_ID["RTC"] = 90] = "RTC";
+    TAG_ID[TAG_ID["RUBY"] = 91] = "RUBY";
+    TAG_ID[TAG_ID["S"] = 92] = "S";
+    TAG_ID[TAG_ID["SCRIPT"] = 93] = "SCRIPT";
+    TAG_ID[TAG_ID["SEARCH"] = 94] = "SEARCH";
+    TAG_ID[TAG_ID["SECTION"] = 95] = "SECTION";
+    TAG_ID[TAG_ID["SELECT"] = 96] = "SELECT";
+    TAG_ID[TAG_ID["SOURCE"] = 97] = "SOURCE";
+    TAG_ID[TAG_ID["SMALL"] = 98] = "SMALL";
+    TAG_ID[TAG_ID["SPAN"] = 99] = "SPAN";
+    TAG_ID[TAG_ID["STRIKE"] = 100] = "STRIKE";
+    TAG_ID[TAG_ID["STRONG"] = 101] = "STRONG";
+    TAG_ID[TAG_ID["STYLE"] = 102] = "STYLE";
+    TAG_ID[TAG_ID["SUB"] = 103] = "SUB";
+    TAG_ID[TAG_ID["SUMMARY"] = 104] = "SUMMARY";
+    TAG_ID[TAG_ID["SUP"] = 105] = "SUP";
+    TAG_ID[TAG_ID["TABLE"] = 106] = "TABLE";
+    TAG_ID[TAG_ID["TBODY"] = 107] = "TBODY";
+    TAG_ID[TAG_ID["TEMPLATE"] = 108] = "TEMPLATE";
+    TAG_ID[TAG_ID["TEXTAREA"] = 109] = "TEXTAREA";
+    TAG_ID[TAG_ID["TFOOT"] = 110] = "TFOOT";
+    TAG_ID[TAG_ID["TD"] = 111] = "TD";
+    TAG_ID[TAG_ID["TH"] = 112] = "TH";
+    TAG_ID[TAG_ID["THEAD"] = 113] = "THEAD";
+    TAG_ID[TAG_ID["TITLE"] = 114] = "TITLE";
+    TAG_ID[TAG_ID["TR"] = 115] = "TR";
+    TAG_ID[TAG_ID["TRACK"] = 116] = "TRACK";
+    TAG_ID[TAG_ID["TT"] = 117] = "TT";
+    TAG_ID[TAG_ID["U"] = 118] = "U";
+    TAG_ID[TAG_ID["UL"] = 119] = "UL";
+    TAG_ID[TAG_ID["SVG"] = 120] = "SVG";
+    TAG_ID[TAG_ID["VAR"] = 121] = "VAR";
+    TAG_ID[TAG_ID["WBR"] = 122] = "WBR";
+    TAG_ID[TAG_ID["XMP"] = 123] = "XMP";
+})(TAG_ID || (TAG_ID = {}));
+const TAG_NAME_TO_ID = new Map([
+    [TAG_NAMES.A, TAG_ID.A],
+    [TAG_NAMES.ADDRESS, TAG_ID.ADDRESS],
+    [TAG_NAMES.ANNOTATION_XML, TAG_ID.ANNOTATION_XML],
+    [TAG_NAMES.APPLET, TAG_ID.APPLET],
+    [TAG_NAMES.AREA, TAG_ID.AREA],
+    [TAG_NAMES.ARTICLE, TAG_ID.ARTICLE],
+    [TAG_NAMES.ASIDE, TAG_ID.ASIDE],
+    [TAG_NAMES.B, TAG_ID.B],
+    [TAG_NAMES.BASE, TAG_ID.BASE],
+    [TAG_NAMES.BASEFONT, TAG_ID.BASEFONT],
+    [TAG_NAMES.BGSOUND, TAG_ID.BGSOUND],
+    [TAG_NAMES.BIG, TAG_ID.BIG],
+    [TAG_NAMES.BLOCKQUOTE, TAG_ID.BLOCKQUOTE],
+    [TAG_NAMES.BODY, TAG_ID.BODY],
+    [TAG_NAMES.BR, TAG_ID.BR],
+    [TAG_NAMES.BUTTON, TAG_ID.BUTTON],
+    [TAG_NAMES.CAPTION, TAG_ID.CAPTION],
+    [TAG_NAMES.CENTER, TAG_ID.CENTER],
+    [TAG_NAMES.CODE, TAG_ID.CODE],
+    [TAG_NAMES.COL, TAG_ID.COL],
+    [TAG_NAMES.COLGROUP, TAG_ID.COLGROUP],
+    [TAG_NAMES.DD, TAG_ID.DD],
+    [TAG_NAMES.DESC, TAG_ID.DESC],
+    [TAG_NAMES.DETAILS, TAG_ID.DETAILS],
+    [TAG_NAMES.DIALOG, TAG_ID.DIALOG],
+    [TAG_NAMES.DIR, TAG_ID.DIR],
+    [TAG_NAMES.DIV, TAG_ID.DIV],
+    [TAG_NAMES.DL, TAG_ID.DL],
+    [TAG_NAMES.DT, TAG_ID.DT],
+    [TAG_NAMES.EM, TAG_ID.EM],
+    [TAG_NAMES.EMBED, TAG_ID.EMBED],
+    [TAG_NAMES.FIELDSET, TAG_ID.FIELDSET],
+    [TAG_NAMES.FIGCAPTION, TAG_ID.FIGCAPTION],
+    [TAG_NAMES.FIGURE, TAG_ID.FIGURE],
+    [TAG_NAMES.FONT, TAG_ID.FONT],
+    [TAG_NAMES.FOOTER, TAG_ID.FOOTER],
+    [TAG_NAMES.FOREIGN_OBJECT, TAG_ID.FOREIGN_OBJECT],
+    [TAG_NAMES.FORM, TAG_ID.FORM],
+    [TAG_NAMES.FRAME, TAG_ID.FRAME],
+    [TAG_NAMES.FRAMESET, TAG_ID.FRAMESET],
+    [TAG_NAMES.H1, TAG_ID.H1],
+    [TAG_NAMES.H2, TAG_ID.H2],
+    [TAG_NAMES.H3, TAG_ID.H3],
+    [TAG_NAMES.H4, TAG_ID.H4],
+    [TAG_NAMES.H5, TAG_ID.H5],
+    [TAG_NAMES.H6, TAG_ID.H6],
+    [TAG_NAMES.HEAD, TAG_ID.HEAD],
+    [TAG_NAMES.HEADER, TAG_ID.HEADER],
+    [TAG_NAMES.HGROUP, TAG_ID.HGROUP],
+    [TAG_NAMES.HR, TAG_ID.HR],
+    [TAG_NAMES.HTML, TAG_ID.HTML],
+    [TAG_NAMES.I, TAG_ID.I],
+    [TAG_NAMES.IMG, TAG_ID.IMG],
+    [TAG_NAMES.IMAGE, TAG_ID.IMAGE],
+    [TAG_NAMES.INPUT, TAG_ID.INPUT],
+    [TAG_NAMES.IFRAME, TAG_ID.IFRAME],
+    [TAG_NAMES.KEYGEN, TAG_ID.KEYGEN],
+    [TAG_NAMES.LABEL, TAG_ID.LABEL],
+    [TAG_NAMES.LI, TAG_ID.LI],
+    [TAG_NAMES.LINK, TAG_ID.LINK],
+    [TAG_NAMES.LISTING, TAG_ID.LISTING],
+    [TAG_NAMES.MAIN, TAG_ID.MAIN],
+    [TAG_NAMES.MALIGNMARK, TAG_ID.MALIGNMARK],
+    [TAG_NAMES.MARQUEE, TAG_ID.MARQUEE],
+    [TAG_NAMES.MATH, TAG_ID.MATH],
+    [TAG_NAMES.MENU, TAG_ID.MENU],
+    [TAG_NAMES.META, TAG_ID.META],
+    [TAG_NAMES.MGLYPH, TAG_ID.MGLYPH],
+    [TAG_NAMES.MI, TAG_ID.MI],
+    [TAG_NAMES.MO, TAG_ID.MO],
+    [TAG_NAMES.MN, TAG_ID.MN],
+    [TAG_NAMES.MS, TAG_ID.MS],
+    [TAG_NAMES.MTEXT, TAG_ID.MTEXT],
+    [TAG_NAMES.NAV, TAG_ID.NAV],
+    [TAG_NAMES.NOBR, TAG_ID.NOBR],
+    [TAG_NAMES.NOFRAMES, TAG_ID.NOFRAMES],
+    [TAG_NAMES.NOEMBED, TAG_ID.NOEMBED],
+    [TAG_NAMES.NOSCRIPT, TAG_ID.NOSCRIPT],
+    [TAG_NAMES.OBJECT, TAG_ID.OBJECT],
+    [TAG_NAMES.OL, TAG_ID.OL],
+    [TAG_NAMES.OPTGROUP, TAG_ID.OPTGROUP],
+    [TAG_NAMES.OPTION, TAG_ID.OPTION],
+    [TAG_NAMES.P, TAG_ID.P],
+    [TAG_NAMES.PARAM, TAG_ID.PARAM],
+    [TAG_NAMES.PLAINTEXT, TAG_ID.PLAINTEXT],
+    [TAG_NAMES.PRE, TAG_ID.PRE],
+    [TAG_NAMES.RB, TAG_ID.RB],
+    [TAG_NAMES.RP, TAG_ID.RP],
+    [TAG_NAMES.RT, TAG_ID.RT],
+    [TAG_NAMES.RTC, TAG_ID.RTC],
+    [TAG_NAMES.RUBY, TAG_ID.RUBY],
+    [TAG_NAMES.S, TAG_ID.S],
+    [TAG_NAMES.SCRIPT, TAG_ID.SCRIPT],
+    [TAG_NAMES.SEARCH, TAG_ID.SEARCH],
+    [TAG_NAMES.SECTION, TAG_ID.SECTION],
+    [TAG_NAMES.SELECT, TAG_ID.SELECT],
+    [TAG_NAMES.SOURCE, TAG_ID.SOURCE],
+    [TAG_NAMES.SMALL, TAG_ID.SMALL],
+    [TAG_NAMES.SPAN, TAG_ID.SPAN],
+    [TAG_NAMES.STRIKE, TAG_ID.STRIKE],
+    [TAG_NAMES.STRONG, TAG_ID.STRONG],
+    [TAG_NAMES.STYLE, TAG_ID.STYLE],
+    [TAG_NAMES.SUB, TAG_ID.SUB],
+    [TAG_NAMES.SUMMARY, TAG_ID.SUMMARY],
+    [TAG_NAMES.SUP, TAG_ID.SUP],
+    [TAG_NAMES.TABLE, TAG_ID.TABLE],
+    [TAG_NAMES.TBODY, TAG_ID.TBODY],
+    [TAG_NAMES.TEMPLATE, TAG_ID.TEMPLATE],
+    [TAG_NAMES.TEXTAREA, TAG_ID.TEXTAREA],
+    [TAG_NAMES.TFOOT, TAG_ID.TFOOT],
+    [TAG_NAMES.TD, TAG_ID.TD],
+    [TAG_NAMES.TH, TAG_ID.TH],
+    [TAG_NAMES.THEAD, TAG_ID.THEAD],
+    [TAG_NAMES.TITLE, TAG_ID.TITLE],
+    [TAG_NAMES.TR, TAG_ID.TR],
+    [TAG_NAMES.TRACK, TAG_ID.TRACK],
+    [TAG_NAMES.TT, TAG_ID.TT],
+    [TAG_NAMES.U, TAG_ID.U],
+    [TAG_NAMES.UL, TAG_ID.UL],
+    [TAG_NAMES.SVG, TAG_ID.SVG],
+    [TAG_NAMES.VAR, TAG_ID.VAR],
+    [TAG_NAMES.WBR, TAG_ID.WBR],
+    [TAG_NAMES.XMP, TAG_ID.XMP],
+]);
+function html_getTagID(tagName) {
+    var _a;
+    return (_a = TAG_NAME_TO_ID.get(tagName)) !== null && _a !== void 0 ? _a : TAG_ID.UNKNOWN;
+}
+const html_$ = TAG_ID;
+const html_SPECIAL_ELEMENTS = {
+    [html_NS.HTML]: new Set([
+        html_$.ADDRESS,
+        html_$.APPLET,
+        html_$.AREA,
+        html_$.ARTICLE,
+        html_$.ASIDE,
+        html_$.BASE,
+        html_$.BASEFONT,
+        html_$.BGSOUND,
+        html_$.BLOCKQUOTE,
+        html_$.BODY,
+        html_$.BR,
+        html_$.BUTTON,
+        html_$.CAPTION,
+        html_$.CENTER,
+        html_$.COL,
+        html_$.COLGROUP,
+        html_$.DD,
+        html_$.DETAILS,
+        html_$.DIR,
+        html_$.DIV,
+        html_$.DL,
+        html_$.DT,
+        html_$.EMBED,
+        html_$.FIELDSET,
+        html_$.FIGCAPTION,
+        html_$.FIGURE,
+        html_$.FOOTER,
+        html_$.FORM,
+        html_$.FRAME,
+        html_$.FRAMESET,
+        html_$.H1,
+        html_$.H2,
+        html_$.H3,
+        html_$.H4,
+        html_$.H5,
+        html_$.H6,
+        html_$.HEAD,
+        html_$.HEADER,
+        html_$.HGROUP,
+        html_$.HR,
+        html_$.HTML,
+        html_$.IFRAME,
+        html_$.IMG,
+        html_$.INPUT,
+        html_$.LI,
+        html_$.LINK,
+        html_$.LISTING,
+        html_$.MAIN,
+        html_$.MARQUEE,
+        html_$.MENU,
+        html_$.META,
+        html_$.NAV,
+        html_$.NOEMBED,
+        html_$.NOFRAMES,
+        html_$.NOSCRIPT,
+        html_$.OBJECT,
+        html_$.OL,
+        html_$.P,
+        html_$.PARAM,
+        html_$.PLAINTEXT,
+        html_$.PRE,
+        html_$.SCRIPT,
+        html_$.SECTION,
+        html_$.SELECT,
+        html_$.SOURCE,
+        html_$.STYLE,
+        html_$.SUMMARY,
+        html_$.TABLE,
+        html_$.TBODY,
+        html_$.TD,
+        html_$.TEMPLATE,
+        html_$.TEXTAREA,
+        html_$.TFOOT,
+        html_$.TH,
+        html_$.THEAD,
+        html_$.TITLE,
+        html_$.TR,
+        html_$.TRACK,
+        html_$.UL,
+        html_$.WBR,
+        html_$.XMP,
+    ]),
+    [html_NS.MATHML]: new Set([html_$.MI, html_$.MO, html_$.MN, html_$.MS, html_$.MTEXT, html_$.ANNOTATION_XML]),
+    [html_NS.SVG]: new Set([html_$.TITLE, html_$.FOREIGN_OBJECT, html_$.DESC]),
+    [html_NS.XLINK]: new Set(),
+    [html_NS.XML]: new Set(),
+    [html_NS.XMLNS]: new Set(),
+};
+const html_NUMBERED_HEADERS = new Set([html_$.H1, html_$.H2, html_$.H3, html_$.H4, html_$.H5, html_$.H6]);
+const UNESCAPED_TEXT = new Set([
+    TAG_NAMES.STYLE,
+    TAG_NAMES.SCRIPT,
+    TAG_NAMES.XMP,
+    TAG_NAMES.IFRAME,
+    TAG_NAMES.NOEMBED,
+    TAG_NAMES.NOFRAMES,
+    TAG_NAMES.PLAINTEXT,
+]);
+function html_hasUnescapedText(tn, scriptingEnabled) {
+    return UNESCAPED_TEXT.has(tn) || (scriptingEnabled && tn === TAG_NAMES.NOSCRIPT);
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/tokenizer/index.js
+
+
+
+
+
+
+// The few attributes a tag usually has are scanned for a duplicate name; from this many on, the names are
+// collected in a Set instead, so that the check doesn't get quadratic in the number of attributes.
+const ATTR_NAME_SET_THRESHOLD = 64;
+//States
+var State;
+(function (State) {
+    State[State["DATA"] = 0] = "DATA";
+    State[State["RCDATA"] = 1] = "RCDATA";
+    State[State["RAWTEXT"] = 2] = "RAWTEXT";
+    State[State["SCRIPT_DATA"] = 3] = "SCRIPT_DATA";
+    State[State["PLAINTEXT"] = 4] = "PLAINTEXT";
+    State[State["TAG_OPEN"] = 5] = "TAG_OPEN";
+    State[State["END_TAG_OPEN"] = 6] = "END_TAG_OPEN";
+    State[State["TAG_NAME"] = 7] = "TAG_NAME";
+    State[State["RCDATA_LESS_THAN_SIGN"] = 8] = "RCDATA_LESS_THAN_SIGN";
+    State[State["RCDATA_END_TAG_OPEN"] = 9] = "RCDATA_END_TAG_OPEN";
+    State[State["RCDATA_END_TAG_NAME"] = 10] = "RCDATA_END_TAG_NAME";
+    State[State["RAWTEXT_LESS_THAN_SIGN"] = 11] = "RAWTEXT_LESS_THAN_SIGN";
+    State[State["RAWTEXT_END_TAG_OPEN"] = 12] = "RAWTEXT_END_TAG_OPEN";
+    State[State["RAWTEXT_END_TAG_NAME"] = 13] = "RAWTEXT_END_TAG_NAME";
+    State[State["SCRIPT_DATA_LESS_THAN_SIGN"] = 14] = "SCRIPT_DATA_LESS_THAN_SIGN";
+    State[State["SCRIPT_DATA_END_TAG_OPEN"] = 15] = "SCRIPT_DATA_END_TAG_OPEN";
+    State[State["SCRIPT_DATA_END_TAG_NAME"] = 16] = "SCRIPT_DATA_END_TAG_NAME";
+    State[State["SCRIPT_DATA_ESCAPE_START"] = 17] = "SCRIPT_DATA_ESCAPE_START";
+    State[State["SCRIPT_DATA_ESCAPE_START_DASH"] = 18] = "SCRIPT_DATA_ESCAPE_START_DASH";
+    State[State["SCRIPT_DATA_ESCAPED"] = 19] = "SCRIPT_DATA_ESCAPED";
+    State[State["SCRIPT_DATA_ESCAPED_DASH"] = 20] = "SCRIPT_DATA_ESCAPED_DASH";
+    State[State["SCRIPT_DATA_ESCAPED_DASH_DASH"] = 21] = "SCRIPT_DATA_ESCAPED_DASH_DASH";
+    State[State["SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN"] = 22] = "SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN";
+    State[State["SCRIPT_DATA_ESCAPED_END_TAG_OPEN"] = 23] = "SCRIPT_DATA_ESCAPED_END_TAG_OPEN";
+    State[State["SCRIPT_DATA_ESCAPED_END_TAG_NAME"] = 24] = "SCRIPT_DATA_ESCAPED_END_TAG_NAME";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPE_START"] = 25] = "SCRIPT_DATA_DOUBLE_ESCAPE_START";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPED"] = 26] = "SCRIPT_DATA_DOUBLE_ESCAPED";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPED_DASH"] = 27] = "SCRIPT_DATA_DOUBLE_ESCAPED_DASH";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPED_DASH_DASH"] = 28] = "SCRIPT_DATA_DOUBLE_ESCAPED_DASH_DASH";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN"] = 29] = "SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN";
+    State[State["SCRIPT_DATA_DOUBLE_ESCAPE_END"] = 30] = "SCRIPT_DATA_DOUBLE_ESCAPE_END";
+    State[State["BEFORE_ATTRIBUTE_NAME"] = 31] = "BEFORE_ATTRIBUTE_NAME";
+    State[State["ATTRIBUTE_NAME"] = 32] = "ATTRIBUTE_NAME";
+    State[State["AFTER_ATTRIBUTE_NAME"] = 33] = "AFTER_ATTRIBUTE_NAME";
+    State[State["BEFORE_ATTRIBUTE_VALUE"] = 34] = "BEFORE_ATTRIBUTE_VALUE";
+    State[State["ATTRIBUTE_VALUE_DOUBLE_QUOTED"] = 35] = "ATTRIBUTE_VALUE_DOUBLE_QUOTED";
+    State[State["ATTRIBUTE_VALUE_SINGLE_QUOTED"] = 36] = "ATTRIBUTE_VALUE_SINGLE_QUOTED";
+    State[State["ATTRIBUTE_VALUE_UNQUOTED"] = 37] = "ATTRIBUTE_VALUE_UNQUOTED";
+    State[State["AFTER_ATTRIBUTE_VALUE_QUOTED"] = 38] = "AFTER_ATTRIBUTE_VALUE_QUOTED";
+    State[State["SELF_CLOSING_START_TAG"] = 39] = "SELF_CLOSING_START_TAG";
+    State[State["BOGUS_COMMENT"] = 40] = "BOGUS_COMMENT";
+    State[State["MARKUP_DECLARATION_OPEN"] = 41] = "MARKUP_DECLARATION_OPEN";
+    State[State["COMMENT_START"] = 42] = "COMMENT_START";
+    State[State["COMMENT_START_DASH"] = 43] = "COMMENT_START_DASH";
+    State[State["COMMENT"] = 44] = "COMMENT";
+    State[State["COMMENT_LESS_THAN_SIGN"] = 45] = "COMMENT_LESS_THAN_SIGN";
+    State[State["COMMENT_LESS_THAN_SIGN_BANG"] = 46] = "COMMENT_LESS_THAN_SIGN_BANG";
+    State[State["COMMENT_LESS_THAN_SIGN_BANG_DASH"] = 47] = "COMMENT_LESS_THAN_SIGN_BANG_DASH";
+    State[State["COMMENT_LESS_THAN_SIGN_BANG_DASH_DASH"] = 48] = "COMMENT_LESS_THAN_SIGN_BANG_DASH_DASH";
+    State[State["COMMENT_END_DASH"] = 49] = "COMMENT_END_DASH";
+    State[State["COMMENT_END"] = 50] = "COMMENT_END";
+    State[State["COMMENT_END_BANG"] = 51] = "COMMENT_END_BANG";
+    State[State["DOCTYPE"] = 52] = "DOCTYPE";
+    State[State["BEFORE_DOCTYPE_NAME"] = 53] = "BEFORE_DOCTYPE_NAME";
+    State[State["DOCTYPE_NAME"] = 54] = "DOCTYPE_NAME";
+    State[State["AFTER_DOCTYPE_NAME"] = 55] = "AFTER_DOCTYPE_NAME";
+    State[State["AFTER_DOCTYPE_PUBLIC_KEYWORD"] = 56] = "AFTER_DOCTYPE_PUBLIC_KEYWORD";
+    State[State["BEFORE_DOCTYPE_PUBLIC_IDENTIFIER"] = 57] = "BEFORE_DOCTYPE_PUBLIC_IDENTIFIER";
+    State[State["DOCTYPE_PUBLIC_IDENTIFIER_DOUBLE_QUOTED"] = 58] = "DOCTYPE_PUBLIC_IDENTIFIER_DOUBLE_QUOTED";
+    State[State["DOCTYPE_PUBLIC_IDENTIFIER_SINGLE_QUOTED"] = 59] = "DOCTYPE_PUBLIC_IDENTIFIER_SINGLE_QUOTED";
+    State[State["AFTER_DOCTYPE_PUBLIC_IDENTIFIER"] = 60] = "AFTER_DOCTYPE_PUBLIC_IDENTIFIER";
+    State[State["BETWEEN_DOCTYPE_PUBLIC_AND_SYSTEM_IDENTIFIERS"] = 61] = "BETWEEN_DOCTYPE_PUBLIC_AND_SYSTEM_IDENTIFIERS";
+    State[State["AFTER_DOCTYPE_SYSTEM_KEYWORD"] = 62] = "AFTER_DOCTYPE_SYSTEM_KEYWORD";
+    State[State["BEFORE_DOCTYPE_SYSTEM_IDENTIFIER"] = 63] = "BEFORE_DOCTYPE_SYSTEM_IDENTIFIER";
+    State[State["DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED"] = 64] = "DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED";
+    State[State["DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED"] = 65] = "DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED";
+    State[State["AFTER_DOCTYPE_SYSTEM_IDENTIFIER"] = 66] = "AFTER_DOCTYPE_SYSTEM_IDENTIFIER";
+    State[State["BOGUS_DOCTYPE"] = 67] = "BOGUS_DOCTYPE";
+    State[State["CDATA_SECTION"] = 68] = "CDATA_SECTION";
+    State[State["CDATA_SECTION_BRACKET"] = 69] = "CDATA_SECTION_BRACKET";
+    State[State["CDATA_SECTION_END"] = 70] = "CDATA_SECTION_END";
+    State[State["CHARACTER_REFERENCE"] = 71] = "CHARACTER_REFERENCE";
+    State[State["AMBIGUOUS_AMPERSAND"] = 72] = "AMBIGUOUS_AMPERSAND";
+})(State || (State = {}));
+//Tokenizer initial states for different modes
+const tokenizer_TokenizerMode = {
+    DATA: State.DATA,
+    RCDATA: State.RCDATA,
+    RAWTEXT: State.RAWTEXT,
+    SCRIPT_DATA: State.SCRIPT_DATA,
+    PLAINTEXT: State.PLAINTEXT,
+    CDATA_SECTION: State.CDATA_SECTION,
+};
+//Utils
+//OPTIMIZATION: these utility functions should not be moved out of this module. V8 Crankshaft will not inline
+//this functions if they will be situated in another module due to context switch.
+//Always perform inlining check before modifying this functions ('node --trace-inlining').
+function isAsciiDigit(cp) {
+    return cp >= CODE_POINTS.DIGIT_0 && cp <= CODE_POINTS.DIGIT_9;
+}
+function isAsciiUpper(cp) {
+    return cp >= CODE_POINTS.LATIN_CAPITAL_A && cp <= CODE_POINTS.LATIN_CAPITAL_Z;
+}
+function isAsciiLower(cp) {
+    return cp >= CODE_POINTS.LATIN_SMALL_A && cp <= CODE_POINTS.LATIN_SMALL_Z;
+}
+function isAsciiLetter(cp) {
+    return isAsciiLower(cp) || isAsciiUpper(cp);
+}
+function isAsciiAlphaNumeric(cp) {
+    return isAsciiLetter(cp) || isAsciiDigit(cp);
+}
+function toAsciiLower(cp) {
+    return cp + 32;
+}
+function isWhitespace(cp) {
+    return (cp === CODE_POINTS.SPACE || cp === CODE_POINTS.LINE_FEED || cp === CODE_POINTS.TABULATION || cp === CODE_POINTS.FORM_FEED || cp === CODE_POINTS.CARRIAGE_RETURN);
+}
+function isScriptDataDoubleEscapeSequenceEnd(cp) {
+    return isWhitespace(cp) || cp === CODE_POINTS.SOLIDUS || cp === CODE_POINTS.GREATER_THAN_SIGN;
+}
+function getErrorForNumericCharacterReference(code) {
+    if (code === CODE_POINTS.NULL) {
+        return error_codes_ERR.nullCharacterReference;
+    }
+    else if (code > 1114111) {
+        return error_codes_ERR.characterReferenceOutsideUnicodeRange;
+    }
+    else if (isSurrogate(code)) {
+        return error_codes_ERR.surrogateCharacterReference;
+    }
+    else if (isUndefinedCodePoint(code)) {
+        return error_codes_ERR.noncharacterCharacterReference;
+    }
+    else if (isControlCodePoint(code) || code === CODE_POINTS.CARRIAGE_RETURN) {
+        return error_codes_ERR.controlCharacterReference;
+    }
+    return null;
+}
+//Tokenizer
+class tokenizer_Tokenizer {
+    constructor(options, handler) {
+        this.options = options;
+        this.handler = handler;
+        this.paused = false;
+        /** Ensures that the parsing loop isn't run multiple times at once. */
+        this.inLoop = false;
+        /**
+         * Indicates that the current adjusted node exists, is not an element in the HTML namespace,
+         * and that it is not an integration point for either MathML or HTML.
+         *
+         * @see {@link https://html.spec.whatwg.org/multipage/parsing.html#tree-construction}
+         */
+        this.inForeignNode = false;
+        this.lastStartTagName = '';
+        this.active = false;
+        this.state = State.DATA;
+        this.returnState = State.DATA;
+        this.entityStartPos = 0;
+        this.consumedAfterSnapshot = -1;
+        this.currentCharacterToken = null;
+        this.currentToken = null;
+        this.currentAttr = { name: '', value: '' };
+        this.currentAttrLocation = null;
+        this.currentAttrNames = null;
+        /**
+         * `[start, end)` of `preprocessor.html` still to be appended to the attribute value, comment data or character
+         * token being built (`_flushRun`): input that is used as is is appended as one slice, not a code point at a time.
+         */
+        this.runStart = 0;
+        this.runEnd = 0;
+        this.preprocessor = new Preprocessor(handler);
+        this.currentLocation = this.getCurrentLocation(-1);
+        this.entityDecoder = new HtmlEntityDecoder((cp, consumed) => {
+            // Note: Set `pos` _before_ flushing, as flushing might drop
+            // the current chunk and invalidate `entityStartPos`.
+            this.preprocessor.pos = this.entityStartPos + consumed - 1;
+            if (!this._isCharacterReferenceInAttribute()) {
+                this._ensureCharacterToken(isWhitespace(cp)
+                    ? token_TokenType.WHITESPACE_CHARACTER
+                    : cp === CODE_POINTS.NULL
+                        ? token_TokenType.NULL_CHARACTER
+                        : token_TokenType.CHARACTER);
+            }
+            this._extendRunWith(String.fromCodePoint(cp), 0);
+            // This callback runs twice for references that decode to two
+            // code points; keep `entityStartPos` valid if the chunk was dropped.
+            this.entityStartPos = this.preprocessor.pos - consumed + 1;
+        }, handler.onParseError
+            ? {
+                missingSemicolonAfterCharacterReference: () => {
+                    this._err(error_codes_ERR.missingSemicolonAfterCharacterReference, 1);
+                },
+                absenceOfDigitsInNumericCharacterReference: (consumed) => {
+                    this._err(error_codes_ERR.absenceOfDigitsInNumericCharacterReference, this.entityStartPos - this.preprocessor.pos + consumed);
+                },
+                validateNumericCharacterReference: (code) => {
+                    const error = getErrorForNumericCharacterReference(code);
+                    if (error)
+                        this._err(error, 1);
+                },
+            }
+            : undefined);
+    }
+    //Errors
+    _err(code, cpOffset = 0) {
+        var _a, _b;
+        (_b = (_a = this.handler).onParseError) === null || _b === void 0 ? void 0 : _b.call(_a, this.preprocessor.getError(code, cpOffset));
+    }
+    // NOTE: `offset` may never run across line boundaries.
+    getCurrentLocation(offset) {
+        if (!this.options.sourceCodeLocationInfo) {
+            return null;
+        }
+        return {
+            startLine: this.preprocessor.line,
+            startCol: this.preprocessor.col - offset,
+            startOffset: this.preprocessor.offset - offset,
+            endLine: -1,
+            endCol: -1,
+            endOffset: -1,
+        };
+    }
+    _runParsingLoop() {
+        if (this.inLoop)
+            return;
+        this.inLoop = true;
+        while (this.active && !this.paused) {
+            this.consumedAfterSnapshot = 0;
+            const cp = this._consume();
+            if (!this._ensureHibernation()) {
+                this._callState(cp);
+            }
+        }
+        this.inLoop = false;
+    }
+    //API
+    /** Emit buffered character tokens without completing the current token or emitting EOF. */
+    flushCharacters() {
+        var _a;
+        if (this.inLoop) {
+            throw new Error('Cannot flush characters from a tokenizer callback');
+        }
+        const location = (_a = this.currentCharacterToken) === null || _a === void 0 ? void 0 : _a.location;
+        let nextLocation = null;
+        if (location) {
+            nextLocation = this.getCharacterTokenEndLocation(location);
+            this.currentLocation = nextLocation;
+        }
+        this.inLoop = true;
+        try {
+            this._emitCurrentCharacterToken(nextLocation);
+        }
+        finally {
+            this.inLoop = false;
+        }
+        this._runParsingLoop();
+    }
+    getCharacterTokenEndLocation(location) {
+        const endOffset = this.getCharacterTokenEndOffset();
+        const html = this.preprocessor.html.slice(location.startOffset - this.preprocessor.droppedBufferSize, endOffset - this.preprocessor.droppedBufferSize);
+        let line = location.startLine;
+        let lastLineBreak = -1;
+        for (let i = html.indexOf('\n'); i !== -1; i = html.indexOf('\n', i + 1)) {
+            line++;
+            lastLineBreak = i;
+        }
+        for (let i = html.indexOf('\r'); i !== -1; i = html.indexOf('\r', i + 1)) {
+            // Count CRLF as one line break by counting its LF only.
+            if (html.charCodeAt(i + 1) !== CODE_POINTS.LINE_FEED) {
+                line++;
+                lastLineBreak = Math.max(lastLineBreak, i);
+            }
+        }
+        return {
+            startLine: line,
+            startCol: lastLineBreak === -1 ? location.startCol + html.length : html.length - lastLineBreak,
+            startOffset: endOffset,
+            endLine: -1,
+            endCol: -1,
+            endOffset: -1,
+        };
+    }
+    // Return the input boundary before any unfinished token or buffered delimiter.
+    getCharacterTokenEndOffset() {
+        var _a;
+        const end = this.preprocessor.droppedBufferSize + this.preprocessor.pos + 1;
+        const tokenLocation = (_a = this.currentToken) === null || _a === void 0 ? void 0 : _a.location;
+        switch (this.state) {
+            case State.TAG_OPEN:
+            case State.RCDATA_LESS_THAN_SIGN:
+            case State.RAWTEXT_LESS_THAN_SIGN:
+            case State.SCRIPT_DATA_LESS_THAN_SIGN:
+            case State.SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN:
+            case State.CDATA_SECTION_BRACKET: {
+                return end - 1;
+            }
+            case State.END_TAG_OPEN:
+            case State.MARKUP_DECLARATION_OPEN:
+            case State.RCDATA_END_TAG_OPEN:
+            case State.RCDATA_END_TAG_NAME:
+            case State.RAWTEXT_END_TAG_OPEN:
+            case State.RAWTEXT_END_TAG_NAME:
+            case State.SCRIPT_DATA_END_TAG_OPEN:
+            case State.SCRIPT_DATA_END_TAG_NAME:
+            case State.SCRIPT_DATA_ESCAPED_END_TAG_OPEN:
+            case State.SCRIPT_DATA_ESCAPED_END_TAG_NAME:
+            case State.CDATA_SECTION_END: {
+                return end - 2;
+            }
+            case State.CHARACTER_REFERENCE: {
+                return this._isCharacterReferenceInAttribute() && tokenLocation
+                    ? tokenLocation.startOffset
+                    : this.preprocessor.droppedBufferSize + this.entityStartPos;
+            }
+            case State.DOCTYPE:
+            case State.BEFORE_DOCTYPE_NAME: {
+                return this.currentLocation.startOffset;
+            }
+            default: {
+                if (tokenLocation &&
+                    (this.state === State.TAG_NAME ||
+                        (this.state >= State.BEFORE_ATTRIBUTE_NAME && this.state <= State.BOGUS_COMMENT) ||
+                        (this.state >= State.COMMENT_START && this.state <= State.BOGUS_DOCTYPE))) {
+                    return tokenLocation.startOffset;
+                }
+                return end;
+            }
+        }
+    }
+    pause() {
+        this.paused = true;
+    }
+    resume(writeCallback) {
+        if (!this.paused) {
+            throw new Error('Parser was already resumed');
+        }
+        this.paused = false;
+        // Necessary for synchronous resume.
+        if (this.inLoop)
+            return;
+        this._runParsingLoop();
+        if (!this.paused) {
+            writeCallback === null || writeCallback === void 0 ? void 0 : writeCallback();
+        }
+    }
+    write(chunk, isLastChunk, writeCallback) {
+        this.active = true;
+        this.preprocessor.write(chunk, isLastChunk);
+        this._runParsingLoop();
+        if (!this.paused) {
+            writeCallback === null || writeCallback === void 0 ? void 0 : writeCallback();
+        }
+    }
+    insertHtmlAtCurrentPos(chunk) {
+        this.active = true;
+        this.preprocessor.insertHtmlAtCurrentPos(chunk);
+        this._runParsingLoop();
+    }
+    /** @internal Flush completed streaming text without splitting an unfinished token. */
+    flushCurrentCharacterToken() {
+        // Only completed text is flushed: an unfinished token stays intact, including a doctype that has no token yet.
+        if (this.paused ||
+            this.active ||
+            !this.currentCharacterToken ||
+            this.currentToken ||
+            this.state === State.DOCTYPE ||
+            this.state === State.BEFORE_DOCTYPE_NAME ||
+            !this.preprocessor.willDropParsedChunk()) {
+            return;
+        }
+        // The last `pending` code units, a delimiter or character reference, are not text yet and stay buffered. They
+        // are ASCII, so they hold no preprocessing gap and no line break that the dropped gap history would have to keep.
+        const pending = this.preprocessor.droppedBufferSize + this.preprocessor.pos + 1 - this.getCharacterTokenEndOffset();
+        // Hibernation left us before the next code point (possibly an incomplete surrogate).
+        this.preprocessor.advance();
+        this.currentLocation = this.getCurrentLocation(pending);
+        this.preprocessor.retreat(1);
+        this._emitCurrentCharacterToken(this.currentLocation);
+        // Keep a source range for CDATA delimiters or a later tag discarded at EOF. An empty null-character token
+        // would become a replacement character in foreign content.
+        this._createCharacterToken(token_TokenType.CHARACTER);
+        this.preprocessor.dropParsedChunk(Math.max(pending - 1, 0));
+        // Keep `entityStartPos` valid for a pending character reference.
+        this.entityStartPos = this.preprocessor.pos + 1 - pending;
+    }
+    //Hibernation
+    _ensureHibernation() {
+        if (this.preprocessor.endOfChunkHit) {
+            this.preprocessor.retreat(this.consumedAfterSnapshot);
+            this.consumedAfterSnapshot = 0;
+            this.active = false;
+            return true;
+        }
+        return false;
+    }
+    //Consumption
+    _consume() {
+        this.consumedAfterSnapshot++;
+        return this.preprocessor.advance();
+    }
+    _advanceBy(count) {
+        this.consumedAfterSnapshot += count;
+        for (let i = 0; i < count; i++) {
+            this.preprocessor.advance();
+        }
+    }
+    _consumeSequenceIfMatch(pattern, caseSensitive) {
+        if (this.preprocessor.startsWith(pattern, caseSensitive)) {
+            // We will already have consumed one character before calling this method.
+            this._advanceBy(pattern.length - 1);
+            return true;
+        }
+        return false;
+    }
+    //Token creation
+    _createStartTagToken() {
+        this._flushRun('');
+        this.currentToken = {
+            type: token_TokenType.START_TAG,
+            tagName: '',
+            tagID: TAG_ID.UNKNOWN,
+            selfClosing: false,
+            ackSelfClosing: false,
+            attrs: [],
+            location: this.getCurrentLocation(1),
+        };
+    }
+    _createEndTagToken() {
+        this._flushRun('');
+        this.currentToken = {
+            type: token_TokenType.END_TAG,
+            tagName: '',
+            tagID: TAG_ID.UNKNOWN,
+            selfClosing: false,
+            ackSelfClosing: false,
+            attrs: [],
+            location: this.getCurrentLocation(2),
+        };
+    }
+    _createCommentToken(offset) {
+        this._flushRun('');
+        this.currentToken = {
+            type: token_TokenType.COMMENT,
+            data: '',
+            location: this.getCurrentLocation(offset),
+        };
+    }
+    _createDoctypeToken(initialName) {
+        this._flushRun('');
+        this.currentToken = {
+            type: token_TokenType.DOCTYPE,
+            name: initialName,
+            forceQuirks: false,
+            publicId: null,
+            systemId: null,
+            location: this.currentLocation,
+        };
+    }
+    _createCharacterToken(type) {
+        if (this.currentLocation) {
+            const start = this.currentLocation.startOffset - this.preprocessor.droppedBufferSize;
+            // A flushed CR already advanced the line; exclude its ignored LF from the next token's range.
+            if (this.preprocessor.html[start] === '\n' && this.preprocessor.html[start - 1] === '\r') {
+                this.currentLocation.startOffset++;
+            }
+        }
+        this.currentCharacterToken = {
+            type,
+            chars: '',
+            location: this.currentLocation,
+        };
+    }
+    //Tag attributes
+    _createAttr(attrNameFirstCh) {
+        this._flushRun('');
+        this.currentAttr = {
+            name: attrNameFirstCh,
+            value: '',
+        };
+        this.currentAttrLocation = this.getCurrentLocation(0);
+    }
+    _leaveAttrName() {
+        var _a;
+        var _b;
+        const token = this.currentToken;
+        const { name } = this.currentAttr;
+        const names = this.currentAttrNames;
+        let duplicate;
+        if (names === null) {
+            duplicate = token_getTokenAttr(token, name) !== null;
+            // Build the name set only once a new (65th) name is accepted, so a tag with 64 names and many
+            // duplicates does not build it.
+            if (!duplicate && token.attrs.length === ATTR_NAME_SET_THRESHOLD) {
+                this.currentAttrNames = new Set(token.attrs.map((attr) => attr.name)).add(name);
+            }
+        }
+        else {
+            duplicate = names.has(name);
+            if (!duplicate)
+                names.add(name);
+        }
+        if (duplicate) {
+            this._err(error_codes_ERR.duplicateAttribute);
+        }
+        else {
+            token.attrs.push(this.currentAttr);
+            if (token.location && this.currentAttrLocation) {
+                const attrLocations = ((_a = (_b = token.location).attrs) !== null && _a !== void 0 ? _a : (_b.attrs = Object.create(null)));
+                attrLocations[this.currentAttr.name] = this.currentAttrLocation;
+                // Set end location
+                this._leaveAttrValue();
+            }
+        }
+    }
+    _leaveAttrValue() {
+        if (this.currentAttrLocation) {
+            this.currentAttrLocation.endLine = this.preprocessor.line;
+            this.currentAttrLocation.endCol = this.preprocessor.col;
+            this.currentAttrLocation.endOffset = this.preprocessor.offset;
+        }
+    }
+    /**
+     * Append the pending run and `text` to the attribute value, comment data or character token being built.
+     * The run is a string of its own: V8 copies a slice of fewer than 13 characters but lets a longer one share
+     * the input's buffer, which would keep that buffer alive for as long as any attribute value or text cut from
+     * it is; a concatenation is flattened into a buffer of its own when it is sliced.
+     */
+    _flushRun(text) {
+        if (this.runEnd === this.runStart && text.length === 0) {
+            return;
+        }
+        const slice = this.preprocessor.html.slice(this.runStart, this.runEnd);
+        const run = (slice.length < 13 ? slice : ` ${slice}`.slice(1)) + text;
+        const token = this.currentToken;
+        this.runStart = this.runEnd;
+        if (token === null) {
+            this.currentCharacterToken.chars += run;
+        }
+        else if (token.type === token_TokenType.COMMENT) {
+            token.data += run;
+        }
+        else {
+            this.currentAttr.value += run;
+        }
+    }
+    /** Extend the pending run by the current input code point, read as `cp`, or flush it and start a new one. */
+    _extendRun(cp) {
+        const { preprocessor } = this;
+        //NOTE: a CR is read as LF, which is then not in the input.
+        if (cp === CODE_POINTS.LINE_FEED && preprocessor.html.charCodeAt(preprocessor.pos) !== CODE_POINTS.LINE_FEED) {
+            this._flushRun('\n');
+            this.runStart = preprocessor.pos + 1;
+        }
+        else {
+            const start = preprocessor.pos - Number(cp > 65535);
+            if (start !== this.runEnd) {
+                this._flushRun('');
+                this.runStart = start;
+            }
+        }
+        this.runEnd = preprocessor.pos + 1;
+    }
+    /**
+     * Extend the pending run by `text`, the input that ends `cpOffset` code points after the current one, or flush
+     * the run and append `text` where the input differs (a NUL replacement, a decoded reference, a dropped chunk).
+     */
+    _extendRunWith(text, cpOffset) {
+        const { preprocessor } = this;
+        const start = preprocessor.codePointStart + 1 + cpOffset - text.length;
+        if (start >= 0 && preprocessor.html.startsWith(text, start)) {
+            if (start !== this.runEnd) {
+                this._flushRun('');
+                this.runStart = start;
+            }
+        }
+        else {
+            this._flushRun(text);
+            this.runStart = start + text.length;
+        }
+        this.runEnd = start + text.length;
+    }
+    //Token emission
+    prepareToken(ct) {
+        this._emitCurrentCharacterToken(ct.location);
+        this.currentToken = null;
+        if (ct.location) {
+            ct.location.endLine = this.preprocessor.line;
+            ct.location.endCol = this.preprocessor.col + 1;
+            ct.location.endOffset = this.preprocessor.offset + 1;
+        }
+        this.currentLocation = this.getCurrentLocation(-1);
+    }
+    emitCurrentTagToken() {
+        const ct = this.currentToken;
+        this.currentAttrNames = null;
+        this.prepareToken(ct);
+        ct.tagID = html_getTagID(ct.tagName);
+        if (ct.type === token_TokenType.START_TAG) {
+            this.lastStartTagName = ct.tagName;
+            this.handler.onStartTag(ct);
+        }
+        else {
+            if (ct.attrs.length > 0) {
+                this._err(error_codes_ERR.endTagWithAttributes);
+            }
+            if (ct.selfClosing) {
+                this._err(error_codes_ERR.endTagWithTrailingSolidus);
+            }
+            this.handler.onEndTag(ct);
+        }
+        this.preprocessor.dropParsedChunk();
+    }
+    emitCurrentComment(ct) {
+        this.prepareToken(ct);
+        this.handler.onComment(ct);
+        this.preprocessor.dropParsedChunk();
+    }
+    emitCurrentDoctype(ct) {
+        this.prepareToken(ct);
+        this.handler.onDoctype(ct);
+        this.preprocessor.dropParsedChunk();
+    }
+    _emitCurrentCharacterToken(nextLocation) {
+        this._flushRun('');
+        if (this.currentCharacterToken) {
+            //NOTE: if we have a pending character token, make it's end location equal to the
+            //current token's start location.
+            if (nextLocation && this.currentCharacterToken.location) {
+                this.currentCharacterToken.location.endLine = nextLocation.startLine;
+                this.currentCharacterToken.location.endCol = nextLocation.startCol;
+                this.currentCharacterToken.location.endOffset = nextLocation.startOffset;
+            }
+            switch (this.currentCharacterToken.type) {
+                case token_TokenType.CHARACTER: {
+                    this.handler.onCharacter(this.currentCharacterToken);
+                    break;
+                }
+                case token_TokenType.NULL_CHARACTER: {
+                    this.handler.onNullCharacter(this.currentCharacterToken);
+                    break;
+                }
+                case token_TokenType.WHITESPACE_CHARACTER: {
+                    this.handler.onWhitespaceCharacter(this.currentCharacterToken);
+                    break;
+                }
+            }
+            this.currentCharacterToken = null;
+        }
+    }
+    _emitEOFToken() {
+        var _a, _b;
+        const location = this.getCurrentLocation(0);
+        if (location) {
+            location.endLine = location.startLine;
+            location.endCol = location.startCol;
+            location.endOffset = location.startOffset;
+        }
+        // A token that is still open at EOF (eof-in-tag) is dropped. Pending
+        // characters end where that token started, rather than at EOF.
+        this._emitCurrentCharacterToken((_b = (_a = this.currentToken) === null || _a === void 0 ? void 0 : _a.location) !== null && _b !== void 0 ? _b : location);
+        this.handler.onEof({ type: token_TokenType.EOF, location });
+        this.active = false;
+    }
+    //Characters emission
+    //OPTIMIZATION: The specification uses only one type of character token (one token per character).
+    //This causes a huge memory overhead and a lot of unnecessary parser loops. parse5 uses 3 groups of characters.
+    //If we have a sequence of characters that belong to the same group, the parser can process it
+    //as a single solid character token.
+    //So, there are 3 types of character tokens in parse5:
+    //1)TokenType.NULL_CHARACTER - \u0000-character sequences (e.g. '\u0000\u0000\u0000')
+    //2)TokenType.WHITESPACE_CHARACTER - any whitespace/new-line character sequences (e.g. '\n  \r\t   \f')
+    //3)TokenType.CHARACTER - any character sequence which don't belong to groups 1 and 2 (e.g. 'abcdef1234@@#$%^')
+    /** Make the current character token one of `type`, emitting the current one if it has another type. */
+    _ensureCharacterToken(type) {
+        if (this.currentCharacterToken) {
+            if (this.currentCharacterToken.type === type) {
+                return;
+            }
+            this.currentLocation = this.getCurrentLocation(0);
+            this._emitCurrentCharacterToken(this.currentLocation);
+            this.preprocessor.dropParsedChunk();
+        }
+        this._createCharacterToken(type);
+    }
+    /** Emit the current input code point, read as `cp`. */
+    _emitCodePoint(cp) {
+        const type = isWhitespace(cp)
+            ? token_TokenType.WHITESPACE_CHARACTER
+            : cp === CODE_POINTS.NULL
+                ? token_TokenType.NULL_CHARACTER
+                : token_TokenType.CHARACTER;
+        const token = this.currentCharacterToken;
+        if (token === null || token.type !== type) {
+            this._ensureCharacterToken(type);
+        }
+        this._extendRun(cp);
+    }
+    //NOTE: used when we emit characters explicitly.
+    //This is always for non-whitespace and non-null characters, which allows us to avoid additional checks.
+    // Negative `cpOffset` values locate text emitted before the current input character.
+    _emitChars(ch, cpOffset = 0) {
+        if (this.options.sourceCodeLocationInfo &&
+            cpOffset !== 0 &&
+            this.currentCharacterToken &&
+            this.currentCharacterToken.type !== token_TokenType.CHARACTER) {
+            this.currentLocation = this.getCurrentLocation(ch.length - 1 - cpOffset);
+            this._emitCurrentCharacterToken(this.currentLocation);
+            // Keep source characters that precede the lookahead available for a subsequent flush.
+            this._createCharacterToken(token_TokenType.CHARACTER);
+        }
+        else {
+            this._ensureCharacterToken(token_TokenType.CHARACTER);
+        }
+        this._extendRunWith(ch, cpOffset);
+    }
+    // Character reference helpers
+    _startCharacterReference() {
+        this.returnState = this.state;
+        this.state = State.CHARACTER_REFERENCE;
+        this.entityStartPos = this.preprocessor.pos;
+        this.entityDecoder.startEntity(this._isCharacterReferenceInAttribute() ? DecodingMode.Attribute : DecodingMode.Legacy);
+    }
+    _isCharacterReferenceInAttribute() {
+        return (this.returnState === State.ATTRIBUTE_VALUE_DOUBLE_QUOTED ||
+            this.returnState === State.ATTRIBUTE_VALUE_SINGLE_QUOTED ||
+            this.returnState === State.ATTRIBUTE_VALUE_UNQUOTED);
+    }
+    _flushCodePointConsumedAsCharacterReference(cp) {
+        if (this._isCharacterReferenceInAttribute()) {
+            this._extendRun(cp);
+        }
+        else {
+            this._emitCodePoint(cp);
+        }
+    }
+    // Calling states this way turns out to be much faster than any other approach.
+    _callState(cp) {
+        switch (this.state) {
+            case State.DATA: {
+                this._stateData(cp);
+                break;
+            }
+            case State.RCDATA: {
+                this._stateRcdata(cp);
+                break;
+            }
+            case State.RAWTEXT: {
+                this._stateRawtext(cp);
+                break;
+            }
+            case State.SCRIPT_DATA: {
+                this._stateScriptData(cp);
+                break;
+            }
+            case State.PLAINTEXT: {
+                this._statePlaintext(cp);
+                break;
+            }
+            case State.TAG_OPEN: {
+                this._stateTagOpen(cp);
+                break;
+            }
+            case State.END_TAG_OPEN: {
+                this._stateEndTagOpen(cp);
+                break;
+            }
+            case State.TAG_NAME: {
+                this._stateTagName(cp);
+                break;
+            }
+            case State.RCDATA_LESS_THAN_SIGN: {
+                this._stateRcdataLessThanSign(cp);
+                break;
+            }
+            case State.RCDATA_END_TAG_OPEN: {
+                this._stateRcdataEndTagOpen(cp);
+                break;
+            }
+            case State.RCDATA_END_TAG_NAME: {
+                this._stateRcdataEndTagName(cp);
+                break;
+            }
+            case State.RAWTEXT_LESS_THAN_SIGN: {
+                this._stateRawtextLessThanSign(cp);
+                break;
+            }
+            case State.RAWTEXT_END_TAG_OPEN: {
+                this._stateRawtextEndTagOpen(cp);
+                break;
+            }
+            case State.RAWTEXT_END_TAG_NAME: {
+                this._stateRawtextEndTagName(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_LESS_THAN_SIGN: {
+                this._stateScriptDataLessThanSign(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_END_TAG_OPEN: {
+                this._stateScriptDataEndTagOpen(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_END_TAG_NAME: {
+                this._stateScriptDataEndTagName(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPE_START: {
+                this._stateScriptDataEscapeStart(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPE_START_DASH: {
+                this._stateScriptDataEscapeStartDash(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED: {
+                this._stateScriptDataEscaped(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED_DASH: {
+                this._stateScriptDataEscapedDash(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED_DASH_DASH: {
+                this._stateScriptDataEscapedDashDash(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN: {
+                this._stateScriptDataEscapedLessThanSign(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED_END_TAG_OPEN: {
+                this._stateScriptDataEscapedEndTagOpen(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_ESCAPED_END_TAG_NAME: {
+                this._stateScriptDataEscapedEndTagName(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPE_START: {
+                this._stateScriptDataDoubleEscapeStart(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPED: {
+                this._stateScriptDataDoubleEscaped(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPED_DASH: {
+                this._stateScriptDataDoubleEscapedDash(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPED_DASH_DASH: {
+                this._stateScriptDataDoubleEscapedDashDash(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN: {
+                this._stateScriptDataDoubleEscapedLessThanSign(cp);
+                break;
+            }
+            case State.SCRIPT_DATA_DOUBLE_ESCAPE_END: {
+                this._stateScriptDataDoubleEscapeEnd(cp);
+                break;
+            }
+            case State.BEFORE_ATTRIBUTE_NAME: {
+                this._stateBeforeAttributeName(cp);
+                break;
+            }
+            case State.ATTRIBUTE_NAME: {
+                this._stateAttributeName(cp);
+                break;
+            }
+            case State.AFTER_ATTRIBUTE_NAME: {
+                this._stateAfterAttributeName(cp);
+                break;
+            }
+            case State.BEFORE_ATTRIBUTE_VALUE: {
+                this._stateBeforeAttributeValue(cp);
+                break;
+            }
+            case State.ATTRIBUTE_VALUE_DOUBLE_QUOTED: {
+                this._stateAttributeValueDoubleQuoted(cp);
+                break;
+            }
+            case State.ATTRIBUTE_VALUE_SINGLE_QUOTED: {
+                this._stateAttributeValueSingleQuoted(cp);
+                break;
+            }
+            case State.ATTRIBUTE_VALUE_UNQUOTED: {
+                this._stateAttributeValueUnquoted(cp);
+                break;
+            }
+            case State.AFTER_ATTRIBUTE_VALUE_QUOTED: {
+                this._stateAfterAttributeValueQuoted(cp);
+                break;
+            }
+            case State.SELF_CLOSING_START_TAG: {
+                this._stateSelfClosingStartTag(cp);
+                break;
+            }
+            case State.BOGUS_COMMENT: {
+                this._stateBogusComment(cp);
+                break;
+            }
+            case State.MARKUP_DECLARATION_OPEN: {
+                this._stateMarkupDeclarationOpen(cp);
+                break;
+            }
+            case State.COMMENT_START: {
+                this._stateCommentStart(cp);
+                break;
+            }
+            case State.COMMENT_START_DASH: {
+                this._stateCommentStartDash(cp);
+                break;
+            }
+            case State.COMMENT: {
+                this._stateComment(cp);
+                break;
+            }
+            case State.COMMENT_LESS_THAN_SIGN: {
+                this._stateCommentLessThanSign(cp);
+                break;
+            }
+            case State.COMMENT_LESS_THAN_SIGN_BANG: {
+                this._stateCommentLessThanSignBang(cp);
+                break;
+            }
+            case State.COMMENT_LESS_THAN_SIGN_BANG_DASH: {
+                this._stateCommentLessThanSignBangDash(cp);
+                break;
+            }
+            case State.COMMENT_LESS_THAN_SIGN_BANG_DASH_DASH: {
+                this._stateCommentLessThanSignBangDashDash(cp);
+                break;
+            }
+            case State.COMMENT_END_DASH: {
+                this._stateCommentEndDash(cp);
+                break;
+            }
+            case State.COMMENT_END: {
+                this._stateCommentEnd(cp);
+                break;
+            }
+            case State.COMMENT_END_BANG: {
+                this._stateCommentEndBang(cp);
+                break;
+            }
+            case State.DOCTYPE: {
+                this._stateDoctype(cp);
+                break;
+            }
+            case State.BEFORE_DOCTYPE_NAME: {
+                this._stateBeforeDoctypeName(cp);
+                break;
+            }
+            case State.DOCTYPE_NAME: {
+                this._stateDoctypeName(cp);
+                break;
+            }
+            case State.AFTER_DOCTYPE_NAME: {
+                this._stateAfterDoctypeName(cp);
+                break;
+            }
+            case State.AFTER_DOCTYPE_PUBLIC_KEYWORD: {
+                this._stateAfterDoctypePublicKeyword(cp);
+                break;
+            }
+            case State.BEFORE_DOCTYPE_PUBLIC_IDENTIFIER: {
+                this._stateBeforeDoctypePublicIdentifier(cp);
+                break;
+            }
+            case State.DOCTYPE_PUBLIC_IDENTIFIER_DOUBLE_QUOTED: {
+                this._stateDoctypePublicIdentifierDoubleQuoted(cp);
+                break;
+            }
+            case State.DOCTYPE_PUBLIC_IDENTIFIER_SINGLE_QUOTED: {
+                this._stateDoctypePublicIdentifierSingleQuoted(cp);
+                break;
+            }
+            case State.AFTER_DOCTYPE_PUBLIC_IDENTIFIER: {
+                this._stateAfterDoctypePublicIdentifier(cp);
+                break;
+            }
+            case State.BETWEEN_DOCTYPE_PUBLIC_AND_SYSTEM_IDENTIFIERS: {
+                this._stateBetweenDoctypePublicAndSystemIdentifiers(cp);
+                break;
+            }
+            case State.AFTER_DOCTYPE_SYSTEM_KEYWORD: {
+                this._stateAfterDoctypeSystemKeyword(cp);
+                break;
+            }
+            case State.BEFORE_DOCTYPE_SYSTEM_IDENTIFIER: {
+                this._stateBeforeDoctypeSystemIdentifier(cp);
+                break;
+            }
+            case State.DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED: {
+                this._stateDoctypeSystemIdentifierDoubleQuoted(cp);
+                break;
+            }
+            case State.DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED: {
+                this._stateDoctypeSystemIdentifierSingleQuoted(cp);
+                break;
+            }
+            case State.AFTER_DOCTYPE_SYSTEM_IDENTIFIER: {
+                this._stateAfterDoctypeSystemIdentifier(cp);
+                break;
+            }
+            case State.BOGUS_DOCTYPE: {
+                this._stateBogusDoctype(cp);
+                break;
+            }
+            case State.CDATA_SECTION: {
+                this._stateCdataSection(cp);
+                break;
+            }
+            case State.CDATA_SECTION_BRACKET: {
+                this._stateCdataSectionBracket(cp);
+                break;
+            }
+            case State.CDATA_SECTION_END: {
+                this._stateCdataSectionEnd(cp);
+                break;
+            }
+            case State.CHARACTER_REFERENCE: {
+                this._stateCharacterReference();
+                break;
+            }
+            case State.AMBIGUOUS_AMPERSAND: {
+                this._stateAmbiguousAmpersand(cp);
+                break;
+            }
+            default: {
+                throw new Error('Unknown state');
+            }
+        }
+    }
+    // State machine
+    // Data state
+    //------------------------------------------------------------------
+    _stateData(cp) {
+        switch (cp) {
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.TAG_OPEN;
+                break;
+            }
+            case CODE_POINTS.AMPERSAND: {
+                this._startCharacterReference();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitCodePoint(cp);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    //  RCDATA state
+    //------------------------------------------------------------------
+    _stateRcdata(cp) {
+        switch (cp) {
+            case CODE_POINTS.AMPERSAND: {
+                this._startCharacterReference();
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.RCDATA_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // RAWTEXT state
+    //------------------------------------------------------------------
+    _stateRawtext(cp) {
+        switch (cp) {
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.RAWTEXT_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data state
+    //------------------------------------------------------------------
+    _stateScriptData(cp) {
+        switch (cp) {
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // PLAINTEXT state
+    //------------------------------------------------------------------
+    _statePlaintext(cp) {
+        switch (cp) {
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Tag open state
+    //------------------------------------------------------------------
+    _stateTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this._createStartTagToken();
+            this.state = State.TAG_NAME;
+            this._stateTagName(cp);
+        }
+        else
+            switch (cp) {
+                case CODE_POINTS.EXCLAMATION_MARK: {
+                    this.state = State.MARKUP_DECLARATION_OPEN;
+                    break;
+                }
+                case CODE_POINTS.SOLIDUS: {
+                    this.state = State.END_TAG_OPEN;
+                    break;
+                }
+                case CODE_POINTS.QUESTION_MARK: {
+                    this._err(error_codes_ERR.unexpectedQuestionMarkInsteadOfTagName);
+                    this._createCommentToken(1);
+                    this.state = State.BOGUS_COMMENT;
+                    this._stateBogusComment(cp);
+                    break;
+                }
+                case CODE_POINTS.EOF: {
+                    this._err(error_codes_ERR.eofBeforeTagName);
+                    this._emitChars('<', -1);
+                    this._emitEOFToken();
+                    break;
+                }
+                default: {
+                    this._err(error_codes_ERR.invalidFirstCharacterOfTagName);
+                    this._emitChars('<', -1);
+                    this.state = State.DATA;
+                    this._stateData(cp);
+                }
+            }
+    }
+    // End tag open state
+    //------------------------------------------------------------------
+    _stateEndTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this._createEndTagToken();
+            this.state = State.TAG_NAME;
+            this._stateTagName(cp);
+        }
+        else
+            switch (cp) {
+                case CODE_POINTS.GREATER_THAN_SIGN: {
+                    this._err(error_codes_ERR.missingEndTagName);
+                    this.state = State.DATA;
+                    break;
+                }
+                case CODE_POINTS.EOF: {
+                    this._err(error_codes_ERR.eofBeforeTagName);
+                    this._emitChars('</', -1);
+                    this._emitEOFToken();
+                    break;
+                }
+                default: {
+                    this._err(error_codes_ERR.invalidFirstCharacterOfTagName);
+                    this._createCommentToken(2);
+                    this.state = State.BOGUS_COMMENT;
+                    this._stateBogusComment(cp);
+                }
+            }
+    }
+    // Tag name state
+    //------------------------------------------------------------------
+    _stateTagName(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                break;
+            }
+            case CODE_POINTS.SOLIDUS: {
+                this.state = State.SELF_CLOSING_START_TAG;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.tagName += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.tagName += String.fromCodePoint(isAsciiUpper(cp) ? toAsciiLower(cp) : cp);
+            }
+        }
+    }
+    // RCDATA less-than sign state
+    //------------------------------------------------------------------
+    _stateRcdataLessThanSign(cp) {
+        if (cp === CODE_POINTS.SOLIDUS) {
+            this.state = State.RCDATA_END_TAG_OPEN;
+        }
+        else {
+            this._emitChars('<', -1);
+            this.state = State.RCDATA;
+            this._stateRcdata(cp);
+        }
+    }
+    // RCDATA end tag open state
+    //------------------------------------------------------------------
+    _stateRcdataEndTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this.state = State.RCDATA_END_TAG_NAME;
+            this._stateRcdataEndTagName(cp);
+        }
+        else {
+            this._emitChars('</', -1);
+            this.state = State.RCDATA;
+            this._stateRcdata(cp);
+        }
+    }
+    handleSpecialEndTag(_cp) {
+        if (!this.preprocessor.startsWith(this.lastStartTagName, false)) {
+            return !this._ensureHibernation();
+        }
+        this._createEndTagToken();
+        const token = this.currentToken;
+        token.tagName = this.lastStartTagName;
+        const cp = this.preprocessor.peek(this.lastStartTagName.length);
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this._advanceBy(this.lastStartTagName.length);
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                return false;
+            }
+            case CODE_POINTS.SOLIDUS: {
+                this._advanceBy(this.lastStartTagName.length);
+                this.state = State.SELF_CLOSING_START_TAG;
+                return false;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._advanceBy(this.lastStartTagName.length);
+                this.emitCurrentTagToken();
+                this.state = State.DATA;
+                return false;
+            }
+            default: {
+                //NOTE: the end tag is text after all, so no token is being built.
+                this.currentToken = null;
+                return !this._ensureHibernation();
+            }
+        }
+    }
+    // RCDATA end tag name state
+    //------------------------------------------------------------------
+    _stateRcdataEndTagName(cp) {
+        if (this.handleSpecialEndTag(cp)) {
+            this._emitChars('</', -1);
+            this.state = State.RCDATA;
+            this._stateRcdata(cp);
+        }
+    }
+    // RAWTEXT less-than sign state
+    //------------------------------------------------------------------
+    _stateRawtextLessThanSign(cp) {
+        if (cp === CODE_POINTS.SOLIDUS) {
+            this.state = State.RAWTEXT_END_TAG_OPEN;
+        }
+        else {
+            this._emitChars('<', -1);
+            this.state = State.RAWTEXT;
+            this._stateRawtext(cp);
+        }
+    }
+    // RAWTEXT end tag open state
+    //------------------------------------------------------------------
+    _stateRawtextEndTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this.state = State.RAWTEXT_END_TAG_NAME;
+            this._stateRawtextEndTagName(cp);
+        }
+        else {
+            this._emitChars('</', -1);
+            this.state = State.RAWTEXT;
+            this._stateRawtext(cp);
+        }
+    }
+    // RAWTEXT end tag name state
+    //------------------------------------------------------------------
+    _stateRawtextEndTagName(cp) {
+        if (this.handleSpecialEndTag(cp)) {
+            this._emitChars('</', -1);
+            this.state = State.RAWTEXT;
+            this._stateRawtext(cp);
+        }
+    }
+    // Script data less-than sign state
+    //------------------------------------------------------------------
+    _stateScriptDataLessThanSign(cp) {
+        switch (cp) {
+            case CODE_POINTS.SOLIDUS: {
+                this.state = State.SCRIPT_DATA_END_TAG_OPEN;
+                break;
+            }
+            case CODE_POINTS.EXCLAMATION_MARK: {
+                this.state = State.SCRIPT_DATA_ESCAPE_START;
+                this._emitChars('<!');
+                break;
+            }
+            default: {
+                this._emitChars('<', -1);
+                this.state = State.SCRIPT_DATA;
+                this._stateScriptData(cp);
+            }
+        }
+    }
+    // Script data end tag open state
+    //------------------------------------------------------------------
+    _stateScriptDataEndTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this.state = State.SCRIPT_DATA_END_TAG_NAME;
+            this._stateScriptDataEndTagName(cp);
+        }
+        else {
+            this._emitChars('</', -1);
+            this.state = State.SCRIPT_DATA;
+            this._stateScriptData(cp);
+        }
+    }
+    // Script data end tag name state
+    //------------------------------------------------------------------
+    _stateScriptDataEndTagName(cp) {
+        if (this.handleSpecialEndTag(cp)) {
+            this._emitChars('</', -1);
+            this.state = State.SCRIPT_DATA;
+            this._stateScriptData(cp);
+        }
+    }
+    // Script data escape start state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapeStart(cp) {
+        if (cp === CODE_POINTS.HYPHEN_MINUS) {
+            this.state = State.SCRIPT_DATA_ESCAPE_START_DASH;
+            this._emitChars('-');
+        }
+        else {
+            this.state = State.SCRIPT_DATA;
+            this._stateScriptData(cp);
+        }
+    }
+    // Script data escape start dash state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapeStartDash(cp) {
+        if (cp === CODE_POINTS.HYPHEN_MINUS) {
+            this.state = State.SCRIPT_DATA_ESCAPED_DASH_DASH;
+            this._emitChars('-');
+        }
+        else {
+            this.state = State.SCRIPT_DATA;
+            this._stateScriptData(cp);
+        }
+    }
+    // Script data escaped state
+    //------------------------------------------------------------------
+    _stateScriptDataEscaped(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.SCRIPT_DATA_ESCAPED_DASH;
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data escaped dash state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapedDash(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.SCRIPT_DATA_ESCAPED_DASH_DASH;
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this.state = State.SCRIPT_DATA_ESCAPED;
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this.state = State.SCRIPT_DATA_ESCAPED;
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data escaped dash dash state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapedDashDash(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_ESCAPED_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA;
+                this._emitChars('>');
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this.state = State.SCRIPT_DATA_ESCAPED;
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this.state = State.SCRIPT_DATA_ESCAPED;
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data escaped less-than sign state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapedLessThanSign(cp) {
+        if (cp === CODE_POINTS.SOLIDUS) {
+            this.state = State.SCRIPT_DATA_ESCAPED_END_TAG_OPEN;
+        }
+        else if (isAsciiLetter(cp)) {
+            this._emitChars('<', -1);
+            this.state = State.SCRIPT_DATA_DOUBLE_ESCAPE_START;
+            this._stateScriptDataDoubleEscapeStart(cp);
+        }
+        else {
+            this._emitChars('<', -1);
+            this.state = State.SCRIPT_DATA_ESCAPED;
+            this._stateScriptDataEscaped(cp);
+        }
+    }
+    // Script data escaped end tag open state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapedEndTagOpen(cp) {
+        if (isAsciiLetter(cp)) {
+            this.state = State.SCRIPT_DATA_ESCAPED_END_TAG_NAME;
+            this._stateScriptDataEscapedEndTagName(cp);
+        }
+        else {
+            this._emitChars('</', -1);
+            this.state = State.SCRIPT_DATA_ESCAPED;
+            this._stateScriptDataEscaped(cp);
+        }
+    }
+    // Script data escaped end tag name state
+    //------------------------------------------------------------------
+    _stateScriptDataEscapedEndTagName(cp) {
+        if (this.handleSpecialEndTag(cp)) {
+            this._emitChars('</', -1);
+            this.state = State.SCRIPT_DATA_ESCAPED;
+            this._stateScriptDataEscaped(cp);
+        }
+    }
+    // Script data double escape start state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscapeStart(cp) {
+        if (this.preprocessor.startsWith(SEQUENCES.SCRIPT, false) &&
+            isScriptDataDoubleEscapeSequenceEnd(this.preprocessor.peek(SEQUENCES.SCRIPT.length))) {
+            this._emitCodePoint(cp);
+            for (let i = 0; i < SEQUENCES.SCRIPT.length; i++) {
+                this._emitCodePoint(this._consume());
+            }
+            this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+        }
+        else if (!this._ensureHibernation()) {
+            this.state = State.SCRIPT_DATA_ESCAPED;
+            this._stateScriptDataEscaped(cp);
+        }
+    }
+    // Script data double escaped state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscaped(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED_DASH;
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN;
+                this._emitChars('<');
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data double escaped dash state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscapedDash(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED_DASH_DASH;
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN;
+                this._emitChars('<');
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data double escaped dash dash state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscapedDashDash(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this._emitChars('-');
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED_LESS_THAN_SIGN;
+                this._emitChars('<');
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.SCRIPT_DATA;
+                this._emitChars('>');
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+                this._emitChars(REPLACEMENT_CHARACTER);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInScriptHtmlCommentLikeText);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // Script data double escaped less-than sign state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscapedLessThanSign(cp) {
+        if (cp === CODE_POINTS.SOLIDUS) {
+            this.state = State.SCRIPT_DATA_DOUBLE_ESCAPE_END;
+            this._emitChars('/');
+        }
+        else {
+            this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+            this._stateScriptDataDoubleEscaped(cp);
+        }
+    }
+    // Script data double escape end state
+    //------------------------------------------------------------------
+    _stateScriptDataDoubleEscapeEnd(cp) {
+        if (this.preprocessor.startsWith(SEQUENCES.SCRIPT, false) &&
+            isScriptDataDoubleEscapeSequenceEnd(this.preprocessor.peek(SEQUENCES.SCRIPT.length))) {
+            this._emitCodePoint(cp);
+            for (let i = 0; i < SEQUENCES.SCRIPT.length; i++) {
+                this._emitCodePoint(this._consume());
+            }
+            this.state = State.SCRIPT_DATA_ESCAPED;
+        }
+        else if (!this._ensureHibernation()) {
+            this.state = State.SCRIPT_DATA_DOUBLE_ESCAPED;
+            this._stateScriptDataDoubleEscaped(cp);
+        }
+    }
+    // Before attribute name state
+    //------------------------------------------------------------------
+    _stateBeforeAttributeName(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.SOLIDUS:
+            case CODE_POINTS.GREATER_THAN_SIGN:
+            case CODE_POINTS.EOF: {
+                this.state = State.AFTER_ATTRIBUTE_NAME;
+                this._stateAfterAttributeName(cp);
+                break;
+            }
+            case CODE_POINTS.EQUALS_SIGN: {
+                this._err(error_codes_ERR.unexpectedEqualsSignBeforeAttributeName);
+                this._createAttr('=');
+                this.state = State.ATTRIBUTE_NAME;
+                break;
+            }
+            default: {
+                this._createAttr('');
+                this.state = State.ATTRIBUTE_NAME;
+                this._stateAttributeName(cp);
+            }
+        }
+    }
+    // Attribute name state
+    //------------------------------------------------------------------
+    _stateAttributeName(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED:
+            case CODE_POINTS.SOLIDUS:
+            case CODE_POINTS.GREATER_THAN_SIGN:
+            case CODE_POINTS.EOF: {
+                this._leaveAttrName();
+                this.state = State.AFTER_ATTRIBUTE_NAME;
+                this._stateAfterAttributeName(cp);
+                break;
+            }
+            case CODE_POINTS.EQUALS_SIGN: {
+                this._leaveAttrName();
+                this.state = State.BEFORE_ATTRIBUTE_VALUE;
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK:
+            case CODE_POINTS.APOSTROPHE:
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this._err(error_codes_ERR.unexpectedCharacterInAttributeName);
+                this.currentAttr.name += String.fromCodePoint(cp);
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this.currentAttr.name += REPLACEMENT_CHARACTER;
+                break;
+            }
+            default: {
+                this.currentAttr.name += String.fromCodePoint(isAsciiUpper(cp) ? toAsciiLower(cp) : cp);
+            }
+        }
+    }
+    // After attribute name state
+    //------------------------------------------------------------------
+    _stateAfterAttributeName(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.SOLIDUS: {
+                this.state = State.SELF_CLOSING_START_TAG;
+                break;
+            }
+            case CODE_POINTS.EQUALS_SIGN: {
+                this.state = State.BEFORE_ATTRIBUTE_VALUE;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._createAttr('');
+                this.state = State.ATTRIBUTE_NAME;
+                this._stateAttributeName(cp);
+            }
+        }
+    }
+    // Before attribute value state
+    //------------------------------------------------------------------
+    _stateBeforeAttributeValue(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                this.state = State.ATTRIBUTE_VALUE_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                this.state = State.ATTRIBUTE_VALUE_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.missingAttributeValue);
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            default: {
+                this.state = State.ATTRIBUTE_VALUE_UNQUOTED;
+                this._stateAttributeValueUnquoted(cp);
+            }
+        }
+    }
+    // Attribute value (double-quoted) state
+    //------------------------------------------------------------------
+    _stateAttributeValueDoubleQuoted(cp) {
+        switch (cp) {
+            case CODE_POINTS.QUOTATION_MARK: {
+                this.state = State.AFTER_ATTRIBUTE_VALUE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.AMPERSAND: {
+                this._startCharacterReference();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._extendRunWith(REPLACEMENT_CHARACTER, 0);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRun(cp);
+            }
+        }
+    }
+    // Attribute value (single-quoted) state
+    //------------------------------------------------------------------
+    _stateAttributeValueSingleQuoted(cp) {
+        switch (cp) {
+            case CODE_POINTS.APOSTROPHE: {
+                this.state = State.AFTER_ATTRIBUTE_VALUE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.AMPERSAND: {
+                this._startCharacterReference();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._extendRunWith(REPLACEMENT_CHARACTER, 0);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRun(cp);
+            }
+        }
+    }
+    // Attribute value (unquoted) state
+    //------------------------------------------------------------------
+    _stateAttributeValueUnquoted(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this._leaveAttrValue();
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                break;
+            }
+            case CODE_POINTS.AMPERSAND: {
+                this._startCharacterReference();
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._leaveAttrValue();
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._extendRunWith(REPLACEMENT_CHARACTER, 0);
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK:
+            case CODE_POINTS.APOSTROPHE:
+            case CODE_POINTS.LESS_THAN_SIGN:
+            case CODE_POINTS.EQUALS_SIGN:
+            case CODE_POINTS.GRAVE_ACCENT: {
+                this._err(error_codes_ERR.unexpectedCharacterInUnquotedAttributeValue);
+                this._extendRun(cp);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRun(cp);
+            }
+        }
+    }
+    // After attribute value (quoted) state
+    //------------------------------------------------------------------
+    _stateAfterAttributeValueQuoted(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this._leaveAttrValue();
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                break;
+            }
+            case CODE_POINTS.SOLIDUS: {
+                this._leaveAttrValue();
+                this.state = State.SELF_CLOSING_START_TAG;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._leaveAttrValue();
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingWhitespaceBetweenAttributes);
+                this._leaveAttrValue();
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                this._stateBeforeAttributeName(cp);
+            }
+        }
+    }
+    // Self-closing start tag state
+    //------------------------------------------------------------------
+    _stateSelfClosingStartTag(cp) {
+        switch (cp) {
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                const token = this.currentToken;
+                token.selfClosing = true;
+                this.state = State.DATA;
+                this.emitCurrentTagToken();
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInTag);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.unexpectedSolidusInTag);
+                this.state = State.BEFORE_ATTRIBUTE_NAME;
+                this._stateBeforeAttributeName(cp);
+            }
+        }
+    }
+    // Bogus comment state
+    //------------------------------------------------------------------
+    _stateBogusComment(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentComment(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._extendRunWith(REPLACEMENT_CHARACTER, 0);
+                break;
+            }
+            default: {
+                this._extendRun(cp);
+            }
+        }
+    }
+    // Markup declaration open state
+    //------------------------------------------------------------------
+    _stateMarkupDeclarationOpen(cp) {
+        if (this._consumeSequenceIfMatch(SEQUENCES.DASH_DASH, true)) {
+            this._createCommentToken(SEQUENCES.DASH_DASH.length + 1);
+            this.state = State.COMMENT_START;
+        }
+        else if (this._consumeSequenceIfMatch(SEQUENCES.DOCTYPE, false)) {
+            // NOTE: Doctypes tokens are created without fixed offsets. We keep track of the moment a doctype *might* start here.
+            this.currentLocation = this.getCurrentLocation(SEQUENCES.DOCTYPE.length + 1);
+            this.state = State.DOCTYPE;
+        }
+        else if (this._consumeSequenceIfMatch(SEQUENCES.CDATA_START, true)) {
+            if (this.inForeignNode) {
+                this.state = State.CDATA_SECTION;
+            }
+            else {
+                this._err(error_codes_ERR.cdataInHtmlContent);
+                this._createCommentToken(SEQUENCES.CDATA_START.length + 1);
+                this.currentToken.data = '[CDATA[';
+                this.state = State.BOGUS_COMMENT;
+            }
+        }
+        //NOTE: Sequence lookups can be abrupted by hibernation. In that case, lookup
+        //results are no longer valid and we will need to start over.
+        else if (!this._ensureHibernation()) {
+            this._err(error_codes_ERR.incorrectlyOpenedComment);
+            this._createCommentToken(2);
+            this.state = State.BOGUS_COMMENT;
+            this._stateBogusComment(cp);
+        }
+    }
+    // Comment start state
+    //------------------------------------------------------------------
+    _stateCommentStart(cp) {
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.COMMENT_START_DASH;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptClosingOfEmptyComment);
+                this.state = State.DATA;
+                const token = this.currentToken;
+                this.emitCurrentComment(token);
+                break;
+            }
+            default: {
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // Comment start dash state
+    //------------------------------------------------------------------
+    _stateCommentStartDash(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.COMMENT_END;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptClosingOfEmptyComment);
+                this.state = State.DATA;
+                this.emitCurrentComment(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInComment);
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRunWith('-', -1);
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // Comment state
+    //------------------------------------------------------------------
+    _stateComment(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.COMMENT_END_DASH;
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this._extendRunWith('<', 0);
+                this.state = State.COMMENT_LESS_THAN_SIGN;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                this._extendRunWith(REPLACEMENT_CHARACTER, 0);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInComment);
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRun(cp);
+            }
+        }
+    }
+    // Comment less-than sign state
+    //------------------------------------------------------------------
+    _stateCommentLessThanSign(cp) {
+        switch (cp) {
+            case CODE_POINTS.EXCLAMATION_MARK: {
+                this._extendRunWith('!', 0);
+                this.state = State.COMMENT_LESS_THAN_SIGN_BANG;
+                break;
+            }
+            case CODE_POINTS.LESS_THAN_SIGN: {
+                this._extendRunWith('<', 0);
+                break;
+            }
+            default: {
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // Comment less-than sign bang state
+    //------------------------------------------------------------------
+    _stateCommentLessThanSignBang(cp) {
+        if (cp === CODE_POINTS.HYPHEN_MINUS) {
+            this.state = State.COMMENT_LESS_THAN_SIGN_BANG_DASH;
+        }
+        else {
+            this.state = State.COMMENT;
+            this._stateComment(cp);
+        }
+    }
+    // Comment less-than sign bang dash state
+    //------------------------------------------------------------------
+    _stateCommentLessThanSignBangDash(cp) {
+        if (cp === CODE_POINTS.HYPHEN_MINUS) {
+            this.state = State.COMMENT_LESS_THAN_SIGN_BANG_DASH_DASH;
+        }
+        else {
+            this.state = State.COMMENT_END_DASH;
+            this._stateCommentEndDash(cp);
+        }
+    }
+    // Comment less-than sign bang dash dash state
+    //------------------------------------------------------------------
+    _stateCommentLessThanSignBangDashDash(cp) {
+        if (cp !== CODE_POINTS.GREATER_THAN_SIGN && cp !== CODE_POINTS.EOF) {
+            this._err(error_codes_ERR.nestedComment);
+        }
+        this.state = State.COMMENT_END;
+        this._stateCommentEnd(cp);
+    }
+    // Comment end dash state
+    //------------------------------------------------------------------
+    _stateCommentEndDash(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this.state = State.COMMENT_END;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInComment);
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRunWith('-', -1);
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // Comment end state
+    //------------------------------------------------------------------
+    _stateCommentEnd(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentComment(token);
+                break;
+            }
+            case CODE_POINTS.EXCLAMATION_MARK: {
+                this.state = State.COMMENT_END_BANG;
+                break;
+            }
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this._extendRunWith('-', -2);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInComment);
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRunWith('--', -1);
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // Comment end bang state
+    //------------------------------------------------------------------
+    _stateCommentEndBang(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.HYPHEN_MINUS: {
+                this._extendRunWith('--!', -1);
+                this.state = State.COMMENT_END_DASH;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.incorrectlyClosedComment);
+                this.state = State.DATA;
+                this.emitCurrentComment(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInComment);
+                this.emitCurrentComment(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._extendRunWith('--!', -1);
+                this.state = State.COMMENT;
+                this._stateComment(cp);
+            }
+        }
+    }
+    // DOCTYPE state
+    //------------------------------------------------------------------
+    _stateDoctype(cp) {
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.BEFORE_DOCTYPE_NAME;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.BEFORE_DOCTYPE_NAME;
+                this._stateBeforeDoctypeName(cp);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                this._createDoctypeToken(null);
+                const token = this.currentToken;
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingWhitespaceBeforeDoctypeName);
+                this.state = State.BEFORE_DOCTYPE_NAME;
+                this._stateBeforeDoctypeName(cp);
+            }
+        }
+    }
+    // Before DOCTYPE name state
+    //------------------------------------------------------------------
+    _stateBeforeDoctypeName(cp) {
+        if (isAsciiUpper(cp)) {
+            this._createDoctypeToken(String.fromCharCode(toAsciiLower(cp)));
+            this.state = State.DOCTYPE_NAME;
+        }
+        else
+            switch (cp) {
+                case CODE_POINTS.SPACE:
+                case CODE_POINTS.LINE_FEED:
+                case CODE_POINTS.TABULATION:
+                case CODE_POINTS.FORM_FEED: {
+                    // Ignore whitespace
+                    break;
+                }
+                case CODE_POINTS.NULL: {
+                    this._err(error_codes_ERR.unexpectedNullCharacter);
+                    this._createDoctypeToken(REPLACEMENT_CHARACTER);
+                    this.state = State.DOCTYPE_NAME;
+                    break;
+                }
+                case CODE_POINTS.GREATER_THAN_SIGN: {
+                    this._err(error_codes_ERR.missingDoctypeName);
+                    this._createDoctypeToken(null);
+                    const token = this.currentToken;
+                    token.forceQuirks = true;
+                    this.emitCurrentDoctype(token);
+                    this.state = State.DATA;
+                    break;
+                }
+                case CODE_POINTS.EOF: {
+                    this._err(error_codes_ERR.eofInDoctype);
+                    this._createDoctypeToken(null);
+                    const token = this.currentToken;
+                    token.forceQuirks = true;
+                    this.emitCurrentDoctype(token);
+                    this._emitEOFToken();
+                    break;
+                }
+                default: {
+                    this._createDoctypeToken(String.fromCodePoint(cp));
+                    this.state = State.DOCTYPE_NAME;
+                }
+            }
+    }
+    // DOCTYPE name state
+    //------------------------------------------------------------------
+    _stateDoctypeName(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.AFTER_DOCTYPE_NAME;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.name += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.name += String.fromCodePoint(isAsciiUpper(cp) ? toAsciiLower(cp) : cp);
+            }
+        }
+    }
+    // After DOCTYPE name state
+    //------------------------------------------------------------------
+    _stateAfterDoctypeName(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                if (this._consumeSequenceIfMatch(SEQUENCES.PUBLIC, false)) {
+                    this.state = State.AFTER_DOCTYPE_PUBLIC_KEYWORD;
+                }
+                else if (this._consumeSequenceIfMatch(SEQUENCES.SYSTEM, false)) {
+                    this.state = State.AFTER_DOCTYPE_SYSTEM_KEYWORD;
+                }
+                //NOTE: sequence lookup can be abrupted by hibernation. In that case lookup
+                //results are no longer valid and we will need to start over.
+                else if (!this._ensureHibernation()) {
+                    this._err(error_codes_ERR.invalidCharacterSequenceAfterDoctypeName);
+                    token.forceQuirks = true;
+                    this.state = State.BOGUS_DOCTYPE;
+                    this._stateBogusDoctype(cp);
+                }
+            }
+        }
+    }
+    // After DOCTYPE public keyword state
+    //------------------------------------------------------------------
+    _stateAfterDoctypePublicKeyword(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.BEFORE_DOCTYPE_PUBLIC_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                this._err(error_codes_ERR.missingWhitespaceAfterDoctypePublicKeyword);
+                token.publicId = '';
+                this.state = State.DOCTYPE_PUBLIC_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                this._err(error_codes_ERR.missingWhitespaceAfterDoctypePublicKeyword);
+                token.publicId = '';
+                this.state = State.DOCTYPE_PUBLIC_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.missingDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // Before DOCTYPE public identifier state
+    //------------------------------------------------------------------
+    _stateBeforeDoctypePublicIdentifier(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                token.publicId = '';
+                this.state = State.DOCTYPE_PUBLIC_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                token.publicId = '';
+                this.state = State.DOCTYPE_PUBLIC_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.missingDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // DOCTYPE public identifier (double-quoted) state
+    //------------------------------------------------------------------
+    _stateDoctypePublicIdentifierDoubleQuoted(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.QUOTATION_MARK: {
+                this.state = State.AFTER_DOCTYPE_PUBLIC_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.publicId += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.publicId += String.fromCodePoint(cp);
+            }
+        }
+    }
+    // DOCTYPE public identifier (single-quoted) state
+    //------------------------------------------------------------------
+    _stateDoctypePublicIdentifierSingleQuoted(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.APOSTROPHE: {
+                this.state = State.AFTER_DOCTYPE_PUBLIC_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.publicId += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptDoctypePublicIdentifier);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.publicId += String.fromCodePoint(cp);
+            }
+        }
+    }
+    // After DOCTYPE public identifier state
+    //------------------------------------------------------------------
+    _stateAfterDoctypePublicIdentifier(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.BETWEEN_DOCTYPE_PUBLIC_AND_SYSTEM_IDENTIFIERS;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                this._err(error_codes_ERR.missingWhitespaceBetweenDoctypePublicAndSystemIdentifiers);
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                this._err(error_codes_ERR.missingWhitespaceBetweenDoctypePublicAndSystemIdentifiers);
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // Between DOCTYPE public and system identifiers state
+    //------------------------------------------------------------------
+    _stateBetweenDoctypePublicAndSystemIdentifiers(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // After DOCTYPE system keyword state
+    //------------------------------------------------------------------
+    _stateAfterDoctypeSystemKeyword(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                this.state = State.BEFORE_DOCTYPE_SYSTEM_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                this._err(error_codes_ERR.missingWhitespaceAfterDoctypeSystemKeyword);
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                this._err(error_codes_ERR.missingWhitespaceAfterDoctypeSystemKeyword);
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.missingDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // Before DOCTYPE system identifier state
+    //------------------------------------------------------------------
+    _stateBeforeDoctypeSystemIdentifier(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.QUOTATION_MARK: {
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_DOUBLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.APOSTROPHE: {
+                token.systemId = '';
+                this.state = State.DOCTYPE_SYSTEM_IDENTIFIER_SINGLE_QUOTED;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.missingDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.DATA;
+                this.emitCurrentDoctype(token);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.missingQuoteBeforeDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // DOCTYPE system identifier (double-quoted) state
+    //------------------------------------------------------------------
+    _stateDoctypeSystemIdentifierDoubleQuoted(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.QUOTATION_MARK: {
+                this.state = State.AFTER_DOCTYPE_SYSTEM_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.systemId += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.systemId += String.fromCodePoint(cp);
+            }
+        }
+    }
+    // DOCTYPE system identifier (single-quoted) state
+    //------------------------------------------------------------------
+    _stateDoctypeSystemIdentifierSingleQuoted(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.APOSTROPHE: {
+                this.state = State.AFTER_DOCTYPE_SYSTEM_IDENTIFIER;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                token.systemId += REPLACEMENT_CHARACTER;
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this._err(error_codes_ERR.abruptDoctypeSystemIdentifier);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                token.systemId += String.fromCodePoint(cp);
+            }
+        }
+    }
+    // After DOCTYPE system identifier state
+    //------------------------------------------------------------------
+    _stateAfterDoctypeSystemIdentifier(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.SPACE:
+            case CODE_POINTS.LINE_FEED:
+            case CODE_POINTS.TABULATION:
+            case CODE_POINTS.FORM_FEED: {
+                // Ignore whitespace
+                break;
+            }
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInDoctype);
+                token.forceQuirks = true;
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._err(error_codes_ERR.unexpectedCharacterAfterDoctypeSystemIdentifier);
+                this.state = State.BOGUS_DOCTYPE;
+                this._stateBogusDoctype(cp);
+            }
+        }
+    }
+    // Bogus DOCTYPE state
+    //------------------------------------------------------------------
+    _stateBogusDoctype(cp) {
+        const token = this.currentToken;
+        switch (cp) {
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.emitCurrentDoctype(token);
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.NULL: {
+                this._err(error_codes_ERR.unexpectedNullCharacter);
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this.emitCurrentDoctype(token);
+                this._emitEOFToken();
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    // CDATA section state
+    //------------------------------------------------------------------
+    _stateCdataSection(cp) {
+        switch (cp) {
+            case CODE_POINTS.RIGHT_SQUARE_BRACKET: {
+                this.state = State.CDATA_SECTION_BRACKET;
+                break;
+            }
+            case CODE_POINTS.EOF: {
+                this._err(error_codes_ERR.eofInCdata);
+                this._emitEOFToken();
+                break;
+            }
+            default: {
+                this._emitCodePoint(cp);
+            }
+        }
+    }
+    // CDATA section bracket state
+    //------------------------------------------------------------------
+    _stateCdataSectionBracket(cp) {
+        if (cp === CODE_POINTS.RIGHT_SQUARE_BRACKET) {
+            this.state = State.CDATA_SECTION_END;
+        }
+        else {
+            this._emitChars(']', -1);
+            this.state = State.CDATA_SECTION;
+            this._stateCdataSection(cp);
+        }
+    }
+    // CDATA section end state
+    //------------------------------------------------------------------
+    _stateCdataSectionEnd(cp) {
+        switch (cp) {
+            case CODE_POINTS.GREATER_THAN_SIGN: {
+                this.state = State.DATA;
+                break;
+            }
+            case CODE_POINTS.RIGHT_SQUARE_BRACKET: {
+                this._emitChars(']', -2);
+                break;
+            }
+            default: {
+                this._emitChars(']]', -1);
+                this.state = State.CDATA_SECTION;
+                this._stateCdataSection(cp);
+            }
+        }
+    }
+    // Character reference state
+    //------------------------------------------------------------------
+    _stateCharacterReference() {
+        let length = this.entityDecoder.write(this.preprocessor.html, this.preprocessor.pos);
+        if (length < 0) {
+            if (this.preprocessor.lastChunkWritten) {
+                length = this.entityDecoder.end();
+            }
+            else {
+                // Wait for the rest of the entity.
+                this.active = false;
+                // Mark the entire buffer as read.
+                this.preprocessor.pos = this.preprocessor.html.length - 1;
+                this.consumedAfterSnapshot = 0;
+                this.preprocessor.endOfChunkHit = true;
+                return;
+            }
+        }
+        if (length === 0) {
+            // This was not a valid entity. Go back to the beginning, and
+            // figure out what to do.
+            this.preprocessor.pos = this.entityStartPos;
+            this._flushCodePointConsumedAsCharacterReference(CODE_POINTS.AMPERSAND);
+            this.state =
+                !this._isCharacterReferenceInAttribute() && isAsciiAlphaNumeric(this.preprocessor.peek(1))
+                    ? State.AMBIGUOUS_AMPERSAND
+                    : this.returnState;
+        }
+        else {
+            // We successfully parsed an entity. Switch to the return state.
+            this.state = this.returnState;
+        }
+    }
+    // Ambiguos ampersand state
+    //------------------------------------------------------------------
+    _stateAmbiguousAmpersand(cp) {
+        if (isAsciiAlphaNumeric(cp)) {
+            this._flushCodePointConsumedAsCharacterReference(cp);
+        }
+        else {
+            if (cp === CODE_POINTS.SEMICOLON) {
+                this._err(error_codes_ERR.unknownNamedCharacterReference);
+            }
+            this.state = this.returnState;
+            this._callState(cp);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/parser/open-element-stack.js
+
+//Element utils
+const IMPLICIT_END_TAG_REQUIRED = new Set([TAG_ID.DD, TAG_ID.DT, TAG_ID.LI, TAG_ID.OPTGROUP, TAG_ID.OPTION, TAG_ID.P, TAG_ID.RB, TAG_ID.RP, TAG_ID.RT, TAG_ID.RTC]);
+const IMPLICIT_END_TAG_REQUIRED_THOROUGHLY = new Set([
+    ...IMPLICIT_END_TAG_REQUIRED,
+    TAG_ID.CAPTION,
+    TAG_ID.COLGROUP,
+    TAG_ID.TBODY,
+    TAG_ID.TD,
+    TAG_ID.TFOOT,
+    TAG_ID.TH,
+    TAG_ID.THEAD,
+    TAG_ID.TR,
+]);
+/** A stack this deep starts to index its elements; a shallower one is cheaper to scan than to index. */
+const INDEX_DEPTH = 64;
+/*
+ * Every open element has a key: an HTML element its tag ID, an SVG or MathML element its tag ID plus the offsets below,
+ * and any other element (an unknown tag, or another namespace) a key from `NAME_KEYS` up, assigned per stack by
+ * namespace and tag name.
+ */
+const SVG_KEYS = 256;
+const MATHML_KEYS = 512;
+const NAME_KEYS = 768;
+const open_element_stack_NUMBERED_HEADERS = [TAG_ID.H1, TAG_ID.H2, TAG_ID.H3, TAG_ID.H4, TAG_ID.H5, TAG_ID.H6];
+const TABLE_BODIES = [TAG_ID.TBODY, TAG_ID.TFOOT, TAG_ID.THEAD];
+const TABLE_ROW_CONTEXT = [TAG_ID.TR, TAG_ID.TEMPLATE, TAG_ID.HTML];
+const TABLE_BODY_CONTEXT = [...TABLE_BODIES, TAG_ID.TEMPLATE, TAG_ID.HTML];
+const TABLE_CONTEXT = [TAG_ID.TABLE, TAG_ID.TEMPLATE, TAG_ID.HTML];
+const TABLE_CELLS = [TAG_ID.TD, TAG_ID.TH];
+// Classes of keys: special elements, the special elements that end the search for a list item to close (all but
+// HTML `address`, `div` and `p`), and the elements that bound each kind of scope.
+const SPECIAL = 1;
+const LIST_ITEM_BOUNDARY = 2;
+const SCOPE = 4;
+const LIST_ITEM_SCOPE = 8;
+const BUTTON_SCOPE = 16;
+const TABLE_SCOPE = 32;
+const KEY_CLASSES = new Uint8Array(NAME_KEYS);
+for (const [ns, offset] of [
+    [html_NS.HTML, 0],
+    [html_NS.SVG, SVG_KEYS],
+    [html_NS.MATHML, MATHML_KEYS],
+]) {
+    for (const tn of html_SPECIAL_ELEMENTS[ns]) {
+        KEY_CLASSES[offset + tn] =
+            ns === html_NS.HTML && (tn === TAG_ID.ADDRESS || tn === TAG_ID.DIV || tn === TAG_ID.P) ? SPECIAL : SPECIAL | LIST_ITEM_BOUNDARY;
+    }
+}
+for (const key of [
+    TAG_ID.APPLET,
+    TAG_ID.CAPTION,
+    TAG_ID.HTML,
+    TAG_ID.MARQUEE,
+    TAG_ID.OBJECT,
+    TAG_ID.TABLE,
+    TAG_ID.TD,
+    TAG_ID.TEMPLATE,
+    TAG_ID.TH,
+    SVG_KEYS + TAG_ID.DESC,
+    SVG_KEYS + TAG_ID.FOREIGN_OBJECT,
+    SVG_KEYS + TAG_ID.TITLE,
+    MATHML_KEYS + TAG_ID.ANNOTATION_XML,
+    MATHML_KEYS + TAG_ID.MI,
+    MATHML_KEYS + TAG_ID.MN,
+    MATHML_KEYS + TAG_ID.MO,
+    MATHML_KEYS + TAG_ID.MS,
+    MATHML_KEYS + TAG_ID.MTEXT,
+]) {
+    KEY_CLASSES[key] |= SCOPE | LIST_ITEM_SCOPE | BUTTON_SCOPE;
+}
+KEY_CLASSES[TAG_ID.OL] |= LIST_ITEM_SCOPE;
+KEY_CLASSES[TAG_ID.UL] |= LIST_ITEM_SCOPE;
+KEY_CLASSES[TAG_ID.BUTTON] |= BUTTON_SCOPE;
+KEY_CLASSES[TAG_ID.TABLE] |= TABLE_SCOPE;
+KEY_CLASSES[TAG_ID.HTML] |= TABLE_SCOPE;
+// The adoption agency and the reconstruction look up formatting elements by element.
+const FORMATTING_TAGS = new Uint8Array(NAME_KEYS);
+for (const tn of [TAG_ID.A, TAG_ID.B, TAG_ID.BIG, TAG_ID.CODE, TAG_ID.EM, TAG_ID.FONT, TAG_ID.I, TAG_ID.NOBR, TAG_ID.S, TAG_ID.SMALL, TAG_ID.STRIKE, TAG_ID.STRONG, TAG_ID.TT, TAG_ID.U]) {
+    FORMATTING_TAGS[tn] = 1;
+}
+/** The key of an element with a tag ID in HTML, SVG or MathML, or -1 for an element keyed by its name. */
+function tagKey(ns, tagID) {
+    if (tagID === $.UNKNOWN)
+        return -1;
+    switch (ns) {
+        case NS.HTML: {
+            return tagID;
+        }
+        case NS.SVG: {
+            return SVG_KEYS + tagID;
+        }
+        case NS.MATHML: {
+            return MATHML_KEYS + tagID;
+        }
+        default: {
+            return -1;
+        }
+    }
+}
+/**
+ * The stack of open elements. Each element has a slot in `items` and `tagIDs`. Once the stack is `INDEX_DEPTH` deep, it
+ * indexes its elements so that the searches the parser repeats per token take constant time: it chains the elements
+ * with each key, so that the topmost one is found without a scan, and counts per slot the special elements and scope
+ * boundaries at or below it, which tell whether one lies between two slots. Removing an element from the middle then
+ * leaves its slot free instead of moving the elements above it; `slotBelow` and `slotAbove` step over free slots, and
+ * `depth` counts the open elements.
+ */
+class open_element_stack_OpenElementStack {
+    get currentTmplContentOrNode() {
+        return this._isInTemplate() ? this.treeAdapter.getTemplateContent(this.current) : this.current;
+    }
+    constructor(document, treeAdapter, handler) {
+        this.treeAdapter = treeAdapter;
+        this.handler = handler;
+        this.items = [];
+        this.tagIDs = [];
+        /** The slot of the current element. */
+        this.stackTop = -1;
+        /** The number of open elements. */
+        this.depth = 0;
+        this.tmplCount = 0;
+        this.currentTagId = $.UNKNOWN;
+        this.indexed = false;
+        /** The slot of the open element below, and above, each open element's slot; -1 for none. */
+        this.below = [];
+        this.above = [];
+        this.keys = [];
+        /** The slot of the next lower, and higher, open element with the same key; -1 for none. */
+        this.keyPrev = [];
+        this.keyNext = [];
+        /** The slot of the topmost open element with each key, -1 for none. */
+        this.keyTops = new Int32Array(0);
+        /** Per slot, the open special elements, list item boundaries and scope boundaries at or below it. */
+        this.specials = [];
+        this.listItemBoundaries = [];
+        this.scopeBoundaries = [];
+        /** Per slot, the slot of the topmost open HTML element at or below it, or -1. */
+        this.htmlSlots = [];
+        this.formattingSlots = new Map();
+        this.current = document;
+    }
+    /** The slot of an open element, or -1. */
+    _indexOf(element) {
+        if (this.indexed) {
+            const idx = this.formattingSlots.get(element);
+            if (idx !== undefined)
+                return idx;
+            // A formatting element is in `formattingSlots` while it is open.
+            if (FORMATTING_TAGS[getTagID(this.treeAdapter.getTagName(element))])
+                return -1;
+        }
+        return this.items.lastIndexOf(element, this.stackTop);
+    }
+    /** The slot of the open element below the one at `idx`, or -1. */
+    slotBelow(idx) {
+        return this.indexed ? this.below[idx] : idx - 1;
+    }
+    /** The slot of the open element above the one at `idx`, or -1. */
+    slotAbove(idx) {
+        if (this.indexed)
+            return this.above[idx];
+        return idx === this.stackTop ? -1 : idx + 1;
+    }
+    //Update current element
+    _isInTemplate() {
+        return this.currentTagId === $.TEMPLATE && this.treeAdapter.getNamespaceURI(this.current) === NS.HTML;
+    }
+    _updateCurrentElement() {
+        this.current = this.items[this.stackTop];
+        this.currentTagId = this.tagIDs[this.stackTop];
+    }
+    //Index
+    _nameKey(ns, tagName, create) {
+        var _a, _b;
+        const name = `${ns} ${tagName}`;
+        let key = (_a = this.nameKeys) === null || _a === void 0 ? void 0 : _a.get(name);
+        if (key === undefined && create) {
+            (_b = this.nameKeys) !== null && _b !== void 0 ? _b : (this.nameKeys = new Map());
+            key = NAME_KEYS + this.nameKeys.size;
+            this.nameKeys.set(name, key);
+            if (key === this.keyTops.length) {
+                const keyTops = new Int32Array(2 * key).fill(-1);
+                keyTops.set(this.keyTops);
+                this.keyTops = keyTops;
+            }
+        }
+        return key !== null && key !== void 0 ? key : -1;
+    }
+    /** Indexes the open elements once the stack is `INDEX_DEPTH` deep. */
+    _indexAll() {
+        this.indexed = true;
+        this.keyTops = new Int32Array(NAME_KEYS).fill(-1);
+        for (let i = 0; i <= this.stackTop; i++)
+            this._index(i, i - 1);
+    }
+    /** Indexes the element at `slot`, above the open element at `belowIdx`. */
+    _index(slot, belowIdx) {
+        const element = this.items[slot];
+        const tagID = this.tagIDs[slot];
+        const ns = this.treeAdapter.getNamespaceURI(element);
+        let key = tagKey(ns, tagID);
+        if (key === -1)
+            key = this._nameKey(ns, this.treeAdapter.getTagName(element), true);
+        const keyPrev = this.keyTops[key];
+        this.keys[slot] = key;
+        this.keyPrev[slot] = keyPrev;
+        this.keyNext[slot] = -1;
+        if (keyPrev !== -1)
+            this.keyNext[keyPrev] = slot;
+        this.keyTops[key] = slot;
+        this.above[slot] = -1;
+        this._link(slot, belowIdx, ns === NS.HTML);
+        if (FORMATTING_TAGS[tagID])
+            this.formattingSlots.set(element, slot);
+    }
+    /** Puts the indexed element at `slot` above the one at `belowIdx`, and counts the elements of each class. */
+    _link(slot, belowIdx, isHtml) {
+        const key = this.keys[slot];
+        const classes = key < NAME_KEYS ? KEY_CLASSES[key] : 0;
+        this.below[slot] = belowIdx;
+        if (belowIdx === -1) {
+            this.specials[slot] = classes & SPECIAL;
+            this.listItemBoundaries[slot] = (classes & LIST_ITEM_BOUNDARY) >> 1;
+            this.scopeBoundaries[slot] = (classes & SCOPE) >> 2;
+            this.htmlSlots[slot] = isHtml ? slot : -1;
+        }
+        else {
+            this.above[belowIdx] = slot;
+            this.specials[slot] = this.specials[belowIdx] + (classes & SPECIAL);
+            this.listItemBoundaries[slot] = this.listItemBoundaries[belowIdx] + ((classes & LIST_ITEM_BOUNDARY) >> 1);
+            this.scopeBoundaries[slot] = this.scopeBoundaries[belowIdx] + ((classes & SCOPE) >> 2);
+            this.htmlSlots[slot] = isHtml ? slot : this.htmlSlots[belowIdx];
+        }
+    }
+    /** Takes the element at `slot` out of the index, except for the links between slots. */
+    _unindex(slot) {
+        const key = this.keys[slot];
+        const keyPrev = this.keyPrev[slot];
+        const keyNext = this.keyNext[slot];
+        if (keyPrev !== -1)
+            this.keyNext[keyPrev] = keyNext;
+        if (keyNext === -1)
+            this.keyTops[key] = keyPrev;
+        else
+            this.keyPrev[keyNext] = keyPrev;
+        if (FORMATTING_TAGS[this.tagIDs[slot]])
+            this.formattingSlots.delete(this.items[slot]);
+    }
+    /** Moves the indexed element at `from` down to the free slot `to`, keeping its key chain in order. */
+    _move(from, to) {
+        const element = this.items[from];
+        const key = this.keys[from];
+        const keyPrev = this.keyPrev[from];
+        const keyNext = this.keyNext[from];
+        this.items[to] = element;
+        this.tagIDs[to] = this.tagIDs[from];
+        this.keys[to] = key;
+        this.keyPrev[to] = keyPrev;
+        this.keyNext[to] = keyNext;
+        if (keyPrev !== -1)
+            this.keyNext[keyPrev] = to;
+        if (keyNext === -1)
+            this.keyTops[key] = to;
+        else
+            this.keyPrev[keyNext] = to;
+        if (FORMATTING_TAGS[this.tagIDs[to]])
+            this.formattingSlots.set(element, to);
+    }
+    //Search by tag
+    /** The slot of the topmost open HTML element with this tag, or -1. */
+    indexOfTopmost(tagID) {
+        if (this.indexed)
+            return this.keyTops[tagID];
+        for (let i = this.stackTop; i >= 0; i--) {
+            if (this.tagIDs[i] === tagID && this.treeAdapter.getNamespaceURI(this.items[i]) === NS.HTML)
+                return i;
+        }
+        return -1;
+    }
+    /** The slot of the topmost open HTML element with any of these tags, or -1. */
+    indexOfTopmostOf(tagIDs) {
+        if (this.indexed) {
+            let top = -1;
+            for (const tagID of tagIDs) {
+                if (this.keyTops[tagID] > top)
+                    top = this.keyTops[tagID];
+            }
+            return top;
+        }
+        for (let i = this.stackTop; i >= 0; i--) {
+            if (tagIDs.includes(this.tagIDs[i]) && this.treeAdapter.getNamespaceURI(this.items[i]) === NS.HTML)
+                return i;
+        }
+        return -1;
+    }
+    /** The slot of the topmost open element in this namespace with this tag name, or -1. */
+    indexOfTopmostByName(ns, tagName) {
+        if (this.indexed) {
+            let key = tagKey(ns, getTagID(tagName));
+            if (key === -1)
+                key = this._nameKey(ns, tagName, false);
+            return key === -1 ? -1 : this.keyTops[key];
+        }
+        for (let i = this.stackTop; i >= 0; i--) {
+            const element = this.items[i];
+            if (this.treeAdapter.getTagName(element) === tagName && this.treeAdapter.getNamespaceURI(element) === ns) {
+                return i;
+            }
+        }
+        return -1;
+    }
+    /** The slot of the topmost open HTML element, or -1. */
+    indexOfTopmostHtmlElement() {
+        if (this.indexed)
+            return this.stackTop === -1 ? -1 : this.htmlSlots[this.stackTop];
+        let i = this.stackTop;
+        while (i >= 0 && this.treeAdapter.getNamespaceURI(this.items[i]) !== NS.HTML)
+            i--;
+        return i;
+    }
+    /** Whether an element of the classes is open above the slot `idx`, on a stack that is not indexed. */
+    _hasAbove(idx, classes) {
+        for (let i = this.stackTop; i > idx; i--) {
+            const key = tagKey(this.treeAdapter.getNamespaceURI(this.items[i]), this.tagIDs[i]);
+            if (key !== -1 && KEY_CLASSES[key] & classes)
+                return true;
+        }
+        return false;
+    }
+    /** Whether a special element is open above the slot `idx`. */
+    hasSpecialElementAbove(idx) {
+        return this.indexed ? this.specials[this.stackTop] !== this.specials[idx] : this._hasAbove(idx, SPECIAL);
+    }
+    /** Whether a special element other than HTML `address`, `div` and `p` is open above the slot `idx`. */
+    hasListItemBoundaryAbove(idx) {
+        return this.indexed
+            ? this.listItemBoundaries[this.stackTop] !== this.listItemBoundaries[idx]
+            : this._hasAbove(idx, LIST_ITEM_BOUNDARY);
+    }
+    //Mutations
+    push(element, tagID) {
+        const belowIdx = this.stackTop;
+        this.stackTop++;
+        this.depth++;
+        this.items[this.stackTop] = element;
+        this.current = element;
+        this.tagIDs[this.stackTop] = tagID;
+        this.currentTagId = tagID;
+        if (this.indexed)
+            this._index(this.stackTop, belowIdx);
+        else if (this.depth === INDEX_DEPTH)
+            this._indexAll();
+        if (this._isInTemplate()) {
+            this.tmplCount++;
+        }
+        this.handler.onItemPush(element, tagID, true);
+    }
+    /** Pops the current element without calling the handler. */
+    _popCurrent() {
+        if (this.tmplCount > 0 && this._isInTemplate()) {
+            this.tmplCount--;
+        }
+        if (this.indexed) {
+            this._unindex(this.stackTop);
+            this.stackTop = this.below[this.stackTop];
+            if (this.stackTop !== -1)
+                this.above[this.stackTop] = -1;
+        }
+        else {
+            this.stackTop--;
+        }
+        this.depth--;
+        this._updateCurrentElement();
+    }
+    pop() {
+        const popped = this.current;
+        this._popCurrent();
+        this.handler.onItemPop(popped, true);
+    }
+    replace(oldElement, newElement) {
+        const idx = this._indexOf(oldElement);
+        this.items[idx] = newElement;
+        if (this.indexed && FORMATTING_TAGS[this.tagIDs[idx]]) {
+            this.formattingSlots.delete(oldElement);
+            this.formattingSlots.set(newElement, idx);
+        }
+        if (idx === this.stackTop) {
+            this.current = newElement;
+        }
+    }
+    /**
+     * The adoption agency's last stack step: removes the formatting element at `formattingIdx` and opens `element`
+     * directly above the furthest block at `furthestBlockIdx`. On an indexed stack, only formatting elements the agency
+     * kept are still open between them; the furthest block, with those directly below it, moves down by one slot, and
+     * `element` takes the furthest block's slot. No open element above the furthest block moves, and as all these
+     * elements are HTML elements and only the furthest block is special, the counts above it stay the same.
+     */
+    replaceFormattingElement(formattingIdx, furthestBlockIdx, element, tagID) {
+        const formattingElement = this.items[formattingIdx];
+        if (!this.indexed) {
+            this.items.splice(formattingIdx, 1);
+            this.tagIDs.splice(formattingIdx, 1);
+            this.handler.onItemPop(formattingElement, false);
+            this.items.splice(furthestBlockIdx, 0, element);
+            this.tagIDs.splice(furthestBlockIdx, 0, tagID);
+            if (furthestBlockIdx === this.stackTop)
+                this._updateCurrentElement();
+            if (this.current && this.currentTagId !== undefined) {
+                this.handler.onItemPush(this.current, this.currentTagId, furthestBlockIdx === this.stackTop);
+            }
+            return;
+        }
+        const key = this.keys[formattingIdx];
+        const belowIdx = this.below[formattingIdx];
+        const aboveIdx = this.above[furthestBlockIdx];
+        const kept = [];
+        for (let i = this.above[formattingIdx]; i !== furthestBlockIdx; i = this.above[i])
+            kept.push(i);
+        // The list keeps open formatting elements in stack order, so a kept element with the formatting element's tag
+        // would have been the formatting element: the next element with its key is above the furthest block.
+        const keyNext = this.keyNext[formattingIdx];
+        this._unindex(formattingIdx);
+        this.items[formattingIdx] = undefined;
+        this.handler.onItemPop(formattingElement, false);
+        let free = furthestBlockIdx - 1;
+        while (kept.length > 0 && kept[kept.length - 1] === free) {
+            kept.pop();
+            free--;
+        }
+        for (let i = free + 1; i <= furthestBlockIdx; i++)
+            this._move(i, i - 1);
+        const keyPrev = keyNext === -1 ? this.keyTops[key] : this.keyPrev[keyNext];
+        this.items[furthestBlockIdx] = element;
+        this.tagIDs[furthestBlockIdx] = tagID;
+        this.keys[furthestBlockIdx] = key;
+        this.keyPrev[furthestBlockIdx] = keyPrev;
+        this.keyNext[furthestBlockIdx] = keyNext;
+        if (keyPrev !== -1)
+            this.keyNext[keyPrev] = furthestBlockIdx;
+        if (keyNext === -1)
+            this.keyTops[key] = furthestBlockIdx;
+        else
+            this.keyPrev[keyNext] = furthestBlockIdx;
+        if (FORMATTING_TAGS[tagID])
+            this.formattingSlots.set(element, furthestBlockIdx);
+        let prev = belowIdx;
+        for (const i of kept) {
+            this._link(i, prev, true);
+            prev = i;
+        }
+        for (let i = free; i < furthestBlockIdx; i++) {
+            this._link(i, prev, true);
+            prev = i;
+        }
+        this._link(furthestBlockIdx, prev, true);
+        if (aboveIdx === -1)
+            this._updateCurrentElement();
+        if (this.current && this.currentTagId !== undefined) {
+            this.handler.onItemPush(this.current, this.currentTagId, aboveIdx === -1);
+        }
+    }
+    popUntilTagNamePopped(tagName) {
+        this.shortenToLength(Math.max(this.indexOfTopmost(tagName), 0));
+    }
+    shortenToLength(idx) {
+        while (this.stackTop >= idx) {
+            const popped = this.current;
+            this._popCurrent();
+            this.handler.onItemPop(popped, this.stackTop < idx);
+        }
+    }
+    popUntilElementPopped(element) {
+        const idx = this._indexOf(element);
+        this.shortenToLength(Math.max(idx, 0));
+    }
+    popUntilNumberedHeaderPopped() {
+        this.shortenToLength(Math.max(this.indexOfTopmostOf(open_element_stack_NUMBERED_HEADERS), 0));
+    }
+    popUntilTableCellPopped() {
+        this.shortenToLength(Math.max(this.indexOfTopmostOf(TABLE_CELLS), 0));
+    }
+    popAllUpToHtmlElement() {
+        //NOTE: here we assume that the root <html> element is always first in the open element stack, so
+        //we perform this fast stack clean up.
+        this.tmplCount = 0;
+        this.shortenToLength(1);
+    }
+    clearBackToTableContext() {
+        this.shortenToLength(this.indexOfTopmostOf(TABLE_CONTEXT) + 1);
+    }
+    clearBackToTableBodyContext() {
+        this.shortenToLength(this.indexOfTopmostOf(TABLE_BODY_CONTEXT) + 1);
+    }
+    clearBackToTableRowContext() {
+        this.shortenToLength(this.indexOfTopmostOf(TABLE_ROW_CONTEXT) + 1);
+    }
+    remove(element) {
+        const idx = this._indexOf(element);
+        if (idx !== -1)
+            this.removeAt(idx);
+    }
+    /** Removes the open element at the slot `idx`; on an indexed stack, the elements above it keep their slots. */
+    removeAt(idx) {
+        if (idx === this.stackTop) {
+            this.pop();
+            return;
+        }
+        const element = this.items[idx];
+        this.depth--;
+        if (this.indexed) {
+            const classes = this.keys[idx] < NAME_KEYS ? KEY_CLASSES[this.keys[idx]] : 0;
+            const belowIdx = this.below[idx];
+            const aboveIdx = this.above[idx];
+            this._unindex(idx);
+            this.items[idx] = undefined;
+            this.below[aboveIdx] = belowIdx;
+            if (belowIdx !== -1)
+                this.above[belowIdx] = aboveIdx;
+            if (classes !== 0) {
+                for (let i = aboveIdx; i !== -1; i = this.above[i]) {
+                    this.specials[i] -= classes & SPECIAL;
+                    this.listItemBoundaries[i] -= (classes & LIST_ITEM_BOUNDARY) >> 1;
+                    this.scopeBoundaries[i] -= (classes & SCOPE) >> 2;
+                }
+            }
+            // Foreign elements directly above an HTML element refer to it as the topmost HTML element below them.
+            const html = belowIdx === -1 ? -1 : this.htmlSlots[belowIdx];
+            for (let i = aboveIdx; i !== -1 && this.htmlSlots[i] === idx; i = this.above[i]) {
+                this.htmlSlots[i] = html;
+            }
+        }
+        else {
+            this.items.splice(idx, 1);
+            this.tagIDs.splice(idx, 1);
+            this.stackTop--;
+            this._updateCurrentElement();
+        }
+        this.handler.onItemPop(element, false);
+    }
+    //Search
+    tryPeekProperlyNestedBodyElement() {
+        //Properly nested <body> element (should be second element in stack).
+        return this.stackTop >= 1 && this.tagIDs[1] === $.BODY ? this.items[1] : null;
+    }
+    contains(element) {
+        return this._indexOf(element) > -1;
+    }
+    getCommonAncestor(element) {
+        const idx = this._indexOf(element);
+        const belowIdx = idx === -1 ? -1 : this.slotBelow(idx);
+        return belowIdx === -1 ? null : this.items[belowIdx];
+    }
+    isRootHtmlElementCurrent() {
+        return this.stackTop === 0 && this.tagIDs[0] === $.HTML;
+    }
+    //Element in scope
+    /**
+     * On an indexed stack: whether no element of the `scope` class is open above the slot `target`. A target that is not
+     * open is in scope only on a stack without such an element, as a scan from the top would end there.
+     */
+    _isInScope(target, scope) {
+        let boundary = -1;
+        switch (scope) {
+            case LIST_ITEM_SCOPE: {
+                boundary = Math.max(this.keyTops[$.OL], this.keyTops[$.UL]);
+                break;
+            }
+            case BUTTON_SCOPE: {
+                boundary = this.keyTops[$.BUTTON];
+                break;
+            }
+            case TABLE_SCOPE: {
+                boundary = Math.max(this.keyTops[$.TABLE], this.keyTops[$.HTML]);
+                return target === -1 ? boundary === -1 : target >= boundary;
+            }
+            default:
+            // Only the scope boundaries
+        }
+        return target === -1
+            ? boundary === -1 && (this.stackTop === -1 || this.scopeBoundaries[this.stackTop] === 0)
+            : target >= boundary && this.scopeBoundaries[this.stackTop] === this.scopeBoundaries[target];
+    }
+    /**
+     * On a stack that is not indexed: whether an HTML element with the tag, or one of the tags, and if passed the element
+     * itself, is open above every element of the `scope` class; true if neither is open.
+     */
+    _scanScope(tagID, tagIDs, scope, element) {
+        for (let i = this.stackTop; i >= 0; i--) {
+            const key = tagKey(this.treeAdapter.getNamespaceURI(this.items[i]), this.tagIDs[i]);
+            if (key === -1)
+                continue;
+            if ((tagIDs ? tagIDs.includes(key) : key === tagID) && (!element || this.items[i] === element))
+                return true;
+            if (KEY_CLASSES[key] & scope)
+                return false;
+        }
+        return true;
+    }
+    /** If `element` is passed, only that element (which has to be a `tagName` element) is looked for. */
+    hasInScope(tagName, element) {
+        if (!this.indexed)
+            return this._scanScope(tagName, null, SCOPE, element);
+        return this._isInScope(element ? this._indexOf(element) : this.keyTops[tagName], SCOPE);
+    }
+    hasInListItemScope(tagName) {
+        return this.indexed
+            ? this._isInScope(this.keyTops[tagName], LIST_ITEM_SCOPE)
+            : this._scanScope(tagName, null, LIST_ITEM_SCOPE);
+    }
+    hasInButtonScope(tagName) {
+        return this.indexed
+            ? this._isInScope(this.keyTops[tagName], BUTTON_SCOPE)
+            : this._scanScope(tagName, null, BUTTON_SCOPE);
+    }
+    hasNumberedHeaderInScope() {
+        return this.indexed
+            ? this._isInScope(this.indexOfTopmostOf(open_element_stack_NUMBERED_HEADERS), SCOPE)
+            : this._scanScope($.UNKNOWN, open_element_stack_NUMBERED_HEADERS, SCOPE);
+    }
+    hasInTableScope(tagName) {
+        return this.indexed
+            ? this._isInScope(this.keyTops[tagName], TABLE_SCOPE)
+            : this._scanScope(tagName, null, TABLE_SCOPE);
+    }
+    hasTableBodyContextInTableScope() {
+        return this.indexed
+            ? this._isInScope(this.indexOfTopmostOf(TABLE_BODIES), TABLE_SCOPE)
+            : this._scanScope($.UNKNOWN, TABLE_BODIES, TABLE_SCOPE);
+    }
+    hasInSelectScope(tagName) {
+        for (let i = this.stackTop; i >= 0; i = this.slotBelow(i)) {
+            if (this.treeAdapter.getNamespaceURI(this.items[i]) !== NS.HTML) {
+                continue;
+            }
+            switch (this.tagIDs[i]) {
+                case tagName: {
+                    return true;
+                }
+                case $.OPTION:
+                case $.OPTGROUP: {
+                    break;
+                }
+                default: {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+    //Implied end tags
+    generateImpliedEndTags() {
+        while (this.currentTagId !== undefined &&
+            IMPLICIT_END_TAG_REQUIRED.has(this.currentTagId) &&
+            this.treeAdapter.getNamespaceURI(this.current) === NS.HTML) {
+            this.pop();
+        }
+    }
+    generateImpliedEndTagsThoroughly() {
+        while (this.currentTagId !== undefined &&
+            IMPLICIT_END_TAG_REQUIRED_THOROUGHLY.has(this.currentTagId) &&
+            this.treeAdapter.getNamespaceURI(this.current) === NS.HTML) {
+            this.pop();
+        }
+    }
+    generateImpliedEndTagsWithExclusion(exclusionId) {
+        while (this.currentTagId !== undefined &&
+            this.currentTagId !== exclusionId &&
+            IMPLICIT_END_TAG_REQUIRED_THOROUGHLY.has(this.currentTagId) &&
+            this.treeAdapter.getNamespaceURI(this.current) === NS.HTML) {
+            this.pop();
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/parser/formatting-element-list.js
+//Const
+const NOAH_ARK_CAPACITY = 3;
+var formatting_element_list_EntryType;
+(function (EntryType) {
+    EntryType[EntryType["Marker"] = 0] = "Marker";
+    EntryType[EntryType["Element"] = 1] = "Element";
+})(formatting_element_list_EntryType || (formatting_element_list_EntryType = {}));
+//List of formatting elements
+class formatting_element_list_FormattingElementList {
+    constructor() {
+        this.newest = null;
+        this.bookmark = null;
+        /** The index of the entries after the last marker; null only while there are at most NOAH_ARK_CAPACITY of them. */
+        this.index = null;
+        /** The entries by element, except possibly those after the last marker while they are not indexed. */
+        this.elementEntries = new Map();
+    }
+    /** Returns the entry's ark, or null if the entries after the last marker are not indexed. */
+    _insertElementEntry(element, token, older) {
+        const newer = older === null ? null : older.newer;
+        const entry = {
+            type: formatting_element_list_EntryType.Element,
+            element,
+            token,
+            older,
+            newer,
+            ark: null,
+            olderSameTag: null,
+            newerSameTag: null,
+        };
+        if (newer === null) {
+            this.newest = entry;
+        }
+        else {
+            newer.older = entry;
+        }
+        if (older !== null) {
+            older.newer = entry;
+        }
+        return this.index === null ? null : this._addToIndex(this.index, entry);
+    }
+    _addToIndex(index, entry) {
+        const { tagName, attrs } = entry.token;
+        // Names are unique and the tokenizer replaces NUL, so the sorted pairs identify the attribute set.
+        // Sorting costs O(k log k) comparisons for a tag with k attributes.
+        const key = tagName +
+            attrs
+                .map(({ name, value }) => `\0${name}\0${value}`)
+                .sort()
+                .join('');
+        let ark = index.arks.get(key);
+        if (ark === undefined) {
+            ark = { entries: [], key };
+            index.arks.set(key, ark);
+        }
+        ark.entries.push(entry);
+        entry.ark = ark;
+        this.elementEntries.set(entry.element, entry);
+        let head = index.tagNames.get(tagName);
+        if (head === undefined) {
+            head = { olderSameTag: null };
+            index.tagNames.set(tagName, head);
+        }
+        entry.olderSameTag = head.olderSameTag;
+        entry.newerSameTag = head;
+        if (head.olderSameTag !== null) {
+            head.olderSameTag.newerSameTag = entry;
+        }
+        head.olderSameTag = entry;
+        return ark;
+    }
+    //Mutations
+    insertMarker() {
+        if (this.index === null) {
+            for (let entry = this.newest; entry !== null && entry.type === formatting_element_list_EntryType.Element; entry = entry.older) {
+                this.elementEntries.set(entry.element, entry);
+            }
+        }
+        const marker = {
+            type: formatting_element_list_EntryType.Marker,
+            older: this.newest,
+            newer: null,
+            outerIndex: this.index,
+        };
+        if (this.newest !== null) {
+            this.newest.newer = marker;
+        }
+        this.newest = marker;
+        this.index = null;
+    }
+    pushElement(element, token) {
+        if (this.index === null) {
+            let oldest = null;
+            let count = 0;
+            for (let entry = this.newest; entry !== null && entry.type === formatting_element_list_EntryType.Element; entry = entry.older) {
+                oldest = entry;
+                count++;
+            }
+            if (count >= NOAH_ARK_CAPACITY) {
+                this.index = { arks: new Map(), tagNames: new Map() };
+                for (let entry = oldest; entry !== null && entry.type === formatting_element_list_EntryType.Element; entry = entry.newer) {
+                    this._addToIndex(this.index, entry);
+                }
+            }
+        }
+        const ark = this._insertElementEntry(element, token, this.newest);
+        if (ark !== null && ark.entries.length > NOAH_ARK_CAPACITY) {
+            this.removeEntry(ark.entries[0]);
+        }
+    }
+    insertElementAfterBookmark(element, token) {
+        // Like the formatting element's entry that it replaces, this entry is the newest with its tag name. The bookmark
+        // is used once per adoption-agency step and released here, so it does not keep a cleared region reachable.
+        const { bookmark } = this;
+        this.bookmark = null;
+        this._insertElementEntry(element, token, bookmark);
+    }
+    removeEntry(entry) {
+        var _a;
+        // An `a` start tag removes its entry even when the adoption agency already has, so skip unlinked entries.
+        if (entry.newer === null ? this.newest !== entry : entry.newer.older !== entry) {
+            return;
+        }
+        this.elementEntries.delete(entry.element);
+        if (entry.newer === null) {
+            this.newest = entry.older;
+        }
+        else {
+            entry.newer.older = entry.older;
+        }
+        if (entry.older !== null) {
+            entry.older.newer = entry.newer;
+        }
+        if (entry.ark !== null) {
+            const { entries, key } = entry.ark;
+            entries.splice(entries.indexOf(entry), 1);
+            // Entries are removed only after the last marker, so an emptied ark is dropped from the last region's index.
+            if (entries.length === 0)
+                (_a = this.index) === null || _a === void 0 ? void 0 : _a.arks.delete(key);
+        }
+        if (entry.newerSameTag !== null) {
+            entry.newerSameTag.olderSameTag = entry.olderSameTag;
+            if (entry.olderSameTag !== null) {
+                entry.olderSameTag.newerSameTag = entry.newerSameTag;
+            }
+        }
+    }
+    replaceElement(entry, element) {
+        if (this.elementEntries.delete(entry.element)) {
+            this.elementEntries.set(element, entry);
+        }
+        entry.element = element;
+    }
+    /**
+     * Clears the list of formatting elements up to the last marker.
+     *
+     * @see https://html.spec.whatwg.org/multipage/parsing.html#clear-the-list-of-active-formatting-elements-up-to-the-last-marker
+     */
+    clearToLastMarker() {
+        let marker = this.newest;
+        for (; marker !== null && marker.type === formatting_element_list_EntryType.Element; marker = marker.older) {
+            this.elementEntries.delete(marker.element);
+        }
+        this.newest = marker === null ? null : marker.older;
+        this.index = marker === null ? null : marker.outerIndex;
+        if (this.newest !== null) {
+            this.newest.newer = null;
+        }
+    }
+    //Search
+    getElementEntryInScopeWithTagName(tagName) {
+        var _a, _b;
+        if (this.index !== null) {
+            return (_b = (_a = this.index.tagNames.get(tagName)) === null || _a === void 0 ? void 0 : _a.olderSameTag) !== null && _b !== void 0 ? _b : null;
+        }
+        for (let entry = this.newest; entry !== null && entry.type === formatting_element_list_EntryType.Element; entry = entry.older) {
+            if (entry.token.tagName === tagName) {
+                return entry;
+            }
+        }
+        return null;
+    }
+    getElementEntry(element) {
+        if (this.index === null) {
+            for (let entry = this.newest; entry !== null && entry.type === formatting_element_list_EntryType.Element; entry = entry.older) {
+                if (entry.element === element) {
+                    return entry;
+                }
+            }
+        }
+        return this.elementEntries.get(element);
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/tree-adapters/default.js
+
+/** The position of each name in the attribute lists `adoptAttributes` merged into, kept for the next merge into that list. */
+const attrListIndexes = new WeakMap();
+const defaultTreeAdapter = {
+    //Node construction
+    createDocument() {
+        return {
+            nodeName: '#document',
+            mode: html_DOCUMENT_MODE.NO_QUIRKS,
+            childNodes: [],
+        };
+    },
+    createDocumentFragment() {
+        return {
+            nodeName: '#document-fragment',
+            childNodes: [],
+        };
+    },
+    createElement(tagName, namespaceURI, attrs) {
+        return {
+            nodeName: tagName,
+            tagName,
+            attrs,
+            namespaceURI,
+            childNodes: [],
+            parentNode: null,
+        };
+    },
+    createCommentNode(data) {
+        return {
+            nodeName: '#comment',
+            data,
+            parentNode: null,
+        };
+    },
+    createTextNode(value) {
+        return {
+            nodeName: '#text',
+            value,
+            parentNode: null,
+        };
+    },
+    //Tree mutation
+    appendChild(parentNode, newNode) {
+        parentNode.childNodes.push(newNode);
+        newNode.parentNode = parentNode;
+    },
+    insertBefore(parentNode, newNode, referenceNode) {
+        const { childNodes } = parentNode;
+        // The reference is usually the last child (fostered content precedes the table), so check that first.
+        const insertionIdx = childNodes[childNodes.length - 1] === referenceNode
+            ? childNodes.length - 1
+            : childNodes.indexOf(referenceNode);
+        childNodes.splice(insertionIdx, 0, newNode);
+        newNode.parentNode = parentNode;
+    },
+    setTemplateContent(templateElement, contentElement) {
+        templateElement.content = contentElement;
+    },
+    getTemplateContent(templateElement) {
+        return templateElement.content;
+    },
+    setDocumentType(document, name, publicId, systemId) {
+        const doctypeNode = document.childNodes.find((node) => node.nodeName === '#documentType');
+        if (doctypeNode) {
+            doctypeNode.name = name;
+            doctypeNode.publicId = publicId;
+            doctypeNode.systemId = systemId;
+        }
+        else {
+            const node = {
+                nodeName: '#documentType',
+                name,
+                publicId,
+                systemId,
+                parentNode: null,
+            };
+            defaultTreeAdapter.appendChild(document, node);
+        }
+    },
+    setDocumentMode(document, mode) {
+        document.mode = mode;
+    },
+    getDocumentMode(document) {
+        return document.mode;
+    },
+    detachNode(node) {
+        if (node.parentNode) {
+            const { childNodes } = node.parentNode;
+            // The parser detaches from the end when it moves children, so check the last child first.
+            const idx = childNodes[childNodes.length - 1] === node ? childNodes.length - 1 : childNodes.indexOf(node);
+            childNodes.splice(idx, 1);
+            node.parentNode = null;
+        }
+    },
+    insertText(parentNode, text) {
+        if (parentNode.childNodes.length > 0) {
+            const prevNode = parentNode.childNodes[parentNode.childNodes.length - 1];
+            if (defaultTreeAdapter.isTextNode(prevNode)) {
+                prevNode.value += text;
+                return;
+            }
+        }
+        defaultTreeAdapter.appendChild(parentNode, defaultTreeAdapter.createTextNode(text));
+    },
+    insertTextBefore(parentNode, text, referenceNode) {
+        const { childNodes } = parentNode;
+        const referenceIdx = childNodes[childNodes.length - 1] === referenceNode
+            ? childNodes.length - 1
+            : childNodes.indexOf(referenceNode);
+        const prevNode = childNodes[referenceIdx - 1];
+        if (prevNode && defaultTreeAdapter.isTextNode(prevNode)) {
+            prevNode.value += text;
+        }
+        else {
+            defaultTreeAdapter.insertBefore(parentNode, defaultTreeAdapter.createTextNode(text), referenceNode);
+        }
+    },
+    /**
+     * Keeps the recipient's names between merges as a map from name to position. The map is rebuilt when the list changed
+     * length or has a repeated name, or when a merged name it holds no longer names the entry at that position. A name that
+     * other code gives an existing entry between two merges is missed otherwise, and merging it appends it a second time.
+     */
+    adoptAttributes(recipient, attrs) {
+        // Merging a list into itself adds nothing: every name is already present.
+        if (attrs.length === 0 || attrs === recipient.attrs)
+            return;
+        const cached = attrListIndexes.get(recipient.attrs);
+        const isIndexed = (cached === null || cached === void 0 ? void 0 : cached.size) === recipient.attrs.length &&
+            attrs.every(({ name }) => {
+                var _a;
+                const index = cached.get(name);
+                return index === undefined || ((_a = recipient.attrs[index]) === null || _a === void 0 ? void 0 : _a.name) === name;
+            });
+        const recipientAttrsMap = isIndexed ? cached : new Map();
+        if (!isIndexed) {
+            for (let i = 0; i < recipient.attrs.length; i++) {
+                const attr = recipient.attrs[i];
+                // A sparse list is indexed again on every merge, as its size never matches its length.
+                if (attr !== undefined)
+                    recipientAttrsMap.set(attr.name, i);
+            }
+            attrListIndexes.set(recipient.attrs, recipientAttrsMap);
+        }
+        const adoptedFrom = recipient.attrs.length;
+        for (let j = 0; j < attrs.length; j++) {
+            if (!recipientAttrsMap.has(attrs[j].name)) {
+                recipient.attrs.push(attrs[j]);
+            }
+        }
+        for (let j = adoptedFrom; j < recipient.attrs.length; j++) {
+            recipientAttrsMap.set(recipient.attrs[j].name, j);
+        }
+        // A list with a repeated name is indexed again on the next merge.
+        if (recipientAttrsMap.size !== recipient.attrs.length) {
+            attrListIndexes.delete(recipient.attrs);
+        }
+    },
+    //Tree traversing
+    getFirstChild(node) {
+        return node.childNodes[0];
+    },
+    getChildNodes(node) {
+        return node.childNodes;
+    },
+    getParentNode(node) {
+        return node.parentNode;
+    },
+    getAttrList(element) {
+        return element.attrs;
+    },
+    //Node data
+    getTagName(element) {
+        return element.tagName;
+    },
+    getNamespaceURI(element) {
+        return element.namespaceURI;
+    },
+    getTextNodeContent(textNode) {
+        return textNode.value;
+    },
+    getCommentNodeContent(commentNode) {
+        return commentNode.data;
+    },
+    getDocumentTypeNodeName(doctypeNode) {
+        return doctypeNode.name;
+    },
+    getDocumentTypeNodePublicId(doctypeNode) {
+        return doctypeNode.publicId;
+    },
+    getDocumentTypeNodeSystemId(doctypeNode) {
+        return doctypeNode.systemId;
+    },
+    //Node types
+    isTextNode(node) {
+        return node.nodeName === '#text';
+    },
+    isCommentNode(node) {
+        return node.nodeName === '#comment';
+    },
+    isDocumentTypeNode(node) {
+        return node.nodeName === '#documentType';
+    },
+    isElementNode(node) {
+        return Object.prototype.hasOwnProperty.call(node, 'tagName');
+    },
+    // Source code location
+    setNodeSourceCodeLocation(node, location) {
+        node.sourceCodeLocation = location;
+    },
+    getNodeSourceCodeLocation(node) {
+        return node.sourceCodeLocation;
+    },
+    updateNodeSourceCodeLocation(node, endLocation) {
+        node.sourceCodeLocation = { ...node.sourceCodeLocation, ...endLocation };
+    },
+};
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/doctype.js
+
+//Const
+const VALID_DOCTYPE_NAME = 'html';
+const VALID_SYSTEM_ID = 'about:legacy-compat';
+const QUIRKS_MODE_SYSTEM_ID = 'http://www.ibm.com/data/dtd/v11/ibmxhtml1-transitional.dtd';
+const QUIRKS_MODE_PUBLIC_ID_PREFIXES = [
+    '+//silmaril//dtd html pro v0r11 19970101//',
+    '-//as//dtd html 3.0 aswedit + extensions//',
+    '-//advasoft ltd//dtd html 3.0 aswedit + extensions//',
+    '-//ietf//dtd html 2.0 level 1//',
+    '-//ietf//dtd html 2.0 level 2//',
+    '-//ietf//dtd html 2.0 strict level 1//',
+    '-//ietf//dtd html 2.0 strict level 2//',
+    '-//ietf//dtd html 2.0 strict//',
+    '-//ietf//dtd html 2.0//',
+    '-//ietf//dtd html 2.1e//',
+    '-//ietf//dtd html 3.0//',
+    '-//ietf//dtd html 3.2 final//',
+    '-//ietf//dtd html 3.2//',
+    '-//ietf//dtd html 3//',
+    '-//ietf//dtd html level 0//',
+    '-//ietf//dtd html level 1//',
+    '-//ietf//dtd html level 2//',
+    '-//ietf//dtd html level 3//',
+    '-//ietf//dtd html strict level 0//',
+    '-//ietf//dtd html strict level 1//',
+    '-//ietf//dtd html strict level 2//',
+    '-//ietf//dtd html strict level 3//',
+    '-//ietf//dtd html strict//',
+    '-//ietf//dtd html//',
+    '-//metrius//dtd metrius presentational//',
+    '-//microsoft//dtd internet explorer 2.0 html strict//',
+    '-//microsoft//dtd internet explorer 2.0 html//',
+    '-//microsoft//dtd internet explorer 2.0 tables//',
+    '-//microsoft//dtd internet explorer 3.0 html strict//',
+    '-//microsoft//dtd internet explorer 3.0 html//',
+    '-//microsoft//dtd internet explorer 3.0 tables//',
+    '-//netscape comm. corp.//dtd html//',
+    '-//netscape comm. corp.//dtd strict html//',
+    "-//o'reilly and associates//dtd html 2.0//",
+    "-//o'reilly and associates//dtd html extended 1.0//",
+    "-//o'reilly and associates//dtd html extended relaxed 1.0//",
+    '-//sq//dtd html 2.0 hotmetal + extensions//',
+    '-//softquad software//dtd hotmetal pro 6.0::19990601::extensions to html 4.0//',
+    '-//softquad//dtd hotmetal pro 4.0::19971010::extensions to html 4.0//',
+    '-//spyglass//dtd html 2.0 extended//',
+    '-//sun microsystems corp.//dtd hotjava html//',
+    '-//sun microsystems corp.//dtd hotjava strict html//',
+    '-//w3c//dtd html 3 1995-03-24//',
+    '-//w3c//dtd html 3.2 draft//',
+    '-//w3c//dtd html 3.2 final//',
+    '-//w3c//dtd html 3.2//',
+    '-//w3c//dtd html 3.2s draft//',
+    '-//w3c//dtd html 4.0 frameset//',
+    '-//w3c//dtd html 4.0 transitional//',
+    '-//w3c//dtd html experimental 19960712//',
+    '-//w3c//dtd html experimental 970421//',
+    '-//w3c//dtd w3 html//',
+    '-//w3o//dtd w3 html 3.0//',
+    '-//webtechs//dtd mozilla html 2.0//',
+    '-//webtechs//dtd mozilla html//',
+];
+const QUIRKS_MODE_NO_SYSTEM_ID_PUBLIC_ID_PREFIXES = [
+    ...QUIRKS_MODE_PUBLIC_ID_PREFIXES,
+    '-//w3c//dtd html 4.01 frameset//',
+    '-//w3c//dtd html 4.01 transitional//',
+];
+const QUIRKS_MODE_PUBLIC_IDS = new Set([
+    '-//w3o//dtd w3 html strict 3.0//en//',
+    '-/w3c/dtd html 4.0 transitional/en',
+    'html',
+]);
+const LIMITED_QUIRKS_PUBLIC_ID_PREFIXES = ['-//w3c//dtd xhtml 1.0 frameset//', '-//w3c//dtd xhtml 1.0 transitional//'];
+const LIMITED_QUIRKS_WITH_SYSTEM_ID_PUBLIC_ID_PREFIXES = [
+    ...LIMITED_QUIRKS_PUBLIC_ID_PREFIXES,
+    '-//w3c//dtd html 4.01 frameset//',
+    '-//w3c//dtd html 4.01 transitional//',
+];
+//Utils
+function hasPrefix(publicId, prefixes) {
+    return prefixes.some((prefix) => publicId.startsWith(prefix));
+}
+//API
+function isConforming(token) {
+    return (token.name === VALID_DOCTYPE_NAME &&
+        token.publicId === null &&
+        (token.systemId === null || token.systemId === VALID_SYSTEM_ID));
+}
+function getDocumentMode(token) {
+    if (token.name !== VALID_DOCTYPE_NAME) {
+        return DOCUMENT_MODE.QUIRKS;
+    }
+    const { systemId } = token;
+    if (systemId && systemId.toLowerCase() === QUIRKS_MODE_SYSTEM_ID) {
+        return DOCUMENT_MODE.QUIRKS;
+    }
+    let { publicId } = token;
+    if (publicId !== null) {
+        publicId = publicId.toLowerCase();
+        if (QUIRKS_MODE_PUBLIC_IDS.has(publicId)) {
+            return DOCUMENT_MODE.QUIRKS;
+        }
+        let prefixes = systemId === null ? QUIRKS_MODE_NO_SYSTEM_ID_PUBLIC_ID_PREFIXES : QUIRKS_MODE_PUBLIC_ID_PREFIXES;
+        if (hasPrefix(publicId, prefixes)) {
+            return DOCUMENT_MODE.QUIRKS;
+        }
+        prefixes =
+            systemId === null ? LIMITED_QUIRKS_PUBLIC_ID_PREFIXES : LIMITED_QUIRKS_WITH_SYSTEM_ID_PUBLIC_ID_PREFIXES;
+        if (hasPrefix(publicId, prefixes)) {
+            return DOCUMENT_MODE.LIMITED_QUIRKS;
+        }
+    }
+    return DOCUMENT_MODE.NO_QUIRKS;
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/common/foreign-content.js
+
+//MIME types
+const MIME_TYPES = {
+    TEXT_HTML: 'text/html',
+    APPLICATION_XML: 'application/xhtml+xml',
+};
+//Attributes
+const DEFINITION_URL_ATTR = 'definitionurl';
+const ADJUSTED_DEFINITION_URL_ATTR = 'definitionURL';
+const SVG_ATTRS_ADJUSTMENT_MAP = new Map([
+    'attributeName',
+    'attributeType',
+    'baseFrequency',
+    'baseProfile',
+    'calcMode',
+    'clipPathUnits',
+    'diffuseConstant',
+    'edgeMode',
+    'filterUnits',
+    'glyphRef',
+    'gradientTransform',
+    'gradientUnits',
+    'kernelMatrix',
+    'kernelUnitLength',
+    'keyPoints',
+    'keySplines',
+    'keyTimes',
+    'lengthAdjust',
+    'limitingConeAngle',
+    'markerHeight',
+    'markerUnits',
+    'markerWidth',
+    'maskContentUnits',
+    'maskUnits',
+    'numOctaves',
+    'pathLength',
+    'patternContentUnits',
+    'patternTransform',
+    'patternUnits',
+    'pointsAtX',
+    'pointsAtY',
+    'pointsAtZ',
+    'preserveAlpha',
+    'preserveAspectRatio',
+    'primitiveUnits',
+    'refX',
+    'refY',
+    'repeatCount',
+    'repeatDur',
+    'requiredExtensions',
+    'requiredFeatures',
+    'specularConstant',
+    'specularExponent',
+    'spreadMethod',
+    'startOffset',
+    'stdDeviation',
+    'stitchTiles',
+    'surfaceScale',
+    'systemLanguage',
+    'tableValues',
+    'targetX',
+    'targetY',
+    'textLength',
+    'viewBox',
+    'viewTarget',
+    'xChannelSelector',
+    'yChannelSelector',
+    'zoomAndPan',
+].map((attr) => [attr.toLowerCase(), attr]));
+const XML_ATTRS_ADJUSTMENT_MAP = new Map([
+    ['xlink:actuate', { prefix: 'xlink', name: 'actuate', namespace: html_NS.XLINK }],
+    ['xlink:arcrole', { prefix: 'xlink', name: 'arcrole', namespace: html_NS.XLINK }],
+    ['xlink:href', { prefix: 'xlink', name: 'href', namespace: html_NS.XLINK }],
+    ['xlink:role', { prefix: 'xlink', name: 'role', namespace: html_NS.XLINK }],
+    ['xlink:show', { prefix: 'xlink', name: 'show', namespace: html_NS.XLINK }],
+    ['xlink:title', { prefix: 'xlink', name: 'title', namespace: html_NS.XLINK }],
+    ['xlink:type', { prefix: 'xlink', name: 'type', namespace: html_NS.XLINK }],
+    ['xml:lang', { prefix: 'xml', name: 'lang', namespace: html_NS.XML }],
+    ['xml:space', { prefix: 'xml', name: 'space', namespace: html_NS.XML }],
+    ['xmlns', { prefix: '', name: 'xmlns', namespace: html_NS.XMLNS }],
+    ['xmlns:xlink', { prefix: 'xmlns', name: 'xlink', namespace: html_NS.XMLNS }],
+]);
+//SVG tag names adjustment map
+const SVG_TAG_NAMES_ADJUSTMENT_MAP = new Map([
+    'altGlyph',
+    'altGlyphDef',
+    'altGlyphItem',
+    'animateColor',
+    'animateMotion',
+    'animateTransform',
+    'clipPath',
+    'feBlend',
+    'feColorMatrix',
+    'feComponentTransfer',
+    'feComposite',
+    'feConvolveMatrix',
+    'feDiffuseLighting',
+    'feDisplacementMap',
+    'feDistantLight',
+    'feFlood',
+    'feFuncA',
+    'feFuncB',
+    'feFuncG',
+    'feFuncR',
+    'feGaussianBlur',
+    'feImage',
+    'feMerge',
+    'feMergeNode',
+    'feMorphology',
+    'feOffset',
+    'fePointLight',
+    'feSpecularLighting',
+    'feSpotLight',
+    'feTile',
+    'feTurbulence',
+    'foreignObject',
+    'glyphRef',
+    'linearGradient',
+    'radialGradient',
+    'textPath',
+].map((tn) => [tn.toLowerCase(), tn]));
+//Tags that causes exit from foreign content
+const EXITS_FOREIGN_CONTENT = new Set([
+    TAG_ID.B,
+    TAG_ID.BIG,
+    TAG_ID.BLOCKQUOTE,
+    TAG_ID.BODY,
+    TAG_ID.BR,
+    TAG_ID.CENTER,
+    TAG_ID.CODE,
+    TAG_ID.DD,
+    TAG_ID.DIV,
+    TAG_ID.DL,
+    TAG_ID.DT,
+    TAG_ID.EM,
+    TAG_ID.EMBED,
+    TAG_ID.H1,
+    TAG_ID.H2,
+    TAG_ID.H3,
+    TAG_ID.H4,
+    TAG_ID.H5,
+    TAG_ID.H6,
+    TAG_ID.HEAD,
+    TAG_ID.HR,
+    TAG_ID.I,
+    TAG_ID.IMG,
+    TAG_ID.LI,
+    TAG_ID.LISTING,
+    TAG_ID.MENU,
+    TAG_ID.META,
+    TAG_ID.NOBR,
+    TAG_ID.OL,
+    TAG_ID.P,
+    TAG_ID.PRE,
+    TAG_ID.RUBY,
+    TAG_ID.S,
+    TAG_ID.SMALL,
+    TAG_ID.SPAN,
+    TAG_ID.STRONG,
+    TAG_ID.STRIKE,
+    TAG_ID.SUB,
+    TAG_ID.SUP,
+    TAG_ID.TABLE,
+    TAG_ID.TT,
+    TAG_ID.U,
+    TAG_ID.UL,
+    TAG_ID.VAR,
+]);
+//Check exit from foreign content
+function causesExit(startTagToken) {
+    const tn = startTagToken.tagID;
+    const isFontWithAttrs = tn === $.FONT &&
+        startTagToken.attrs.some(({ name }) => name === ATTRS.COLOR || name === ATTRS.SIZE || name === ATTRS.FACE);
+    return isFontWithAttrs || EXITS_FOREIGN_CONTENT.has(tn);
+}
+//Token adjustments
+function adjustTokenMathMLAttrs(token) {
+    for (let i = 0; i < token.attrs.length; i++) {
+        if (token.attrs[i].name === DEFINITION_URL_ATTR) {
+            token.attrs[i].name = ADJUSTED_DEFINITION_URL_ATTR;
+            break;
+        }
+    }
+}
+function adjustTokenSVGAttrs(token) {
+    for (let i = 0; i < token.attrs.length; i++) {
+        const adjustedAttrName = SVG_ATTRS_ADJUSTMENT_MAP.get(token.attrs[i].name);
+        if (adjustedAttrName != null) {
+            token.attrs[i].name = adjustedAttrName;
+        }
+    }
+}
+function adjustTokenXMLAttrs(token) {
+    for (let i = 0; i < token.attrs.length; i++) {
+        const adjustedAttrEntry = XML_ATTRS_ADJUSTMENT_MAP.get(token.attrs[i].name);
+        if (adjustedAttrEntry) {
+            token.attrs[i].prefix = adjustedAttrEntry.prefix;
+            token.attrs[i].name = adjustedAttrEntry.name;
+            token.attrs[i].namespace = adjustedAttrEntry.namespace;
+        }
+    }
+}
+function adjustTokenSVGTagName(token) {
+    const adjustedTagName = SVG_TAG_NAMES_ADJUSTMENT_MAP.get(token.tagName);
+    if (adjustedTagName != null) {
+        token.tagName = adjustedTagName;
+        token.tagID = getTagID(token.tagName);
+    }
+}
+//Integration points
+function isMathMLTextIntegrationPoint(tn, ns) {
+    return ns === NS.MATHML && (tn === $.MI || tn === $.MO || tn === $.MN || tn === $.MS || tn === $.MTEXT);
+}
+function isHtmlIntegrationPoint(tn, ns, attrs) {
+    if (ns === NS.MATHML && tn === $.ANNOTATION_XML) {
+        for (let i = 0; i < attrs.length; i++) {
+            if (attrs[i].name === ATTRS.ENCODING) {
+                const value = attrs[i].value.toLowerCase();
+                return value === MIME_TYPES.TEXT_HTML || value === MIME_TYPES.APPLICATION_XML;
+            }
+        }
+    }
+    return ns === NS.SVG && (tn === $.FOREIGN_OBJECT || tn === $.DESC || tn === $.TITLE);
+}
+function isIntegrationPoint(tn, ns, attrs, foreignNS) {
+    return (((!foreignNS || foreignNS === NS.HTML) && isHtmlIntegrationPoint(tn, ns, attrs)) ||
+        ((!foreignNS || foreignNS === NS.MATHML) && isMathMLTextIntegrationPoint(tn, ns)));
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/parser/index.js
+
+
+
+
+
+
+
+
+
+
+//Misc constants
+// Elements that can select an insertion mode when it is reset.
+const INSERTION_MODE_TAGS = [
+    TAG_ID.TR,
+    TAG_ID.TBODY,
+    TAG_ID.THEAD,
+    TAG_ID.TFOOT,
+    TAG_ID.CAPTION,
+    TAG_ID.COLGROUP,
+    TAG_ID.TABLE,
+    TAG_ID.FRAMESET,
+    TAG_ID.SELECT,
+    TAG_ID.TEMPLATE,
+    TAG_ID.TD,
+    TAG_ID.TH,
+    TAG_ID.HEAD,
+    TAG_ID.BODY,
+    TAG_ID.HTML,
+];
+const HIDDEN_INPUT_TYPE = 'hidden';
+// For the integration-point check of elements whose attributes do not matter; never attached to a node.
+const EMPTY_ATTRS = (/* unused pure expression or super */ null && ([]));
+//Adoption agency loops iteration count
+const AA_OUTER_LOOP_ITER = 8;
+const AA_INNER_LOOP_ITER = 3;
+//Insertion modes
+var InsertionMode;
+(function (InsertionMode) {
+    InsertionMode[InsertionMode["INITIAL"] = 0] = "INITIAL";
+    InsertionMode[InsertionMode["BEFORE_HTML"] = 1] = "BEFORE_HTML";
+    InsertionMode[InsertionMode["BEFORE_HEAD"] = 2] = "BEFORE_HEAD";
+    InsertionMode[InsertionMode["IN_HEAD"] = 3] = "IN_HEAD";
+    InsertionMode[InsertionMode["IN_HEAD_NO_SCRIPT"] = 4] = "IN_HEAD_NO_SCRIPT";
+    InsertionMode[InsertionMode["AFTER_HEAD"] = 5] = "AFTER_HEAD";
+    InsertionMode[InsertionMode["IN_BODY"] = 6] = "IN_BODY";
+    InsertionMode[InsertionMode["TEXT"] = 7] = "TEXT";
+    InsertionMode[InsertionMode["IN_TABLE"] = 8] = "IN_TABLE";
+    InsertionMode[InsertionMode["IN_TABLE_TEXT"] = 9] = "IN_TABLE_TEXT";
+    InsertionMode[InsertionMode["IN_CAPTION"] = 10] = "IN_CAPTION";
+    InsertionMode[InsertionMode["IN_COLUMN_GROUP"] = 11] = "IN_COLUMN_GROUP";
+    InsertionMode[InsertionMode["IN_TABLE_BODY"] = 12] = "IN_TABLE_BODY";
+    InsertionMode[InsertionMode["IN_ROW"] = 13] = "IN_ROW";
+    InsertionMode[InsertionMode["IN_CELL"] = 14] = "IN_CELL";
+    InsertionMode[InsertionMode["IN_SELECT"] = 15] = "IN_SELECT";
+    InsertionMode[InsertionMode["IN_SELECT_IN_TABLE"] = 16] = "IN_SELECT_IN_TABLE";
+    InsertionMode[InsertionMode["IN_TEMPLATE"] = 17] = "IN_TEMPLATE";
+    InsertionMode[InsertionMode["AFTER_BODY"] = 18] = "AFTER_BODY";
+    InsertionMode[InsertionMode["IN_FRAMESET"] = 19] = "IN_FRAMESET";
+    InsertionMode[InsertionMode["AFTER_FRAMESET"] = 20] = "AFTER_FRAMESET";
+    InsertionMode[InsertionMode["AFTER_AFTER_BODY"] = 21] = "AFTER_AFTER_BODY";
+    InsertionMode[InsertionMode["AFTER_AFTER_FRAMESET"] = 22] = "AFTER_AFTER_FRAMESET";
+})(InsertionMode || (InsertionMode = {}));
+const BASE_LOC = {
+    startLine: -1,
+    startCol: -1,
+    startOffset: -1,
+    endLine: -1,
+    endCol: -1,
+    endOffset: -1,
+};
+const TABLE_STRUCTURE_TAGS = new Set([TAG_ID.TABLE, TAG_ID.TBODY, TAG_ID.TFOOT, TAG_ID.THEAD, TAG_ID.TR]);
+const defaultParserOptions = {
+    scriptingEnabled: true,
+    sourceCodeLocationInfo: false,
+    treeAdapter: defaultTreeAdapter,
+    onParseError: null,
+};
+//Parser
+class parser_Parser {
+    constructor(options, document, 
+    /** @internal */
+    fragmentContext = null, 
+    /** @internal */
+    scriptHandler = null) {
+        this.fragmentContext = fragmentContext;
+        this.scriptHandler = scriptHandler;
+        this.currentToken = null;
+        this.stopped = false;
+        /** @internal */
+        this.insertionMode = InsertionMode.INITIAL;
+        /** @internal */
+        this.originalInsertionMode = InsertionMode.INITIAL;
+        /** @internal */
+        this.headElement = null;
+        /** @internal */
+        this.formElement = null;
+        /** Indicates that the current node is not an element in the HTML namespace */
+        this.currentNotInHTML = false;
+        /**
+         * The topmost template insertion mode is the last element.
+         *
+         * @internal
+         */
+        this.tmplInsertionModeStack = [];
+        /** @internal */
+        this.pendingCharacterTokens = [];
+        /** @internal */
+        this.hasNonWhitespacePendingCharacterToken = false;
+        /** @internal */
+        this.framesetOk = true;
+        /** @internal */
+        this.skipNextNewLine = false;
+        /** @internal */
+        this.fosterParentingEnabled = false;
+        this.options = {
+            ...defaultParserOptions,
+            ...options,
+        };
+        this.treeAdapter = this.options.treeAdapter;
+        this.onParseError = this.options.onParseError;
+        // Always enable location info if we report parse errors.
+        if (this.onParseError) {
+            this.options.sourceCodeLocationInfo = true;
+        }
+        this.document = document !== null && document !== void 0 ? document : this.treeAdapter.createDocument();
+        this.tokenizer = new Tokenizer(this.options, this);
+        this.activeFormattingElements = new FormattingElementList();
+        this.fragmentContextID = fragmentContext ? getTagID(this.treeAdapter.getTagName(fragmentContext)) : $.UNKNOWN;
+        this._setContextModes(fragmentContext !== null && fragmentContext !== void 0 ? fragmentContext : this.document, this.fragmentContextID);
+        this.openElements = new OpenElementStack(this.document, this.treeAdapter, this);
+    }
+    // API
+    static parse(html, options) {
+        const parser = new this(options);
+        parser.tokenizer.write(html, true);
+        return parser.document;
+    }
+    static getFragmentParser(fragmentContext, options) {
+        const opts = {
+            ...defaultParserOptions,
+            ...options,
+        };
+        //NOTE: use a <template> element as the fragment context if no context element was provided,
+        //so we will parse in a "forgiving" manner
+        fragmentContext !== null && fragmentContext !== void 0 ? fragmentContext : (fragmentContext = opts.treeAdapter.createElement(TN.TEMPLATE, NS.HTML, []));
+        //NOTE: create a fake element which will be used as the `document` for fragment parsing.
+        //This is important for jsdom, where a new `document` cannot be created. This led to
+        //fragment parsing messing with the main `document`.
+        const documentMock = opts.treeAdapter.createElement('documentmock', NS.HTML, []);
+        const parser = new this(opts, documentMock, fragmentContext);
+        if (parser.fragmentContextID === $.TEMPLATE) {
+            parser.tmplInsertionModeStack.push(InsertionMode.IN_TEMPLATE);
+        }
+        parser._initTokenizerForFragmentParsing();
+        parser._insertFakeRootElement();
+        parser._resetInsertionMode();
+        parser._findFormInFragmentContext();
+        return parser;
+    }
+    getFragment() {
+        const rootElement = this.treeAdapter.getFirstChild(this.document);
+        const fragment = this.treeAdapter.createDocumentFragment();
+        this._adoptNodes(rootElement, fragment);
+        return fragment;
+    }
+    //Errors
+    /** @internal */
+    _err(token, code, beforeToken) {
+        var _a;
+        if (!this.onParseError)
+            return;
+        const loc = (_a = token.location) !== null && _a !== void 0 ? _a : BASE_LOC;
+        const err = {
+            code,
+            startLine: loc.startLine,
+            startCol: loc.startCol,
+            startOffset: loc.startOffset,
+            endLine: beforeToken ? loc.startLine : loc.endLine,
+            endCol: beforeToken ? loc.startCol : loc.endCol,
+            endOffset: beforeToken ? loc.startOffset : loc.endOffset,
+        };
+        this.onParseError(err);
+    }
+    //Stack events
+    /** @internal */
+    onItemPush(node, tid, isTop) {
+        var _a, _b;
+        (_b = (_a = this.treeAdapter).onItemPush) === null || _b === void 0 ? void 0 : _b.call(_a, node);
+        if (isTop && this.openElements.stackTop > 0)
+            this._setContextModes(node, tid);
+    }
+    /** @internal */
+    onItemPop(node, isTop) {
+        var _a, _b, _c;
+        if (this.options.sourceCodeLocationInfo) {
+            this._setEndLocation(node, this.currentToken);
+        }
+        (_b = (_a = this.treeAdapter).onItemPop) === null || _b === void 0 ? void 0 : _b.call(_a, node, this.openElements.current);
+        (_c = this.annotationXmlIntegrationPoints) === null || _c === void 0 ? void 0 : _c.delete(node);
+        if (isTop) {
+            let current;
+            let currentTagId;
+            if (this.openElements.stackTop === 0 && this.fragmentContext) {
+                current = this.fragmentContext;
+                currentTagId = this.fragmentContextID;
+            }
+            else {
+                ({ current, currentTagId } = this.openElements);
+            }
+            this._setContextModes(current, currentTagId);
+        }
+    }
+    _setContextModes(current, tid) {
+        const isHTML = current === this.document || (current && this.treeAdapter.getNamespaceURI(current) === NS.HTML);
+        this.currentNotInHTML = !isHTML;
+        this.tokenizer.inForeignNode =
+            !isHTML && current !== undefined && tid !== undefined && !this._isIntegrationPoint(tid, current);
+    }
+    /** @protected */
+    _switchToTextParsing(currentToken, nextTokenizerState) {
+        this._insertElement(currentToken, NS.HTML);
+        this.tokenizer.state = nextTokenizerState;
+        this.originalInsertionMode = this.insertionMode;
+        this.insertionMode = InsertionMode.TEXT;
+    }
+    switchToPlaintextParsing() {
+        this.insertionMode = InsertionMode.TEXT;
+        this.originalInsertionMode = InsertionMode.IN_BODY;
+        this.tokenizer.state = TokenizerMode.PLAINTEXT;
+    }
+    //Fragment parsing
+    /** @protected */
+    _getAdjustedCurrentElement() {
+        return this.openElements.stackTop === 0 && this.fragmentContext
+            ? this.fragmentContext
+            : this.openElements.current;
+    }
+    /** @protected */
+    _findFormInFragmentContext() {
+        let node = this.fragmentContext;
+        while (node) {
+            if (this.treeAdapter.getTagName(node) === TN.FORM && this.treeAdapter.getNamespaceURI(node) === NS.HTML) {
+                this.formElement = node;
+                break;
+            }
+            node = this.treeAdapter.getParentNode(node);
+        }
+    }
+    _initTokenizerForFragmentParsing() {
+        if (!this.fragmentContext || this.treeAdapter.getNamespaceURI(this.fragmentContext) !== NS.HTML) {
+            return;
+        }
+        switch (this.fragmentContextID) {
+            case $.TITLE:
+            case $.TEXTAREA: {
+                this.tokenizer.state = TokenizerMode.RCDATA;
+                break;
+            }
+            case $.STYLE:
+            case $.XMP:
+            case $.IFRAME:
+            case $.NOEMBED:
+            case $.NOFRAMES:
+            case $.NOSCRIPT: {
+                this.tokenizer.state = TokenizerMode.RAWTEXT;
+                break;
+            }
+            case $.SCRIPT: {
+                this.tokenizer.state = TokenizerMode.SCRIPT_DATA;
+                break;
+            }
+            case $.PLAINTEXT: {
+                this.tokenizer.state = TokenizerMode.PLAINTEXT;
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    //Tree mutation
+    /** @protected */
+    _setDocumentType(token) {
+        const name = token.name || '';
+        const publicId = token.publicId || '';
+        const systemId = token.systemId || '';
+        this.treeAdapter.setDocumentType(this.document, name, publicId, systemId);
+        if (token.location) {
+            const documentChildren = this.treeAdapter.getChildNodes(this.document);
+            const docTypeNode = documentChildren.find((node) => this.treeAdapter.isDocumentTypeNode(node));
+            if (docTypeNode) {
+                this.treeAdapter.setNodeSourceCodeLocation(docTypeNode, token.location);
+            }
+        }
+    }
+    /** @protected */
+    _attachElementToTree(element, location, insertionLocation) {
+        if (this.options.sourceCodeLocationInfo) {
+            const loc = location && {
+                ...location,
+                startTag: location,
+            };
+            this.treeAdapter.setNodeSourceCodeLocation(element, loc);
+        }
+        if (insertionLocation.beforeElement) {
+            this.treeAdapter.insertBefore(insertionLocation.parent, element, insertionLocation.beforeElement);
+        }
+        else {
+            this.treeAdapter.appendChild(insertionLocation.parent, element);
+        }
+    }
+    /** @protected */
+    _getInsertionLocation() {
+        var _a;
+        if (this._shouldFosterParentOnInsertion()) {
+            return this._findFosterParentingLocation();
+        }
+        return {
+            parent: (_a = this.openElements.currentTmplContentOrNode) !== null && _a !== void 0 ? _a : this.document,
+            beforeElement: null,
+        };
+    }
+    /** @protected */
+    _createElement(tagName, namespaceURI, attrs, intendedParent) {
+        var _a, _b;
+        const element = this.treeAdapter.createElement(tagName, namespaceURI, attrs);
+        (_b = (_a = this.treeAdapter).onElementCreated) === null || _b === void 0 ? void 0 : _b.call(_a, element, {
+            intendedParent,
+            formElement: this.formElement,
+            isInTemplate: this.openElements.tmplCount > 0,
+        });
+        return element;
+    }
+    /**
+     * For self-closing tags. Add an element to the tree, but skip adding it
+     * to the stack.
+     */
+    /** @protected */
+    _appendElement(token, namespaceURI) {
+        const insertionLocation = this._getInsertionLocation();
+        const element = this._createElement(token.tagName, namespaceURI, token.attrs, insertionLocation.parent);
+        this._attachElementToTree(element, token.location, insertionLocation);
+    }
+    /** @protected */
+    _insertElement(token, namespaceURI) {
+        const insertionLocation = this._getInsertionLocation();
+        const element = this._createElement(token.tagName, namespaceURI, token.attrs, insertionLocation.parent);
+        this._attachElementToTree(element, token.location, insertionLocation);
+        this.openElements.push(element, token.tagID);
+    }
+    /** @protected */
+    _insertFakeElement(tagName, tagID) {
+        const insertionLocation = this._getInsertionLocation();
+        const element = this._createElement(tagName, NS.HTML, [], insertionLocation.parent);
+        this._attachElementToTree(element, null, insertionLocation);
+        this.openElements.push(element, tagID);
+    }
+    /** @protected */
+    _insertTemplate(token) {
+        const insertionLocation = this._getInsertionLocation();
+        const tmpl = this._createElement(token.tagName, NS.HTML, token.attrs, insertionLocation.parent);
+        const content = this.treeAdapter.createDocumentFragment();
+        this.treeAdapter.setTemplateContent(tmpl, content);
+        this._attachElementToTree(tmpl, token.location, insertionLocation);
+        this.openElements.push(tmpl, token.tagID);
+        if (this.options.sourceCodeLocationInfo)
+            this.treeAdapter.setNodeSourceCodeLocation(content, null);
+    }
+    /** @protected */
+    _insertFakeRootElement() {
+        const element = this._createElement(TN.HTML, NS.HTML, [], this.document);
+        if (this.options.sourceCodeLocationInfo)
+            this.treeAdapter.setNodeSourceCodeLocation(element, null);
+        this.treeAdapter.appendChild(this.document, element);
+        this.openElements.push(element, $.HTML);
+    }
+    /** @protected */
+    _appendCommentNode(token, parent) {
+        const commentNode = this.treeAdapter.createCommentNode(token.data);
+        this.treeAdapter.appendChild(parent, commentNode);
+        if (this.options.sourceCodeLocationInfo) {
+            this.treeAdapter.setNodeSourceCodeLocation(commentNode, token.location);
+        }
+    }
+    /** @protected */
+    _insertCharacters(token) {
+        let parent;
+        let beforeElement;
+        if (this._shouldFosterParentOnInsertion()) {
+            ({ parent, beforeElement } = this._findFosterParentingLocation());
+            if (beforeElement) {
+                this.treeAdapter.insertTextBefore(parent, token.chars, beforeElement);
+            }
+            else {
+                this.treeAdapter.insertText(parent, token.chars);
+            }
+        }
+        else {
+            parent = this.openElements.currentTmplContentOrNode;
+            this.treeAdapter.insertText(parent, token.chars);
+        }
+        if (!token.location)
+            return;
+        const siblings = this.treeAdapter.getChildNodes(parent);
+        const textNodeIdx = beforeElement ? siblings.lastIndexOf(beforeElement) : siblings.length;
+        const textNode = siblings[textNodeIdx - 1];
+        //NOTE: if we have a location assigned by another token, then just update the end position
+        const tnLoc = this.treeAdapter.getNodeSourceCodeLocation(textNode);
+        if (tnLoc) {
+            const { endLine, endCol, endOffset } = token.location;
+            this.treeAdapter.updateNodeSourceCodeLocation(textNode, { endLine, endCol, endOffset });
+        }
+        else if (this.options.sourceCodeLocationInfo) {
+            this.treeAdapter.setNodeSourceCodeLocation(textNode, token.location);
+        }
+    }
+    /** @protected */
+    _adoptNodes(donor, recipient) {
+        // Detaching from the end keeps an array-backed child list from shifting once per child.
+        const children = [...this.treeAdapter.getChildNodes(donor)];
+        for (let i = children.length - 1; i >= 0; i--) {
+            this.treeAdapter.detachNode(children[i]);
+        }
+        for (const child of children) {
+            this.treeAdapter.appendChild(recipient, child);
+        }
+    }
+    /** @protected */
+    _setEndLocation(element, closingToken) {
+        if (this.treeAdapter.getNodeSourceCodeLocation(element) && closingToken.location) {
+            const ctLoc = closingToken.location;
+            const tn = this.treeAdapter.getTagName(element);
+            const endLoc = 
+            // NOTE: For cases like <p> <p> </p> - First 'p' closes without a closing
+            // tag and for cases like <td> <p> </td> - 'p' closes without a closing tag.
+            closingToken.type === TokenType.END_TAG && tn === closingToken.tagName
+                ? {
+                    endTag: { ...ctLoc },
+                    endLine: ctLoc.endLine,
+                    endCol: ctLoc.endCol,
+                    endOffset: ctLoc.endOffset,
+                }
+                : {
+                    endLine: ctLoc.startLine,
+                    endCol: ctLoc.startCol,
+                    endOffset: ctLoc.startOffset,
+                };
+            this.treeAdapter.updateNodeSourceCodeLocation(element, endLoc);
+        }
+    }
+    //Token processing
+    shouldProcessStartTagTokenInForeignContent(token) {
+        // Check that neither current === document, or ns === NS.HTML
+        if (!this.currentNotInHTML)
+            return false;
+        let current;
+        let currentTagId;
+        if (this.openElements.stackTop === 0 && this.fragmentContext) {
+            current = this.fragmentContext;
+            currentTagId = this.fragmentContextID;
+        }
+        else {
+            ({ current, currentTagId } = this.openElements);
+        }
+        if (token.tagID === $.SVG &&
+            this.treeAdapter.getTagName(current) === TN.ANNOTATION_XML &&
+            this.treeAdapter.getNamespaceURI(current) === NS.MATHML) {
+            return false;
+        }
+        return (
+        // Check that `current` is not an integration point for HTML or MathML elements.
+        this.tokenizer.inForeignNode ||
+            // If it _is_ an integration point, then we might have to check that it is not an HTML
+            // integration point.
+            ((token.tagID === $.MGLYPH || token.tagID === $.MALIGNMARK) &&
+                currentTagId !== undefined &&
+                !this._isIntegrationPoint(currentTagId, current, NS.HTML)));
+    }
+    /** @protected */
+    _processToken(token) {
+        switch (token.type) {
+            case TokenType.CHARACTER: {
+                this.onCharacter(token);
+                break;
+            }
+            case TokenType.NULL_CHARACTER: {
+                this.onNullCharacter(token);
+                break;
+            }
+            case TokenType.COMMENT: {
+                this.onComment(token);
+                break;
+            }
+            case TokenType.DOCTYPE: {
+                this.onDoctype(token);
+                break;
+            }
+            case TokenType.START_TAG: {
+                this._processStartTag(token);
+                break;
+            }
+            case TokenType.END_TAG: {
+                this.onEndTag(token);
+                break;
+            }
+            case TokenType.EOF: {
+                this.onEof(token);
+                break;
+            }
+            case TokenType.WHITESPACE_CHARACTER: {
+                this.onWhitespaceCharacter(token);
+                break;
+            }
+        }
+    }
+    /** @protected */
+    _isIntegrationPoint(tid, element, foreignNS) {
+        var _a;
+        const ns = this.treeAdapter.getNamespaceURI(element);
+        if (tid === $.ANNOTATION_XML && ns === NS.MATHML && foreignNS !== NS.MATHML) {
+            const verdicts = ((_a = this.annotationXmlIntegrationPoints) !== null && _a !== void 0 ? _a : (this.annotationXmlIntegrationPoints = new Map()));
+            let isIntegrationPoint = verdicts.get(element);
+            if (isIntegrationPoint === undefined) {
+                isIntegrationPoint = foreignContent.isIntegrationPoint(tid, ns, this.treeAdapter.getAttrList(element));
+                verdicts.set(element, isIntegrationPoint);
+            }
+            return isIntegrationPoint;
+        }
+        return foreignContent.isIntegrationPoint(tid, ns, EMPTY_ATTRS, foreignNS);
+    }
+    //Active formatting elements reconstruction
+    /** @protected */
+    _reconstructActiveFormattingElements() {
+        let oldest = null;
+        for (let entry = this.activeFormattingElements.newest; entry !== null && entry.type === EntryType.Element && !this.openElements.contains(entry.element); entry = entry.older) {
+            oldest = entry;
+        }
+        for (let entry = oldest; entry !== null && entry.type === EntryType.Element; entry = entry.newer) {
+            this._insertElement(entry.token, this.treeAdapter.getNamespaceURI(entry.element));
+            this.activeFormattingElements.replaceElement(entry, this.openElements.current);
+        }
+    }
+    //Close elements
+    /** @protected */
+    _closeTableCell() {
+        this.openElements.generateImpliedEndTags();
+        this.openElements.popUntilTableCellPopped();
+        this.activeFormattingElements.clearToLastMarker();
+        this.insertionMode = InsertionMode.IN_ROW;
+    }
+    /** @protected */
+    _closePElement() {
+        this.openElements.generateImpliedEndTagsWithExclusion($.P);
+        this.openElements.popUntilTagNamePopped($.P);
+    }
+    //Insertion modes
+    /** @protected */
+    _resetInsertionMode() {
+        // The topmost open HTML element that selects a mode; the fragment context stands in for the root.
+        const i = this.openElements.indexOfTopmostOf(INSERTION_MODE_TAGS);
+        const tn = i === 0 && this.fragmentContext ? this.fragmentContextID : this.openElements.tagIDs[i];
+        const node = i === 0 && this.fragmentContext ? this.fragmentContext : this.openElements.items[i];
+        // Only HTML elements select an insertion mode.
+        if (node !== undefined && this.treeAdapter.getNamespaceURI(node) === NS.HTML) {
+            //Insertion mode reset map
+            switch (tn) {
+                case $.TR: {
+                    this.insertionMode = InsertionMode.IN_ROW;
+                    return;
+                }
+                case $.TBODY:
+                case $.THEAD:
+                case $.TFOOT: {
+                    this.insertionMode = InsertionMode.IN_TABLE_BODY;
+                    return;
+                }
+                case $.CAPTION: {
+                    this.insertionMode = InsertionMode.IN_CAPTION;
+                    return;
+                }
+                case $.COLGROUP: {
+                    this.insertionMode = InsertionMode.IN_COLUMN_GROUP;
+                    return;
+                }
+                case $.TABLE: {
+                    this.insertionMode = InsertionMode.IN_TABLE;
+                    return;
+                }
+                case $.BODY: {
+                    this.insertionMode = InsertionMode.IN_BODY;
+                    return;
+                }
+                case $.FRAMESET: {
+                    this.insertionMode = InsertionMode.IN_FRAMESET;
+                    return;
+                }
+                case $.SELECT: {
+                    this._resetInsertionModeForSelect(i);
+                    return;
+                }
+                case $.TEMPLATE: {
+                    this.insertionMode = this.tmplInsertionModeStack[this.tmplInsertionModeStack.length - 1];
+                    return;
+                }
+                case $.HTML: {
+                    this.insertionMode = this.headElement ? InsertionMode.AFTER_HEAD : InsertionMode.BEFORE_HEAD;
+                    return;
+                }
+                case $.TD:
+                case $.TH: {
+                    if (i > 0) {
+                        this.insertionMode = InsertionMode.IN_CELL;
+                        return;
+                    }
+                    break;
+                }
+                case $.HEAD: {
+                    if (i > 0) {
+                        this.insertionMode = InsertionMode.IN_HEAD;
+                        return;
+                    }
+                    break;
+                }
+            }
+        }
+        this.insertionMode = InsertionMode.IN_BODY;
+    }
+    /** @protected */
+    _resetInsertionModeForSelect(selectIdx) {
+        // The select is the topmost element that selects a mode, so open tables and templates are below it.
+        if (selectIdx > 0) {
+            const tableIdx = this.openElements.indexOfTopmost($.TABLE);
+            if (tableIdx > 0 && tableIdx > this.openElements.indexOfTopmost($.TEMPLATE)) {
+                this.insertionMode = InsertionMode.IN_SELECT_IN_TABLE;
+                return;
+            }
+        }
+        this.insertionMode = InsertionMode.IN_SELECT;
+    }
+    //Foster parenting
+    /** @protected */
+    _isElementCausesFosterParenting(tn) {
+        return TABLE_STRUCTURE_TAGS.has(tn);
+    }
+    /** @protected */
+    _shouldFosterParentOnInsertion() {
+        return (this.fosterParentingEnabled &&
+            this.openElements.currentTagId !== undefined &&
+            this._isElementCausesFosterParenting(this.openElements.currentTagId));
+    }
+    /** @protected */
+    _findFosterParentingLocation() {
+        const { openElements } = this;
+        const tableIdx = openElements.indexOfTopmost($.TABLE);
+        const templateIdx = openElements.indexOfTopmost($.TEMPLATE);
+        if (templateIdx > tableIdx) {
+            return {
+                parent: this.treeAdapter.getTemplateContent(openElements.items[templateIdx]),
+                beforeElement: null,
+            };
+        }
+        if (tableIdx !== -1) {
+            const table = openElements.items[tableIdx];
+            const parent = this.treeAdapter.getParentNode(table);
+            if (parent) {
+                return { parent, beforeElement: table };
+            }
+            return { parent: openElements.items[openElements.slotBelow(tableIdx)], beforeElement: null };
+        }
+        return { parent: openElements.items[0], beforeElement: null };
+    }
+    /** @protected */
+    _fosterParentElement(element) {
+        const location = this._findFosterParentingLocation();
+        if (location.beforeElement) {
+            this.treeAdapter.insertBefore(location.parent, element, location.beforeElement);
+        }
+        else {
+            this.treeAdapter.appendChild(location.parent, element);
+        }
+    }
+    //Special elements
+    /** @protected */
+    _isSpecialElement(element, id) {
+        const ns = this.treeAdapter.getNamespaceURI(element);
+        return SPECIAL_ELEMENTS[ns].has(id);
+    }
+    /** @internal */
+    onCharacter(token) {
+        this.skipNextNewLine = false;
+        if (this.tokenizer.inForeignNode) {
+            characterInForeignContent(this, token);
+            return;
+        }
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                tokenInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HTML: {
+                tokenBeforeHtml(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD: {
+                tokenBeforeHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD: {
+                tokenInHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD_NO_SCRIPT: {
+                tokenInHeadNoScript(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_HEAD: {
+                tokenAfterHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_BODY:
+            case InsertionMode.IN_CAPTION:
+            case InsertionMode.IN_CELL:
+            case InsertionMode.IN_TEMPLATE: {
+                characterInBody(this, token);
+                break;
+            }
+            case InsertionMode.TEXT:
+            case InsertionMode.IN_SELECT:
+            case InsertionMode.IN_SELECT_IN_TABLE: {
+                this._insertCharacters(token);
+                break;
+            }
+            case InsertionMode.IN_TABLE:
+            case InsertionMode.IN_TABLE_BODY:
+            case InsertionMode.IN_ROW: {
+                characterInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                characterInTableText(this, token);
+                break;
+            }
+            case InsertionMode.IN_COLUMN_GROUP: {
+                tokenInColumnGroup(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY: {
+                tokenAfterBody(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_BODY: {
+                tokenAfterAfterBody(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onNullCharacter(token) {
+        this.skipNextNewLine = false;
+        if (this.tokenizer.inForeignNode) {
+            nullCharacterInForeignContent(this, token);
+            return;
+        }
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                tokenInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HTML: {
+                tokenBeforeHtml(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD: {
+                tokenBeforeHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD: {
+                tokenInHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD_NO_SCRIPT: {
+                tokenInHeadNoScript(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_HEAD: {
+                tokenAfterHead(this, token);
+                break;
+            }
+            case InsertionMode.TEXT: {
+                this._insertCharacters(token);
+                break;
+            }
+            case InsertionMode.IN_TABLE:
+            case InsertionMode.IN_TABLE_BODY:
+            case InsertionMode.IN_ROW: {
+                characterInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_COLUMN_GROUP: {
+                tokenInColumnGroup(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY: {
+                tokenAfterBody(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_BODY: {
+                tokenAfterAfterBody(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onComment(token) {
+        this.skipNextNewLine = false;
+        if (this.currentNotInHTML) {
+            appendComment(this, token);
+            return;
+        }
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL:
+            case InsertionMode.BEFORE_HTML:
+            case InsertionMode.BEFORE_HEAD:
+            case InsertionMode.IN_HEAD:
+            case InsertionMode.IN_HEAD_NO_SCRIPT:
+            case InsertionMode.AFTER_HEAD:
+            case InsertionMode.IN_BODY:
+            case InsertionMode.IN_TABLE:
+            case InsertionMode.IN_CAPTION:
+            case InsertionMode.IN_COLUMN_GROUP:
+            case InsertionMode.IN_TABLE_BODY:
+            case InsertionMode.IN_ROW:
+            case InsertionMode.IN_CELL:
+            case InsertionMode.IN_SELECT:
+            case InsertionMode.IN_SELECT_IN_TABLE:
+            case InsertionMode.IN_TEMPLATE:
+            case InsertionMode.IN_FRAMESET:
+            case InsertionMode.AFTER_FRAMESET: {
+                appendComment(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                tokenInTableText(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY: {
+                appendCommentToRootHtmlElement(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_BODY:
+            case InsertionMode.AFTER_AFTER_FRAMESET: {
+                appendCommentToDocument(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onDoctype(token) {
+        this.skipNextNewLine = false;
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                doctypeInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD:
+            case InsertionMode.IN_HEAD:
+            case InsertionMode.IN_HEAD_NO_SCRIPT:
+            case InsertionMode.AFTER_HEAD: {
+                this._err(token, ERR.misplacedDoctype);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                tokenInTableText(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onStartTag(token) {
+        this.skipNextNewLine = false;
+        this.currentToken = token;
+        this._processStartTag(token);
+        if (token.selfClosing && !token.ackSelfClosing) {
+            this._err(token, ERR.nonVoidHtmlElementStartTagWithTrailingSolidus);
+        }
+    }
+    /**
+     * Processes a given start tag.
+     *
+     * `onStartTag` checks if a self-closing tag was recognized. When a token
+     * is moved inbetween multiple insertion modes, this check for self-closing
+     * could lead to false positives. To avoid this, `_processStartTag` is used
+     * for nested calls.
+     *
+     * @param token The token to process.
+     * @protected
+     */
+    _processStartTag(token) {
+        if (this.shouldProcessStartTagTokenInForeignContent(token)) {
+            startTagInForeignContent(this, token);
+        }
+        else {
+            this._startTagOutsideForeignContent(token);
+        }
+    }
+    /** @protected */
+    _startTagOutsideForeignContent(token) {
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                tokenInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HTML: {
+                startTagBeforeHtml(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD: {
+                startTagBeforeHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD: {
+                startTagInHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD_NO_SCRIPT: {
+                startTagInHeadNoScript(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_HEAD: {
+                startTagAfterHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_BODY: {
+                startTagInBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE: {
+                startTagInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                tokenInTableText(this, token);
+                break;
+            }
+            case InsertionMode.IN_CAPTION: {
+                startTagInCaption(this, token);
+                break;
+            }
+            case InsertionMode.IN_COLUMN_GROUP: {
+                startTagInColumnGroup(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_BODY: {
+                startTagInTableBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_ROW: {
+                startTagInRow(this, token);
+                break;
+            }
+            case InsertionMode.IN_CELL: {
+                startTagInCell(this, token);
+                break;
+            }
+            case InsertionMode.IN_SELECT: {
+                startTagInSelect(this, token);
+                break;
+            }
+            case InsertionMode.IN_SELECT_IN_TABLE: {
+                startTagInSelectInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TEMPLATE: {
+                startTagInTemplate(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY: {
+                startTagAfterBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_FRAMESET: {
+                startTagInFrameset(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_FRAMESET: {
+                startTagAfterFrameset(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_BODY: {
+                startTagAfterAfterBody(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_FRAMESET: {
+                startTagAfterAfterFrameset(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onEndTag(token) {
+        this.skipNextNewLine = false;
+        this.currentToken = token;
+        if (this.currentNotInHTML) {
+            endTagInForeignContent(this, token);
+        }
+        else {
+            this._endTagOutsideForeignContent(token);
+        }
+    }
+    /** @protected */
+    _endTagOutsideForeignContent(token) {
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                tokenInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HTML: {
+                endTagBeforeHtml(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD: {
+                endTagBeforeHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD: {
+                endTagInHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD_NO_SCRIPT: {
+                endTagInHeadNoScript(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_HEAD: {
+                endTagAfterHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_BODY: {
+                endTagInBody(this, token);
+                break;
+            }
+            case InsertionMode.TEXT: {
+                endTagInText(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE: {
+                endTagInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                tokenInTableText(this, token);
+                break;
+            }
+            case InsertionMode.IN_CAPTION: {
+                endTagInCaption(this, token);
+                break;
+            }
+            case InsertionMode.IN_COLUMN_GROUP: {
+                endTagInColumnGroup(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_BODY: {
+                endTagInTableBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_ROW: {
+                endTagInRow(this, token);
+                break;
+            }
+            case InsertionMode.IN_CELL: {
+                endTagInCell(this, token);
+                break;
+            }
+            case InsertionMode.IN_SELECT: {
+                endTagInSelect(this, token);
+                break;
+            }
+            case InsertionMode.IN_SELECT_IN_TABLE: {
+                endTagInSelectInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TEMPLATE: {
+                endTagInTemplate(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY: {
+                endTagAfterBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_FRAMESET: {
+                endTagInFrameset(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_FRAMESET: {
+                endTagAfterFrameset(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_AFTER_BODY: {
+                tokenAfterAfterBody(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onEof(token) {
+        switch (this.insertionMode) {
+            case InsertionMode.INITIAL: {
+                tokenInInitialMode(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HTML: {
+                tokenBeforeHtml(this, token);
+                break;
+            }
+            case InsertionMode.BEFORE_HEAD: {
+                tokenBeforeHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD: {
+                tokenInHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_HEAD_NO_SCRIPT: {
+                tokenInHeadNoScript(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_HEAD: {
+                tokenAfterHead(this, token);
+                break;
+            }
+            case InsertionMode.IN_BODY:
+            case InsertionMode.IN_TABLE:
+            case InsertionMode.IN_CAPTION:
+            case InsertionMode.IN_COLUMN_GROUP:
+            case InsertionMode.IN_TABLE_BODY:
+            case InsertionMode.IN_ROW:
+            case InsertionMode.IN_CELL:
+            case InsertionMode.IN_SELECT:
+            case InsertionMode.IN_SELECT_IN_TABLE: {
+                eofInBody(this, token);
+                break;
+            }
+            case InsertionMode.TEXT: {
+                eofInText(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                tokenInTableText(this, token);
+                break;
+            }
+            case InsertionMode.IN_TEMPLATE: {
+                eofInTemplate(this, token);
+                break;
+            }
+            case InsertionMode.AFTER_BODY:
+            case InsertionMode.IN_FRAMESET:
+            case InsertionMode.AFTER_FRAMESET:
+            case InsertionMode.AFTER_AFTER_BODY:
+            case InsertionMode.AFTER_AFTER_FRAMESET: {
+                stopParsing(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+    /** @internal */
+    onWhitespaceCharacter(token) {
+        if (this.skipNextNewLine) {
+            this.skipNextNewLine = false;
+            if (token.chars.charCodeAt(0) === unicode.CODE_POINTS.LINE_FEED) {
+                if (token.chars.length === 1) {
+                    return;
+                }
+                token.chars = token.chars.substr(1);
+            }
+        }
+        if (this.tokenizer.inForeignNode) {
+            this._insertCharacters(token);
+            return;
+        }
+        switch (this.insertionMode) {
+            case InsertionMode.IN_HEAD:
+            case InsertionMode.IN_HEAD_NO_SCRIPT:
+            case InsertionMode.AFTER_HEAD:
+            case InsertionMode.TEXT:
+            case InsertionMode.IN_COLUMN_GROUP:
+            case InsertionMode.IN_SELECT:
+            case InsertionMode.IN_SELECT_IN_TABLE:
+            case InsertionMode.IN_FRAMESET:
+            case InsertionMode.AFTER_FRAMESET: {
+                this._insertCharacters(token);
+                break;
+            }
+            case InsertionMode.IN_BODY:
+            case InsertionMode.IN_CAPTION:
+            case InsertionMode.IN_CELL:
+            case InsertionMode.IN_TEMPLATE:
+            case InsertionMode.AFTER_BODY:
+            case InsertionMode.AFTER_AFTER_BODY:
+            case InsertionMode.AFTER_AFTER_FRAMESET: {
+                whitespaceCharacterInBody(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE:
+            case InsertionMode.IN_TABLE_BODY:
+            case InsertionMode.IN_ROW: {
+                characterInTable(this, token);
+                break;
+            }
+            case InsertionMode.IN_TABLE_TEXT: {
+                whitespaceCharacterInTableText(this, token);
+                break;
+            }
+            default:
+            // Do nothing
+        }
+    }
+}
+//Adoption agency algorithm
+//(see: http://www.whatwg.org/specs/web-apps/current-work/multipage/tree-construction.html#adoptionAgency)
+//------------------------------------------------------------------
+//Steps 5-8 of the algorithm
+function aaObtainFormattingElementEntry(p, token) {
+    let formattingElementEntry = p.activeFormattingElements.getElementEntryInScopeWithTagName(token.tagName);
+    if (formattingElementEntry) {
+        if (!p.openElements.contains(formattingElementEntry.element)) {
+            p.activeFormattingElements.removeEntry(formattingElementEntry);
+            formattingElementEntry = null;
+        }
+        else if (!p.openElements.hasInScope(token.tagID, formattingElementEntry.element)) {
+            formattingElementEntry = null;
+        }
+    }
+    else {
+        genericEndTagInBody(p, token);
+    }
+    return formattingElementEntry;
+}
+//Steps 9 and 10 of the algorithm
+function aaObtainFurthestBlock(p, formattingElementEntry) {
+    const { openElements } = p;
+    const formattingIdx = openElements._indexOf(formattingElementEntry.element);
+    // The furthest block is the lowest special element above the formatting element.
+    for (let idx = openElements.slotAbove(formattingIdx); idx !== -1; idx = openElements.slotAbove(idx)) {
+        if (p._isSpecialElement(openElements.items[idx], openElements.tagIDs[idx])) {
+            return idx;
+        }
+    }
+    openElements.shortenToLength(formattingIdx);
+    p.activeFormattingElements.removeEntry(formattingElementEntry);
+    return -1;
+}
+//Step 13 of the algorithm
+function aaInnerLoop(p, furthestBlockIdx, formattingElement) {
+    const furthestBlock = p.openElements.items[furthestBlockIdx];
+    let lastElement = furthestBlock;
+    let nextIdx = p.openElements.slotBelow(furthestBlockIdx);
+    const intendedParent = p.openElements.getCommonAncestor(formattingElement);
+    for (let i = 0, idx = nextIdx; p.openElements.items[idx] !== formattingElement; i++, idx = nextIdx) {
+        let element = p.openElements.items[idx];
+        // Store the next element for the next loop iteration (this one may be removed from the stack by step 9.5).
+        nextIdx = p.openElements.slotBelow(idx);
+        const elementEntry = p.activeFormattingElements.getElementEntry(element);
+        const counterOverflow = elementEntry && i >= AA_INNER_LOOP_ITER;
+        const shouldRemoveFromOpenElements = !elementEntry || counterOverflow;
+        if (shouldRemoveFromOpenElements) {
+            if (counterOverflow) {
+                p.activeFormattingElements.removeEntry(elementEntry);
+            }
+            p.openElements.removeAt(idx);
+        }
+        else {
+            element = aaRecreateElementFromEntry(p, elementEntry, intendedParent);
+            if (lastElement === furthestBlock) {
+                p.activeFormattingElements.bookmark = elementEntry;
+            }
+            p.treeAdapter.detachNode(lastElement);
+            p.treeAdapter.appendChild(element, lastElement);
+            lastElement = element;
+        }
+    }
+    return lastElement;
+}
+//Step 13.7 of the algorithm
+function aaRecreateElementFromEntry(p, elementEntry, intendedParent) {
+    const ns = p.treeAdapter.getNamespaceURI(elementEntry.element);
+    const newElement = p._createElement(elementEntry.token.tagName, ns, elementEntry.token.attrs, intendedParent);
+    p.openElements.replace(elementEntry.element, newElement);
+    p.activeFormattingElements.replaceElement(elementEntry, newElement);
+    return newElement;
+}
+//Step 14 of the algorithm
+function aaInsertLastNodeInCommonAncestor(p, commonAncestor, lastElement) {
+    const tn = p.treeAdapter.getTagName(commonAncestor);
+    const tid = getTagID(tn);
+    if (p._isElementCausesFosterParenting(tid)) {
+        p._fosterParentElement(lastElement);
+    }
+    else {
+        const ns = p.treeAdapter.getNamespaceURI(commonAncestor);
+        if (tid === $.TEMPLATE && ns === NS.HTML) {
+            commonAncestor = p.treeAdapter.getTemplateContent(commonAncestor);
+        }
+        p.treeAdapter.appendChild(commonAncestor, lastElement);
+    }
+}
+//Steps 15-19 of the algorithm
+function aaReplaceFormattingElement(p, furthestBlock, formattingElementEntry) {
+    const ns = p.treeAdapter.getNamespaceURI(formattingElementEntry.element);
+    const { token } = formattingElementEntry;
+    const newElement = p._createElement(token.tagName, ns, token.attrs, furthestBlock);
+    p._adoptNodes(furthestBlock, newElement);
+    p.treeAdapter.appendChild(furthestBlock, newElement);
+    p.activeFormattingElements.insertElementAfterBookmark(newElement, token);
+    p.activeFormattingElements.removeEntry(formattingElementEntry);
+    // Only the elements the inner loop kept are open between the formatting element and the furthest block.
+    const formattingIdx = p.openElements._indexOf(formattingElementEntry.element);
+    let furthestBlockIdx = p.openElements.slotAbove(formattingIdx);
+    while (p.openElements.items[furthestBlockIdx] !== furthestBlock) {
+        furthestBlockIdx = p.openElements.slotAbove(furthestBlockIdx);
+    }
+    p.openElements.replaceFormattingElement(formattingIdx, furthestBlockIdx, newElement, token.tagID);
+}
+//Algorithm entry point
+function callAdoptionAgency(p, token) {
+    const { current, currentTagId } = p.openElements;
+    //Step 2 of the algorithm
+    if (currentTagId === token.tagID &&
+        p.treeAdapter.getNamespaceURI(current) === NS.HTML &&
+        !p.activeFormattingElements.getElementEntry(current)) {
+        p.openElements.pop();
+        return;
+    }
+    for (let i = 0; i < AA_OUTER_LOOP_ITER; i++) {
+        const formattingElementEntry = aaObtainFormattingElementEntry(p, token);
+        if (!formattingElementEntry) {
+            break;
+        }
+        const furthestBlockIdx = aaObtainFurthestBlock(p, formattingElementEntry);
+        if (furthestBlockIdx === -1) {
+            break;
+        }
+        const furthestBlock = p.openElements.items[furthestBlockIdx];
+        p.activeFormattingElements.bookmark = formattingElementEntry;
+        const lastElement = aaInnerLoop(p, furthestBlockIdx, formattingElementEntry.element);
+        const commonAncestor = p.openElements.getCommonAncestor(formattingElementEntry.element);
+        p.treeAdapter.detachNode(lastElement);
+        if (commonAncestor)
+            aaInsertLastNodeInCommonAncestor(p, commonAncestor, lastElement);
+        aaReplaceFormattingElement(p, furthestBlock, formattingElementEntry);
+    }
+}
+//Generic token handlers
+//------------------------------------------------------------------
+function appendComment(p, token) {
+    p._appendCommentNode(token, p.openElements.currentTmplContentOrNode);
+}
+function appendCommentToRootHtmlElement(p, token) {
+    p._appendCommentNode(token, p.openElements.items[0]);
+}
+function appendCommentToDocument(p, token) {
+    p._appendCommentNode(token, p.document);
+}
+function stopParsing(p, token) {
+    p.stopped = true;
+    // NOTE: Set end locations for elements that remain on the open element stack.
+    if (token.location) {
+        // NOTE: If we are not in a fragment, `html` and `body` will stay on the stack.
+        // This is a problem, as we might overwrite their end position here.
+        const target = p.fragmentContext ? 0 : 2;
+        for (let i = p.openElements.stackTop; i >= target; i = p.openElements.slotBelow(i)) {
+            p._setEndLocation(p.openElements.items[i], token);
+        }
+        // Handle `html` and `body`
+        if (!p.fragmentContext && p.openElements.stackTop >= 0) {
+            const htmlElement = p.openElements.items[0];
+            const htmlLocation = p.treeAdapter.getNodeSourceCodeLocation(htmlElement);
+            if (htmlLocation && !htmlLocation.endTag) {
+                p._setEndLocation(htmlElement, token);
+                if (p.openElements.stackTop >= 1) {
+                    const bodyElement = p.openElements.items[1];
+                    const bodyLocation = p.treeAdapter.getNodeSourceCodeLocation(bodyElement);
+                    if (bodyLocation && !bodyLocation.endTag) {
+                        p._setEndLocation(bodyElement, token);
+                    }
+                }
+            }
+        }
+    }
+}
+// The "initial" insertion mode
+//------------------------------------------------------------------
+function doctypeInInitialMode(p, token) {
+    p._setDocumentType(token);
+    const mode = token.forceQuirks ? DOCUMENT_MODE.QUIRKS : doctype.getDocumentMode(token);
+    if (!doctype.isConforming(token)) {
+        p._err(token, ERR.nonConformingDoctype);
+    }
+    p.treeAdapter.setDocumentMode(p.document, mode);
+    p.insertionMode = InsertionMode.BEFORE_HTML;
+}
+function tokenInInitialMode(p, token) {
+    p._err(token, ERR.missingDoctype, true);
+    p.treeAdapter.setDocumentMode(p.document, DOCUMENT_MODE.QUIRKS);
+    p.insertionMode = InsertionMode.BEFORE_HTML;
+    p._processToken(token);
+}
+// The "before html" insertion mode
+//------------------------------------------------------------------
+function startTagBeforeHtml(p, token) {
+    if (token.tagID === $.HTML) {
+        p._insertElement(token, NS.HTML);
+        p.insertionMode = InsertionMode.BEFORE_HEAD;
+    }
+    else {
+        tokenBeforeHtml(p, token);
+    }
+}
+function endTagBeforeHtml(p, token) {
+    const tn = token.tagID;
+    if (tn === $.HTML || tn === $.HEAD || tn === $.BODY || tn === $.BR) {
+        tokenBeforeHtml(p, token);
+    }
+}
+function tokenBeforeHtml(p, token) {
+    p._insertFakeRootElement();
+    p.insertionMode = InsertionMode.BEFORE_HEAD;
+    p._processToken(token);
+}
+// The "before head" insertion mode
+//------------------------------------------------------------------
+function startTagBeforeHead(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.HEAD: {
+            p._insertElement(token, NS.HTML);
+            p.headElement = p.openElements.current;
+            p.insertionMode = InsertionMode.IN_HEAD;
+            break;
+        }
+        default: {
+            tokenBeforeHead(p, token);
+        }
+    }
+}
+function endTagBeforeHead(p, token) {
+    const tn = token.tagID;
+    if (tn === $.HEAD || tn === $.BODY || tn === $.HTML || tn === $.BR) {
+        tokenBeforeHead(p, token);
+    }
+    else {
+        p._err(token, ERR.endTagWithoutMatchingOpenElement);
+    }
+}
+function tokenBeforeHead(p, token) {
+    p._insertFakeElement(TN.HEAD, $.HEAD);
+    p.headElement = p.openElements.current;
+    p.insertionMode = InsertionMode.IN_HEAD;
+    p._processToken(token);
+}
+// The "in head" insertion mode
+//------------------------------------------------------------------
+function startTagInHead(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.BASE:
+        case $.BASEFONT:
+        case $.BGSOUND:
+        case $.LINK:
+        case $.META: {
+            p._appendElement(token, NS.HTML);
+            token.ackSelfClosing = true;
+            break;
+        }
+        case $.TITLE: {
+            p._switchToTextParsing(token, TokenizerMode.RCDATA);
+            break;
+        }
+        case $.NOSCRIPT: {
+            if (p.options.scriptingEnabled) {
+                p._switchToTextParsing(token, TokenizerMode.RAWTEXT);
+            }
+            else {
+                p._insertElement(token, NS.HTML);
+                p.insertionMode = InsertionMode.IN_HEAD_NO_SCRIPT;
+            }
+            break;
+        }
+        case $.NOFRAMES:
+        case $.STYLE: {
+            p._switchToTextParsing(token, TokenizerMode.RAWTEXT);
+            break;
+        }
+        case $.SCRIPT: {
+            p._switchToTextParsing(token, TokenizerMode.SCRIPT_DATA);
+            break;
+        }
+        case $.TEMPLATE: {
+            p._insertTemplate(token);
+            p.activeFormattingElements.insertMarker();
+            p.framesetOk = false;
+            p.insertionMode = InsertionMode.IN_TEMPLATE;
+            p.tmplInsertionModeStack.push(InsertionMode.IN_TEMPLATE);
+            break;
+        }
+        case $.HEAD: {
+            p._err(token, ERR.misplacedStartTagForHeadElement);
+            break;
+        }
+        default: {
+            tokenInHead(p, token);
+        }
+    }
+}
+function endTagInHead(p, token) {
+    switch (token.tagID) {
+        case $.HEAD: {
+            p.openElements.pop();
+            p.insertionMode = InsertionMode.AFTER_HEAD;
+            break;
+        }
+        case $.BODY:
+        case $.BR:
+        case $.HTML: {
+            tokenInHead(p, token);
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        default: {
+            p._err(token, ERR.endTagWithoutMatchingOpenElement);
+        }
+    }
+}
+function templateEndTagInHead(p, token) {
+    if (p.openElements.tmplCount > 0) {
+        p.openElements.generateImpliedEndTagsThoroughly();
+        if (p.openElements.currentTagId !== $.TEMPLATE) {
+            p._err(token, ERR.closingOfElementWithOpenChildElements);
+        }
+        p.openElements.popUntilTagNamePopped($.TEMPLATE);
+        p.activeFormattingElements.clearToLastMarker();
+        p.tmplInsertionModeStack.pop();
+        p._resetInsertionMode();
+    }
+    else {
+        p._err(token, ERR.endTagWithoutMatchingOpenElement);
+    }
+}
+function tokenInHead(p, token) {
+    p.openElements.pop();
+    p.insertionMode = InsertionMode.AFTER_HEAD;
+    p._processToken(token);
+}
+// The "in head no script" insertion mode
+//------------------------------------------------------------------
+function startTagInHeadNoScript(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.BASEFONT:
+        case $.BGSOUND:
+        case $.HEAD:
+        case $.LINK:
+        case $.META:
+        case $.NOFRAMES:
+        case $.STYLE: {
+            startTagInHead(p, token);
+            break;
+        }
+        case $.NOSCRIPT: {
+            p._err(token, ERR.nestedNoscriptInHead);
+            break;
+        }
+        default: {
+            tokenInHeadNoScript(p, token);
+        }
+    }
+}
+function endTagInHeadNoScript(p, token) {
+    switch (token.tagID) {
+        case $.NOSCRIPT: {
+            p.openElements.pop();
+            p.insertionMode = InsertionMode.IN_HEAD;
+            break;
+        }
+        case $.BR: {
+            tokenInHeadNoScript(p, token);
+            break;
+        }
+        default: {
+            p._err(token, ERR.endTagWithoutMatchingOpenElement);
+        }
+    }
+}
+function tokenInHeadNoScript(p, token) {
+    const errCode = token.type === TokenType.EOF ? ERR.openElementsLeftAfterEof : ERR.disallowedContentInNoscriptInHead;
+    p._err(token, errCode);
+    p.openElements.pop();
+    p.insertionMode = InsertionMode.IN_HEAD;
+    p._processToken(token);
+}
+// The "after head" insertion mode
+//------------------------------------------------------------------
+function startTagAfterHead(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.BODY: {
+            p._insertElement(token, NS.HTML);
+            p.framesetOk = false;
+            p.insertionMode = InsertionMode.IN_BODY;
+            break;
+        }
+        case $.FRAMESET: {
+            p._insertElement(token, NS.HTML);
+            p.insertionMode = InsertionMode.IN_FRAMESET;
+            break;
+        }
+        case $.BASE:
+        case $.BASEFONT:
+        case $.BGSOUND:
+        case $.LINK:
+        case $.META:
+        case $.NOFRAMES:
+        case $.SCRIPT:
+        case $.STYLE:
+        case $.TEMPLATE:
+        case $.TITLE: {
+            p._err(token, ERR.abandonedHeadElementChild);
+            p.openElements.push(p.headElement, $.HEAD);
+            startTagInHead(p, token);
+            p.openElements.remove(p.headElement);
+            break;
+        }
+        case $.HEAD: {
+            p._err(token, ERR.misplacedStartTagForHeadElement);
+            break;
+        }
+        default: {
+            tokenAfterHead(p, token);
+        }
+    }
+}
+function endTagAfterHead(p, token) {
+    switch (token.tagID) {
+        case $.BODY:
+        case $.HTML:
+        case $.BR: {
+            tokenAfterHead(p, token);
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        default: {
+            p._err(token, ERR.endTagWithoutMatchingOpenElement);
+        }
+    }
+}
+function tokenAfterHead(p, token) {
+    p._insertFakeElement(TN.BODY, $.BODY);
+    p.insertionMode = InsertionMode.IN_BODY;
+    modeInBody(p, token);
+}
+// The "in body" insertion mode
+//------------------------------------------------------------------
+function modeInBody(p, token) {
+    switch (token.type) {
+        case TokenType.CHARACTER: {
+            characterInBody(p, token);
+            break;
+        }
+        case TokenType.WHITESPACE_CHARACTER: {
+            whitespaceCharacterInBody(p, token);
+            break;
+        }
+        case TokenType.COMMENT: {
+            appendComment(p, token);
+            break;
+        }
+        case TokenType.START_TAG: {
+            startTagInBody(p, token);
+            break;
+        }
+        case TokenType.END_TAG: {
+            endTagInBody(p, token);
+            break;
+        }
+        case TokenType.EOF: {
+            eofInBody(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+function whitespaceCharacterInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertCharacters(token);
+}
+function characterInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertCharacters(token);
+    p.framesetOk = false;
+}
+function htmlStartTagInBody(p, token) {
+    if (p.openElements.tmplCount === 0) {
+        p.treeAdapter.adoptAttributes(p.openElements.items[0], token.attrs);
+    }
+}
+function bodyStartTagInBody(p, token) {
+    const bodyElement = p.openElements.tryPeekProperlyNestedBodyElement();
+    if (bodyElement && p.openElements.tmplCount === 0) {
+        p.framesetOk = false;
+        p.treeAdapter.adoptAttributes(bodyElement, token.attrs);
+    }
+}
+function framesetStartTagInBody(p, token) {
+    const bodyElement = p.openElements.tryPeekProperlyNestedBodyElement();
+    if (p.framesetOk && bodyElement) {
+        p.treeAdapter.detachNode(bodyElement);
+        p.openElements.popAllUpToHtmlElement();
+        p._insertElement(token, NS.HTML);
+        p.insertionMode = InsertionMode.IN_FRAMESET;
+    }
+}
+function addressStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._insertElement(token, NS.HTML);
+}
+function numberedHeaderStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    if (p.openElements.currentTagId !== undefined && NUMBERED_HEADERS.has(p.openElements.currentTagId)) {
+        p.openElements.pop();
+    }
+    p._insertElement(token, NS.HTML);
+}
+function preStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._insertElement(token, NS.HTML);
+    //NOTE: If the next token is a U+000A LINE FEED (LF) character token, then ignore that token and move
+    //on to the next one. (Newlines at the start of pre blocks are ignored as an authoring convenience.)
+    p.skipNextNewLine = true;
+    p.framesetOk = false;
+}
+function formStartTagInBody(p, token) {
+    const inTemplate = p.openElements.tmplCount > 0;
+    if (!p.formElement || inTemplate) {
+        if (p.openElements.hasInButtonScope($.P)) {
+            p._closePElement();
+        }
+        p._insertElement(token, NS.HTML);
+        if (!inTemplate) {
+            p.formElement = p.openElements.current;
+        }
+    }
+}
+function listItemStartTagInBody(p, token) {
+    p.framesetOk = false;
+    // The topmost open item of the token's kind closes, unless a special element other than address, div and p is
+    // above it.
+    const idx = token.tagID === $.LI
+        ? p.openElements.indexOfTopmost($.LI)
+        : Math.max(p.openElements.indexOfTopmost($.DD), p.openElements.indexOfTopmost($.DT));
+    if (idx !== -1 && !p.openElements.hasListItemBoundaryAbove(idx)) {
+        const elementId = p.openElements.tagIDs[idx];
+        p.openElements.generateImpliedEndTagsWithExclusion(elementId);
+        p.openElements.popUntilTagNamePopped(elementId);
+    }
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._insertElement(token, NS.HTML);
+}
+function plaintextStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._insertElement(token, NS.HTML);
+    p.tokenizer.state = TokenizerMode.PLAINTEXT;
+}
+function buttonStartTagInBody(p, token) {
+    if (p.openElements.hasInScope($.BUTTON)) {
+        p.openElements.generateImpliedEndTags();
+        p.openElements.popUntilTagNamePopped($.BUTTON);
+    }
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+    p.framesetOk = false;
+}
+function aStartTagInBody(p, token) {
+    const activeElementEntry = p.activeFormattingElements.getElementEntryInScopeWithTagName(TN.A);
+    if (activeElementEntry) {
+        callAdoptionAgency(p, token);
+        p.openElements.remove(activeElementEntry.element);
+        p.activeFormattingElements.removeEntry(activeElementEntry);
+    }
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+    p.activeFormattingElements.pushElement(p.openElements.current, token);
+}
+function bStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+    p.activeFormattingElements.pushElement(p.openElements.current, token);
+}
+function nobrStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    if (p.openElements.hasInScope($.NOBR)) {
+        callAdoptionAgency(p, token);
+        p._reconstructActiveFormattingElements();
+    }
+    p._insertElement(token, NS.HTML);
+    p.activeFormattingElements.pushElement(p.openElements.current, token);
+}
+function appletStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+    p.activeFormattingElements.insertMarker();
+    p.framesetOk = false;
+}
+function tableStartTagInBody(p, token) {
+    if (p.treeAdapter.getDocumentMode(p.document) !== DOCUMENT_MODE.QUIRKS && p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._insertElement(token, NS.HTML);
+    p.framesetOk = false;
+    p.insertionMode = InsertionMode.IN_TABLE;
+}
+function areaStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._appendElement(token, NS.HTML);
+    p.framesetOk = false;
+    token.ackSelfClosing = true;
+}
+function isHiddenInput(token) {
+    const inputType = getTokenAttr(token, ATTRS.TYPE);
+    return inputType != null && inputType.toLowerCase() === HIDDEN_INPUT_TYPE;
+}
+function inputStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._appendElement(token, NS.HTML);
+    if (!isHiddenInput(token)) {
+        p.framesetOk = false;
+    }
+    token.ackSelfClosing = true;
+}
+function paramStartTagInBody(p, token) {
+    p._appendElement(token, NS.HTML);
+    token.ackSelfClosing = true;
+}
+function hrStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._appendElement(token, NS.HTML);
+    p.framesetOk = false;
+    token.ackSelfClosing = true;
+}
+function imageStartTagInBody(p, token) {
+    token.tagName = TN.IMG;
+    token.tagID = $.IMG;
+    areaStartTagInBody(p, token);
+}
+function textareaStartTagInBody(p, token) {
+    p._insertElement(token, NS.HTML);
+    //NOTE: If the next token is a U+000A LINE FEED (LF) character token, then ignore that token and move
+    //on to the next one. (Newlines at the start of textarea elements are ignored as an authoring convenience.)
+    p.skipNextNewLine = true;
+    p.tokenizer.state = TokenizerMode.RCDATA;
+    p.originalInsertionMode = p.insertionMode;
+    p.framesetOk = false;
+    p.insertionMode = InsertionMode.TEXT;
+}
+function xmpStartTagInBody(p, token) {
+    if (p.openElements.hasInButtonScope($.P)) {
+        p._closePElement();
+    }
+    p._reconstructActiveFormattingElements();
+    p.framesetOk = false;
+    p._switchToTextParsing(token, TokenizerMode.RAWTEXT);
+}
+function iframeStartTagInBody(p, token) {
+    p.framesetOk = false;
+    p._switchToTextParsing(token, TokenizerMode.RAWTEXT);
+}
+//NOTE: here we assume that we always act as a user agent with enabled plugins/frames, so we parse
+//<noembed>/<noframes> as rawtext.
+function rawTextStartTagInBody(p, token) {
+    p._switchToTextParsing(token, TokenizerMode.RAWTEXT);
+}
+function selectStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+    p.framesetOk = false;
+    p.insertionMode =
+        p.insertionMode === InsertionMode.IN_TABLE ||
+            p.insertionMode === InsertionMode.IN_CAPTION ||
+            p.insertionMode === InsertionMode.IN_TABLE_BODY ||
+            p.insertionMode === InsertionMode.IN_ROW ||
+            p.insertionMode === InsertionMode.IN_CELL
+            ? InsertionMode.IN_SELECT_IN_TABLE
+            : InsertionMode.IN_SELECT;
+}
+function optgroupStartTagInBody(p, token) {
+    if (p.openElements.currentTagId === $.OPTION) {
+        p.openElements.pop();
+    }
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+}
+function rbStartTagInBody(p, token) {
+    if (p.openElements.hasInScope($.RUBY)) {
+        p.openElements.generateImpliedEndTags();
+    }
+    p._insertElement(token, NS.HTML);
+}
+function rtStartTagInBody(p, token) {
+    if (p.openElements.hasInScope($.RUBY)) {
+        p.openElements.generateImpliedEndTagsWithExclusion($.RTC);
+    }
+    p._insertElement(token, NS.HTML);
+}
+function mathStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    foreignContent.adjustTokenMathMLAttrs(token);
+    foreignContent.adjustTokenXMLAttrs(token);
+    if (token.selfClosing) {
+        p._appendElement(token, NS.MATHML);
+    }
+    else {
+        p._insertElement(token, NS.MATHML);
+    }
+    token.ackSelfClosing = true;
+}
+function svgStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    foreignContent.adjustTokenSVGAttrs(token);
+    foreignContent.adjustTokenXMLAttrs(token);
+    if (token.selfClosing) {
+        p._appendElement(token, NS.SVG);
+    }
+    else {
+        p._insertElement(token, NS.SVG);
+    }
+    token.ackSelfClosing = true;
+}
+function genericStartTagInBody(p, token) {
+    p._reconstructActiveFormattingElements();
+    p._insertElement(token, NS.HTML);
+}
+function startTagInBody(p, token) {
+    switch (token.tagID) {
+        case $.I:
+        case $.S:
+        case $.B:
+        case $.U:
+        case $.EM:
+        case $.TT:
+        case $.BIG:
+        case $.CODE:
+        case $.FONT:
+        case $.SMALL:
+        case $.STRIKE:
+        case $.STRONG: {
+            bStartTagInBody(p, token);
+            break;
+        }
+        case $.A: {
+            aStartTagInBody(p, token);
+            break;
+        }
+        case $.H1:
+        case $.H2:
+        case $.H3:
+        case $.H4:
+        case $.H5:
+        case $.H6: {
+            numberedHeaderStartTagInBody(p, token);
+            break;
+        }
+        case $.P:
+        case $.DL:
+        case $.OL:
+        case $.UL:
+        case $.DIV:
+        case $.DIR:
+        case $.NAV:
+        case $.MAIN:
+        case $.MENU:
+        case $.ASIDE:
+        case $.CENTER:
+        case $.FIGURE:
+        case $.FOOTER:
+        case $.HEADER:
+        case $.HGROUP:
+        case $.DIALOG:
+        case $.DETAILS:
+        case $.ADDRESS:
+        case $.ARTICLE:
+        case $.SEARCH:
+        case $.SECTION:
+        case $.SUMMARY:
+        case $.FIELDSET:
+        case $.BLOCKQUOTE:
+        case $.FIGCAPTION: {
+            addressStartTagInBody(p, token);
+            break;
+        }
+        case $.LI:
+        case $.DD:
+        case $.DT: {
+            listItemStartTagInBody(p, token);
+            break;
+        }
+        case $.BR:
+        case $.IMG:
+        case $.WBR:
+        case $.AREA:
+        case $.EMBED:
+        case $.KEYGEN: {
+            areaStartTagInBody(p, token);
+            break;
+        }
+        case $.HR: {
+            hrStartTagInBody(p, token);
+            break;
+        }
+        case $.RB:
+        case $.RTC: {
+            rbStartTagInBody(p, token);
+            break;
+        }
+        case $.RT:
+        case $.RP: {
+            rtStartTagInBody(p, token);
+            break;
+        }
+        case $.PRE:
+        case $.LISTING: {
+            preStartTagInBody(p, token);
+            break;
+        }
+        case $.XMP: {
+            xmpStartTagInBody(p, token);
+            break;
+        }
+        case $.SVG: {
+            svgStartTagInBody(p, token);
+            break;
+        }
+        case $.HTML: {
+            htmlStartTagInBody(p, token);
+            break;
+        }
+        case $.BASE:
+        case $.LINK:
+        case $.META:
+        case $.STYLE:
+        case $.TITLE:
+        case $.SCRIPT:
+        case $.BGSOUND:
+        case $.BASEFONT:
+        case $.TEMPLATE: {
+            startTagInHead(p, token);
+            break;
+        }
+        case $.BODY: {
+            bodyStartTagInBody(p, token);
+            break;
+        }
+        case $.FORM: {
+            formStartTagInBody(p, token);
+            break;
+        }
+        case $.NOBR: {
+            nobrStartTagInBody(p, token);
+            break;
+        }
+        case $.MATH: {
+            mathStartTagInBody(p, token);
+            break;
+        }
+        case $.TABLE: {
+            tableStartTagInBody(p, token);
+            break;
+        }
+        case $.INPUT: {
+            inputStartTagInBody(p, token);
+            break;
+        }
+        case $.PARAM:
+        case $.TRACK:
+        case $.SOURCE: {
+            paramStartTagInBody(p, token);
+            break;
+        }
+        case $.IMAGE: {
+            imageStartTagInBody(p, token);
+            break;
+        }
+        case $.BUTTON: {
+            buttonStartTagInBody(p, token);
+            break;
+        }
+        case $.APPLET:
+        case $.OBJECT:
+        case $.MARQUEE: {
+            appletStartTagInBody(p, token);
+            break;
+        }
+        case $.IFRAME: {
+            iframeStartTagInBody(p, token);
+            break;
+        }
+        case $.SELECT: {
+            selectStartTagInBody(p, token);
+            break;
+        }
+        case $.OPTION:
+        case $.OPTGROUP: {
+            optgroupStartTagInBody(p, token);
+            break;
+        }
+        case $.NOEMBED:
+        case $.NOFRAMES: {
+            rawTextStartTagInBody(p, token);
+            break;
+        }
+        case $.FRAMESET: {
+            framesetStartTagInBody(p, token);
+            break;
+        }
+        case $.TEXTAREA: {
+            textareaStartTagInBody(p, token);
+            break;
+        }
+        case $.NOSCRIPT: {
+            if (p.options.scriptingEnabled) {
+                rawTextStartTagInBody(p, token);
+            }
+            else {
+                genericStartTagInBody(p, token);
+            }
+            break;
+        }
+        case $.PLAINTEXT: {
+            plaintextStartTagInBody(p, token);
+            break;
+        }
+        case $.COL:
+        case $.TH:
+        case $.TD:
+        case $.TR:
+        case $.HEAD:
+        case $.FRAME:
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD:
+        case $.CAPTION:
+        case $.COLGROUP: {
+            // Ignore token
+            break;
+        }
+        default: {
+            genericStartTagInBody(p, token);
+        }
+    }
+}
+function bodyEndTagInBody(p, token) {
+    if (p.openElements.hasInScope($.BODY)) {
+        p.insertionMode = InsertionMode.AFTER_BODY;
+        //NOTE: <body> is never popped from the stack, so we need to updated
+        //the end location explicitly.
+        if (p.options.sourceCodeLocationInfo) {
+            const bodyElement = p.openElements.tryPeekProperlyNestedBodyElement();
+            if (bodyElement) {
+                p._setEndLocation(bodyElement, token);
+            }
+        }
+    }
+}
+function htmlEndTagInBody(p, token) {
+    if (p.openElements.hasInScope($.BODY)) {
+        p.insertionMode = InsertionMode.AFTER_BODY;
+        endTagAfterBody(p, token);
+    }
+}
+function addressEndTagInBody(p, token) {
+    const tn = token.tagID;
+    if (p.openElements.hasInScope(tn)) {
+        p.openElements.generateImpliedEndTags();
+        p.openElements.popUntilTagNamePopped(tn);
+    }
+}
+function formEndTagInBody(p) {
+    const inTemplate = p.openElements.tmplCount > 0;
+    const { formElement } = p;
+    if (!inTemplate) {
+        p.formElement = null;
+    }
+    if ((formElement || inTemplate) && p.openElements.hasInScope($.FORM)) {
+        p.openElements.generateImpliedEndTags();
+        if (inTemplate) {
+            p.openElements.popUntilTagNamePopped($.FORM);
+        }
+        else if (formElement) {
+            p.openElements.remove(formElement);
+        }
+    }
+}
+function pEndTagInBody(p) {
+    if (!p.openElements.hasInButtonScope($.P)) {
+        p._insertFakeElement(TN.P, $.P);
+    }
+    p._closePElement();
+}
+function liEndTagInBody(p) {
+    if (p.openElements.hasInListItemScope($.LI)) {
+        p.openElements.generateImpliedEndTagsWithExclusion($.LI);
+        p.openElements.popUntilTagNamePopped($.LI);
+    }
+}
+function ddEndTagInBody(p, token) {
+    const tn = token.tagID;
+    if (p.openElements.hasInScope(tn)) {
+        p.openElements.generateImpliedEndTagsWithExclusion(tn);
+        p.openElements.popUntilTagNamePopped(tn);
+    }
+}
+function numberedHeaderEndTagInBody(p) {
+    if (p.openElements.hasNumberedHeaderInScope()) {
+        p.openElements.generateImpliedEndTags();
+        p.openElements.popUntilNumberedHeaderPopped();
+    }
+}
+function appletEndTagInBody(p, token) {
+    const tn = token.tagID;
+    if (p.openElements.hasInScope(tn)) {
+        p.openElements.generateImpliedEndTags();
+        p.openElements.popUntilTagNamePopped(tn);
+        p.activeFormattingElements.clearToLastMarker();
+    }
+}
+function brEndTagInBody(p) {
+    p._reconstructActiveFormattingElements();
+    p._insertFakeElement(TN.BR, $.BR);
+    p.openElements.pop();
+    p.framesetOk = false;
+}
+function genericEndTagInBody(p, token) {
+    const tid = token.tagID;
+    // The topmost open HTML element with the token's name closes, unless a special element is above it. A tag without
+    // an ID is matched by name.
+    const i = tid === $.UNKNOWN
+        ? p.openElements.indexOfTopmostByName(NS.HTML, token.tagName)
+        : p.openElements.indexOfTopmost(tid);
+    if (i > 0 && !p.openElements.hasSpecialElementAbove(i)) {
+        p.openElements.generateImpliedEndTagsWithExclusion(tid);
+        if (p.openElements.stackTop >= i)
+            p.openElements.shortenToLength(i);
+    }
+}
+function endTagInBody(p, token) {
+    switch (token.tagID) {
+        case $.A:
+        case $.B:
+        case $.I:
+        case $.S:
+        case $.U:
+        case $.EM:
+        case $.TT:
+        case $.BIG:
+        case $.CODE:
+        case $.FONT:
+        case $.NOBR:
+        case $.SMALL:
+        case $.STRIKE:
+        case $.STRONG: {
+            callAdoptionAgency(p, token);
+            break;
+        }
+        case $.P: {
+            pEndTagInBody(p);
+            break;
+        }
+        case $.DL:
+        case $.UL:
+        case $.OL:
+        case $.DIR:
+        case $.DIV:
+        case $.NAV:
+        case $.PRE:
+        case $.MAIN:
+        case $.MENU:
+        case $.ASIDE:
+        case $.BUTTON:
+        case $.CENTER:
+        case $.FIGURE:
+        case $.FOOTER:
+        case $.HEADER:
+        case $.HGROUP:
+        case $.DIALOG:
+        case $.ADDRESS:
+        case $.ARTICLE:
+        case $.DETAILS:
+        case $.SEARCH:
+        case $.SECTION:
+        case $.SUMMARY:
+        case $.LISTING:
+        case $.FIELDSET:
+        case $.BLOCKQUOTE:
+        case $.FIGCAPTION: {
+            addressEndTagInBody(p, token);
+            break;
+        }
+        case $.LI: {
+            liEndTagInBody(p);
+            break;
+        }
+        case $.DD:
+        case $.DT: {
+            ddEndTagInBody(p, token);
+            break;
+        }
+        case $.H1:
+        case $.H2:
+        case $.H3:
+        case $.H4:
+        case $.H5:
+        case $.H6: {
+            numberedHeaderEndTagInBody(p);
+            break;
+        }
+        case $.BR: {
+            brEndTagInBody(p);
+            break;
+        }
+        case $.BODY: {
+            bodyEndTagInBody(p, token);
+            break;
+        }
+        case $.HTML: {
+            htmlEndTagInBody(p, token);
+            break;
+        }
+        case $.FORM: {
+            formEndTagInBody(p);
+            break;
+        }
+        case $.APPLET:
+        case $.OBJECT:
+        case $.MARQUEE: {
+            appletEndTagInBody(p, token);
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        default: {
+            genericEndTagInBody(p, token);
+        }
+    }
+}
+function eofInBody(p, token) {
+    if (p.tmplInsertionModeStack.length > 0) {
+        eofInTemplate(p, token);
+    }
+    else {
+        stopParsing(p, token);
+    }
+}
+// The "text" insertion mode
+//------------------------------------------------------------------
+function endTagInText(p, token) {
+    var _a;
+    if (token.tagID === $.SCRIPT) {
+        (_a = p.scriptHandler) === null || _a === void 0 ? void 0 : _a.call(p, p.openElements.current);
+    }
+    p.openElements.pop();
+    p.insertionMode = p.originalInsertionMode;
+}
+function eofInText(p, token) {
+    p._err(token, ERR.eofInElementThatCanContainOnlyText);
+    p.openElements.pop();
+    p.insertionMode = p.originalInsertionMode;
+    p.onEof(token);
+}
+// The "in table" insertion mode
+//------------------------------------------------------------------
+function characterInTable(p, token) {
+    if (p.openElements.currentTagId !== undefined && TABLE_STRUCTURE_TAGS.has(p.openElements.currentTagId)) {
+        p.pendingCharacterTokens.length = 0;
+        p.hasNonWhitespacePendingCharacterToken = false;
+        p.originalInsertionMode = p.insertionMode;
+        p.insertionMode = InsertionMode.IN_TABLE_TEXT;
+        switch (token.type) {
+            case TokenType.CHARACTER: {
+                characterInTableText(p, token);
+                break;
+            }
+            case TokenType.WHITESPACE_CHARACTER: {
+                whitespaceCharacterInTableText(p, token);
+                break;
+            }
+            // Ignore null
+        }
+    }
+    else {
+        tokenInTable(p, token);
+    }
+}
+function captionStartTagInTable(p, token) {
+    p.openElements.clearBackToTableContext();
+    p.activeFormattingElements.insertMarker();
+    p._insertElement(token, NS.HTML);
+    p.insertionMode = InsertionMode.IN_CAPTION;
+}
+function colgroupStartTagInTable(p, token) {
+    p.openElements.clearBackToTableContext();
+    p._insertElement(token, NS.HTML);
+    p.insertionMode = InsertionMode.IN_COLUMN_GROUP;
+}
+function colStartTagInTable(p, token) {
+    p.openElements.clearBackToTableContext();
+    p._insertFakeElement(TN.COLGROUP, $.COLGROUP);
+    p.insertionMode = InsertionMode.IN_COLUMN_GROUP;
+    startTagInColumnGroup(p, token);
+}
+function tbodyStartTagInTable(p, token) {
+    p.openElements.clearBackToTableContext();
+    p._insertElement(token, NS.HTML);
+    p.insertionMode = InsertionMode.IN_TABLE_BODY;
+}
+function tdStartTagInTable(p, token) {
+    p.openElements.clearBackToTableContext();
+    p._insertFakeElement(TN.TBODY, $.TBODY);
+    p.insertionMode = InsertionMode.IN_TABLE_BODY;
+    startTagInTableBody(p, token);
+}
+function tableStartTagInTable(p, token) {
+    if (p.openElements.hasInTableScope($.TABLE)) {
+        p.openElements.popUntilTagNamePopped($.TABLE);
+        p._resetInsertionMode();
+        p._processStartTag(token);
+    }
+}
+function inputStartTagInTable(p, token) {
+    if (isHiddenInput(token)) {
+        p._appendElement(token, NS.HTML);
+    }
+    else {
+        tokenInTable(p, token);
+    }
+    token.ackSelfClosing = true;
+}
+function formStartTagInTable(p, token) {
+    if (!p.formElement && p.openElements.tmplCount === 0) {
+        p._insertElement(token, NS.HTML);
+        p.formElement = p.openElements.current;
+        p.openElements.pop();
+    }
+}
+function startTagInTable(p, token) {
+    switch (token.tagID) {
+        case $.TD:
+        case $.TH:
+        case $.TR: {
+            tdStartTagInTable(p, token);
+            break;
+        }
+        case $.STYLE:
+        case $.SCRIPT:
+        case $.TEMPLATE: {
+            startTagInHead(p, token);
+            break;
+        }
+        case $.COL: {
+            colStartTagInTable(p, token);
+            break;
+        }
+        case $.FORM: {
+            formStartTagInTable(p, token);
+            break;
+        }
+        case $.TABLE: {
+            tableStartTagInTable(p, token);
+            break;
+        }
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD: {
+            tbodyStartTagInTable(p, token);
+            break;
+        }
+        case $.INPUT: {
+            inputStartTagInTable(p, token);
+            break;
+        }
+        case $.CAPTION: {
+            captionStartTagInTable(p, token);
+            break;
+        }
+        case $.COLGROUP: {
+            colgroupStartTagInTable(p, token);
+            break;
+        }
+        default: {
+            tokenInTable(p, token);
+        }
+    }
+}
+function endTagInTable(p, token) {
+    switch (token.tagID) {
+        case $.TABLE: {
+            if (p.openElements.hasInTableScope($.TABLE)) {
+                p.openElements.popUntilTagNamePopped($.TABLE);
+                p._resetInsertionMode();
+            }
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        case $.BODY:
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.HTML:
+        case $.TBODY:
+        case $.TD:
+        case $.TFOOT:
+        case $.TH:
+        case $.THEAD:
+        case $.TR: {
+            // Ignore token
+            break;
+        }
+        default: {
+            tokenInTable(p, token);
+        }
+    }
+}
+function tokenInTable(p, token) {
+    const savedFosterParentingState = p.fosterParentingEnabled;
+    p.fosterParentingEnabled = true;
+    // Process token in `In Body` mode
+    modeInBody(p, token);
+    p.fosterParentingEnabled = savedFosterParentingState;
+}
+// The "in table text" insertion mode
+//------------------------------------------------------------------
+function whitespaceCharacterInTableText(p, token) {
+    p.pendingCharacterTokens.push(token);
+}
+function characterInTableText(p, token) {
+    p.pendingCharacterTokens.push(token);
+    p.hasNonWhitespacePendingCharacterToken = true;
+}
+function tokenInTableText(p, token) {
+    let i = 0;
+    if (p.hasNonWhitespacePendingCharacterToken) {
+        for (; i < p.pendingCharacterTokens.length; i++) {
+            tokenInTable(p, p.pendingCharacterTokens[i]);
+        }
+    }
+    else {
+        for (; i < p.pendingCharacterTokens.length; i++) {
+            p._insertCharacters(p.pendingCharacterTokens[i]);
+        }
+    }
+    p.insertionMode = p.originalInsertionMode;
+    p._processToken(token);
+}
+// The "in caption" insertion mode
+//------------------------------------------------------------------
+const TABLE_VOID_ELEMENTS = new Set([TAG_ID.CAPTION, TAG_ID.COL, TAG_ID.COLGROUP, TAG_ID.TBODY, TAG_ID.TD, TAG_ID.TFOOT, TAG_ID.TH, TAG_ID.THEAD, TAG_ID.TR]);
+function startTagInCaption(p, token) {
+    const tn = token.tagID;
+    if (TABLE_VOID_ELEMENTS.has(tn)) {
+        if (p.openElements.hasInTableScope($.CAPTION)) {
+            p.openElements.generateImpliedEndTags();
+            p.openElements.popUntilTagNamePopped($.CAPTION);
+            p.activeFormattingElements.clearToLastMarker();
+            p.insertionMode = InsertionMode.IN_TABLE;
+            startTagInTable(p, token);
+        }
+    }
+    else {
+        startTagInBody(p, token);
+    }
+}
+function endTagInCaption(p, token) {
+    const tn = token.tagID;
+    switch (tn) {
+        case $.CAPTION:
+        case $.TABLE: {
+            if (p.openElements.hasInTableScope($.CAPTION)) {
+                p.openElements.generateImpliedEndTags();
+                p.openElements.popUntilTagNamePopped($.CAPTION);
+                p.activeFormattingElements.clearToLastMarker();
+                p.insertionMode = InsertionMode.IN_TABLE;
+                if (tn === $.TABLE) {
+                    endTagInTable(p, token);
+                }
+            }
+            break;
+        }
+        case $.BODY:
+        case $.COL:
+        case $.COLGROUP:
+        case $.HTML:
+        case $.TBODY:
+        case $.TD:
+        case $.TFOOT:
+        case $.TH:
+        case $.THEAD:
+        case $.TR: {
+            // Ignore token
+            break;
+        }
+        default: {
+            endTagInBody(p, token);
+        }
+    }
+}
+// The "in column group" insertion mode
+//------------------------------------------------------------------
+function startTagInColumnGroup(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.COL: {
+            p._appendElement(token, NS.HTML);
+            token.ackSelfClosing = true;
+            break;
+        }
+        case $.TEMPLATE: {
+            startTagInHead(p, token);
+            break;
+        }
+        default: {
+            tokenInColumnGroup(p, token);
+        }
+    }
+}
+function endTagInColumnGroup(p, token) {
+    switch (token.tagID) {
+        case $.COLGROUP: {
+            if (p.openElements.currentTagId === $.COLGROUP) {
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE;
+            }
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        case $.COL: {
+            // Ignore token
+            break;
+        }
+        default: {
+            tokenInColumnGroup(p, token);
+        }
+    }
+}
+function tokenInColumnGroup(p, token) {
+    if (p.openElements.currentTagId === $.COLGROUP) {
+        p.openElements.pop();
+        p.insertionMode = InsertionMode.IN_TABLE;
+        p._processToken(token);
+    }
+}
+// The "in table body" insertion mode
+//------------------------------------------------------------------
+function startTagInTableBody(p, token) {
+    switch (token.tagID) {
+        case $.TR: {
+            p.openElements.clearBackToTableBodyContext();
+            p._insertElement(token, NS.HTML);
+            p.insertionMode = InsertionMode.IN_ROW;
+            break;
+        }
+        case $.TH:
+        case $.TD: {
+            p.openElements.clearBackToTableBodyContext();
+            p._insertFakeElement(TN.TR, $.TR);
+            p.insertionMode = InsertionMode.IN_ROW;
+            startTagInRow(p, token);
+            break;
+        }
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD: {
+            if (p.openElements.hasTableBodyContextInTableScope()) {
+                p.openElements.clearBackToTableBodyContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE;
+                startTagInTable(p, token);
+            }
+            break;
+        }
+        default: {
+            startTagInTable(p, token);
+        }
+    }
+}
+function endTagInTableBody(p, token) {
+    const tn = token.tagID;
+    switch (token.tagID) {
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD: {
+            if (p.openElements.hasInTableScope(tn)) {
+                p.openElements.clearBackToTableBodyContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE;
+            }
+            break;
+        }
+        case $.TABLE: {
+            if (p.openElements.hasTableBodyContextInTableScope()) {
+                p.openElements.clearBackToTableBodyContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE;
+                endTagInTable(p, token);
+            }
+            break;
+        }
+        case $.BODY:
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.HTML:
+        case $.TD:
+        case $.TH:
+        case $.TR: {
+            // Ignore token
+            break;
+        }
+        default: {
+            endTagInTable(p, token);
+        }
+    }
+}
+// The "in row" insertion mode
+//------------------------------------------------------------------
+function startTagInRow(p, token) {
+    switch (token.tagID) {
+        case $.TH:
+        case $.TD: {
+            p.openElements.clearBackToTableRowContext();
+            p._insertElement(token, NS.HTML);
+            p.insertionMode = InsertionMode.IN_CELL;
+            p.activeFormattingElements.insertMarker();
+            break;
+        }
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD:
+        case $.TR: {
+            if (p.openElements.hasInTableScope($.TR)) {
+                p.openElements.clearBackToTableRowContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE_BODY;
+                startTagInTableBody(p, token);
+            }
+            break;
+        }
+        default: {
+            startTagInTable(p, token);
+        }
+    }
+}
+function endTagInRow(p, token) {
+    switch (token.tagID) {
+        case $.TR: {
+            if (p.openElements.hasInTableScope($.TR)) {
+                p.openElements.clearBackToTableRowContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE_BODY;
+            }
+            break;
+        }
+        case $.TABLE: {
+            if (p.openElements.hasInTableScope($.TR)) {
+                p.openElements.clearBackToTableRowContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE_BODY;
+                endTagInTableBody(p, token);
+            }
+            break;
+        }
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD: {
+            if (p.openElements.hasInTableScope(token.tagID) || p.openElements.hasInTableScope($.TR)) {
+                p.openElements.clearBackToTableRowContext();
+                p.openElements.pop();
+                p.insertionMode = InsertionMode.IN_TABLE_BODY;
+                endTagInTableBody(p, token);
+            }
+            break;
+        }
+        case $.BODY:
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.HTML:
+        case $.TD:
+        case $.TH: {
+            // Ignore end tag
+            break;
+        }
+        default: {
+            endTagInTable(p, token);
+        }
+    }
+}
+// The "in cell" insertion mode
+//------------------------------------------------------------------
+function startTagInCell(p, token) {
+    const tn = token.tagID;
+    if (TABLE_VOID_ELEMENTS.has(tn)) {
+        if (p.openElements.hasInTableScope($.TD) || p.openElements.hasInTableScope($.TH)) {
+            p._closeTableCell();
+            startTagInRow(p, token);
+        }
+    }
+    else {
+        startTagInBody(p, token);
+    }
+}
+function endTagInCell(p, token) {
+    const tn = token.tagID;
+    switch (tn) {
+        case $.TD:
+        case $.TH: {
+            if (p.openElements.hasInTableScope(tn)) {
+                p.openElements.generateImpliedEndTags();
+                p.openElements.popUntilTagNamePopped(tn);
+                p.activeFormattingElements.clearToLastMarker();
+                p.insertionMode = InsertionMode.IN_ROW;
+            }
+            break;
+        }
+        case $.TABLE:
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD:
+        case $.TR: {
+            if (p.openElements.hasInTableScope(tn)) {
+                p._closeTableCell();
+                endTagInRow(p, token);
+            }
+            break;
+        }
+        case $.BODY:
+        case $.CAPTION:
+        case $.COL:
+        case $.COLGROUP:
+        case $.HTML: {
+            // Ignore token
+            break;
+        }
+        default: {
+            endTagInBody(p, token);
+        }
+    }
+}
+// The "in select" insertion mode
+//------------------------------------------------------------------
+function startTagInSelect(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.OPTION: {
+            if (p.openElements.currentTagId === $.OPTION) {
+                p.openElements.pop();
+            }
+            p._insertElement(token, NS.HTML);
+            break;
+        }
+        case $.OPTGROUP: {
+            if (p.openElements.currentTagId === $.OPTION) {
+                p.openElements.pop();
+            }
+            if (p.openElements.currentTagId === $.OPTGROUP) {
+                p.openElements.pop();
+            }
+            p._insertElement(token, NS.HTML);
+            break;
+        }
+        case $.HR: {
+            if (p.openElements.currentTagId === $.OPTION) {
+                p.openElements.pop();
+            }
+            if (p.openElements.currentTagId === $.OPTGROUP) {
+                p.openElements.pop();
+            }
+            p._appendElement(token, NS.HTML);
+            token.ackSelfClosing = true;
+            break;
+        }
+        case $.INPUT:
+        case $.KEYGEN:
+        case $.TEXTAREA:
+        case $.SELECT: {
+            if (p.openElements.hasInSelectScope($.SELECT)) {
+                p.openElements.popUntilTagNamePopped($.SELECT);
+                p._resetInsertionMode();
+                if (token.tagID !== $.SELECT) {
+                    p._processStartTag(token);
+                }
+            }
+            break;
+        }
+        case $.SCRIPT:
+        case $.TEMPLATE: {
+            startTagInHead(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+function endTagInSelect(p, token) {
+    switch (token.tagID) {
+        case $.OPTGROUP: {
+            if (p.openElements.stackTop > 0 &&
+                p.openElements.currentTagId === $.OPTION &&
+                p.openElements.tagIDs[p.openElements.slotBelow(p.openElements.stackTop)] === $.OPTGROUP) {
+                p.openElements.pop();
+            }
+            if (p.openElements.currentTagId === $.OPTGROUP) {
+                p.openElements.pop();
+            }
+            break;
+        }
+        case $.OPTION: {
+            if (p.openElements.currentTagId === $.OPTION) {
+                p.openElements.pop();
+            }
+            break;
+        }
+        case $.SELECT: {
+            if (p.openElements.hasInSelectScope($.SELECT)) {
+                p.openElements.popUntilTagNamePopped($.SELECT);
+                p._resetInsertionMode();
+            }
+            break;
+        }
+        case $.TEMPLATE: {
+            templateEndTagInHead(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+// The "in select in table" insertion mode
+//------------------------------------------------------------------
+function startTagInSelectInTable(p, token) {
+    const tn = token.tagID;
+    if (tn === $.CAPTION ||
+        tn === $.TABLE ||
+        tn === $.TBODY ||
+        tn === $.TFOOT ||
+        tn === $.THEAD ||
+        tn === $.TR ||
+        tn === $.TD ||
+        tn === $.TH) {
+        p.openElements.popUntilTagNamePopped($.SELECT);
+        p._resetInsertionMode();
+        p._processStartTag(token);
+    }
+    else {
+        startTagInSelect(p, token);
+    }
+}
+function endTagInSelectInTable(p, token) {
+    const tn = token.tagID;
+    if (tn === $.CAPTION ||
+        tn === $.TABLE ||
+        tn === $.TBODY ||
+        tn === $.TFOOT ||
+        tn === $.THEAD ||
+        tn === $.TR ||
+        tn === $.TD ||
+        tn === $.TH) {
+        if (p.openElements.hasInTableScope(tn)) {
+            p.openElements.popUntilTagNamePopped($.SELECT);
+            p._resetInsertionMode();
+            p.onEndTag(token);
+        }
+    }
+    else {
+        endTagInSelect(p, token);
+    }
+}
+// The "in template" insertion mode
+//------------------------------------------------------------------
+function startTagInTemplate(p, token) {
+    switch (token.tagID) {
+        // First, handle tags that can start without a mode change
+        case $.BASE:
+        case $.BASEFONT:
+        case $.BGSOUND:
+        case $.LINK:
+        case $.META:
+        case $.NOFRAMES:
+        case $.SCRIPT:
+        case $.STYLE:
+        case $.TEMPLATE:
+        case $.TITLE: {
+            startTagInHead(p, token);
+            break;
+        }
+        // Re-process the token in the appropriate mode
+        case $.CAPTION:
+        case $.COLGROUP:
+        case $.TBODY:
+        case $.TFOOT:
+        case $.THEAD: {
+            p.tmplInsertionModeStack[p.tmplInsertionModeStack.length - 1] = InsertionMode.IN_TABLE;
+            p.insertionMode = InsertionMode.IN_TABLE;
+            startTagInTable(p, token);
+            break;
+        }
+        case $.COL: {
+            p.tmplInsertionModeStack[p.tmplInsertionModeStack.length - 1] = InsertionMode.IN_COLUMN_GROUP;
+            p.insertionMode = InsertionMode.IN_COLUMN_GROUP;
+            startTagInColumnGroup(p, token);
+            break;
+        }
+        case $.TR: {
+            p.tmplInsertionModeStack[p.tmplInsertionModeStack.length - 1] = InsertionMode.IN_TABLE_BODY;
+            p.insertionMode = InsertionMode.IN_TABLE_BODY;
+            startTagInTableBody(p, token);
+            break;
+        }
+        case $.TD:
+        case $.TH: {
+            p.tmplInsertionModeStack[p.tmplInsertionModeStack.length - 1] = InsertionMode.IN_ROW;
+            p.insertionMode = InsertionMode.IN_ROW;
+            startTagInRow(p, token);
+            break;
+        }
+        default: {
+            p.tmplInsertionModeStack[p.tmplInsertionModeStack.length - 1] = InsertionMode.IN_BODY;
+            p.insertionMode = InsertionMode.IN_BODY;
+            startTagInBody(p, token);
+        }
+    }
+}
+function endTagInTemplate(p, token) {
+    if (token.tagID === $.TEMPLATE) {
+        templateEndTagInHead(p, token);
+    }
+}
+function eofInTemplate(p, token) {
+    if (p.openElements.tmplCount > 0) {
+        // EOF closes every open template.
+        do {
+            p.openElements.popUntilTagNamePopped($.TEMPLATE);
+            p.activeFormattingElements.clearToLastMarker();
+            p.tmplInsertionModeStack.pop();
+        } while (p.openElements.tmplCount > 0);
+        p._resetInsertionMode();
+        p.onEof(token);
+    }
+    else {
+        stopParsing(p, token);
+    }
+}
+// The "after body" insertion mode
+//------------------------------------------------------------------
+function startTagAfterBody(p, token) {
+    if (token.tagID === $.HTML) {
+        startTagInBody(p, token);
+    }
+    else {
+        tokenAfterBody(p, token);
+    }
+}
+function endTagAfterBody(p, token) {
+    var _a;
+    if (token.tagID === $.HTML) {
+        if (!p.fragmentContext) {
+            p.insertionMode = InsertionMode.AFTER_AFTER_BODY;
+        }
+        //NOTE: <html> is never popped from the stack, so we need to updated
+        //the end location explicitly.
+        if (p.options.sourceCodeLocationInfo && p.openElements.tagIDs[0] === $.HTML) {
+            p._setEndLocation(p.openElements.items[0], token);
+            // Update the body element, if it doesn't have an end tag
+            const bodyElement = p.openElements.items[1];
+            if (bodyElement && !((_a = p.treeAdapter.getNodeSourceCodeLocation(bodyElement)) === null || _a === void 0 ? void 0 : _a.endTag)) {
+                p._setEndLocation(bodyElement, token);
+            }
+        }
+    }
+    else {
+        tokenAfterBody(p, token);
+    }
+}
+function tokenAfterBody(p, token) {
+    p.insertionMode = InsertionMode.IN_BODY;
+    modeInBody(p, token);
+}
+// The "in frameset" insertion mode
+//------------------------------------------------------------------
+function startTagInFrameset(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.FRAMESET: {
+            p._insertElement(token, NS.HTML);
+            break;
+        }
+        case $.FRAME: {
+            p._appendElement(token, NS.HTML);
+            token.ackSelfClosing = true;
+            break;
+        }
+        case $.NOFRAMES: {
+            startTagInHead(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+function endTagInFrameset(p, token) {
+    if (token.tagID === $.FRAMESET && !p.openElements.isRootHtmlElementCurrent()) {
+        p.openElements.pop();
+        if (!p.fragmentContext && p.openElements.currentTagId !== $.FRAMESET) {
+            p.insertionMode = InsertionMode.AFTER_FRAMESET;
+        }
+    }
+}
+// The "after frameset" insertion mode
+//------------------------------------------------------------------
+function startTagAfterFrameset(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.NOFRAMES: {
+            startTagInHead(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+function endTagAfterFrameset(p, token) {
+    if (token.tagID === $.HTML) {
+        p.insertionMode = InsertionMode.AFTER_AFTER_FRAMESET;
+    }
+}
+// The "after after body" insertion mode
+//------------------------------------------------------------------
+function startTagAfterAfterBody(p, token) {
+    if (token.tagID === $.HTML) {
+        startTagInBody(p, token);
+    }
+    else {
+        tokenAfterAfterBody(p, token);
+    }
+}
+function tokenAfterAfterBody(p, token) {
+    p.insertionMode = InsertionMode.IN_BODY;
+    modeInBody(p, token);
+}
+// The "after after frameset" insertion mode
+//------------------------------------------------------------------
+function startTagAfterAfterFrameset(p, token) {
+    switch (token.tagID) {
+        case $.HTML: {
+            startTagInBody(p, token);
+            break;
+        }
+        case $.NOFRAMES: {
+            startTagInHead(p, token);
+            break;
+        }
+        default:
+        // Do nothing
+    }
+}
+// The rules for parsing tokens in foreign content
+//------------------------------------------------------------------
+function nullCharacterInForeignContent(p, token) {
+    token.chars = unicode.REPLACEMENT_CHARACTER;
+    p._insertCharacters(token);
+}
+function characterInForeignContent(p, token) {
+    p._insertCharacters(token);
+    p.framesetOk = false;
+}
+function popUntilHtmlOrIntegrationPoint(p) {
+    while (p.treeAdapter.getNamespaceURI(p.openElements.current) !== NS.HTML &&
+        p.openElements.currentTagId !== undefined &&
+        !p._isIntegrationPoint(p.openElements.currentTagId, p.openElements.current)) {
+        p.openElements.pop();
+    }
+}
+function startTagInForeignContent(p, token) {
+    if (foreignContent.causesExit(token)) {
+        popUntilHtmlOrIntegrationPoint(p);
+        p._startTagOutsideForeignContent(token);
+    }
+    else {
+        const current = p._getAdjustedCurrentElement();
+        const currentNs = p.treeAdapter.getNamespaceURI(current);
+        if (currentNs === NS.MATHML) {
+            foreignContent.adjustTokenMathMLAttrs(token);
+        }
+        else if (currentNs === NS.SVG) {
+            foreignContent.adjustTokenSVGTagName(token);
+            foreignContent.adjustTokenSVGAttrs(token);
+        }
+        foreignContent.adjustTokenXMLAttrs(token);
+        if (token.selfClosing) {
+            p._appendElement(token, currentNs);
+        }
+        else {
+            p._insertElement(token, currentNs);
+        }
+        token.ackSelfClosing = true;
+    }
+}
+function endTagInForeignContent(p, token) {
+    if (token.tagID === $.P || token.tagID === $.BR) {
+        popUntilHtmlOrIntegrationPoint(p);
+        p._endTagOutsideForeignContent(token);
+        return;
+    }
+    // The current node is the root element (fragment case): ignore the token.
+    if (p.openElements.stackTop === 0)
+        return;
+    // The topmost foreign element with the token's name closes, unless an HTML element is above it. Foreign names are
+    // the lowercased start-tag name or its SVG adjustment, so these two are the ASCII case-insensitive match.
+    const { tagName } = token;
+    const adjustedTagName = foreignContent.SVG_TAG_NAMES_ADJUSTMENT_MAP.get(tagName);
+    // Elements outside HTML, SVG and MathML only come from a fragment context in their namespace.
+    const contextNs = p.fragmentContext ? p.treeAdapter.getNamespaceURI(p.fragmentContext) : NS.HTML;
+    const i = Math.max(p.openElements.indexOfTopmostByName(NS.SVG, tagName), p.openElements.indexOfTopmostByName(NS.MATHML, tagName), adjustedTagName === undefined ? -1 : p.openElements.indexOfTopmostByName(NS.SVG, adjustedTagName), contextNs === NS.HTML || contextNs === NS.SVG || contextNs === NS.MATHML
+        ? -1
+        : p.openElements.indexOfTopmostByName(contextNs, tagName));
+    if (i > p.openElements.indexOfTopmostHtmlElement()) {
+        //NOTE: update the token tag name for `_setEndLocation`.
+        token.tagName = p.treeAdapter.getTagName(p.openElements.items[i]);
+        p.openElements.shortenToLength(i);
+    }
+    else {
+        p._endTagOutsideForeignContent(token);
+    }
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/serializer/index.js
+
+
+
+// Sets
+const VOID_ELEMENTS = new Set([
+    TAG_NAMES.AREA,
+    TAG_NAMES.BASE,
+    TAG_NAMES.BASEFONT,
+    TAG_NAMES.BGSOUND,
+    TAG_NAMES.BR,
+    TAG_NAMES.COL,
+    TAG_NAMES.EMBED,
+    TAG_NAMES.FRAME,
+    TAG_NAMES.HR,
+    TAG_NAMES.IMG,
+    TAG_NAMES.INPUT,
+    TAG_NAMES.KEYGEN,
+    TAG_NAMES.LINK,
+    TAG_NAMES.META,
+    TAG_NAMES.PARAM,
+    TAG_NAMES.SOURCE,
+    TAG_NAMES.TRACK,
+    TAG_NAMES.WBR,
+]);
+function isVoidElement(node, options) {
+    return (options.treeAdapter.isElementNode(node) &&
+        options.treeAdapter.getNamespaceURI(node) === NS.HTML &&
+        VOID_ELEMENTS.has(options.treeAdapter.getTagName(node)));
+}
+const defaultOpts = { treeAdapter: defaultTreeAdapter, scriptingEnabled: true };
+/**
+ * Serializes an AST node to an HTML string.
+ *
+ * @example
+ *
+ * ```js
+ * const parse5 = require('parse5');
+ *
+ * const document = parse5.parse('<!DOCTYPE html><html><head></head><body>Hi there!</body></html>');
+ *
+ * // Serializes a document.
+ * const html = parse5.serialize(document);
+ *
+ * // Serializes the <html> element content.
+ * const str = parse5.serialize(document.childNodes[1]);
+ *
+ * console.log(str); //> '<head></head><body>Hi there!</body>'
+ * ```
+ *
+ * @param node Node to serialize.
+ * @param options Serialization options.
+ */
+function serialize(node, options) {
+    var _a;
+    const opts = { ...defaultOpts, ...options };
+    if (isVoidElement(node, opts)) {
+        return '';
+    }
+    const { treeAdapter } = opts;
+    // A template's children are those of its content fragment.
+    const container = treeAdapter.isElementNode(node) &&
+        treeAdapter.getTagName(node) === $.TEMPLATE &&
+        treeAdapter.getNamespaceURI(node) === NS.HTML
+        ? treeAdapter.getTemplateContent(node)
+        : node;
+    return serializeNodes((_a = treeAdapter.getChildNodes(container)) !== null && _a !== void 0 ? _a : [], opts);
+}
+/**
+ * Serializes an AST element node to an HTML string, including the element node.
+ *
+ * @example
+ *
+ * ```js
+ * const parse5 = require('parse5');
+ *
+ * const document = parse5.parseFragment('<div>Hello, <b>world</b>!</div>');
+ *
+ * // Serializes the <div> element.
+ * const str = parse5.serializeOuter(document.childNodes[0]);
+ *
+ * console.log(str); //> '<div>Hello, <b>world</b>!</div>'
+ * ```
+ *
+ * @param node Node to serialize.
+ * @param options Serialization options.
+ */
+function serializeOuter(node, options) {
+    const opts = { ...defaultOpts, ...options };
+    return serializeNodes([node], opts);
+}
+function serializeNodes(nodes, options) {
+    var _a;
+    const { treeAdapter } = options;
+    // The depth of the tree is not bounded, so the open elements (their
+    // remaining siblings and end tags) are kept on explicit stacks.
+    const stack = [];
+    let html = '';
+    let index = 0;
+    for (;;) {
+        if (index < nodes.length) {
+            const node = nodes[index++];
+            if (treeAdapter.isElementNode(node)) {
+                const tn = treeAdapter.getTagName(node);
+                html += `<${tn}${serializeAttributes(node, options)}>`;
+                const isHtml = treeAdapter.getNamespaceURI(node) === NS.HTML;
+                if (!(isHtml && VOID_ELEMENTS.has(tn))) {
+                    stack.push({ nodes, index, endTag: `</${tn}>` });
+                    nodes =
+                        (_a = treeAdapter.getChildNodes(isHtml && tn === $.TEMPLATE ? treeAdapter.getTemplateContent(node) : node)) !== null && _a !== void 0 ? _a : [];
+                    index = 0;
+                }
+            }
+            else if (treeAdapter.isTextNode(node)) {
+                html += serializeTextNode(node, options);
+            }
+            else if (treeAdapter.isCommentNode(node)) {
+                html += serializeCommentNode(node, options);
+            }
+            else if (treeAdapter.isDocumentTypeNode(node)) {
+                html += serializeDocumentTypeNode(node, options);
+            }
+        }
+        else {
+            const parent = stack.pop();
+            if (!parent) {
+                return html;
+            }
+            html += parent.endTag;
+            ({ nodes, index } = parent);
+        }
+    }
+}
+function serializeAttributes(node, { treeAdapter }) {
+    let html = '';
+    for (const attr of treeAdapter.getAttrList(node)) {
+        html += ' ';
+        if (attr.namespace) {
+            switch (attr.namespace) {
+                case NS.XML: {
+                    html += `xml:${attr.name}`;
+                    break;
+                }
+                case NS.XMLNS: {
+                    if (attr.name !== 'xmlns') {
+                        html += 'xmlns:';
+                    }
+                    html += attr.name;
+                    break;
+                }
+                case NS.XLINK: {
+                    html += `xlink:${attr.name}`;
+                    break;
+                }
+                default: {
+                    html += `${attr.prefix}:${attr.name}`;
+                }
+            }
+        }
+        else {
+            html += attr.name;
+        }
+        html += `="${escapeAttribute(attr.value)}"`;
+    }
+    return html;
+}
+function serializeTextNode(node, options) {
+    const { treeAdapter } = options;
+    const content = treeAdapter.getTextNodeContent(node);
+    const parent = treeAdapter.getParentNode(node);
+    const parentTn = parent && treeAdapter.isElementNode(parent) && treeAdapter.getTagName(parent);
+    return parentTn &&
+        treeAdapter.getNamespaceURI(parent) === NS.HTML &&
+        hasUnescapedText(parentTn, options.scriptingEnabled)
+        ? content
+        : escapeText(content);
+}
+function serializeCommentNode(node, { treeAdapter }) {
+    return `<!--${treeAdapter.getCommentNodeContent(node)}-->`;
+}
+function serializeDocumentTypeNode(node, { treeAdapter }) {
+    return `<!DOCTYPE ${treeAdapter.getDocumentTypeNodeName(node)}>`;
+}
+
+;// CONCATENATED MODULE: ./node_modules/parse5/dist/index.js
+
+
+
+
+
+/** @internal */
+
+
+
+/** @internal */
+
+// Shorthands
+/**
+ * Parses an HTML string.
+ *
+ * @param html Input HTML string.
+ * @param options Parsing options.
+ * @returns Document
+ *
+ * @example
+ *
+ * ```js
+ * const parse5 = require('parse5');
+ *
+ * const document = parse5.parse('<!DOCTYPE html><html><head></head><body>Hi there!</body></html>');
+ *
+ * console.log(document.childNodes[1].tagName); //> 'html'
+ *```
+ */
+function dist_parse(html, options) {
+    return Parser.parse(html, options);
+}
+function parseFragment(fragmentContext, html, options) {
+    if (typeof fragmentContext === 'string') {
+        options = html;
+        html = fragmentContext;
+        fragmentContext = null;
+    }
+    const parser = Parser.getFragmentParser(fragmentContext, options);
+    parser.tokenizer.write(html, true);
+    return parser.getFragment();
+}
+
+;// CONCATENATED MODULE: ./src/tasks/html.ts
+/**
+ * Raw HTML in Markdown as a reader of github.com sees it, read by parse5's HTML5 tokenizer (the
+ * WHATWG algorithm, as a browser reads it): tags stay, without their attributes (`title`, `alt`,
+ * `aria-label`, `data-*`, `placeholder`... are never shown as text); comments, processing
+ * instructions, CDATA, doctypes and a tag the text ends inside go. `<script>` and `<style>` go
+ * with their content, as GitHub's sanitizer removes them: an element's content is read as a
+ * browser reads it (script data, raw text), so it ends only at its own end tag, which may come
+ * in a later piece of the same document (`HtmlState`).
+ */
+
+/** Elements github.com drops together with everything inside them. */
+const DROPPED = {
+    script: tokenizer_TokenizerMode.SCRIPT_DATA,
+    style: tokenizer_TokenizerMode.RAWTEXT
+};
+/** The HTML as shown, and the state it leaves for the document's next piece of HTML. */
+function visibleHtml(html, state = {}) {
+    let out = '';
+    const tokenizer = new tokenizer_Tokenizer({ sourceCodeLocationInfo: true }, {
+        onStartTag(token) {
+            if (state.dropping)
+                return;
+            const mode = DROPPED[token.tagName];
+            if (mode !== undefined) {
+                state.dropping = token.tagName;
+                tokenizer.state = mode;
+                return;
+            }
+            out += `<${token.tagName}${token.selfClosing ? ' /' : ''}>`;
+        },
+        onEndTag(token) {
+            if (state.dropping) {
+                if (token.tagName === state.dropping)
+                    state.dropping = undefined;
+                return;
+            }
+            out += `</${token.tagName}>`;
+        },
+        onCharacter: token => void (state.dropping ? undefined : (out += sourceOf(token))),
+        onWhitespaceCharacter: token => void (state.dropping ? undefined : (out += sourceOf(token))),
+        onNullCharacter: () => undefined,
+        onComment: () => undefined,
+        onDoctype: () => undefined,
+        onEof: () => undefined
+    });
+    // Characters as written (a reference stays spelled as it was: visible.ts decides on those).
+    const sourceOf = (token) => token.location ? html.slice(token.location.startOffset, token.location.endOffset) : token.chars;
+    if (state.dropping) {
+        tokenizer.state = DROPPED[state.dropping] ?? tokenizer_TokenizerMode.DATA;
+        tokenizer.lastStartTagName = state.dropping;
+    }
+    tokenizer.write(html, true);
+    return out;
+}
+
 ;// CONCATENATED MODULE: ./src/tasks/markdown.ts
+
 
 
 
@@ -86558,6 +97065,33 @@ function emptyCheck(item, source) {
     const m = /^\[([ xX])\][ \t]+$/.exec(raw);
     return m ? m[1] !== ' ' : undefined;
 }
+/** The checkbox cmark-gfm takes off an item's first line: `[ ]`, `[x]` or `[X]`, then a space or tab. */
+const CHECKBOX = /^\[([ xX])\][ \t]+/;
+/**
+ * An item whose text is a setext heading (`- [ ] Bar` over `---`): cmark-gfm takes the checkbox
+ * off the item's first line before it reads the block, so github.com draws a checkbox and the
+ * heading `Bar`; micromark reads the heading `[ ] Bar`. And when nothing but spaces followed the
+ * checkbox, the underline is no underline to cmark-gfm but the item's text (`- [ ]  ` over `===`).
+ */
+function headingTask(item, source) {
+    const first = item.children[0];
+    if (first?.type !== 'heading')
+        return undefined;
+    const raw = sourceOf(first, source);
+    const m = CHECKBOX.exec(raw);
+    // An ATX heading starts with '#': only a setext heading can start with the checkbox.
+    if (!m)
+        return undefined;
+    const rest = raw.slice(m[0].length);
+    const firstLine = rest.split('\n')[0] ?? '';
+    const children = firstLine.trim() === ''
+        ? [{ type: 'text', value: rest.trim() }]
+        : first.children.map((child, i) => i === 0 && child.type === 'text'
+            ? { ...child, value: child.value.replace(CHECKBOX, '') }
+            : child);
+    const paragraph = { type: 'paragraph', children, position: first.position };
+    return { checked: m[1] !== ' ', item, paragraph };
+}
 function taskOf(item, source) {
     if (typeof item.checked === 'boolean') {
         const first = item.children[0];
@@ -86567,6 +97101,9 @@ function taskOf(item, source) {
             ...(first?.type === 'paragraph' ? { paragraph: first } : {})
         };
     }
+    const heading = headingTask(item, source);
+    if (heading)
+        return heading;
     const empty = emptyCheck(item, source);
     return empty === undefined ? undefined : { checked: empty, item };
 }
@@ -86588,9 +97125,11 @@ function taskItems(source, tree = parseMarkdown(source)) {
 }
 /**
  * What a reader sees of inline content, as plain text: text, code spans and link text kept;
- * images, raw HTML and footnote marks dropped.
+ * images, raw HTML, footnote marks and the content of a `<script>` or `<style>` dropped.
  */
-function plainText(node) {
+function plainText(node, html = {}) {
+    if (html.dropping && node.type !== 'html' && !('children' in node))
+        return '';
     switch (node.type) {
         case 'text':
         case 'inlineCode':
@@ -86598,12 +97137,15 @@ function plainText(node) {
         case 'break':
             return '\n';
         case 'html':
+            // Read for the elements it opens and closes; none of it is shown as plain text.
+            visibleHtml(node.value, html);
+            return '';
         case 'image':
         case 'imageReference':
         case 'footnoteReference':
             return '';
         default:
-            return 'children' in node ? node.children.map(plainText).join('') : '';
+            return 'children' in node ? node.children.map(child => plainText(child, html)).join('') : '';
     }
 }
 /** The source text a node spans. */
@@ -86612,33 +97154,6 @@ function sourceOf(node, source) {
     if (at?.start.offset === undefined || at.end.offset === undefined)
         return '';
     return source.slice(at.start.offset, at.end.offset);
-}
-
-;// CONCATENATED MODULE: ./src/tasks/html.ts
-/**
- * Raw HTML in Markdown as a reader sees it: tags stay (without their attributes: `title`, `alt`,
- * `aria-label`, `data-*`, `placeholder`... are never shown as text), comments, processing
- * instructions, CDATA and declarations go. The shapes are CommonMark's own definitions of raw
- * HTML (spec section 6.6), applied to what the Markdown parser already classified as HTML.
- */
-const NAME = '[A-Za-z][A-Za-z0-9-]*';
-const ATTRIBUTE = `\\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\\s*=\\s*(?:[^\\s"'=<>\`]+|'[^']*'|"[^"]*"))?`;
-const HIDDEN = [
-    '<!--(?:>|->|[\\s\\S]*?-->|[\\s\\S]*$)',
-    '<\\?[\\s\\S]*?(?:\\?>|$)',
-    '<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>|$)',
-    '<![A-Za-z][^>]*(?:>|$)'
-].join('|');
-const TAG = `<(${NAME})((?:${ATTRIBUTE})*)\\s*(/?)>`;
-/** An opening tag the block ends inside: a browser reads the rest as the tag, so none of it shows. */
-const CUT_TAG = `<${NAME}(?:\\s[^>]*)?$`;
-const PATTERN = new RegExp(`(${HIDDEN})|${TAG}|(${CUT_TAG})`, 'g');
-function visibleHtml(html) {
-    return html.replace(PATTERN, (_all, hidden, name, _attrs, slash) => {
-        if (hidden !== undefined || name === undefined)
-            return '';
-        return `<${name}${slash ? ' /' : ''}>`;
-    });
 }
 
 ;// CONCATENATED MODULE: ./src/tasks/visible.ts
@@ -86651,6 +97166,8 @@ function collect(tree, ctx) {
             ctx.definitions.set(node.identifier, node);
         if (node.type === 'linkReference')
             ctx.linked.add(node.identifier);
+        if (node.type === 'footnoteReference')
+            ctx.noted.add(node.identifier);
         if ('children' in node)
             for (const child of node.children)
                 walk(child);
@@ -86684,6 +97201,11 @@ function linkText(node, ctx) {
     return from === undefined || to === undefined ? '' : visible_splice(node.children, from, to, ctx);
 }
 function render(node, ctx) {
+    // Inside a script or style element github.com drops (its end tag may come in a later node).
+    if (ctx.html.dropping && node.type !== 'html' && !('children' in node)) {
+        ctx.hidden += sourceOf(node, ctx.source).length;
+        return '';
+    }
     switch (node.type) {
         case 'text': {
             // Its source, unless a character reference (`&#8203;`) spells an invisible character.
@@ -86714,8 +97236,13 @@ function render(node, ctx) {
             ctx.hidden += (node.title ?? '').length;
             return `[${node.label ?? node.identifier}]: ${node.url}`;
         }
+        case 'footnoteDefinition':
+            if (ctx.noted.has(node.identifier))
+                break;
+            ctx.hidden += sourceOf(node, ctx.source).length;
+            return '';
         case 'html': {
-            const shown = visibleHtml(node.value);
+            const shown = visibleHtml(node.value, ctx.html);
             ctx.hidden += node.value.length - shown.length;
             return shown;
         }
@@ -86725,7 +97252,14 @@ function render(node, ctx) {
 function visibleText(markdown) {
     const source = markdown.replace(/\r\n?/g, '\n');
     const tree = parseMarkdown(source);
-    const ctx = { source, definitions: new Map(), linked: new Set(), hidden: 0 };
+    const ctx = {
+        source,
+        definitions: new Map(),
+        linked: new Set(),
+        noted: new Set(),
+        html: {},
+        hidden: 0
+    };
     collect(tree, ctx);
     const shown = dropInvisible(visible_splice(tree.children, 0, source.length, ctx));
     const text = shown.text.trim();
@@ -89108,6 +99642,7 @@ async function openPrOf(octokit, repo, branch) {
 
 
 
+
 function needGithub(deps, trigger) {
     if (!deps.github)
         throw new Error(`the ${trigger} trigger needs 'github-token' to read the issue and answer`);
@@ -89310,6 +99845,13 @@ async function queued(deps) {
     const plan = { tasks: [], refused: [], queue: labels };
     for (const issue of issues) {
         const actor = await labelledBy(octokit, repo, issue.number, labels.queued);
+        // A bot allowed-bots does not list is ignored quietly, as its comment would be: no reply, and
+        // its label left as it is.
+        const bot = actor && unlistedBot(actor, deps.config);
+        if (bot) {
+            deps.log(`queue: #${issue.number}: ${bot}`);
+            continue;
+        }
         const ref = { ...issue, isPullRequest: false };
         const denied = actor
             ? await authorise(deps, ref, actor)
@@ -89465,9 +100007,100 @@ async function refreshByRun(run, ask) {
 }
 
 // EXTERNAL MODULE: ./src/git/sealed.ts
-var sealed = __nccwpck_require__(82638);
+var git_sealed = __nccwpck_require__(82638);
 // EXTERNAL MODULE: ./src/git/messages.ts
 var messages = __nccwpck_require__(83366);
+;// CONCATENATED MODULE: ./src/modes/trust.ts
+
+
+const numberAt = (payload, key) => {
+    const n = payload[key]?.number;
+    return typeof n === 'number' && Number.isSafeInteger(n) && n > 0 ? n : undefined;
+};
+/** The issue or PR numbers a source names. */
+function numbersOf(source) {
+    if (source.kind === 'issue')
+        return [source.issue];
+    if (source.kind === 'follow-up')
+        return [source.pr, ...(source.issue ? [source.issue] : [])];
+    return [];
+}
+/** What the job's own event and the plan input name: no API call needed to trust these. */
+function namedByRun(payload, plan) {
+    const named = new Set();
+    for (const key of ['issue', 'pull_request']) {
+        const n = numberAt(payload, key);
+        if (n !== undefined)
+            named.add(n);
+    }
+    for (const t of plan?.tasks ?? [])
+        for (const n of numbersOf(t.source))
+            named.add(n);
+    return named;
+}
+async function vouch(opts) {
+    const issues = namedByRun(opts.payload, opts.plan);
+    const queue = opts.plan?.queue ?? (opts.queued ? opts.ownQueue : undefined);
+    if (queue && opts.github) {
+        const claimed = [
+            ...new Set(opts.outcomes.flatMap(o => (o.source.kind === 'issue' ? [o.source.issue] : [])))
+        ].filter(n => !issues.has(n));
+        for (const n of claimed)
+            if (await isQueued(opts.github.octokit, opts.github.repo, queue, n, opts.log))
+                issues.add(n);
+    }
+    return { issues, queue };
+}
+/**
+ * The source as far as this job can vouch for it: an issue it cannot is dropped (the task is
+ * then one from the `tasks` input: no comment, no "Refs #N"), and a follow-up keeps only a PR it
+ * can. A PR turn's answer (whom to thank, which threads to reply in) is never taken from a
+ * hand-over: it would have the write token mention and reply as the hand-over says.
+ */
+function vouchedSource(source, vouched) {
+    if (source.kind === 'input')
+        return source;
+    if (source.kind === 'issue')
+        return vouched.issues.has(source.issue) ? source : { kind: 'input' };
+    if (!vouched.issues.has(source.pr))
+        return undefined;
+    const issue = source.issue !== undefined && vouched.issues.has(source.issue) ? source.issue : undefined;
+    return {
+        kind: 'follow-up',
+        pr: source.pr,
+        ...(issue !== undefined && { issue }),
+        ...(source.fixUps !== undefined && { fixUps: source.fixUps })
+    };
+}
+/** The outcome without what GitHub must say instead: its PR's number and URL. */
+function withoutPr(o) {
+    const rest = { ...o };
+    delete rest.prNumber;
+    delete rest.prUrl;
+    return rest;
+}
+/**
+ * An outcome that came without a bundle, as GitHub shows it: its PR (when its branch is the
+ * fleet's and has an open one) read back from GitHub, nothing else of the hand-over's.
+ */
+async function prFromGitHub(o, prefix, github) {
+    const bare = withoutPr(o);
+    if (!github || !o.branch?.startsWith(prefix))
+        return bare;
+    const pr = await findOpenPullRequest(github.octokit, github.repo, o.branch).catch(() => undefined);
+    return pr ? { ...bare, prNumber: pr.number, prUrl: pr.url } : bare;
+}
+/**
+ * What an issue's comment says of an outcome that came without a bundle: its status word alone.
+ * Its title, error and PR are the hand-over's words, which this job has nothing to check against.
+ */
+function statusOnly(o) {
+    const rest = withoutPr({ ...o, title: o.id });
+    delete rest.error;
+    delete rest.finalMessage;
+    return rest;
+}
+
 ;// CONCATENATED MODULE: ./src/modes/land.ts
 /**
  * mode: land — the work of land: false jobs, landed by a job that holds the write token and runs no
@@ -89484,11 +100117,14 @@ var messages = __nccwpck_require__(83366);
 
 
 
+
+
 /** The task a handed-over outcome stands for (its prompt for the PR body). */
 function land_taskOf(o) {
     return {
         id: o.id,
-        title: o.title,
+        // The PR's title: the hand-over's words, so inert prose like the rest of them.
+        title: (0,inert_text/* inertProse */.CH)(o.title.replace(/\s+/g, ' ').slice(0, 256)),
         prompt: o.sealed.prompt,
         branch: o.branch ?? '',
         source: o.source
@@ -89513,11 +100149,26 @@ function handOverProblem(o, prefix, store) {
         return `its bundle name '${s.bundle}' is not a file of the store`;
     return undefined;
 }
-/** Every outcome after landing: handed-over work checked and landed, the rest as reported. */
-async function landHandedOver(opts, outcomes) {
+/**
+ * A handed-over outcome as far as this job can vouch for it: its source cut to the issues it can
+ * (trust.ts), its PR number and URL dropped (GitHub says them). A follow-up on a PR it cannot
+ * vouch for is refused when it brings work, and reported as a task of the inputs otherwise.
+ */
+function vouchedFor(o, vouched) {
+    const source = vouchedSource(o.source, vouched);
+    const bare = withoutPr(o);
+    if (source)
+        return { ...bare, source };
+    if (o.sealed && o.source.kind === 'follow-up')
+        return refused({ ...bare, source: { kind: 'input' } }, `it names PR #${o.source.pr}, which neither this job's event nor its plan names`);
+    return { ...bare, source: { kind: 'input' } };
+}
+/** Every outcome after landing: handed-over work checked and landed, the rest as GitHub shows it. */
+async function landHandedOver(opts, handed) {
+    const outcomes = handed.map(o => vouchedFor(o, opts.vouched));
     const sealed = outcomes.filter(o => o.sealed);
     if (sealed.length === 0)
-        return outcomes;
+        return withGitHubPrs(opts, outcomes);
     const { repo, base } = await FleetRepo.clone({
         dir: external_node_path_default().join(opts.root, 'repo'),
         remoteUrl: opts.remoteUrl,
@@ -89546,7 +100197,11 @@ async function landHandedOver(opts, outcomes) {
             landed.push(await landOrRefuse(ctx, opts, o));
         seen.add(o.id);
     }
-    return landed;
+    return withGitHubPrs(opts, landed, new Set(sealed.map(o => o.id)));
+}
+/** Outcomes that came without a bundle get their PR from GitHub; landed ones have it already. */
+function withGitHubPrs(opts, outcomes, landed = new Set()) {
+    return Promise.all(outcomes.map(async (o) => landed.has(o.id) ? o : prFromGitHub(o, opts.config.branchPrefix, opts.github)));
 }
 /** Whatever breaks while landing one result (a malformed hand-over, git) ends that task alone. */
 function landOrRefuse(ctx, opts, o) {
@@ -89591,7 +100246,7 @@ async function landOne(ctx, opts, o) {
         return refused(o, problem);
     const copy = external_node_path_default().join(opts.root, 'handed-over', `${o.id}.bundle`);
     try {
-        const got = await (0,sealed/* readSealed */.Tb)(opts.store.fileOf(s.bundle) ?? '', copy, sealed/* DEFAULT_CAPS */.g_.maxBytes);
+        const got = await (0,git_sealed/* readSealed */.Tb)(opts.store.fileOf(s.bundle) ?? '', copy, git_sealed/* DEFAULT_CAPS */.g_.maxBytes);
         if (!got)
             return refused(o, `its bundle ${s.bundle} is missing from the store`);
     }
@@ -89601,12 +100256,12 @@ async function landOne(ctx, opts, o) {
     const task = land_taskOf({ ...o, sealed: s });
     if (!(await startIsKnown(ctx, o, s.start)))
         return refused(o, `its start commit ${s.start.slice(0, 12)} is not on the remote's ${o.source.kind === 'follow-up' ? task.branch : ctx.base}`, copy);
-    const checked = await (0,sealed/* checkSealed */.jY)(ctx.repo.git, copy, { branch: task.branch, start: s.start });
+    const checked = await (0,git_sealed/* checkSealed */.jY)(ctx.repo.git, copy, { branch: task.branch, start: s.start });
     if (checked.kind === 'refused')
         return refused(o, checked.reason, copy);
     const head = await (0,messages/* rewriteMessages */.f)(ctx.repo.git, s.start, checked.head, commit_message/* inertCommitMessage */.v);
     await ctx.repo.git.exec(['update-ref', `refs/heads/${task.branch}`, head]);
-    await (0,sealed/* dropSealedRef */.hk)(ctx.repo.git, task.branch);
+    await (0,git_sealed/* dropSealedRef */.hk)(ctx.repo.git, task.branch);
     opts.log(`[${o.id}] handed-over work checked (${checked.commits} commits): landing`);
     const verified = !o.verify || (o.verify.exitCode === 0 && !o.verify.timedOut);
     const draft = {
@@ -89660,10 +100315,26 @@ function againstPlan(plan, files) {
 
 
 
-/** mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key. */
-async function landShards(run, outcomes) {
+
+
+/**
+ * mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key.
+ * Issues hear only of what this job can vouch for (modes/trust.ts), and of an outcome that came
+ * without a bundle only its status word.
+ */
+async function landShards(run, files, plan, handed) {
     const { config, ctx, io } = run;
-    return io.group('Land', async () => landHandedOver({
+    const vouched = await vouch({
+        payload: ctx.payload,
+        plan,
+        queued: files.some(f => f.queue !== undefined),
+        ownQueue: queueLabels(config.queueLabel),
+        github: run.github,
+        outcomes: handed,
+        log: io.info
+    });
+    const bundled = new Set(handed.filter(o => o.sealed).map(o => o.id));
+    const outcomes = await io.group('Land', async () => landHandedOver({
         config,
         store: outcomeStore(run),
         remoteUrl: await run.prepare.remoteUrl(),
@@ -89672,8 +100343,11 @@ async function landShards(run, outcomes) {
         root: external_node_path_default().join(ctx.runnerTemp, 'fleet-land', `${ctx.runId ?? process.pid}`),
         checkout: run.env.GITHUB_WORKSPACE,
         runUrl: runUrl(ctx),
+        vouched,
         log: io.info
-    }, outcomes));
+    }, handed));
+    const forIssues = outcomes.map(o => (bundled.has(o.id) ? o : statusOnly(o)));
+    return { outcomes, forIssues, queue: vouched.queue };
 }
 /** mode: report — each merged outcome told to its issue, as the shard itself would have. */
 async function reportToIssues(run, github, outcomes, queue) {
@@ -89708,9 +100382,12 @@ async function reportShards(run) {
     const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] };
     const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes];
     run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`);
-    const outcomes = run.config.mode === 'land' ? await landShards(run, merged) : merged;
+    const landed = run.config.mode === 'land'
+        ? await landShards(run, files, plan, merged)
+        : { outcomes: merged, forIssues: merged, queue: files[0]?.queue ?? plan?.queue };
+    const { outcomes } = landed;
     if (run.github)
-        await reportToIssues(run, run.github, outcomes, files[0]?.queue ?? plan?.queue);
+        await reportToIssues(run, run.github, landed.forIssues, landed.queue);
     await run.io.report(outcomes, `Merged from ${files.length} shards.`);
     if (lost.missing.length)
         throw new Error(`${lost.missing.map(s => `shard ${s}`).join(', ')} left no outcome: ${lost.outcomes.length} planned tasks were not run (reported as not-started)`);

@@ -6,7 +6,7 @@ import type { Usage } from '../domain.js'
 import type { Ending, Limiter, Ticket } from './limiter.js'
 import { upstreamHeaders } from './headers.js'
 import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retry.js'
-import { jsonUsage, SseUsageReader } from './usage.js'
+import { jsonReply, type Pass, type ReplyUsage, SseUsageReader } from './usage.js'
 
 export interface Upstream {
   pool: Pool
@@ -31,6 +31,11 @@ export interface Forwarded {
   attempts: number
   retries: { status: number; waitMs: number }[]
   usage?: Usage
+  /** The reply's passes by the model each ran on, to price each at its own (usage.ts). */
+  passes?: Pass[]
+  /** The model the endpoint says answered, when it said. */
+  replyModel?: string
+  /** The model the gateway's own retry moved the request to, if it did. */
   model?: string
   error?: string
   responseBody?: string
@@ -92,7 +97,7 @@ async function relay(
   res: http.ServerResponse,
   signal: AbortSignal,
   record: boolean
-): Promise<{ usage?: Usage; body?: string; error?: string }> {
+): Promise<{ reply?: ReplyUsage; body?: string; error?: string }> {
   res.writeHead(response.statusCode, downstreamHeaders(response.headers))
   const type = String(response.headers['content-type'] ?? '')
   const reader = type.includes('text/event-stream') ? new SseUsageReader() : undefined
@@ -107,14 +112,21 @@ async function relay(
     res.end()
   } catch (error) {
     // Cut mid-stream (the worker left, or the endpoint dropped): cut the worker too; what the
-    // stream had reported so far was spent all the same.
+    // stream had reported so far (message_start's usage, the last message_delta's, even one
+    // that lost only its closing blank line) was spent all the same.
     res.destroy()
-    const usage = reader?.reported ? reader.usage() : undefined
-    return { usage, error: signal.aborted ? 'the worker went away mid-answer' : String(error) }
+    const reply = reader?.endReply()
+    return {
+      reply: reader?.reported ? reply : undefined,
+      error: signal.aborted ? 'the worker went away mid-answer' : String(error)
+    }
   }
   const text = chunks.length > 0 ? Buffer.concat(chunks).toString('utf8') : undefined
-  const usage = reader ? (reader.reported ? reader.end() : undefined) : text && jsonUsage(text)
-  return { usage: usage || undefined, body: record ? text : undefined }
+  const reply = reader ? reader.endReply() : text ? jsonReply(text) : undefined
+  return {
+    reply: reader && !reader.reported ? undefined : reply,
+    body: record ? text : undefined
+  }
 }
 
 /** The request as it goes upstream; `payload` changes when a retry moves to the small model. */
@@ -139,7 +151,7 @@ function free(ctx: ForwardContext, out: Outgoing, ticket: Ticket, ending: Ending
   ctx.limiter.release(ticket, ending)
 }
 
-type End = Pick<Forwarded, 'status' | 'usage' | 'error' | 'responseBody'>
+type End = Pick<Forwarded, 'status' | 'usage' | 'passes' | 'replyModel' | 'error' | 'responseBody'>
 
 /** What one attempt came to: the worker's answer (counted as an attempt or not), or a retry. */
 type Attempted =
@@ -233,7 +245,9 @@ async function attemptOnce(
   return {
     end: {
       status: response.statusCode,
-      usage: relayed.usage,
+      usage: relayed.reply?.usage,
+      passes: relayed.reply?.passes,
+      replyModel: relayed.reply?.model,
       error: relayed.error,
       responseBody: relayed.body
     }

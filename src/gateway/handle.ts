@@ -153,7 +153,7 @@ export async function handle(
   try {
     done = await forward(ctx, req, res, admitted.payload, gone.signal, pass)
   } finally {
-    ledger.settle(admitted.hold, pass, done?.model ?? model, done?.usage)
+    ledger.settle(admitted.hold, pass, done?.model ?? model, done)
   }
   log?.write(record(base, done, model, at, ctx.recordBodies ? admitted.payload : undefined))
 }
@@ -172,6 +172,11 @@ function record(
     attempts: done.attempts,
     retries: done.retries,
     usage: done.usage,
+    // Passes on other models (an advisor's), each with its own model, when the reply had them.
+    ...(done.passes?.some(p => p.model !== undefined) ? { passes: done.passes } : {}),
+    ...(done.replyModel && done.replyModel !== (done.model ?? model)
+      ? { replyModel: done.replyModel }
+      : {}),
     ms: Date.now() - at.getTime(),
     ...(done.queuedMs !== undefined ? { queuedMs: done.queuedMs } : {}),
     ...(done.workerInFlight !== undefined ? { workerInFlight: done.workerInFlight } : {}),

@@ -10,6 +10,7 @@ import {
   type Spend,
   subSpend
 } from './budgets.js'
+import type { Forwarded } from './forward.js'
 import { RequestLog } from './request-log.js'
 import { type Ask, type Reservation, reserve } from './reserve.js'
 import { totalTokens } from './usage.js'
@@ -22,6 +23,9 @@ export interface WorkerPass {
   /** The budget that refused this worker a request, if one did: the worker's outcome says so. */
   stoppedBy?: Breach
 }
+
+/** What a request's reply used, as the gateway read it (forward.ts). */
+export type Reply = Pick<Forwarded, 'usage' | 'passes' | 'replyModel'>
 
 /** A reservation held for one request in flight, released when it settles. */
 export interface Hold {
@@ -88,16 +92,20 @@ export class Ledger {
     return { hold: { pass, spend: r.hold }, maxTokens: r.maxTokens }
   }
 
-  /** A request ended: its hold is released and what it really used is spent, at its model's price. */
-  settle(hold: Hold | undefined, pass: WorkerPass, model: string | undefined, usage?: Usage): void {
+  /**
+   * A request ended: its hold is released and what it really used is spent, each pass at its own
+   * model's price (usage.ts): an advisor pass at the advisor's, the reply's own passes at the
+   * model the endpoint says answered when the prices know it, else at the model asked for.
+   */
+  settle(hold: Hold | undefined, pass: WorkerPass, asked: string | undefined, reply?: Reply): void {
     const t = this.task(pass.taskId)
     if (hold) {
       t.held = subSpend(t.held, hold.spend)
       this.run.held = subSpend(this.run.held, hold.spend)
     }
-    if (!usage) return
-    const price = priceFor(this.prices, model)
-    const spend = { tokens: totalTokens(usage), cost: price ? costOf(usage, price) : 0 }
+    if (!reply?.usage) return
+    const { usage } = reply
+    const spend = { tokens: totalTokens(usage), cost: this.costOf(reply, asked) }
     pass.usage = addUsage(pass.usage, usage)
     t.usage = addUsage(t.usage, usage)
     t.spent = addSpend(t.spent, spend)
@@ -106,6 +114,17 @@ export class Ledger {
       usage: addUsage(this.run.usage, usage),
       spent: addSpend(this.run.spent, spend)
     }
+  }
+
+  /** A reply's cost: the sum of its passes, each at the price of the model it ran on. */
+  private costOf(reply: Reply, asked: string | undefined): number {
+    const passes = reply.passes ?? [{ usage: reply.usage ?? ZERO_USAGE }]
+    const fallback = priceFor(this.prices, asked)
+    const own = (reply.replyModel && this.prices?.models[reply.replyModel]) || fallback
+    return passes.reduce((cost, p) => {
+      const price = p.model !== undefined ? (priceFor(this.prices, p.model) ?? own) : own
+      return cost + (price ? costOf(p.usage, price) : 0)
+    }, 0)
   }
 
   taskUsage(taskId: string): Usage {

@@ -11,6 +11,10 @@ export interface RequestRecord {
   /** Each earlier attempt's status (0: no answer) and the wait before the next. */
   retries: { status: number; waitMs: number }[]
   usage?: object
+  /** The reply's passes by model, when some ran on another model (an advisor's). */
+  passes?: object[]
+  /** The model the endpoint says answered, when not the one asked for. */
+  replyModel?: string
   ms: number
   /** Time the request waited in the fleet's queue for the endpoint (its own turn, its worker's slot). */
   queuedMs?: number

@@ -19,6 +19,18 @@ export interface PullRequestRef {
   created: boolean
 }
 
+/** The open PR whose head is this branch of the repository, as GitHub says. */
+export async function findOpenPullRequest(
+  octokit: Octokit,
+  repo: Repo,
+  branch: string
+): Promise<{ number: number; url: string } | undefined> {
+  const head = `${repo.owner}:${branch}`
+  const existing = await octokit.rest.pulls.list({ ...repo, head, state: 'open', per_page: 10 })
+  const open = existing.data.find(pr => pr.head.ref === branch)
+  return open ? { number: open.number, url: open.html_url } : undefined
+}
+
 /**
  * One PR per branch: the open PR whose head is this branch is updated (title, body); otherwise a
  * new one is opened. A closed or merged PR is left alone and a new PR opened for the new work:

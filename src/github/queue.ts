@@ -1,3 +1,4 @@
+import { describeError } from '../errors.js'
 import type { Octokit, Repo } from './client.js'
 import { isGitHubError } from './errors.js'
 
@@ -14,6 +15,28 @@ export function queueLabels(queueLabel: string): QueueLabels {
     inProgress: `${queueLabel}:in-progress`,
     done: `${queueLabel}:done`,
     failed: `${queueLabel}:failed`
+  }
+}
+
+/**
+ * An open issue (not a PR) that carries the queue's label or its in-progress label on GitHub now;
+ * false when it cannot be read.
+ */
+export async function isQueued(
+  octokit: Octokit,
+  repo: Repo,
+  labels: QueueLabels,
+  issue: number,
+  log: (m: string) => void
+): Promise<boolean> {
+  try {
+    const { data } = await octokit.rest.issues.get({ ...repo, issue_number: issue })
+    const names = data.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')).toLowerCase())
+    const queued = [labels.queued, labels.inProgress].some(l => names.includes(l.toLowerCase()))
+    return data.state === 'open' && !data.pull_request && queued
+  } catch (error) {
+    log(`could not read #${issue} to check it is queued: ${describeError(error)}`)
+    return false
   }
 }
 

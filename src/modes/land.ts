@@ -16,7 +16,9 @@ import { inertCommitMessage } from '../report/commit-message.js'
 import { prBody } from '../report/pr-body.js'
 import { branchFor, idProblem } from '../tasks/ids.js'
 import { describeError } from '../errors.js'
+import { inertProse } from '../inert-text.js'
 import type { OutcomeStore } from './store.js'
+import { prFromGitHub, type Vouched, vouchedSource, withoutPr } from './trust.js'
 
 export interface LandOptions {
   config: FleetConfig & { branchPrefix: string; baseBranch?: string }
@@ -28,6 +30,8 @@ export interface LandOptions {
   root: string
   checkout?: string
   runUrl?: string
+  /** The issues and PRs this job can vouch for (trust.ts): no other is told anything. */
+  vouched: Vouched
   log: (message: string) => void
 }
 
@@ -35,7 +39,8 @@ export interface LandOptions {
 function taskOf(o: Outcome & { sealed: NonNullable<Outcome['sealed']> }): Task {
   return {
     id: o.id,
-    title: o.title,
+    // The PR's title: the hand-over's words, so inert prose like the rest of them.
+    title: inertProse(o.title.replace(/\s+/g, ' ').slice(0, 256)),
     prompt: o.sealed.prompt,
     branch: o.branch ?? '',
     source: o.source
@@ -58,10 +63,28 @@ function handOverProblem(o: Outcome, prefix: string, store: OutcomeStore): strin
   return undefined
 }
 
-/** Every outcome after landing: handed-over work checked and landed, the rest as reported. */
-export async function landHandedOver(opts: LandOptions, outcomes: Outcome[]): Promise<Outcome[]> {
+/**
+ * A handed-over outcome as far as this job can vouch for it: its source cut to the issues it can
+ * (trust.ts), its PR number and URL dropped (GitHub says them). A follow-up on a PR it cannot
+ * vouch for is refused when it brings work, and reported as a task of the inputs otherwise.
+ */
+function vouchedFor(o: Outcome, vouched: Vouched): Outcome {
+  const source = vouchedSource(o.source, vouched)
+  const bare = withoutPr(o)
+  if (source) return { ...bare, source }
+  if (o.sealed && o.source.kind === 'follow-up')
+    return refused(
+      { ...bare, source: { kind: 'input' } },
+      `it names PR #${o.source.pr}, which neither this job's event nor its plan names`
+    )
+  return { ...bare, source: { kind: 'input' } }
+}
+
+/** Every outcome after landing: handed-over work checked and landed, the rest as GitHub shows it. */
+export async function landHandedOver(opts: LandOptions, handed: Outcome[]): Promise<Outcome[]> {
+  const outcomes = handed.map(o => vouchedFor(o, opts.vouched))
   const sealed = outcomes.filter(o => o.sealed)
-  if (sealed.length === 0) return outcomes
+  if (sealed.length === 0) return withGitHubPrs(opts, outcomes)
   const { repo, base } = await FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
@@ -87,7 +110,16 @@ export async function landHandedOver(opts: LandOptions, outcomes: Outcome[]): Pr
     else landed.push(await landOrRefuse(ctx, opts, o))
     seen.add(o.id)
   }
-  return landed
+  return withGitHubPrs(opts, landed, new Set(sealed.map(o => o.id)))
+}
+
+/** Outcomes that came without a bundle get their PR from GitHub; landed ones have it already. */
+function withGitHubPrs(opts: LandOptions, outcomes: Outcome[], landed = new Set<string>()) {
+  return Promise.all(
+    outcomes.map(async o =>
+      landed.has(o.id) ? o : prFromGitHub(o, opts.config.branchPrefix, opts.github)
+    )
+  )
 }
 
 /** Whatever breaks while landing one result (a malformed hand-over, git) ends that task alone. */

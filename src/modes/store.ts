@@ -1,14 +1,8 @@
 import { copyFile, mkdir, readdir, readFile, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import type { Outcome } from '../domain.js'
-import type { QueueLabels } from '../github/queue.js'
+import { parseShardFile, type ShardFile } from './hand-over.js'
 
-/** One shard's outcomes, as the report job reads them back. */
-export interface ShardFile {
-  shard: number
-  outcomes: Outcome[]
-  queue?: QueueLabels
-}
+export type { ShardFile }
 
 const PREFIX = 'fleet-outcomes-'
 
@@ -79,14 +73,17 @@ async function shardDirs(dir: string): Promise<Array<{ sub: string; names: strin
 }
 
 /**
- * One shard file read back; a bundle it names is looked up beside it, and named in the outcome
+ * One shard file read back and checked (hand-over.ts); a bundle it names is looked up beside it, and named in the outcome
  * by its place under the store (`<artifact name>/<file>` for a subdirectory's).
  */
 async function readShard(dir: string, sub: string, name: string): Promise<ShardFile> {
-  const file = JSON.parse(await readFile(path.join(dir, sub, name), 'utf8')) as ShardFile
-  const outcomes = (Array.isArray(file.outcomes) ? file.outcomes : []).map(o => {
+  const file = parseShardFile(
+    path.join(sub, name),
+    await readFile(path.join(dir, sub, name), 'utf8')
+  )
+  const outcomes = file.outcomes.map(o => {
     const bundle = o.sealed?.bundle
-    if (!o.sealed || typeof bundle !== 'string' || !isBareName(bundle)) return o
+    if (!o.sealed || bundle === undefined || !isBareName(bundle)) return o
     return { ...o, sealed: { ...o.sealed, bundle: sub ? `${sub}/${bundle}` : bundle } }
   })
   return { ...file, outcomes }

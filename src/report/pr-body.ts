@@ -1,7 +1,7 @@
 import type { Outcome } from '../domain.js'
 import type { Task } from '../domain.js'
 import { duration, tokens } from './markdown.js'
-import { codeBlock, inlineCode } from './worker-text.js'
+import { cell, codeBlock, inlineCode } from './worker-text.js'
 
 export interface RunInfo {
   runUrl?: string
@@ -79,7 +79,7 @@ export function prBody(task: Task, o: Outcome, run: RunInfo): string {
     '',
     '| model | turns | input tokens | output tokens | cache read | attempts | duration |',
     '|---|---|---|---|---|---|---|',
-    `| ${o.model ?? 'default'} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`,
+    `| ${cell(o.model ?? 'default')} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`,
     ''
   )
   if (run.runUrl) lines.push(`[The run](${run.runUrl})`, '')

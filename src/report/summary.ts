@@ -20,7 +20,7 @@ const ICON: Record<Outcome['status'], string> = {
 }
 
 function prCell(o: Outcome): string {
-  return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (o.branch ?? '')
+  return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : cell(o.branch ?? '')
 }
 
 function limitText(p: Parallelism): string {

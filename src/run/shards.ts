@@ -10,12 +10,41 @@ import type { GitHub } from '../github/client.js'
 import { landHandedOver } from '../modes/land.js'
 import { againstPlan } from '../modes/missing.js'
 import { parsePlan, type SavedPlan } from '../modes/plan.js'
+import type { ShardFile } from '../modes/store.js'
+import { statusOnly, vouch } from '../modes/trust.js'
+import { queueLabels, type QueueLabels } from '../github/queue.js'
 import { outcomeStore, type Run, trackingFor } from './run.js'
 
-/** mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key. */
-async function landShards(run: Run, outcomes: Outcome[]): Promise<Outcome[]> {
+/** What mode: land reports: every outcome, what each issue is told, and the queue it may move. */
+interface Landed {
+  outcomes: Outcome[]
+  forIssues: Outcome[]
+  queue?: QueueLabels
+}
+
+/**
+ * mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key.
+ * Issues hear only of what this job can vouch for (modes/trust.ts), and of an outcome that came
+ * without a bundle only its status word.
+ */
+async function landShards(
+  run: Run,
+  files: ShardFile[],
+  plan: SavedPlan | undefined,
+  handed: Outcome[]
+): Promise<Landed> {
   const { config, ctx, io } = run
-  return io.group('Land', async () =>
+  const vouched = await vouch({
+    payload: ctx.payload,
+    plan,
+    queued: files.some(f => f.queue !== undefined),
+    ownQueue: queueLabels(config.queueLabel),
+    github: run.github,
+    outcomes: handed,
+    log: io.info
+  })
+  const bundled = new Set(handed.filter(o => o.sealed).map(o => o.id))
+  const outcomes = await io.group('Land', async () =>
     landHandedOver(
       {
         config,
@@ -26,11 +55,14 @@ async function landShards(run: Run, outcomes: Outcome[]): Promise<Outcome[]> {
         root: path.join(ctx.runnerTemp, 'fleet-land', `${ctx.runId ?? process.pid}`),
         checkout: run.env.GITHUB_WORKSPACE,
         runUrl: runUrl(ctx),
+        vouched,
         log: io.info
       },
-      outcomes
+      handed
     )
   )
+  const forIssues = outcomes.map(o => (bundled.has(o.id) ? o : statusOnly(o)))
+  return { outcomes, forIssues, queue: vouched.queue }
 }
 
 /** mode: report — each merged outcome told to its issue, as the shard itself would have. */
@@ -76,8 +108,12 @@ export async function reportShards(run: Run): Promise<Outcome[]> {
   const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
   const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
   run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`)
-  const outcomes = run.config.mode === 'land' ? await landShards(run, merged) : merged
-  if (run.github) await reportToIssues(run, run.github, outcomes, files[0]?.queue ?? plan?.queue)
+  const landed =
+    run.config.mode === 'land'
+      ? await landShards(run, files, plan, merged)
+      : { outcomes: merged, forIssues: merged, queue: files[0]?.queue ?? plan?.queue }
+  const { outcomes } = landed
+  if (run.github) await reportToIssues(run, run.github, landed.forIssues, landed.queue)
   await run.io.report(outcomes, `Merged from ${files.length} shards.`)
   if (lost.missing.length)
     throw new Error(

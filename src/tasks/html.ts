@@ -1,28 +1,68 @@
 /**
- * Raw HTML in Markdown as a reader sees it: tags stay (without their attributes: `title`, `alt`,
- * `aria-label`, `data-*`, `placeholder`... are never shown as text), comments, processing
- * instructions, CDATA and declarations go. The shapes are CommonMark's own definitions of raw
- * HTML (spec section 6.6), applied to what the Markdown parser already classified as HTML.
+ * Raw HTML in Markdown as a reader of github.com sees it, read by parse5's HTML5 tokenizer (the
+ * WHATWG algorithm, as a browser reads it): tags stay, without their attributes (`title`, `alt`,
+ * `aria-label`, `data-*`, `placeholder`... are never shown as text); comments, processing
+ * instructions, CDATA, doctypes and a tag the text ends inside go. `<script>` and `<style>` go
+ * with their content, as GitHub's sanitizer removes them: an element's content is read as a
+ * browser reads it (script data, raw text), so it ends only at its own end tag, which may come
+ * in a later piece of the same document (`HtmlState`).
  */
-const NAME = '[A-Za-z][A-Za-z0-9-]*'
-const ATTRIBUTE = `\\s+[A-Za-z_:][A-Za-z0-9_.:-]*(?:\\s*=\\s*(?:[^\\s"'=<>\`]+|'[^']*'|"[^"]*"))?`
-const HIDDEN = [
-  '<!--(?:>|->|[\\s\\S]*?-->|[\\s\\S]*$)',
-  '<\\?[\\s\\S]*?(?:\\?>|$)',
-  '<!\\[CDATA\\[[\\s\\S]*?(?:\\]\\]>|$)',
-  '<![A-Za-z][^>]*(?:>|$)'
-].join('|')
-const TAG = `<(${NAME})((?:${ATTRIBUTE})*)\\s*(/?)>`
-/** An opening tag the block ends inside: a browser reads the rest as the tag, so none of it shows. */
-const CUT_TAG = `<${NAME}(?:\\s[^>]*)?$`
-const PATTERN = new RegExp(`(${HIDDEN})|${TAG}|(${CUT_TAG})`, 'g')
+import { type Token, Tokenizer, TokenizerMode } from 'parse5'
 
-export function visibleHtml(html: string): string {
-  return html.replace(
-    PATTERN,
-    (_all, hidden: string | undefined, name: string | undefined, _attrs, slash: string) => {
-      if (hidden !== undefined || name === undefined) return ''
-      return `<${name}${slash ? ' /' : ''}>`
+type TagToken = Token.TagToken
+
+/** Elements github.com drops together with everything inside them. */
+const DROPPED: Record<string, (typeof TokenizerMode)[keyof typeof TokenizerMode]> = {
+  script: TokenizerMode.SCRIPT_DATA,
+  style: TokenizerMode.RAWTEXT
+}
+
+/** What one document's earlier HTML left open: a dropped element whose end tag has not come. */
+export interface HtmlState {
+  dropping?: string
+}
+
+/** The HTML as shown, and the state it leaves for the document's next piece of HTML. */
+export function visibleHtml(html: string, state: HtmlState = {}): string {
+  let out = ''
+  const tokenizer: Tokenizer = new Tokenizer(
+    { sourceCodeLocationInfo: true },
+    {
+      onStartTag(token: TagToken) {
+        if (state.dropping) return
+        const mode = DROPPED[token.tagName]
+        if (mode !== undefined) {
+          state.dropping = token.tagName
+          tokenizer.state = mode
+          return
+        }
+        out += `<${token.tagName}${token.selfClosing ? ' /' : ''}>`
+      },
+      onEndTag(token: TagToken) {
+        if (state.dropping) {
+          if (token.tagName === state.dropping) state.dropping = undefined
+          return
+        }
+        out += `</${token.tagName}>`
+      },
+      onCharacter: token => void (state.dropping ? undefined : (out += sourceOf(token))),
+      onWhitespaceCharacter: token => void (state.dropping ? undefined : (out += sourceOf(token))),
+      onNullCharacter: () => undefined,
+      onComment: () => undefined,
+      onDoctype: () => undefined,
+      onEof: () => undefined
     }
   )
+  // Characters as written (a reference stays spelled as it was: visible.ts decides on those).
+  const sourceOf = (token: {
+    chars: string
+    location: { startOffset: number; endOffset: number } | null
+  }) =>
+    token.location ? html.slice(token.location.startOffset, token.location.endOffset) : token.chars
+  if (state.dropping) {
+    tokenizer.state = DROPPED[state.dropping] ?? TokenizerMode.DATA
+    tokenizer.lastStartTagName = state.dropping
+  }
+  tokenizer.write(html, true)
+  return out
 }

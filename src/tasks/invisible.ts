@@ -1,19 +1,12 @@
 /**
- * Characters a reader does not see but a model reads: zero-width and joiner characters, bidi
- * controls, Unicode tag characters, Hangul fillers, interlinear annotations, control characters,
- * and variation selectors beyond the one an emoji may carry (a run of them after an emoji is a
- * known way to smuggle bytes past a reader).
+ * Characters a reader does not see but a model reads, by Unicode's own definition rather than a
+ * list kept here: every Default_Ignorable_Code_Point (zero-width and joiner characters, soft
+ * hyphen, Hangul fillers, invisible operators, tag characters, variation selectors, ...), the
+ * bidi controls, and the control characters but tab and line ends. Variation selectors beyond the
+ * one an emoji may carry go (a run of them after an emoji is a known way to smuggle bytes past a
+ * reader); the joiner stays inside an emoji sequence.
  */
-const INVISIBLE = new RegExp(
-  // eslint-disable-next-line no-misleading-character-class -- joiners and combining invisibles are exactly what this removes, one by one
-  [
-    '\\p{Bidi_Control}',
-    '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F]',
-    '[\\u00AD\\u034F\\u115F\\u1160\\u17B4\\u17B5\\u180B-\\u180F\\u200B-\\u200F\\u2060-\\u206F]',
-    '[\\u3164\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{1D173}-\\u{1D17A}\\u{E0000}-\\u{E007F}]'
-  ].join('|'),
-  'u'
-)
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}|\p{Bidi_Control}|(?![\t\n\r])\p{Cc}/u
 const SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u
 const EMOJI = /\p{Emoji}/u
 const PICTOGRAPH = /\p{Extended_Pictographic}/u

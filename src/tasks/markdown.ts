@@ -7,6 +7,7 @@ import type { ListItem, Nodes, Paragraph, Root } from 'mdast'
 import { fromMarkdown } from 'mdast-util-from-markdown'
 import { gfmFromMarkdown } from 'mdast-util-gfm'
 import { gfm } from 'micromark-extension-gfm'
+import { type HtmlState, visibleHtml } from './html.js'
 
 export function parseMarkdown(text: string): Root {
   return fromMarkdown(text, { extensions: [gfm()], mdastExtensions: [gfmFromMarkdown()] })
@@ -35,6 +36,36 @@ function emptyCheck(item: ListItem, source: string): boolean | undefined {
   return m ? m[1] !== ' ' : undefined
 }
 
+/** The checkbox cmark-gfm takes off an item's first line: `[ ]`, `[x]` or `[X]`, then a space or tab. */
+const CHECKBOX = /^\[([ xX])\][ \t]+/
+
+/**
+ * An item whose text is a setext heading (`- [ ] Bar` over `---`): cmark-gfm takes the checkbox
+ * off the item's first line before it reads the block, so github.com draws a checkbox and the
+ * heading `Bar`; micromark reads the heading `[ ] Bar`. And when nothing but spaces followed the
+ * checkbox, the underline is no underline to cmark-gfm but the item's text (`- [ ]  ` over `===`).
+ */
+function headingTask(item: ListItem, source: string): TaskItem | undefined {
+  const first = item.children[0]
+  if (first?.type !== 'heading') return undefined
+  const raw = sourceOf(first, source)
+  const m = CHECKBOX.exec(raw)
+  // An ATX heading starts with '#': only a setext heading can start with the checkbox.
+  if (!m) return undefined
+  const rest = raw.slice(m[0].length)
+  const firstLine = rest.split('\n')[0] ?? ''
+  const children: Paragraph['children'] =
+    firstLine.trim() === ''
+      ? [{ type: 'text', value: rest.trim() }]
+      : first.children.map((child, i) =>
+          i === 0 && child.type === 'text'
+            ? { ...child, value: child.value.replace(CHECKBOX, '') }
+            : child
+        )
+  const paragraph: Paragraph = { type: 'paragraph', children, position: first.position }
+  return { checked: m[1] !== ' ', item, paragraph }
+}
+
 function taskOf(item: ListItem, source: string): TaskItem | undefined {
   if (typeof item.checked === 'boolean') {
     const first = item.children[0]
@@ -44,6 +75,8 @@ function taskOf(item: ListItem, source: string): TaskItem | undefined {
       ...(first?.type === 'paragraph' ? { paragraph: first } : {})
     }
   }
+  const heading = headingTask(item, source)
+  if (heading) return heading
   const empty = emptyCheck(item, source)
   return empty === undefined ? undefined : { checked: empty, item }
 }
@@ -64,9 +97,10 @@ export function taskItems(source: string, tree: Root = parseMarkdown(source)): T
 
 /**
  * What a reader sees of inline content, as plain text: text, code spans and link text kept;
- * images, raw HTML and footnote marks dropped.
+ * images, raw HTML, footnote marks and the content of a `<script>` or `<style>` dropped.
  */
-export function plainText(node: Nodes): string {
+export function plainText(node: Nodes, html: HtmlState = {}): string {
+  if (html.dropping && node.type !== 'html' && !('children' in node)) return ''
   switch (node.type) {
     case 'text':
     case 'inlineCode':
@@ -74,12 +108,15 @@ export function plainText(node: Nodes): string {
     case 'break':
       return '\n'
     case 'html':
+      // Read for the elements it opens and closes; none of it is shown as plain text.
+      visibleHtml(node.value, html)
+      return ''
     case 'image':
     case 'imageReference':
     case 'footnoteReference':
       return ''
     default:
-      return 'children' in node ? node.children.map(plainText).join('') : ''
+      return 'children' in node ? node.children.map(child => plainText(child, html)).join('') : ''
   }
 }
 

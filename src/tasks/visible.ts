@@ -1,12 +1,12 @@
 /**
  * What the model reads is what a person sees on github.com. Issue, comment and review text is
  * parsed as GitHub parses it (src/tasks/markdown.ts), and the parts a reader never sees go:
- * image alt text, link and reference-definition titles, unused definitions (the `[//]: # (...)`
- * comment idiom is one), HTML attributes, comments, processing instructions, CDATA, doctype,
+ * image alt text, link and reference-definition titles, definitions and footnotes nothing refers
+ * to (the `[//]: # (...)` comment idiom is one), HTML attributes, comments, processing instructions, CDATA, doctype,
  * and invisible characters. Everything else keeps its source, so code, links and layout stay.
  */
 import type { Definition, Nodes, Parents, Root } from 'mdast'
-import { visibleHtml } from './html.js'
+import { type HtmlState, visibleHtml } from './html.js'
 import { dropInvisible } from './invisible.js'
 import { parseMarkdown, sourceOf } from './markdown.js'
 
@@ -21,6 +21,10 @@ interface Ctx {
   definitions: Map<string, Definition>
   /** Definitions a link points at; the others show nothing and go. */
   linked: Set<string>
+  /** Footnotes a reference points at; github.com renders no other footnote definition. */
+  noted: Set<string>
+  /** A `<script>` or `<style>` raw HTML opened and has not closed: what follows is its content. */
+  html: HtmlState
   hidden: number
 }
 
@@ -28,6 +32,7 @@ function collect(tree: Root, ctx: Ctx): void {
   const walk = (node: Nodes): void => {
     if (node.type === 'definition') ctx.definitions.set(node.identifier, node)
     if (node.type === 'linkReference') ctx.linked.add(node.identifier)
+    if (node.type === 'footnoteReference') ctx.noted.add(node.identifier)
     if ('children' in node) for (const child of node.children) walk(child)
   }
   walk(tree)
@@ -61,6 +66,11 @@ function linkText(node: Parents, ctx: Ctx): string {
 }
 
 function render(node: Nodes, ctx: Ctx): string {
+  // Inside a script or style element github.com drops (its end tag may come in a later node).
+  if (ctx.html.dropping && node.type !== 'html' && !('children' in node)) {
+    ctx.hidden += sourceOf(node, ctx.source).length
+    return ''
+  }
   switch (node.type) {
     case 'text': {
       // Its source, unless a character reference (`&#8203;`) spells an invisible character.
@@ -89,8 +99,12 @@ function render(node: Nodes, ctx: Ctx): string {
       ctx.hidden += (node.title ?? '').length
       return `[${node.label ?? node.identifier}]: ${node.url}`
     }
+    case 'footnoteDefinition':
+      if (ctx.noted.has(node.identifier)) break
+      ctx.hidden += sourceOf(node, ctx.source).length
+      return ''
     case 'html': {
-      const shown = visibleHtml(node.value)
+      const shown = visibleHtml(node.value, ctx.html)
       ctx.hidden += node.value.length - shown.length
       return shown
     }
@@ -101,7 +115,14 @@ function render(node: Nodes, ctx: Ctx): string {
 export function visibleText(markdown: string): Visible {
   const source = markdown.replace(/\r\n?/g, '\n')
   const tree = parseMarkdown(source)
-  const ctx: Ctx = { source, definitions: new Map(), linked: new Set(), hidden: 0 }
+  const ctx: Ctx = {
+    source,
+    definitions: new Map(),
+    linked: new Set(),
+    noted: new Set(),
+    html: {},
+    hidden: 0
+  }
   collect(tree, ctx)
   const shown = dropInvisible(splice(tree.children, 0, source.length, ctx))
   const text = shown.text.trim()

@@ -30,6 +30,8 @@ describe('who queued an issue', () => {
     const byWriter = seed('Write notes/by-writer.md', 'maria')
     const byTriager = seed('Write notes/by-triager.md', 'tess')
     const byReader = seed('Write notes/by-reader.md', 'rita')
+    // A bot allowed-bots does not list: ignored quietly, as its comment would be.
+    const byBot = seed('Write notes/by-bot.md', 'renovate[bot]')
 
     const run = await stack.run({ eventName: 'schedule', payload: nightly() })
     expect(run.exitCode, run.stdout).not.toBe(0)
@@ -53,8 +55,15 @@ describe('who queued an issue', () => {
       expect(stack.model.requestsFor(slug(title))).toEqual([])
       expect(pullsFor(stack, `fleet/issue-${issue}`)).toEqual([])
     }
+    expect(out.has(`issue-${byBot}`)).toBe(false)
+    expect(stack.github.state.comments.filter(c => c.issue_number === byBot)).toEqual([])
+    expect(labelsOf(stack, byBot)).toEqual(['fleet'])
+    expect(stack.model.requestsFor(slug('Write notes/by-bot.md'))).toEqual([])
+    expect(run.stdout).toContain(
+      `queue: #${byBot}: @renovate[bot] is a bot not listed in allowed-bots: ignored without a reply`
+    )
     // The events were asked for, and every request matched GitHub's description.
-    expect(stack.github.requests.filter(r => /\/issues\/\d+\/events$/.test(r.path))).toHaveLength(3)
+    expect(stack.github.requests.filter(r => /\/issues\/\d+\/events$/.test(r.path))).toHaveLength(4)
     expect(stack.github.invalid).toEqual([])
   })
 

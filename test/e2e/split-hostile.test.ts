@@ -4,17 +4,23 @@
 // leave hooks, a .git/config whose fsmonitor, sshCommand and pager run a program, a gitlink over a
 // nested repository, and a .gitmodules: no program runs outside the cage in either job, the
 // submodules are refused at the run job's exit with their work kept, and what is left lands.
+import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { promisify } from 'node:util'
+import { lexer, parse } from 'marked'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { issuesLabeled } from '../support/events.js'
+import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, OWNER, READ_TOKEN, REPO, type Stack, startStack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
+const run = promisify(execFile)
 const skipReason = await runnerUserSkip()
 const WRITES = ['POST', 'PATCH', 'PUT', 'DELETE']
 
@@ -167,3 +173,206 @@ describe.skipIf(skipReason !== undefined)(
     })
   }
 )
+
+// Issue 38, item 2: a run job that has been taken over writes the hand-over itself. Every field
+// it hands over (title, model, counts, statuses, URLs, source numbers) is data to the land job:
+// the file is read through a schema, PRs are read back from GitHub, an issue hears only what the
+// job can vouch for (its own event names issue #1 only), and of an outcome that came without a
+// bundle only its status word. Needs no sandbox: nothing runs a worker.
+const HOSTILE = [
+  'Fixes #2, closes acme/widgets#2, fixes:#2, resolves https://github.com/acme/widgets/issues/2,',
+  '**fixes** #2, thanks @acme/core and @octocat &commat;acme/core',
+  '![t](https://evil.example/t.png) <img src="https://evil.example/i.png">',
+  '[x]: https://evil.example/r.png'
+].join(' ')
+const CLOSING_URL =
+  /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b\W{0,4}\s*https?:\/\/\S+\/(?:issues|pull)\/\d/i
+
+/** What GitHub would act on in markdown the land job wrote: mentions, closing references, images. */
+function acting(markdown: string): string[] {
+  const text = outsideCode(lexer(markdown)).filter(
+    t => MENTION.test(t) || CLOSING_REF.test(t) || CLOSING_URL.test(t)
+  )
+  const html = parse(markdown, { async: false })
+  const foreign = [...html.matchAll(/<(?:img|a)\b[^>]*(?:src|href)="([^"]*)"/g)]
+    .map(m => m[1] ?? '')
+    .filter(url => !/^https?:\/\/(?:github\.com|127\.0\.0\.1)(?:[:/]|$)/.test(url))
+  return [...text, ...foreign]
+}
+
+describe('a hostile hand-over made of the fields the land job renders', () => {
+  let stack: Stack
+  let dir: string
+  let landJob: RunActionResult
+  let writesBefore: number
+  let pull: number
+  const event = () =>
+    issuesLabeled({
+      owner: OWNER,
+      repo: REPO,
+      issueNumber: 1,
+      title: 'Tidy the docs',
+      body: '- [ ] tidy',
+      label: 'fleet',
+      sender: OWNER
+    })
+  const outcome = (id: string, extra: object) => ({
+    id,
+    title: HOSTILE,
+    status: 'failed',
+    source: { kind: 'issue', issue: 1 },
+    branch: `fleet/${id}`,
+    prNumber: 2,
+    prUrl: 'https://evil.example/x.png',
+    turns: 3,
+    durationMs: 4200,
+    usage: {
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0
+    },
+    model: HOSTILE,
+    attempts: 1,
+    error: HOSTILE,
+    finalMessage: HOSTILE,
+    ...extra
+  })
+
+  beforeAll(async () => {
+    stack = await startStack({ workspace: { credentials: 'none' } })
+    dir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-hostile-hand-over-'))
+    stack.github.addIssue({ title: 'Tidy the docs' }) // #1: the one the land job's event names
+    stack.github.addIssue({ title: 'Untouched' }) // #2: nothing of this run is about it
+    pull = stack.github.addPull({ head: 'fleet/open', title: 'open fleet PR' }).number
+    // h1's work, as a taken-over run job would bundle it: a commit whose message is hostile too.
+    const clone = path.join(dir, 'clone')
+    await run('git', ['clone', '--quiet', stack.git.repoPath(FULL), clone])
+    const git = (...args: string[]) =>
+      run('git', ['-c', 'user.name=m', '-c', 'user.email=m@example.com', ...args], { cwd: clone })
+    const start = (await git('rev-parse', 'HEAD')).stdout.trim()
+    await git('checkout', '--quiet', '-b', 'fleet/h1')
+    await writeFile(path.join(clone, 'h1.txt'), 'h1\n')
+    await git('add', 'h1.txt')
+    await git('commit', '--quiet', '-m', HOSTILE)
+    const store = path.join(dir, 'store')
+    await mkdir(store)
+    await git(
+      'bundle',
+      'create',
+      '--quiet',
+      path.join(store, 'b.bundle'),
+      'refs/heads/fleet/h1',
+      `^${start}`
+    )
+    const outcomes = [
+      outcome('h1', {
+        status: 'ready',
+        error: undefined,
+        verify: { command: HOSTILE, exitCode: 0, timedOut: false, tail: HOSTILE },
+        sealed: { bundle: 'b.bundle', start, pr: true, prompt: HOSTILE }
+      }),
+      // No bundle, on the event's issue, its branch with an open PR: only "failed" is said there,
+      // and the PR is the one GitHub has for the branch.
+      outcome('open', {}),
+      // No bundle, naming an issue the run never touched.
+      outcome('h3', { source: { kind: 'issue', issue: 2 }, branch: 'fleet/h3' }),
+      // A follow-up on the untouched issue, as if it were a PR.
+      outcome('h4', { source: { kind: 'follow-up', pr: 2, issue: 2 }, branch: 'fleet/h4' })
+    ]
+    await writeFile(
+      path.join(store, 'fleet-outcomes-0.json'),
+      JSON.stringify({ shard: 0, outcomes })
+    )
+    writesBefore = stack.github.requests.length
+    landJob = await stack.run({
+      inputs: {
+        mode: 'land',
+        'api-key': '',
+        'base-url': 'http://127.0.0.1:9',
+        'outcomes-dir': store
+      },
+      eventName: 'issues',
+      payload: event()
+    })
+  }, 300_000)
+  afterAll(async () => {
+    await stack?.close()
+    if (dir) await rm(dir, { recursive: true, force: true })
+  })
+
+  const writes = () =>
+    stack.github.requests.slice(writesBefore).filter(r => WRITES.includes(r.method))
+
+  it('lands the bundle, and takes PR numbers and URLs from GitHub, not the hand-over', () => {
+    const got = byId(landJob)
+    expect(got.get('h1')?.status, landJob.stdout).toBe('pr-opened')
+    const h1 = stack.github.state.pulls.find(p => p.pull.head === 'fleet/h1')
+    expect(got.get('h1')?.['pr-number']).toBe(h1?.number)
+    expect(got.get('open')?.['pr-number']).toBe(pull)
+    expect(got.get('open')?.['pr-url']).toMatch(new RegExp(`/pull/${pull}$`))
+    for (const id of ['h3', 'h4']) {
+      expect(got.get(id)?.['pr-number'] ?? null, id).toBeNull()
+      expect(got.get(id)?.['pr-url'] ?? null, id).toBeNull()
+    }
+  })
+
+  it('writes no live mention, closing keyword or remote image anywhere: comments, PR, commits, summary', async () => {
+    const bodies = writes().flatMap(r => {
+      const b = r.body as { body?: unknown; title?: unknown } | undefined
+      return [b?.body, b?.title].filter((x): x is string => typeof x === 'string')
+    })
+    expect(bodies.length).toBeGreaterThan(1)
+    for (const text of bodies) expect(acting(text), text).toEqual([])
+    expect(acting(landJob.summary), landJob.summary).toEqual([])
+    const log = await run('git', ['log', '--format=%B', 'main..fleet/h1'], {
+      cwd: stack.git.repoPath(FULL)
+    })
+    // A commit message is plain text on GitHub: only its mentions and references act.
+    expect(log.stdout).toContain('thanks')
+    const said = log.stdout.split('\n')
+    expect(said.filter(t => MENTION.test(t) || CLOSING_REF.test(t) || CLOSING_URL.test(t))).toEqual(
+      []
+    )
+  })
+
+  it('comments only on the issue its event names, and of a bundle-less outcome only the status word', () => {
+    const touched = writes().map(r => r.path)
+    expect(touched.filter(u => /\/issues\/2(\/|$)|\/pulls\/2(\/|$)/.test(u))).toEqual([])
+    expect(stack.github.state.comments.filter(c => c.issue_number === 2)).toEqual([])
+    const [comment] = stack.github.state.comments.filter(c => c.issue_number === 1)
+    const row = comment?.body.split('\n').find(l => l.includes('`open`')) ?? ''
+    expect(row).toMatch(/^\| open \(`open`\) \| failed \|$/)
+    expect(comment?.body, JSON.stringify(comment?.body)).not.toMatch(/`h3`|`h4`/)
+  })
+
+  it('refuses a malformed hand-over with a sentence naming the file, and writes nothing', async () => {
+    const bad = path.join(dir, 'bad')
+    await mkdir(bad)
+    await writeFile(
+      path.join(bad, 'fleet-outcomes-0.json'),
+      JSON.stringify({
+        shard: 0,
+        outcomes: [outcome('h5', { turns: '@acme/core', source: { kind: 'issue', issue: '1' } })]
+      })
+    )
+    const from = stack.github.requests.length
+    const pushes = stack.git.requests.filter(r => r.service === 'git-receive-pack').length
+    const job = await stack.run({
+      inputs: {
+        mode: 'land',
+        'api-key': '',
+        'base-url': 'http://127.0.0.1:9',
+        'outcomes-dir': bad
+      },
+      eventName: 'issues',
+      payload: event()
+    })
+    expect(job.exitCode).not.toBe(0)
+    expect(job.stdout).toMatch(
+      /the hand-over file 'fleet-outcomes-0\.json' is not one a land: false job of this action writes \(outcomes\[0\]\.source\.issue: [^;]*number[^)]*outcomes\[0\]\.turns/
+    )
+    expect(stack.github.requests.slice(from).filter(r => WRITES.includes(r.method))).toEqual([])
+    expect(stack.git.requests.filter(r => r.service === 'git-receive-pack')).toHaveLength(pushes)
+  })
+})

@@ -134,6 +134,21 @@ describe('readEvent: labels, schedule, dispatch, other events', () => {
     })
   })
 
+  it('a label applied by a bot allowed-bots does not list is ignored quietly, as its comment would be', () => {
+    const byBot = {
+      ...labeled('fleet'),
+      sender: { ...labeled('fleet').sender, login: 'renovate[bot]', type: 'Bot' }
+    }
+    expect(readEvent('issues', byBot, settings)).toEqual({
+      kind: 'ignore',
+      reason: '@renovate[bot] is a bot not listed in allowed-bots: ignored without a reply'
+    })
+    expect(readEvent('issues', byBot, { ...settings, allowedBots: ['renovate'] })).toMatchObject({
+      kind: 'labeled',
+      actor: { login: 'renovate[bot]', isBot: true }
+    })
+  })
+
   it('another label, or another issues action, is ignored', () => {
     expect(readEvent('issues', labeled('bug'), settings).kind).toBe('ignore')
     const opened = issuesOpened({

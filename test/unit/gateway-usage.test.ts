@@ -176,3 +176,56 @@ describe('usage as billed', () => {
     expect(jsonUsage(JSON.stringify({ type: 'message', usage: delta.usage }))).toEqual(BILLED)
   })
 })
+
+describe('cached tokens inside input_tokens', () => {
+  it('are taken out once when the reply says so the OpenAI way, and left alone in Anthropic’s shape', () => {
+    const reply = (usage: object) => jsonUsage(JSON.stringify({ type: 'message', usage }))
+    // GLM / DeepSeek style: prompt_tokens_details.cached_tokens only.
+    expect(
+      reply({
+        input_tokens: 15427,
+        output_tokens: 139,
+        prompt_tokens_details: { cached_tokens: 170 }
+      })
+    ).toEqual({
+      input_tokens: 15257,
+      output_tokens: 139,
+      cache_read_input_tokens: 170,
+      cache_creation_input_tokens: 0
+    })
+    // DeepSeek's own field, beside an Anthropic cache read it repeats.
+    expect(
+      reply({
+        input_tokens: 4282,
+        output_tokens: 46,
+        cache_read_input_tokens: 1024,
+        prompt_cache_hit_tokens: 1024
+      })
+    ).toMatchObject({ input_tokens: 3258, cache_read_input_tokens: 1024 })
+    // Anthropic: input_tokens is already the uncached part.
+    expect(
+      reply({ input_tokens: 6, output_tokens: 9, cache_read_input_tokens: 18840 })
+    ).toMatchObject({ input_tokens: 6, cache_read_input_tokens: 18840 })
+  })
+
+  it('once a stream shows the inclusive shape, a later delta without the marker is read the same way', () => {
+    const reader = new SseUsageReader()
+    reader.push(
+      Buffer.from(
+        event('message_start', {
+          message: {
+            usage: { input_tokens: 900, cache_read_input_tokens: 800, cached_tokens: 800 }
+          }
+        })
+      )
+    )
+    reader.push(
+      Buffer.from(event('message_delta', { usage: { input_tokens: 900, output_tokens: 5 } }))
+    )
+    expect(reader.end()).toMatchObject({
+      input_tokens: 100,
+      cache_read_input_tokens: 800,
+      output_tokens: 5
+    })
+  })
+})

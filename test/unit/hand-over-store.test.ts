@@ -5,6 +5,7 @@ import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { ZERO_USAGE } from '../../src/domain.js'
 import { dirStore, type ShardFile } from '../../src/modes/store.js'
 
 let root: string
@@ -24,8 +25,12 @@ const shard = (n: number, id: string, bundle: string): ShardFile => ({
       status: 'ready',
       branch: `fleet/${id}`,
       source: { kind: 'input' },
+      turns: 1,
+      durationMs: 10,
+      usage: ZERO_USAGE,
+      attempts: 1,
       sealed: { bundle, start: 'a'.repeat(40), pr: true, prompt: 'p' }
-    } as unknown as ShardFile['outcomes'][number]
+    }
   ]
 })
 

@@ -156,6 +156,32 @@ describe('commit messages that would act once merged', () => {
       expect(inertCommitMessage(plain), plain).toBe(plain)
   })
 
+  // Forms GitHub may honour beyond its documented list (issue 38, item 5).
+  const KEYWORD = /(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])/iu
+  it.each([
+    'fixes:#1',
+    'Closes:owner/repo#7',
+    'fixes https://github.com/o/r/issues/1',
+    'Fixes github.com/o/r/issues/1',
+    'resolves <https://github.com/o/r/pull/9>',
+    '**fixes** #1',
+    '_closes_ #2',
+    '__Resolved__: #3',
+    '*fix*:#4',
+    'fix: **#4**',
+    'Tidy up.\n\n~~closes~~ GH-5'
+  ])('%j comes out with its closing keyword broken', live => {
+    const out = inertCommitMessage(live)
+    expect(out).not.toBe(live)
+    expect(out).not.toMatch(KEYWORD)
+    expect(out.replace(/\u200b/g, '')).toBe(live)
+  })
+
+  it('leaves words that only contain a keyword, and keywords naming nothing, as written', () => {
+    for (const plain of ['Add prefixes: 12 of them', 'fix_ups: #', 'Fixed the build, see the log'])
+      expect(inertCommitMessage(plain), plain).toBe(plain)
+  })
+
   it('are rewritten in place in history, trees and authors kept', async () => {
     const r = repos()
     writeFileSync(path.join(r.worker, 'b.txt'), 'b\n')
