@@ -2,6 +2,7 @@
 // GitHub's OpenAPI description by Prism; these handlers add what a schema cannot: state, 404s for
 // things that do not exist, and GitHub's own 422s.
 import { type GitHubState, type MockIssue, type MockPull, type Role, now } from './github-state.js'
+import { MERGE_ROUTES } from './github-merge.js'
 
 export interface Reply {
   status: number
@@ -21,7 +22,7 @@ export interface RouteRequest {
   url: URL
 }
 
-type Handler = (s: GitHubState, req: RouteRequest, params: string[]) => Reply
+export type Handler = (s: GitHubState, req: RouteRequest, params: string[]) => Reply
 const DOCS = 'https://docs.github.com/rest'
 
 export const notFound = (): Reply => ({
@@ -29,22 +30,22 @@ export const notFound = (): Reply => ({
   body: { message: 'Not Found', documentation_url: DOCS, status: '404' }
 })
 
-const validationFailed = (errors: Record<string, unknown>[]): Reply => ({
+export const validationFailed = (errors: Record<string, unknown>[]): Reply => ({
   status: 422,
   body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' }
 })
 
-const record = (body: unknown): Record<string, unknown> =>
+export const record = (body: unknown): Record<string, unknown> =>
   body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
 
-const text = (value: unknown): string =>
+export const text = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' ? String(value) : ''
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(v => (typeof v === 'string' ? v : text(record(v).name))) : []
 
 /** One page of `items`, with the Link header GitHub sends (per_page defaults to 30, max 100). */
-function page<T>(req: RouteRequest, items: T[], render: (item: T) => unknown): Reply {
+export function page<T>(req: RouteRequest, items: T[], render: (item: T) => unknown): Reply {
   const perPage = Math.min(Number(req.query.get('per_page') ?? 30) || 30, 100)
   const current = Math.max(Number(req.query.get('page') ?? 1) || 1, 1)
   const last = Math.max(Math.ceil(items.length / perPage), 1)
@@ -485,7 +486,8 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/collaborators\/([^/]+)\/permission$/, permission],
   ['GET', /^\/labels$/, (s, req) => page(req, s.labels, l => s.labelJson(l))],
   ['POST', /^\/labels$/, createLabel],
-  ['GET', /^\/labels\/([^/]+)$/, getLabel]
+  ['GET', /^\/labels\/([^/]+)$/, getLabel],
+  ...MERGE_ROUTES
 ]
 
 /** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
