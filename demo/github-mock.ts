@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { acquirePrism, releasePrism, type Prism, type PrismResponse } from './prism.js'
 import { JOB_LOG_PATH, type Reply, route } from './github-routes.js'
 import { graphqlAnswer } from './github-graphql.js'
+import { MERGE_ROUTES } from './github-merge.js'
 import { MockGit } from './github-git.js'
 import {
   GitHubState,
@@ -239,14 +240,18 @@ async function answer(ctx: MockContext, incoming: Incoming): Promise<Reply> {
     ctx.invalid.push({ method, path: target.pathname, status: verdict.status, problem })
     return { status: verdict.status, body: rejection(problem) }
   }
-  const modelled = route(ctx.state, {
-    method,
-    path: target.pathname,
-    query: target.searchParams,
-    body,
-    caller: ctx.caller,
-    url: target
-  })
+  const modelled = route(
+    ctx.state,
+    {
+      method,
+      path: target.pathname,
+      query: target.searchParams,
+      body,
+      caller: ctx.caller,
+      url: target
+    },
+    MERGE_ROUTES
+  )
   return modelled ?? { status: verdict.status, body: parseJson(verdict.body) }
 }
 

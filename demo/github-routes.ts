@@ -2,7 +2,6 @@
 // GitHub's OpenAPI description by Prism; these handlers add what a schema cannot: state, 404s for
 // things that do not exist, and GitHub's own 422s.
 import { type GitHubState, type MockIssue, type MockPull, type Role, now } from './github-state.js'
-import { MERGE_ROUTES } from './github-merge.js'
 
 export interface Reply {
   status: number
@@ -486,17 +485,20 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
   ['GET', /^\/collaborators\/([^/]+)\/permission$/, permission],
   ['GET', /^\/labels$/, (s, req) => page(req, s.labels, l => s.labelJson(l))],
   ['POST', /^\/labels$/, createLabel],
-  ['GET', /^\/labels\/([^/]+)$/, getLabel],
-  ...MERGE_ROUTES
+  ['GET', /^\/labels\/([^/]+)$/, getLabel]
 ]
 
 /** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
-export function route(s: GitHubState, req: RouteRequest): Reply | undefined {
+export function route(
+  s: GitHubState,
+  req: RouteRequest,
+  more: Array<[string, RegExp, Handler]> = []
+): Reply | undefined {
   if (req.method === 'GET' && req.path === '/user') return authenticatedUser(s, req)
   const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(req.path)
   if (!repo) return undefined
   const [, owner = '', name = '', rest = ''] = repo
-  for (const [method, pattern, handler] of ROUTES) {
+  for (const [method, pattern, handler] of [...ROUTES, ...more]) {
     const match = method === req.method ? pattern.exec(rest) : null
     if (!match) continue
     const sameRepo =

@@ -1,0 +1,259 @@
+// Issue 36, through dist/: the landing train. Seven fleet PRs are cut from an older main; main then
+// moves (a person's push) and a person opens a PR of their own. Writers approve some. mode: merge
+// lands the approved ones one at a time — each brought up to date with main as the previous merge
+// left it, verified again on that tree, pushed with a lease and merged with the head pinned — and
+// leaves the rest: no review, changes requested, approved by a reader only (waiting, each with its
+// reason), one whose verify fails once up to date (blocked, labelled, one comment), the person's
+// PR untouched. A second run changes nothing. Then a required check not yet reported on a new
+// head: the PR waits, named with the check, auto-merge on, and GitHub lands it when the check
+// passes. Then `/fleet merge` from a reader (refused) and from a writer (lands that PR).
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { reportCheck } from '../../demo/github-merge.js'
+import type { Script } from '../../demo/model-server.js'
+import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { issueComment } from '../support/events.js'
+import { git } from './landing-support.js'
+import { pullsFor } from './triggers-support.js'
+
+const FULL = `${OWNER}/${REPO}`
+const IDS = ['land-a', 'land-b', 'land-c', 'breaks', 'noreview', 'changes', 'reader']
+const TASKS = IDS.map(id => ({ id, prompt: `Write ${id}.txt` }))
+// Passes on each PR as it was cut; fails on 'breaks' once main's moved.txt is in its tree.
+const VERIFY = '! { test -e moved.txt && test -e breaks.txt; }'
+
+function model(prompt: string): Script {
+  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
+  const first = task.split('\n')[0]?.trim() ?? ''
+  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
+  return {
+    key: `task-${file}`,
+    steps: [
+      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
+      { text: `Wrote ${file}.` }
+    ]
+  }
+}
+
+describe('the landing train', () => {
+  let stack: Stack
+  let clone: string
+  const heads = async () => stack.git.branches(FULL)
+  const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
+  const prOf = (id: string) => {
+    const [pr] = pullsFor(stack, `fleet/${id}`)
+    if (!pr) throw new Error(`no PR for ${id}`)
+    return pr
+  }
+  const trainComments = (n: number) =>
+    stack.github.state.comments.filter(
+      c => c.issue_number === n && c.body.includes('<!-- fleet-worker:train')
+    )
+
+  async function pushAsPerson(branch: string, from: string, files: Record<string, string>) {
+    await git(['fetch', '--quiet', 'origin', '+refs/heads/*:refs/remotes/origin/*'], clone)
+    await git(['checkout', '--quiet', '-B', 'work', `origin/${from}`], clone)
+    for (const [file, content] of Object.entries(files))
+      await writeFile(path.join(clone, file), content)
+    await git(['add', '--all'], clone)
+    await git([...person, 'commit', '--quiet', '-m', `By hand: ${Object.keys(files)[0]}`], clone)
+    await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
+    return (await git(['rev-parse', 'HEAD'], clone)).trim()
+  }
+
+  const train = (inputs: Record<string, string> = {}) =>
+    stack.run({ inputs: { mode: 'merge', verify: VERIFY, ...inputs }, timeoutMs: 300_000 })
+
+  beforeAll(async () => {
+    stack = await startStack({
+      model: { defaultScript: model },
+      pullsFromGit: true,
+      github: { collaborators: { wren: 'write', mo: 'maintain', rae: 'read' } }
+    })
+    clone = await mkdtemp(path.join(tmpdir(), 'fleet-train-person-'))
+    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
+  })
+  afterAll(async () => {
+    await stack?.close()
+    if (clone) await rm(clone, { recursive: true, force: true })
+  })
+
+  it('lands the approved PRs one by one on a moving base, and leaves the rest with reasons', async () => {
+    const first = await stack.run({
+      inputs: { tasks: JSON.stringify(TASKS), verify: VERIFY },
+      timeoutMs: 300_000
+    })
+    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    for (const id of IDS) expect(byId(first).get(id)?.status, id).toBe('pr-opened')
+
+    const moved = await pushAsPerson('main', 'main', { 'moved.txt': 'main moved\n' })
+    await pushAsPerson('feature/by-hand', 'main', { 'hand.txt': 'mine\n' })
+    const mine = stack.github.addPull({ head: 'feature/by-hand', user: 'wren', title: 'By hand' })
+    const { state } = stack.github
+    for (const id of ['land-a', 'land-b', 'land-c', 'breaks', 'changes'])
+      state.addReview(prOf(id).number, 'wren', 'APPROVED')
+    state.addReview(prOf('changes').number, 'mo', 'CHANGES_REQUESTED')
+    state.addReview(prOf('reader').number, 'rae', 'APPROVED')
+    state.addReview(mine.number, 'mo', 'APPROVED')
+    const cut = await heads()
+
+    const run = await train()
+
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const r = byId(run)
+    expect(Object.fromEntries(IDS.map(id => [id, r.get(id)?.status]))).toEqual({
+      'land-a': 'merged',
+      'land-b': 'merged',
+      'land-c': 'merged',
+      breaks: 'blocked',
+      noreview: 'waiting',
+      changes: 'waiting',
+      reader: 'waiting'
+    })
+    expect(r.get('noreview')?.error).toContain('no approval yet from a person with write access')
+    expect(r.get('changes')?.error).toContain('changes requested by mo')
+    expect(r.get('reader')?.error).toContain('approved only by rae, without write access')
+    expect(r.get('breaks')?.error).toContain('exited with 1')
+
+    // main moved under the train: each PR landed on the main the previous merge left, and each
+    // squash commit's tree holds everything before it (nothing pushed to main but by GitHub).
+    const log = await stack.git.log(FULL, 'main', 4)
+    expect(log.map(c => c.subject)).toEqual([
+      `Write land-c.txt (#${prOf('land-c').number})`,
+      `Write land-b.txt (#${prOf('land-b').number})`,
+      `Write land-a.txt (#${prOf('land-a').number})`,
+      'By hand: moved.txt'
+    ])
+    expect(log[3]?.sha).toBe(moved)
+    for (const id of ['land-a', 'land-b', 'land-c'])
+      expect(await stack.git.readFile(FULL, 'main', `${id}.txt`), id).toBe(`Write ${id}.txt\n`)
+    const mergedPrs = ['land-a', 'land-b', 'land-c'].map(prOf)
+    for (const pr of mergedPrs) expect(pr.state).toBe('closed')
+    // Each landed head was brought up to date first: its branch's head has main-as-it-was for parent.
+    const now = await heads()
+    expect(now['fleet/land-b']).not.toBe(cut['fleet/land-b'])
+    const parentOfB = (
+      await git(['rev-parse', `${now['fleet/land-b']}^`], stack.git.repoPath(FULL))
+    ).trim()
+    const [, , aLanded] = log
+    expect(parentOfB).toBe(aLanded?.sha)
+
+    // The blocked one: its branch as it was, one comment with the label; the person's PR untouched.
+    const breaks = prOf('breaks')
+    expect(now['fleet/breaks']).toBe(cut['fleet/breaks'])
+    expect(breaks.labels).toContain('fleet:blocked')
+    expect(trainComments(breaks.number)).toHaveLength(1)
+    expect(state.pullByNumber(mine.number)?.state).toBe('open')
+    expect(now['feature/by-hand']).toBe(cut['feature/by-hand'])
+    for (const id of ['noreview', 'changes', 'reader'])
+      expect(now[`fleet/${id}`], id).toBe(cut[`fleet/${id}`])
+
+    expect(run.summary).toContain('Landing train on `main`')
+    expect(run.summary).toMatch(/3 of 7 fleet PRs landed \(squash\)/)
+    const merges = stack.github.requests.filter(
+      q => q.method === 'PUT' && q.path.endsWith('/merge')
+    )
+    expect(merges).toHaveLength(3)
+    for (const m of merges) expect((m.body as { sha?: string }).sha).toMatch(/^[0-9a-f]{40}$/)
+    expect(stack.github.invalid).toEqual([])
+
+    // A second run: nothing merged twice, no comment repeated, no branch moved.
+    const comments = state.comments.length
+    const again = await train()
+    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    const a = byId(again)
+    expect(Object.fromEntries(IDS.map(id => [id, a.get(id)?.status ?? 'absent']))).toEqual({
+      'land-a': 'absent',
+      'land-b': 'absent',
+      'land-c': 'absent',
+      breaks: 'blocked',
+      noreview: 'waiting',
+      changes: 'waiting',
+      reader: 'waiting'
+    })
+    expect(await heads()).toEqual(now)
+    expect(state.comments.length).toBe(comments)
+  }, 900_000)
+
+  it('waits on a required check not yet reported on the new head, naming it; GitHub lands it once it passes', async () => {
+    const { state } = stack.github
+    state.rules = [{ type: 'required_status_checks', checks: ['ci'] }]
+    state.settings.allow_auto_merge = true
+    const pr = prOf('noreview')
+    state.addReview(pr.number, 'wren', 'APPROVED')
+
+    const run = await train()
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const o = byId(run).get('noreview')
+    expect(o?.status).toBe('waiting')
+    expect(o?.error).toContain('Required status check "ci" is expected.')
+    expect(o?.error).toMatch(/Required checks not passed on [0-9a-f]{7}: ci\./)
+    expect(o?.error).toContain('Auto-merge is on')
+    expect(trainComments(pr.number)).toHaveLength(1)
+    // Brought up to date and pushed: the approval still counts on the new head (the action's own
+    // update), so the next run needs no new review.
+    const head = (await heads())['fleet/noreview'] ?? ''
+    expect(await stack.git.readFile(FULL, 'fleet/noreview', 'land-c.txt')).toBe(
+      'Write land-c.txt\n'
+    )
+    const comments = state.comments.length
+    const again = await train()
+    expect(byId(again).get('noreview')?.status).toBe('waiting')
+    expect((await heads())['fleet/noreview']).toBe(head)
+    expect(state.comments.length).toBe(comments)
+
+    // CI reports on the head: GitHub merges it (auto-merge).
+    reportCheck(state, head, 'ci')
+    expect(state.pullByNumber(pr.number)?.pull.merged_at).not.toBeNull()
+    expect(await stack.git.readFile(FULL, 'main', 'noreview.txt')).toBe('Write noreview.txt\n')
+    state.rules = []
+    expect(stack.github.invalid).toEqual([])
+  }, 900_000)
+
+  it('/fleet merge: refused from a reader, lands the PR from a writer', async () => {
+    const { state } = stack.github
+    const pr = prOf('changes')
+    state.addReview(pr.number, 'mo', 'APPROVED')
+    const command = (commenter: string) => {
+      const comment = stack.github.addComment(pr.number, '/fleet merge', commenter)
+      return issueComment({
+        owner: OWNER,
+        repo: REPO,
+        issueNumber: pr.number,
+        issueTitle: pr.title,
+        issueBody: pr.body ?? '',
+        commentBody: '/fleet merge',
+        commenter,
+        commentId: comment.id,
+        onPullRequest: true
+      })
+    }
+    const byReader = await stack.run({
+      eventName: 'issue_comment',
+      payload: command('rae'),
+      inputs: { verify: VERIFY }
+    })
+    expect(byReader.exitCode).not.toBe(0)
+    const [refusal] = JSON.parse(byReader.outputs.results ?? '[]') as Array<{ status: string }>
+    expect(refusal?.status).toBe('refused')
+    expect(state.pullByNumber(pr.number)?.state).toBe('open')
+    expect(state.comments.at(-1)?.body).toContain('did not start the landing train')
+
+    const byWriter = await stack.run({
+      eventName: 'issue_comment',
+      payload: command('wren'),
+      inputs: { verify: VERIFY },
+      timeoutMs: 300_000
+    })
+    expect(byWriter.exitCode, byWriter.stdout + byWriter.stderr).toBe(0)
+    const results = JSON.parse(byWriter.outputs.results ?? '[]') as Array<{
+      id: string
+      status: string
+    }>
+    expect(results.map(x => [x.id, x.status])).toEqual([['changes', 'merged']])
+    expect(await stack.git.readFile(FULL, 'main', 'changes.txt')).toBe('Write changes.txt\n')
+    expect(stack.github.invalid).toEqual([])
+  }, 900_000)
+})
