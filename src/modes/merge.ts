@@ -23,7 +23,8 @@ import {
   writersOf
 } from '../github/merge.js'
 import { inertProse } from '../inert-text.js'
-import { carriedFrom, trainSection } from '../report/train.js'
+import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
+import { putRefreshSection } from '../github/refresh-comment.js'
 import type { RefreshAction } from '../refreshing.js'
 
 /** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
@@ -173,11 +174,28 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
           autoMerge: settings.autoMerge
         })
   const outcomes = [...landed, ...held]
+  await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info })
   await io.report(
     outcomes,
     trainSection({ base, method: choice.method, stops: outcomes, costOf: () => undefined })
   )
   return outcomes
+}
+
+/** Each source issue's live comment gets the train's section for its own fleet PRs. */
+async function onIssues(
+  github: GitHub,
+  prs: FleetPr[],
+  t: { base: string; outcomes: Outcome[]; runUrl?: string; log: (m: string) => void }
+): Promise<void> {
+  const issues = [...new Set(prs.flatMap(pr => (pr.marker.issue ? [pr.marker.issue] : [])))]
+  for (const issue of issues) {
+    const stops = t.outcomes.filter(o =>
+      prs.some(p => p.number === o.prNumber && p.marker.issue === issue)
+    )
+    const section = trainIssueSection({ base: t.base, stops, runUrl: t.runUrl })
+    await putRefreshSection(github.octokit, github.repo, issue, section, t.log)
+  }
 }
 
 /** The train itself, over the PRs that may land (fleet/train-run.ts). */

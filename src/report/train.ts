@@ -1,6 +1,7 @@
 import type { Outcome } from '../domain.js'
 import { usd } from './cost.js'
 import { duration, tokens } from './markdown.js'
+import { REFRESH_END, REFRESH_START } from './refresh.js'
 import { cell, codeBlock, inert } from './worker-text.js'
 
 /**
@@ -104,5 +105,28 @@ export function trainSection(t: {
     '| order | PR | outcome | time | cost (task + train) | why |',
     '|---|---|---|---|---|---|',
     ...rows
+  ].join('\n')
+}
+
+/**
+ * The train on an issue's live comment, in the merge-order slot (keep-fresh's section is replaced,
+ * and replaces it next time): the issue's fleet PRs in the order the train took them, and what
+ * became of each.
+ */
+export function trainIssueSection(t: { base: string; stops: Outcome[]; runUrl?: string }): string {
+  const rows = t.stops.map(
+    (o, i) =>
+      `| ${i + 1} | #${o.prNumber} ${cell(o.title)} | ${o.status}${o.error ? `: ${cell(o.error)}` : ''} |`
+  )
+  return [
+    REFRESH_START,
+    `### Landing train on \`${inert(t.base)}\``,
+    '',
+    `The train took this issue's fleet PRs in this order${t.runUrl ? ` ([the run](${t.runUrl}))` : ''}: each approved one was brought up to date, verified again and merged, one at a time.`,
+    '',
+    '| order | PR | outcome |',
+    '|---|---|---|',
+    ...rows,
+    REFRESH_END
   ].join('\n')
 }

@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { drainMergeQueue } from '../../demo/github-graphql.js'
 import { reportCheck } from '../../demo/github-merge.js'
 import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -119,26 +120,24 @@ describe('the landing train', () => {
 
     // main moved under the train: each PR landed on the main the previous merge left, and each
     // squash commit's tree holds everything before it (nothing pushed to main but by GitHub).
+    // None of the three shares a file: the train takes them oldest first (PR number order).
+    const landedIds = ['land-a', 'land-b', 'land-c'].sort((x, y) => prOf(x).number - prOf(y).number)
     const log = await stack.git.log(FULL, 'main', 4)
     expect(log.map(c => c.subject)).toEqual([
-      `Write land-c.txt (#${prOf('land-c').number})`,
-      `Write land-b.txt (#${prOf('land-b').number})`,
-      `Write land-a.txt (#${prOf('land-a').number})`,
+      ...[...landedIds].reverse().map(id => `Write ${id}.txt (#${prOf(id).number})`),
       'By hand: moved.txt'
     ])
     expect(log[3]?.sha).toBe(moved)
-    for (const id of ['land-a', 'land-b', 'land-c'])
+    for (const id of landedIds)
       expect(await stack.git.readFile(FULL, 'main', `${id}.txt`), id).toBe(`Write ${id}.txt\n`)
-    const mergedPrs = ['land-a', 'land-b', 'land-c'].map(prOf)
-    for (const pr of mergedPrs) expect(pr.state).toBe('closed')
-    // Each landed head was brought up to date first: its branch's head has main-as-it-was for parent.
+    for (const id of landedIds) expect(prOf(id).state).toBe('closed')
+    // Each landed head was brought up to date first: the second's branch head has, for parent,
+    // main as the first merge left it (the squash commit GitHub made).
     const now = await heads()
-    expect(now['fleet/land-b']).not.toBe(cut['fleet/land-b'])
-    const parentOfB = (
-      await git(['rev-parse', `${now['fleet/land-b']}^`], stack.git.repoPath(FULL))
-    ).trim()
-    const [, , aLanded] = log
-    expect(parentOfB).toBe(aLanded?.sha)
+    const second = `fleet/${landedIds[1]}`
+    expect(now[second]).not.toBe(cut[second])
+    const parent = (await git(['rev-parse', `${now[second]}^`], stack.git.repoPath(FULL))).trim()
+    expect(parent).toBe(log[2]?.sha)
 
     // The blocked one: its branch as it was, one comment with the label; the person's PR untouched.
     const breaks = prOf('breaks')
@@ -254,6 +253,51 @@ describe('the landing train', () => {
     }>
     expect(results.map(x => [x.id, x.status])).toEqual([['changes', 'merged']])
     expect(await stack.git.readFile(FULL, 'main', 'changes.txt')).toBe('Write changes.txt\n')
+    expect(stack.github.invalid).toEqual([])
+  }, 900_000)
+
+  it('marks a passing draft ready; reads a 409 again and goes on; enqueues where main has a merge queue', async () => {
+    const { state } = stack.github
+    const pr = prOf('reader')
+    const pull = state.pullByNumber(pr.number)
+    if (!pull) throw new Error('no reader PR')
+    pull.pull.draft = true
+    const ready = await train({ 'mark-ready': 'true' })
+    expect(ready.exitCode, ready.stdout + ready.stderr).toBe(0)
+    expect(byId(ready).get('reader')?.error).toContain('marked ready for review')
+    expect(pull.pull.draft).toBe(false)
+    expect(pull.state).toBe('open')
+
+    // Approved now; the merge races a push (GitHub answers 409): read again, it waits, the train goes on.
+    state.addReview(pr.number, 'wren', 'APPROVED')
+    stack.github.fail({
+      method: 'PUT',
+      path: /\/pulls\/\d+\/merge$/,
+      status: 409,
+      body: {
+        message: 'Head branch was modified. Review and try the merge again.',
+        documentation_url: 'https://docs.github.com/rest/pulls/pulls#merge-a-pull-request'
+      }
+    })
+    const raced = await train()
+    expect(raced.exitCode, raced.stdout + raced.stderr).toBe(0)
+    const r = byId(raced)
+    expect(r.get('reader')?.status).toBe('waiting')
+    expect(r.get('reader')?.error).toContain('Head branch was modified')
+    expect(r.get('reader')?.error).toContain('the next train takes it again')
+    expect(r.get('breaks')?.status).toBe('blocked')
+    expect(pull.state).toBe('open')
+
+    // main merges through a merge queue: the PR is enqueued, not merged; the queue lands it.
+    state.rules = [{ type: 'merge_queue' }]
+    const queued = await train()
+    expect(queued.exitCode, queued.stdout + queued.stderr).toBe(0)
+    expect(byId(queued).get('reader')?.error).toContain("added to main's merge queue")
+    expect(pull.pull.queued).toBe(true)
+    expect(pull.state).toBe('open')
+    expect(drainMergeQueue(state)).toEqual([pr.number])
+    expect(await stack.git.readFile(FULL, 'main', 'reader.txt')).toBe('Write reader.txt\n')
+    state.rules = []
     expect(stack.github.invalid).toEqual([])
   }, 900_000)
 })
