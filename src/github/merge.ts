@@ -139,7 +139,10 @@ export async function mergePr(
       pull_number: pr.number,
       sha: pr.sha,
       merge_method: pr.method,
-      commit_title: `${pr.title} (#${pr.number})`
+      commit_title: `${pr.title} (#${pr.number})`,
+      // GitHub's 405 and 409 are answers, not faults: the retry plugin would ask three more times
+      // (it retries every 4xx but 400, 401, 403, 404, 422, 451), with seconds of backoff.
+      request: { retries: 0 }
     })
     return { merged: true, sha: data.sha }
   } catch (error) {

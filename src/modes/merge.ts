@@ -175,10 +175,7 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
         })
   const outcomes = [...landed, ...held]
   await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info })
-  await io.report(
-    outcomes,
-    trainSection({ base, method: choice.method, stops: outcomes, costOf: () => undefined })
-  )
+  await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes }))
   return outcomes
 }
 

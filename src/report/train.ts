@@ -74,27 +74,14 @@ export function trainComment(c: {
 
 export const trainKey = (what: string): string => `${TRAIN_MARKER} ${what} -->`
 
-/** One PR as the train left it, in the order it took them. */
-export interface TrainStop {
-  outcome: Outcome
-  /** The PR's cost before this run (its task's run and follow-ups), in USD, when its body says. */
-  costUsd?: number
-}
-
 /**
- * The train in the summary: its order, what landed (each with its cost), and why the rest wait
- * or are blocked.
+ * The train in the summary: its order, what landed (each with what landing it took: time, and the
+ * tokens and cost of a conflict's worker turn), and why the rest wait or are blocked.
  */
-export function trainSection(t: {
-  base: string
-  method?: string
-  stops: Outcome[]
-  costOf: (o: Outcome) => number | undefined
-}): string {
+export function trainSection(t: { base: string; method?: string; stops: Outcome[] }): string {
   const landed = t.stops.filter(o => o.status === 'merged')
   const rows = t.stops.map((o, i) => {
-    const cost = t.costOf(o)
-    const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${cost !== undefined ? `, ${usd(cost)}` : ''}`
+    const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${usd(o.costUsd)}` : ''}`
     return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`
   })
   return [
@@ -102,7 +89,7 @@ export function trainSection(t: {
     '',
     `${landed.length} of ${t.stops.length} fleet PRs landed${t.method ? ` (${t.method})` : ''}, one at a time in this order; each was brought up to date with \`${t.base}\` as it then was and verified again before its merge.`,
     '',
-    '| order | PR | outcome | time | cost (task + train) | why |',
+    '| order | PR | outcome | time | model use in this run | why |',
     '|---|---|---|---|---|---|',
     ...rows
   ].join('\n')
