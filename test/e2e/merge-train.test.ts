@@ -26,6 +26,15 @@ const TASKS = IDS.map(id => ({ id, prompt: `Write ${id}.txt` }))
 const VERIFY = '! { test -e moved.txt && test -e breaks.txt; }'
 
 function model(prompt: string): Script {
+  // A conflict's worker turn (keep-fresh's, which the train reuses): it writes the resolution.
+  if (prompt.includes('<conflicting-files>'))
+    return {
+      key: 'merge-clash',
+      steps: [
+        { tool: 'Write', input: { file_path: 'clash.txt', content: 'both sides\n' } },
+        { text: 'clash.txt: kept both sides.' }
+      ]
+    }
   const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
   const first = task.split('\n')[0]?.trim() ?? ''
   const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
@@ -301,6 +310,41 @@ describe('the landing train', () => {
     expect(drainMergeQueue(state)).toEqual([pr.number])
     expect(await stack.git.readFile(FULL, 'main', 'reader.txt')).toBe('Write reader.txt\n')
     state.rules = []
+    expect(stack.github.invalid).toEqual([])
+  }, 900_000)
+
+  it("a conflict's worker turn is new content: the approval no longer counts until a writer approves again", async () => {
+    const { state } = stack.github
+    const opened = await stack.run({
+      inputs: {
+        tasks: JSON.stringify([{ id: 'clash', prompt: 'Write clash.txt' }]),
+        verify: VERIFY
+      },
+      timeoutMs: 300_000
+    })
+    expect(byId(opened).get('clash')?.status, opened.stdout + opened.stderr).toBe('pr-opened')
+    const pr = prOf('clash')
+    const approved = state.addReview(pr.number, 'wren', 'APPROVED')
+    await pushAsPerson('main', 'main', { 'clash.txt': 'theirs\n' })
+
+    const run = await train()
+    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const o = byId(run).get('clash')
+    expect(o?.status).toBe('waiting')
+    expect(o?.error).toContain('a worker resolved it: new content')
+    expect(await stack.git.readFile(FULL, 'fleet/clash', 'clash.txt')).toBe('both sides\n')
+    expect(state.pullByNumber(pr.number)?.state).toBe('open')
+
+    const again = await train()
+    const a = byId(again).get('clash')
+    expect(a?.status).toBe('waiting')
+    expect(a?.error).toContain(`approved by wren at ${approved.commit_id.slice(0, 7)}`)
+    expect(a?.error).toContain("before a worker's turn changed the PR")
+
+    state.addReview(pr.number, 'wren', 'APPROVED')
+    const third = await train()
+    expect(byId(third).get('clash')?.status, third.stdout + third.stderr).toBe('merged')
+    expect(await stack.git.readFile(FULL, 'main', 'clash.txt')).toBe('both sides\n')
     expect(stack.github.invalid).toEqual([])
   }, 900_000)
 })
