@@ -7,6 +7,9 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { acquirePrism, releasePrism, type Prism, type PrismResponse } from './prism.js'
 import { JOB_LOG_PATH, type Reply, route } from './github-routes.js'
+import { graphqlAnswer } from './github-graphql.js'
+import { MERGE_ROUTES } from './github-merge.js'
+import { MockGit } from './github-git.js'
 import {
   GitHubState,
   type IssueSeed,
@@ -48,6 +51,11 @@ export interface GitHubMockOptions {
   tokenUser?: string
   /** Base of `html_url` fields; GITHUB_SERVER_URL in a test. */
   serverUrl?: string
+  /**
+   * The bare repository the git remote serves: PRs' heads are read from it, and merges and
+   * "Update branch" made in it, as GitHub does (the landing train). Unset: heads are as seeded.
+   */
+  repoDir?: string
 }
 
 export interface RecordedRequest {
@@ -169,6 +177,7 @@ function seededState(opts: GitHubMockOptions, url: string): GitHubState {
   for (const [login, role] of Object.entries(opts.collaborators ?? {}))
     state.collaborators.set(login, role)
   for (const seed of opts.issues ?? []) state.addIssue(seed)
+  if (opts.repoDir) state.git = new MockGit(opts.repoDir)
   return state
 }
 
@@ -216,6 +225,9 @@ async function answer(ctx: MockContext, incoming: Incoming): Promise<Reply> {
     }
   const fault = takeFault(ctx.faults, method, target.pathname)
   if (fault) return fault
+  // GraphQL is not in the REST description: graphql-js checks it against GitHub's GraphQL schema.
+  if (method === 'POST' && (target.pathname === '/graphql' || target.pathname === '/api/graphql'))
+    return graphqlChecked(ctx, target.pathname, body)
   const verdict = await ctx.prism.forward(
     method,
     target.pathname + target.search,
@@ -228,15 +240,29 @@ async function answer(ctx: MockContext, incoming: Incoming): Promise<Reply> {
     ctx.invalid.push({ method, path: target.pathname, status: verdict.status, problem })
     return { status: verdict.status, body: rejection(problem) }
   }
-  const modelled = route(ctx.state, {
-    method,
-    path: target.pathname,
-    query: target.searchParams,
-    body,
-    caller: ctx.caller,
-    url: target
-  })
+  const modelled = route(
+    ctx.state,
+    {
+      method,
+      path: target.pathname,
+      query: target.searchParams,
+      body,
+      caller: ctx.caller,
+      url: target
+    },
+    MERGE_ROUTES
+  )
   return modelled ?? { status: verdict.status, body: parseJson(verdict.body) }
+}
+
+/** GraphQL's answer; a document or variables GitHub's schema rejects is recorded as invalid. */
+function graphqlChecked(ctx: MockContext, pathname: string, body: unknown): Reply {
+  const reply = graphqlAnswer(ctx.state, body, ctx.caller)
+  const errors = (reply.body as { errors?: Array<{ type?: string }> } | undefined)?.errors ?? []
+  const invalid = reply.status >= 400 || errors.some(e => e.type === undefined)
+  if (invalid)
+    ctx.invalid.push({ method: 'POST', path: pathname, status: reply.status, problem: errors })
+  return reply
 }
 
 function jobLog(state: GitHubState, pathname: string): Reply {

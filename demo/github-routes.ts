@@ -21,7 +21,7 @@ export interface RouteRequest {
   url: URL
 }
 
-type Handler = (s: GitHubState, req: RouteRequest, params: string[]) => Reply
+export type Handler = (s: GitHubState, req: RouteRequest, params: string[]) => Reply
 const DOCS = 'https://docs.github.com/rest'
 
 export const notFound = (): Reply => ({
@@ -29,22 +29,22 @@ export const notFound = (): Reply => ({
   body: { message: 'Not Found', documentation_url: DOCS, status: '404' }
 })
 
-const validationFailed = (errors: Record<string, unknown>[]): Reply => ({
+export const validationFailed = (errors: Record<string, unknown>[]): Reply => ({
   status: 422,
   body: { message: 'Validation Failed', errors, documentation_url: DOCS, status: '422' }
 })
 
-const record = (body: unknown): Record<string, unknown> =>
+export const record = (body: unknown): Record<string, unknown> =>
   body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>) : {}
 
-const text = (value: unknown): string =>
+export const text = (value: unknown): string =>
   typeof value === 'string' ? value : typeof value === 'number' ? String(value) : ''
 
 const strings = (value: unknown): string[] =>
   Array.isArray(value) ? value.map(v => (typeof v === 'string' ? v : text(record(v).name))) : []
 
 /** One page of `items`, with the Link header GitHub sends (per_page defaults to 30, max 100). */
-function page<T>(req: RouteRequest, items: T[], render: (item: T) => unknown): Reply {
+export function page<T>(req: RouteRequest, items: T[], render: (item: T) => unknown): Reply {
   const perPage = Math.min(Number(req.query.get('per_page') ?? 30) || 30, 100)
   const current = Math.max(Number(req.query.get('page') ?? 1) || 1, 1)
   const last = Math.max(Math.ceil(items.length / perPage), 1)
@@ -489,12 +489,16 @@ const ROUTES: Array<[string, RegExp, Handler]> = [
 ]
 
 /** The state's answer, or undefined when the mock does not model the route (Prism's example then). */
-export function route(s: GitHubState, req: RouteRequest): Reply | undefined {
+export function route(
+  s: GitHubState,
+  req: RouteRequest,
+  more: Array<[string, RegExp, Handler]> = []
+): Reply | undefined {
   if (req.method === 'GET' && req.path === '/user') return authenticatedUser(s, req)
   const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(req.path)
   if (!repo) return undefined
   const [, owner = '', name = '', rest = ''] = repo
-  for (const [method, pattern, handler] of ROUTES) {
+  for (const [method, pattern, handler] of [...ROUTES, ...more]) {
     const match = method === req.method ? pattern.exec(rest) : null
     if (!match) continue
     const sameRepo =

@@ -1,5 +1,6 @@
 // In-memory repository state behind the GitHub mock, and the JSON GitHub would render from it.
 import { createHash } from 'node:crypto'
+import type { MergeMethod, MockGit } from './github-git.js'
 
 export type Role = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
 
@@ -19,6 +20,47 @@ export interface PullFields {
   merged_at: string | null
   requested_reviewers: string[]
   maintainer_can_modify: boolean
+  /** The commit a merge made on the base (the landing train), once merged. */
+  merge_commit_sha?: string | null
+  /** Auto-merge as enablePullRequestAutoMerge turned it on: GitHub merges once checks pass. */
+  auto_merge?: { merge_method: MergeMethod; enabled_by: string } | null
+  /** In the base's merge queue (enqueuePullRequest). */
+  queued?: boolean
+}
+
+/** A submitted review, as GET /pulls/{n}/reviews lists it. */
+export interface MockReview {
+  id: number
+  pull_number: number
+  user: string
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED'
+  body: string
+  /** The PR's head when it was submitted. */
+  commit_id: string
+  submitted_at: string
+}
+
+/** A check run on a commit (GET /commits/{ref}/check-runs). */
+export interface MockCheckRun {
+  id: number
+  head_sha: string
+  name: string
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion: string | null
+}
+
+/** A rule of a ruleset on the default branch, as GET /rules/branches/{branch} lists it. */
+export type MockRule =
+  | { type: 'required_status_checks'; checks: string[]; strict?: boolean }
+  | { type: 'pull_request'; approvals: number }
+  | { type: 'merge_queue' }
+
+/** The repository's merge settings (GET /repos/{o}/{r}). */
+export interface RepoSettings {
+  allow_merge_commit: boolean
+  allow_squash_merge: boolean
+  allow_rebase_merge: boolean
+  allow_auto_merge: boolean
 }
 
 /** Issues and pull requests share one number sequence, as on GitHub: a PR is an issue with `pull`. */
@@ -181,6 +223,18 @@ export class GitHubState {
   readonly jobs: MockJob[] = []
   readonly labels: MockLabel[] = []
   readonly collaborators = new Map<string, Role>()
+  readonly reviews: MockReview[] = []
+  readonly checkRuns: MockCheckRun[] = []
+  /** The rulesets' rules on the default branch. */
+  rules: MockRule[] = []
+  settings: RepoSettings = {
+    allow_merge_commit: true,
+    allow_squash_merge: true,
+    allow_rebase_merge: true,
+    allow_auto_merge: false
+  }
+  /** The git remote, when PRs' heads, merges and updates are read from and made in it. */
+  git?: MockGit
   private nextId = 1
   private readonly userIds = new Map<string, number>([[TOKEN_USER, 41898282]])
 
@@ -196,6 +250,50 @@ export class GitHubState {
 
   pullByNumber(number: number): MockPull | undefined {
     return this.pulls.find(p => p.number === number)
+  }
+
+  /** The PR's head commit: the branch on the remote when linked (as GitHub reads it), else seeded. */
+  headSha(pr: MockPull): string {
+    if (pr.pull.merged_at) return pr.pull.head_sha
+    return this.git?.sha(pr.pull.head) ?? pr.pull.head_sha
+  }
+
+  baseSha(pr: MockPull): string {
+    return this.git?.sha(pr.pull.base) ?? pr.pull.base_sha
+  }
+
+  /** A review submitted on the PR's current head (or `commit_id`). */
+  addReview(
+    pullNumber: number,
+    user: string,
+    state: MockReview['state'],
+    commit_id?: string
+  ): MockReview {
+    const pr = this.pullByNumber(pullNumber)
+    if (!pr) throw new Error(`no pull request #${pullNumber}`)
+    const review: MockReview = {
+      id: this.id(),
+      pull_number: pullNumber,
+      user,
+      state,
+      body: '',
+      commit_id: commit_id ?? this.headSha(pr),
+      submitted_at: now()
+    }
+    this.reviews.push(review)
+    return review
+  }
+
+  addCheckRun(head_sha: string, name: string, conclusion: string | null = 'success'): MockCheckRun {
+    const run: MockCheckRun = {
+      id: this.id(),
+      head_sha,
+      name,
+      status: conclusion === null ? 'in_progress' : 'completed',
+      conclusion
+    }
+    this.checkRuns.push(run)
+    return run
   }
 
   comment(id: number): MockComment | undefined {
@@ -466,6 +564,7 @@ export class GitHubState {
       open_issues: open,
       open_issues_count: open,
       permissions: { admin: false, maintain: false, push: true, triage: true, pull: true },
+      ...this.settings,
       created_at: '2020-01-01T00:00:00Z',
       updated_at: '2020-01-01T00:00:00Z',
       pushed_at: '2020-01-01T00:00:00Z'
@@ -538,6 +637,7 @@ export class GitHubState {
     return {
       ...this.pullUrls(pr),
       ...PULL_UNMODELLED,
+      ...this.mergeFields(pr),
       id: pr.id,
       node_id: nodeId('PR', pr.id),
       number: pr.number,
@@ -553,14 +653,42 @@ export class GitHubState {
       assignee: assignees[0] ?? null,
       assignees,
       requested_reviewers: pr.pull.requested_reviewers.map(login => this.userJson(login)),
-      head: this.refJson(pr.pull.head, pr.pull.head_sha),
-      base: this.refJson(pr.pull.base, pr.pull.base_sha),
+      head: this.refJson(pr.pull.head, this.headSha(pr)),
+      base: this.refJson(pr.pull.base, this.baseSha(pr)),
       author_association: this.association(pr.user),
       draft: pr.pull.draft,
       merged: pr.pull.merged_at !== null,
       comments: this.comments.filter(c => c.issue_number === pr.number).length,
       maintainer_can_modify: pr.pull.maintainer_can_modify
     }
+  }
+
+  /** What GitHub says of merging the PR, when the mock reads it from the remote. */
+  private mergeFields(pr: MockPull): Record<string, unknown> {
+    const auto = pr.pull.auto_merge
+    const fields: Record<string, unknown> = {
+      merge_commit_sha: pr.pull.merge_commit_sha ?? null,
+      auto_merge: auto
+        ? {
+            enabled_by: this.userJson(auto.enabled_by),
+            merge_method: auto.merge_method,
+            commit_title: pr.title,
+            commit_message: ''
+          }
+        : null
+    }
+    if (!this.git || pr.state !== 'open') return fields
+    const head = this.headSha(pr)
+    const base = this.baseSha(pr)
+    const mergeable = this.git.mergeable(base, head)
+    const state = pr.pull.draft
+      ? 'draft'
+      : !mergeable
+        ? 'dirty'
+        : !this.git.isAncestor(base, head)
+          ? 'behind'
+          : 'clean'
+    return { ...fields, mergeable, rebaseable: mergeable, mergeable_state: state }
   }
 
   /** A PR's API and web links, flat and again under `_links`. */

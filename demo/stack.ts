@@ -14,6 +14,7 @@ import {
   gitTestEnv,
   type WorkspaceOptions
 } from './git-remote.js'
+import { MockGit } from './github-git.js'
 import { startGitHubMock, type GitHubMock, type GitHubMockOptions } from './github-mock.js'
 import { startModelServer, type ModelServer, type ModelServerOptions } from './model-server.js'
 import { runAction, type RunActionResult } from './run-action.js'
@@ -61,6 +62,11 @@ export interface StackOptions {
   files?: Record<string, string>
   model?: ModelServerOptions
   github?: Partial<GitHubMockOptions>
+  /**
+   * PRs' heads read from the git remote, and merges made in it (the landing train): the API mock
+   * answers as GitHub does about a PR's branch. Unset: PR heads are as seeded.
+   */
+  pullsFromGit?: boolean
   /** How the checkout is left; actions/checkout's default (the token in .git/config) unless set. */
   workspace?: Pick<WorkspaceOptions, 'credentials'>
 }
@@ -85,6 +91,7 @@ async function startServices(opts: StackOptions) {
       'package.json': '{"name":"widgets","private":true}\n'
     }
   })
+  if (opts.pullsFromGit) github.state.git = new MockGit(git.repoPath(`${OWNER}/${REPO}`))
   const workspace = await makeWorkspace(cloneUrl, GITHUB_TOKEN, opts.workspace)
   return { model, git, github, cloneUrl, workspace }
 }

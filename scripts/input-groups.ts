@@ -76,7 +76,9 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'reviewers',
       'assignees',
       'github-token',
-      'commit-author'
+      'commit-author',
+      'merge-method',
+      'mark-ready'
     ]
   },
   {
@@ -99,6 +101,11 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'max-run-tokens',
       'max-task-cost-usd',
       'max-run-cost-usd',
+      'max-daily-cost-usd',
+      'max-monthly-cost-usd',
+      'max-user-daily-cost-usd',
+      'spend-ledger',
+      'report-days',
       'prices',
       'price-input',
       'price-output'

@@ -43,7 +43,15 @@ const OPERATIONS = {
   '/repos/{owner}/{repo}/pulls/{pull_number}/comments/{comment_id}/replies': ['post'],
   '/repos/{owner}/{repo}/pulls/comments/{comment_id}/reactions': ['post'],
   '/repos/{owner}/{repo}/actions/runs/{run_id}/jobs': ['get'],
-  '/repos/{owner}/{repo}/actions/jobs/{job_id}/logs': ['get']
+  '/repos/{owner}/{repo}/actions/jobs/{job_id}/logs': ['get'],
+  // The landing train (#36): who reviewed, the merge with the head pinned, "Update branch", the
+  // checks a commit has and the rules of the base. (GraphQL is checked against GitHub's GraphQL
+  // schema instead: demo/github-graphql.ts.)
+  '/repos/{owner}/{repo}/pulls/{pull_number}/reviews': ['get'],
+  '/repos/{owner}/{repo}/pulls/{pull_number}/merge': ['put'],
+  '/repos/{owner}/{repo}/pulls/{pull_number}/update-branch': ['put'],
+  '/repos/{owner}/{repo}/commits/{ref}/check-runs': ['get'],
+  '/repos/{owner}/{repo}/rules/branches/{branch}': ['get']
 }
 
 const spec = JSON.parse(readFileSync(source, 'utf8'))

@@ -166,7 +166,19 @@ const schema = z.object({
   'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
   'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
   'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
-  mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land'] as const),
+  mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land', 'merge'] as const),
+  'merge-method': z.string().transform((v, ctx) => {
+    if (v === '') return undefined
+    const method = (['merge', 'squash', 'rebase'] as const).find(m => m === v)
+    if (method) return method
+    ctx.addIssue({
+      code: 'custom',
+      path: ['merge-method'],
+      message: `expected merge, squash or rebase (or empty for what the repository allows, squash first), got '${v}'`
+    })
+    return z.NEVER
+  }),
+  'mark-ready': bool('mark-ready'),
   land: bool('land'),
   shard: number('shard', { int: true, min: 0, max: 255 }),
   'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
@@ -441,6 +453,10 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
     /** A request for the planner (src/planner/). */
     ...checkGoal(p),
     runPlan: p['run-plan'],
+    /** The landing train's merge method; undefined = the repository's, squash first (src/train.ts). */
+    mergeMethod: p['merge-method'],
+    /** The landing train marks a draft fleet PR ready once verify passed on its head. */
+    markReady: p['mark-ready'],
     /** Bring the open fleet PRs up to date on dispatch/schedule (src/refreshing.ts). */
     updatePrs: checkUpdatePrs(p),
     /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */

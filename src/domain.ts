@@ -113,7 +113,13 @@ export const STATUSES = [
   /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
   'conflict',
   /** land: false — the work sealed as a bundle and handed over, waiting for a mode: land job. */
-  'ready'
+  'ready',
+  /** The landing train merged the PR through GitHub's merge API (src/train.ts). */
+  'merged',
+  /** The landing train did not merge it now: no approval yet, or GitHub refused (checks, rules). */
+  'waiting',
+  /** The landing train's verify failed once the PR was up to date: labelled fleet:blocked. */
+  'blocked'
 ] as const
 export type Status = (typeof STATUSES)[number]
 

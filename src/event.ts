@@ -22,6 +22,7 @@ export type Request =
   | { kind: 'failed-run'; run: FailedRun }
   | { kind: 'queue' }
   | { kind: 'refresh'; base?: string; why: string }
+  | { kind: 'train'; why: string; issue?: IssueRef; commentId?: number; actor?: Actor }
   | { kind: 'ignore'; reason: string }
 
 /** A pull request as a review event names it; the trigger re-reads it from the API. */
@@ -316,6 +317,9 @@ function commentRequest(payload: Obj, s: EventSettings): Request {
   const reason = notOpen(parsed.issue, what) ?? unlistedBot(actor, s)
   if (reason) return { kind: 'ignore', reason }
   const base = { issue, commentId: parsed.comment.id, actor, text }
+  // "/fleet merge": the landing train, on that PR or on the issue's fleet PRs.
+  if (/^merge\s*$/i.test(text))
+    return { kind: 'train', why: `${s.triggerPhrase} merge on ${what}`, ...base }
   if (issue.isPullRequest) return { kind: 'follow-up', ...base }
   // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
   const plan = /^plan(?:\s+([\s\S]*))?$/.exec(text)

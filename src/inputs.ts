@@ -228,7 +228,7 @@ export const INPUTS = {
   mode: {
     default: 'all',
     description:
-      "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs. land: land the work of land: false jobs (check every sealed bundle, push, open the PRs); runs no worker and needs no api-key."
+      "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs. land: land the work of land: false jobs (check every sealed bundle, push, open the PRs); runs no worker and needs no api-key. merge: the landing train: every open fleet PR a person with write access approved is brought up to date with the base, verified again in its cage and merged through GitHub's merge API, one at a time (see docs/workflows.md)."
   },
   land: {
     default: 'true',
@@ -262,6 +262,17 @@ export const INPUTS = {
     contract: true,
     default: 'false',
     description: 'With goal: run the planned tasks in this job (else only report them).'
+  },
+  'merge-method': {
+    contract: true,
+    description:
+      'How the landing train merges: merge, squash or rebase. Empty = what the repository allows, squash first (its allow_squash_merge, allow_merge_commit, allow_rebase_merge settings).'
+  },
+  'mark-ready': {
+    contract: true,
+    default: 'false',
+    description:
+      'With the landing train: a draft fleet PR whose verify passes on its current head is marked ready for review, so reviewers see it. Drafts never land.'
   },
   'update-prs': {
     contract: true,

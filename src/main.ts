@@ -7,7 +7,7 @@ import { huntAllChildren } from './process.js'
 import { outputs } from './report/results.js'
 import { failureMessage } from './run/failure.js'
 import { runTasks } from './run/fleet.js'
-import { makePlan, planByPlanner, refreshByRun } from './run/plan.js'
+import { makePlan, planByPlanner, refreshByRun, trainByRun } from './run/plan.js'
 import { outcomeStore, planned, type Run, startRun, trackingFor } from './run/run.js'
 import { reportShards } from './run/shards.js'
 
@@ -65,6 +65,7 @@ export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outco
   if (run.config.mode === 'report' || run.config.mode === 'land') return reportShards(run)
   const asked = await makePlan(run)
   if ('refresh' in asked) return refreshByRun(run, asked.refresh)
+  if ('train' in asked) return trainByRun(run, asked.train)
   if ('ignore' in asked) {
     io.info(`Nothing to do: ${asked.ignore}.`)
     await io.report([], `Nothing to do: ${asked.ignore}.`)

@@ -317,8 +317,8 @@ async function queued(deps: Deps): Promise<Plan> {
   return plan
 }
 
-/** What planning takes: a refresh of fleet PRs goes its own way before it (src/refreshing.ts). */
-type Asked = Exclude<Request, { kind: 'refresh' }>
+/** What planning takes: a refresh of fleet PRs (src/refreshing.ts) and the landing train (src/modes/merge.ts) go their own way before it. */
+type Asked = Exclude<Request, { kind: 'refresh' | 'train' }>
 
 export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
   const prefix = deps.config.branchPrefix

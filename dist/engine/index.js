@@ -31033,7 +31033,21 @@ const schema = schemas/* object */.Ikc({
     'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
     'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
     'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
-    mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land']),
+    mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land', 'merge']),
+    'merge-method': schemas/* string */.YjP().transform((v, ctx) => {
+        if (v === '')
+            return undefined;
+        const method = ['merge', 'squash', 'rebase'].find(m => m === v);
+        if (method)
+            return method;
+        ctx.addIssue({
+            code: 'custom',
+            path: ['merge-method'],
+            message: `expected merge, squash or rebase (or empty for what the repository allows, squash first), got '${v}'`
+        });
+        return core/* NEVER */.tm;
+    }),
+    'mark-ready': bool('mark-ready'),
     land: bool('land'),
     shard: number('shard', { int: true, min: 0, max: 255 }),
     'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
@@ -31276,6 +31290,10 @@ function runOptions(p, priced) {
         /** A request for the planner (src/planner/). */
         ...checkGoal(p),
         runPlan: p['run-plan'],
+        /** The landing train's merge method; undefined = the repository's, squash first (src/train.ts). */
+        mergeMethod: p['merge-method'],
+        /** The landing train marks a draft fleet PR ready once verify passed on its head. */
+        markReady: p['mark-ready'],
         /** Bring the open fleet PRs up to date on dispatch/schedule (src/refreshing.ts). */
         updatePrs: checkUpdatePrs(p),
         /** Upstream requests in flight, fleet-wide (the model gateway's limiter). */
@@ -31357,7 +31375,13 @@ const STATUSES = [
     /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
     'conflict',
     /** land: false — the work sealed as a bundle and handed over, waiting for a mode: land job. */
-    'ready'
+    'ready',
+    /** The landing train merged the PR through GitHub's merge API (src/train.ts). */
+    'merged',
+    /** The landing train did not merge it now: no approval yet, or GitHub refused (checks, rules). */
+    'waiting',
+    /** The landing train's verify failed once the PR was up to date: labelled fleet:blocked. */
+    'blocked'
 ];
 /** Statuses that fail the step (after every task has been reported). */
 const FAILING = ['failed', 'timed-out', 'verify-failed', 'refused'];
@@ -33766,7 +33790,7 @@ const INPUTS = {
     },
     mode: {
         default: 'all',
-        description: "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs. land: land the work of land: false jobs (check every sealed bundle, push, open the PRs); runs no worker and needs no api-key."
+        description: "all: plan, run and report in this job. plan: write the 'matrix' and 'plan' outputs. run: run one 'shard' of the 'plan'. report: merge every shard's outcomes into one summary, issue comments and outputs. land: land the work of land: false jobs (check every sealed bundle, push, open the PRs); runs no worker and needs no api-key. merge: the landing train: every open fleet PR a person with write access approved is brought up to date with the base, verified again in its cage and merged through GitHub's merge API, one at a time (see docs/workflows.md)."
     },
     land: {
         default: 'true',
@@ -33795,6 +33819,15 @@ const INPUTS = {
         contract: true,
         default: 'false',
         description: 'With goal: run the planned tasks in this job (else only report them).'
+    },
+    'merge-method': {
+        contract: true,
+        description: 'How the landing train merges: merge, squash or rebase. Empty = what the repository allows, squash first (its allow_squash_merge, allow_merge_commit, allow_rebase_merge settings).'
+    },
+    'mark-ready': {
+        contract: true,
+        default: 'false',
+        description: 'With the landing train: a draft fleet PR whose verify passes on its current head is marked ready for review, so reviewers see it. Drafts never land.'
     },
     'update-prs': {
         contract: true,
@@ -64546,7 +64579,15 @@ function resultEntry(o) {
         'worker-start-ms': workerStartMs(o)
     };
 }
-const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes', 'up-to-date', 'ready'];
+const SUCCEEDED = [
+    'pr-opened',
+    'pr-updated',
+    'pushed',
+    'no-changes',
+    'up-to-date',
+    'ready',
+    'merged'
+];
 function totals(outcomes) {
     return {
         succeeded: outcomes.filter(o => SUCCEEDED.includes(o.status)).length,
@@ -64607,7 +64648,10 @@ const ICON = {
     cancelled: '🛑',
     'up-to-date': '🟰',
     conflict: '🔀',
-    ready: '📦'
+    ready: '📦',
+    merged: '🚆',
+    waiting: '⏳',
+    blocked: '🚧'
 };
 function prCell(o) {
     return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (0,worker_text/* cell */.Hn)(o.branch ?? '');
@@ -65071,6 +65115,16 @@ class FleetRepo {
             ...[branch, ...existing].map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
         ], { env: this.auth() });
         return branch;
+    }
+    /** Fetches these branches again: the base after the landing train merged a PR into it. */
+    async refetch(branches) {
+        await this.git.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            'origin',
+            ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
+        ], { env: this.auth() });
     }
     remoteSha(branch) {
         return this.git.tryRevParse(`refs/remotes/origin/${branch}`);
@@ -68580,6 +68634,9 @@ function commentRequest(payload, s) {
     if (reason)
         return { kind: 'ignore', reason };
     const base = { issue, commentId: parsed.comment.id, actor, text };
+    // "/fleet merge": the landing train, on that PR or on the issue's fleet PRs.
+    if (/^merge\s*$/i.test(text))
+        return { kind: 'train', why: `${s.triggerPhrase} merge on ${what}`, ...base };
     if (issue.isPullRequest)
         return { kind: 'follow-up', ...base };
     // "/fleet plan [text]" asks the planner; on a pull request it stays a follow-up's words.
@@ -98321,7 +98378,10 @@ const refreshWords = {
     conflict: 'conflicts: left as it was, the PR says why',
     failed: 'failed: left as it was',
     'no-changes': 'moved meanwhile: left as it was',
-    'not-started': 'not started'
+    'not-started': 'not started',
+    merged: 'landed by the train',
+    waiting: 'waiting to land',
+    blocked: 'blocked: verify failed once up to date'
 };
 /**
  * The merge order on an issue's live comment: which of the issue's fleet PRs a refresh of `base`
@@ -98402,7 +98462,11 @@ async function listFleetPrs(octokit, repo, base, prefix) {
             id,
             marker,
             labels: pr.labels.map(l => l.name ?? '').filter(Boolean),
-            createdAt: pr.created_at
+            createdAt: pr.created_at,
+            headSha: pr.head.sha,
+            draft: pr.draft ?? false,
+            nodeId: pr.node_id,
+            author: { login: pr.user?.login ?? '', type: pr.user?.type ?? '' }
         });
     }
     return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.number - b.number);
@@ -98487,6 +98551,106 @@ function mergePrompt(ask) {
         '</original-task>',
         '',
         'End your final message with a short summary of how you resolved each file.'
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/report/train.ts
+
+
+
+
+/**
+ * What the landing train writes: the PR body's record of the heads the action's own updates
+ * carried a PR's content through (so an approval survives them), the train's one comment on a PR,
+ * and the train's section of the summary. Pure.
+ */
+const CARRIED = /^<!-- fleet-worker:carried head=([0-9a-f]{40}) from=([0-9a-f,]*) -->$/m;
+/**
+ * The heads whose content the PR's head `head` still is: the action brought the branch up to date
+ * from them without a worker. Empty when the record is about another head (a worker's turn, or a
+ * person's push, came after it).
+ */
+function carriedFrom(body, head) {
+    const m = CARRIED.exec(body);
+    if (!m || m[1] !== head)
+        return [];
+    return (m[2] ?? '').split(',').filter(Boolean);
+}
+/** Most heads one record keeps: an approval older than that many updates is asked again. */
+const KEPT = 20;
+/**
+ * The body with its record replaced: `head` now carries the content of `from` (and of whatever
+ * `from` carried). Undefined `head` drops the record (new content: a worker's turn). The record
+ * sits just before the task marker, which stays last.
+ */
+function withCarried(body, change) {
+    const before = change ? carriedFrom(body, change.from) : [];
+    const lines = body.split('\n').filter(l => !CARRIED.test(l));
+    if (!change)
+        return lines.join('\n');
+    const from = [change.from, ...before.filter(h => h !== change.from)].slice(0, KEPT);
+    const record = `<!-- fleet-worker:carried head=${change.head} from=${from.join(',')} -->`;
+    const marker = lines.findLastIndex(l => l.startsWith('<!-- fleet-worker:task='));
+    lines.splice(marker >= 0 ? marker : lines.length, 0, record);
+    return lines.join('\n');
+}
+/** Starts the train's one comment on a PR; the key after it says what it is about. */
+const TRAIN_MARKER = '<!-- fleet-worker:train';
+const BLOCKED_LABEL = 'fleet:blocked';
+/** The comment on a PR the train did not land: why, in GitHub's or verify's words, and what next. */
+function trainComment(c) {
+    const lines = c.status === 'blocked'
+        ? [
+            `Fleet Worker's landing train did not merge this PR: brought up to date with \`${(0,worker_text/* inert */.tJ)(c.base)}\`, its verify failed, so it is labelled \`${BLOCKED_LABEL}\` and the branch is left as it was. ${(0,worker_text/* inert */.tJ)(c.reason)}.`,
+            ...(c.tail ? ['', 'Its output ended:', '', (0,worker_text/* codeBlock */.DV)(c.tail)] : []),
+            '',
+            'Fix the branch (or ask for a follow-up with the trigger phrase); the next train tries it again.'
+        ]
+        : [
+            `Fleet Worker's landing train is waiting to merge this PR into \`${(0,worker_text/* inert */.tJ)(c.base)}\`: ${(0,worker_text/* inert */.tJ)(c.reason)}.`,
+            '',
+            'The next train (or GitHub, where auto-merge is on) lands it once that is met.'
+        ];
+    return [...lines, ...(c.runUrl ? ['', `[The run](${c.runUrl})`] : []), '', c.key].join('\n');
+}
+const trainKey = (what) => `${TRAIN_MARKER} ${what} -->`;
+/**
+ * The train in the summary: its order, what landed (each with what landing it took: time, and the
+ * tokens and cost of a conflict's worker turn), and why the rest wait or are blocked.
+ */
+function trainSection(t) {
+    const landed = t.stops.filter(o => o.status === 'merged');
+    const rows = t.stops.map((o, i) => {
+        const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${(0,cost/* usd */.dR)(o.costUsd)}` : ''}`;
+        return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${(0,worker_text/* cell */.Hn)(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${(0,worker_text/* cell */.Hn)(o.error ?? '')} |`;
+    });
+    return [
+        `### Landing train on \`${t.base}\``,
+        '',
+        `${landed.length} of ${t.stops.length} fleet PRs landed${t.method ? ` (${t.method})` : ''}, one at a time in this order; each was brought up to date with \`${t.base}\` as it then was and verified again before its merge.`,
+        '',
+        '| order | PR | outcome | time | model use in this run | why |',
+        '|---|---|---|---|---|---|',
+        ...rows
+    ].join('\n');
+}
+/**
+ * The train on an issue's live comment, in the merge-order slot (keep-fresh's section is replaced,
+ * and replaces it next time): the issue's fleet PRs in the order the train took them, and what
+ * became of each.
+ */
+function trainIssueSection(t) {
+    const rows = t.stops.map((o, i) => `| ${i + 1} | #${o.prNumber} ${(0,worker_text/* cell */.Hn)(o.title)} | ${o.status}${o.error ? `: ${(0,worker_text/* cell */.Hn)(o.error)}` : ''} |`);
+    return [
+        REFRESH_START,
+        `### Landing train on \`${(0,worker_text/* inert */.tJ)(t.base)}\``,
+        '',
+        `The train took this issue's fleet PRs in this order${t.runUrl ? ` ([the run](${t.runUrl}))` : ''}: each approved one was brought up to date, verified again and merged, one at a time.`,
+        '',
+        '| order | PR | outcome |',
+        '|---|---|---|',
+        ...rows,
+        REFRESH_END
     ].join('\n');
 }
 
@@ -98673,6 +98837,7 @@ var refresh_disposeResources = (undefined && undefined.__disposeResources) || (f
 
 
 
+
 const refresh_VERIFY_FAILED = 'fleet:verify-failed';
 const refresh_passed = (v) => !v || (v.exitCode === 0 && !v.timedOut);
 const baseRef = (ctx) => `refs/remotes/origin/${ctx.base}`;
@@ -98819,9 +98984,19 @@ async function landRefresh(ctx, pr, tree, how) {
     const { octokit, repo } = ctx.github;
     const marker = { ...pr.marker, fixUps: how.fixUps ?? pr.marker.fixUps };
     const title = outcomeOf(pr, { status: 'pr-updated' }).title;
+    // A clean update carries the content a person approved (the landing train reads this); a
+    // worker's turn is new content, and drops the record.
+    const landed = how.turn ? undefined : await tree.git.out(['rev-parse', 'HEAD']);
+    const body = refreshedBody(pr.body, {
+        id: pr.id,
+        marker,
+        verify,
+        how: how.how,
+        runUrl: ctx.runUrl
+    });
     await updateFleetPr(octokit, repo, pr, {
         title: ok ? title : `[verify failed] ${title}`,
-        body: refreshedBody(pr.body, { id: pr.id, marker, verify, how: how.how, runUrl: ctx.runUrl }),
+        body: withCarried(body, landed ? { head: landed.trim(), from: how.head } : undefined),
         add: ok ? [] : [refresh_VERIFY_FAILED],
         remove: ok ? [refresh_VERIFY_FAILED, CONFLICT_LABEL] : [CONFLICT_LABEL]
     });
@@ -99278,9 +99453,731 @@ async function orderOnIssues(github, r) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/github/merge.ts
+
+
+/**
+ * What the landing train asks of GitHub: who reviewed a PR and with what access, what the
+ * repository allows, the base's rules and a commit's checks, the merge itself (GitHub's answer
+ * kept whole), the GraphQL mutations (ready for review, auto-merge, the merge queue), and the
+ * train's one comment on a PR.
+ */
+const WRITERS = ['admin', 'maintain', 'write'];
+/** Every review of the PR, oldest first, as the reviews API lists them. */
+async function reviewsOf(octokit, repo, pr) {
+    const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
+        ...repo,
+        pull_number: pr,
+        per_page: 100
+    });
+    return reviews.flatMap(r => r.user
+        ? [
+            {
+                id: r.id,
+                login: r.user.login,
+                isBot: r.user.type === 'Bot' || r.user.login.endsWith('[bot]'),
+                state: r.state,
+                commitId: r.commit_id ?? '',
+                submittedAt: r.submitted_at ?? ''
+            }
+        ]
+        : []);
+}
+/**
+ * Which of these people have write access (admin, maintain, write), by the permission API; one
+ * call per login, remembered for the run. Someone who is not a collaborator has none.
+ */
+function writersOf(octokit, repo) {
+    const known = new Map();
+    const ask = async (login) => {
+        try {
+            const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+                ...repo,
+                username: login
+            });
+            return WRITERS.includes(data.role_name) || WRITERS.includes(data.permission);
+        }
+        catch (error) {
+            if (isGitHubError(error, 'not-found'))
+                return false;
+            throw error;
+        }
+    };
+    return async (logins) => {
+        const asked = await Promise.all(logins.map(async (l) => {
+            let answer = known.get(l);
+            if (!answer)
+                known.set(l, (answer = ask(l)));
+            return [l, await answer];
+        }));
+        return new Set(asked.filter(([, ok]) => ok).map(([l]) => l));
+    };
+}
+/** The merge methods and auto-merge the repository allows (undefined where the token cannot see). */
+async function repoMergeSettings(octokit, repo) {
+    const { data } = await octokit.rest.repos.get({ ...repo });
+    return {
+        merge: data.allow_merge_commit,
+        squash: data.allow_squash_merge,
+        rebase: data.allow_rebase_merge,
+        autoMerge: data.allow_auto_merge ?? false
+    };
+}
+/** The base's rules that the train reads: its required checks, and whether it has a merge queue. */
+async function baseRules(octokit, repo, branch) {
+    const rules = await octokit.paginate(octokit.rest.repos.getBranchRules, {
+        ...repo,
+        branch,
+        per_page: 100
+    });
+    const requiredChecks = rules.flatMap(r => r.type === 'required_status_checks'
+        ? (r.parameters?.required_status_checks ?? []).map(c => c.context)
+        : []);
+    return { requiredChecks, mergeQueue: rules.some(r => r.type === 'merge_queue') };
+}
+/** The check runs on a commit that completed well (success, neutral, skipped), by name. */
+async function passedChecks(octokit, repo, sha) {
+    const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
+        ...repo,
+        ref: sha,
+        per_page: 100
+    });
+    return runs
+        .filter(r => r.status === 'completed' && ['success', 'neutral', 'skipped'].includes(r.conclusion ?? ''))
+        .map(r => r.name);
+}
+/** The merge, with the head pinned: GitHub merges only if the PR's head is still `sha`. */
+async function mergePr(octokit, repo, pr) {
+    try {
+        const { data } = await octokit.rest.pulls.merge({
+            ...repo,
+            pull_number: pr.number,
+            sha: pr.sha,
+            merge_method: pr.method,
+            commit_title: `${pr.title} (#${pr.number})`,
+            // GitHub's 405 and 409 are answers, not faults: the retry plugin would ask three more times
+            // (it retries every 4xx but 400, 401, 403, 404, 422, 451), with seconds of backoff.
+            request: { retries: 0 }
+        });
+        return { merged: true, sha: data.sha };
+    }
+    catch (error) {
+        const e = error;
+        if (typeof e.status !== 'number' || e.status < 400 || e.status >= 500)
+            throw error;
+        const said = e.response?.data?.message;
+        return {
+            merged: false,
+            status: e.status,
+            message: typeof said === 'string' ? said : String(error)
+        };
+    }
+}
+/** The PR's head as GitHub has it now (after a 409: someone pushed). */
+async function headNow(octokit, repo, pr) {
+    const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: pr });
+    return { sha: data.head.sha, state: data.state, merged: data.merged };
+}
+/** A GraphQL error's messages as one sentence. */
+function graphqlMessage(error) {
+    const errors = error.errors;
+    if (Array.isArray(errors) && errors.length)
+        return errors.map(e => e.message ?? '').join('; ');
+    return error instanceof Error ? error.message : String(error);
+}
+/** Runs one mutation; undefined when GitHub took it, else GitHub's words. */
+async function mutate(octokit, query, variables) {
+    try {
+        await octokit.graphql(query, variables);
+        return undefined;
+    }
+    catch (error) {
+        return graphqlMessage(error);
+    }
+}
+function markReady(octokit, nodeId) {
+    return mutate(octokit, 'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }', { id: nodeId });
+}
+/** Auto-merge on the PR: GitHub merges it once its requirements pass, if the head is still `sha`. */
+function enableAutoMerge(octokit, pr) {
+    return mutate(octokit, 
+    // @octokit/graphql keeps `method`, `query`, `url` and `headers` for itself: not variable names.
+    'mutation($id: ID!, $mergeMethod: PullRequestMergeMethod!, $sha: GitObjectID!) { enablePullRequestAutoMerge(input: {pullRequestId: $id, mergeMethod: $mergeMethod, expectedHeadOid: $sha}) { pullRequest { autoMergeRequest { enabledAt } } } }', { id: pr.nodeId, mergeMethod: pr.method.toUpperCase(), sha: pr.sha });
+}
+/** The PR added to the base's merge queue, if its head is still `sha`. */
+function enqueue(octokit, pr) {
+    return mutate(octokit, 'mutation($id: ID!, $sha: GitObjectID!) { enqueuePullRequest(input: {pullRequestId: $id, expectedHeadOid: $sha}) { mergeQueueEntry { position } } }', { id: pr.nodeId, sha: pr.sha });
+}
+/**
+ * The train's one comment on a PR (found by `marker`, only among the token's own comments): written
+ * once, edited when what it says changes, left alone when it already says `key`.
+ */
+async function sayOnPr(octokit, repo, pr, said) {
+    const identity = await tokenIdentity(octokit);
+    const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        ...repo,
+        issue_number: pr,
+        per_page: 100
+    });
+    const mine = comments.find(c => writtenBy(identity, c) && (c.body ?? '').includes(said.marker));
+    if (mine && (mine.body ?? '').includes(said.key))
+        return 'same';
+    if (mine) {
+        await octokit.rest.issues.updateComment({ ...repo, comment_id: mine.id, body: said.body });
+        return 'edited';
+    }
+    await octokit.rest.issues.createComment({ ...repo, issue_number: pr, body: said.body });
+    return 'new';
+}
+/** Labels added and removed, each only if it is (not) there. */
+async function relabel(octokit, repo, pr, change) {
+    const has = (l) => pr.labels.some(x => x.toLowerCase() === l.toLowerCase());
+    const add = change.add.filter(l => !has(l));
+    if (add.length)
+        await octokit.rest.issues.addLabels({ ...repo, issue_number: pr.number, labels: add });
+    for (const name of change.remove.filter(has))
+        await octokit.rest.issues.removeLabel({ ...repo, issue_number: pr.number, name });
+}
+
+;// CONCATENATED MODULE: ./src/fleet/train-rules.ts
+/**
+ * Each reviewer's standing review: the latest that approved, requested changes or was dismissed
+ * (a plain comment changes nothing, as on GitHub).
+ */
+function standingReviews(reviews) {
+    const standing = new Map();
+    const ordered = [...reviews].sort((a, b) => a.submittedAt.localeCompare(b.submittedAt) || a.id - b.id);
+    for (const r of ordered) {
+        if (r.state === 'COMMENTED' || r.state === 'PENDING')
+            continue;
+        standing.set(r.login, r);
+    }
+    return standing;
+}
+const train_rules_short = (sha) => sha.slice(0, 7);
+/**
+ * The action's own gate: only people with write access count (bots never); none of them may have
+ * changes requested as their standing review; at least one approved this content — the head
+ * itself, or a head the action's own updates from the base carried it from (`carried`). A worker's
+ * turn after the approval is new content: the approval no longer counts.
+ */
+function approvalOf(p) {
+    const standing = [...standingReviews(p.reviews).values()];
+    const counted = standing.filter(r => !r.isBot && p.writers.has(r.login));
+    const blocking = counted.filter(r => r.state === 'CHANGES_REQUESTED').map(r => r.login);
+    if (blocking.length)
+        return {
+            ok: false,
+            reason: `changes requested by ${blocking.join(', ')} (their latest review): it lands once they approve`
+        };
+    const approved = counted.filter(r => r.state === 'APPROVED');
+    const current = approved.filter(r => r.commitId === p.head || p.carried.includes(r.commitId));
+    if (current.length)
+        return { ok: true, by: current.map(r => r.login) };
+    if (approved.length)
+        return {
+            ok: false,
+            reason: `approved by ${approved.map(r => `${r.login} at ${train_rules_short(r.commitId)}`).join(', ')}, before a worker's turn changed the PR (now ${train_rules_short(p.head)}): new content needs a new approval`
+        };
+    const others = standing.filter(r => r.state === 'APPROVED').map(r => r.login);
+    if (others.length)
+        return {
+            ok: false,
+            reason: `approved only by ${others.join(', ')}, without write access: only an approval by a person with write access counts`
+        };
+    return { ok: false, reason: 'no approval yet from a person with write access' };
+}
+/**
+ * The merge method: the input when the repository allows it, else what it allows, squash first.
+ * A setting the token cannot see (undefined) is taken as allowed: GitHub's answer judges.
+ */
+function mergeMethodFor(asked, allows) {
+    const allowed = (m) => allows[m] !== false;
+    const order = ['squash', 'merge', 'rebase'];
+    if (asked) {
+        if (allowed(asked))
+            return { ok: true, method: asked };
+        const instead = order.filter(allowed);
+        return {
+            ok: false,
+            error: `merge-method is ${asked}, which this repository does not allow (allow_${asked === 'merge' ? 'merge_commit' : `${asked}_merge`} is false); it allows ${instead.join(', ') || 'no merge method'}: set merge-method to one of them, or leave it empty`
+        };
+    }
+    const method = order.find(allowed);
+    return method
+        ? { ok: true, method }
+        : { ok: false, error: 'this repository allows no merge method (merge, squash or rebase)' };
+}
+/**
+ * The merge-order map's order: PRs that share no file with another first (oldest first, as
+ * listed), then those sharing with the fewest others, so each merge disturbs the rest least.
+ */
+function trainOrder(prs) {
+    const partners = (pr) => prs.filter(o => o.number !== pr.number && o.files.some(f => pr.files.includes(f))).length;
+    return prs
+        .map((pr, i) => ({ pr, i, n: partners(pr) }))
+        .sort((a, b) => a.n - b.n || a.i - b.i)
+        .map(x => x.pr);
+}
+function readMergeReply(reply) {
+    if (reply.merged)
+        return { kind: 'merged', sha: reply.sha };
+    const said = `GitHub said (${reply.status}): ${reply.message}`;
+    if (reply.status === 409)
+        return { kind: 'head-moved', reason: said };
+    if (reply.status === 405) {
+        const m = reply.message;
+        const about = /status check/i.test(m)
+            ? 'checks'
+            : /review/i.test(m)
+                ? 'reviews'
+                : /merge queue/i.test(m)
+                    ? 'queue'
+                    : 'other';
+        return { kind: 'waiting', reason: said, about };
+    }
+    if (reply.status === 403)
+        return {
+            kind: 'failed',
+            reason: `${said}; the token needs contents: write and pull-requests: write to merge`
+        };
+    return { kind: 'failed', reason: said };
+}
+/** The required checks that have not passed on a commit, by name. */
+const missingChecks = (required, passed) => required.filter(c => !passed.includes(c));
+
+;// CONCATENATED MODULE: ./src/fleet/train.ts
+var train_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
+    if (value !== null && value !== void 0) {
+        if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
+        var dispose, inner;
+        if (async) {
+            if (!Symbol.asyncDispose) throw new TypeError("Symbol.asyncDispose is not defined.");
+            dispose = value[Symbol.asyncDispose];
+        }
+        if (dispose === void 0) {
+            if (!Symbol.dispose) throw new TypeError("Symbol.dispose is not defined.");
+            dispose = value[Symbol.dispose];
+            if (async) inner = dispose;
+        }
+        if (typeof dispose !== "function") throw new TypeError("Object not disposable.");
+        if (inner) dispose = function() { try { inner.call(this); } catch (e) { return Promise.reject(e); } };
+        env.stack.push({ value: value, dispose: dispose, async: async });
+    }
+    else if (async) {
+        env.stack.push({ async: true });
+    }
+    return value;
+};
+var train_disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
+    return function (env) {
+        function fail(e) {
+            env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
+            env.hasError = true;
+        }
+        var r, s = 0;
+        function next() {
+            while (r = env.stack.pop()) {
+                try {
+                    if (!r.async && s === 1) return s = 0, env.stack.push(r), Promise.resolve().then(next);
+                    if (r.dispose) {
+                        var result = r.dispose.call(r.value);
+                        if (r.async) return s |= 2, Promise.resolve(result).then(next, function(e) { fail(e); return next(); });
+                    }
+                    else s |= 1;
+                }
+                catch (e) {
+                    fail(e);
+                }
+            }
+            if (s === 1) return env.hasError ? Promise.reject(env.error) : Promise.resolve();
+            if (env.hasError) throw env.error;
+        }
+        return next();
+    };
+})(typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
+    var e = new Error(message);
+    return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
+});
+
+
+
+
+
+
+
+
+const train_short = (sha) => sha.slice(0, 7);
+async function ridePr(ctx, pr) {
+    const startedAt = Date.now();
+    const timed = (o) => {
+        const endedAt = Date.now();
+        return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt };
+    };
+    try {
+        return timed(await ride(ctx, pr));
+    }
+    catch (error) {
+        const cause = (0,errors/* describeError */.U)(error);
+        ctx.log(`[${pr.id}] the train could not land #${pr.number}: ${cause}`);
+        return timed(outcomeOf(pr, { status: 'failed', error: `landing #${pr.number} failed: ${cause}` }));
+    }
+}
+async function ride(ctx, pr) {
+    const env_1 = { stack: [], error: void 0, hasError: false };
+    try {
+        // The base as it is now: the train's previous merge moved it.
+        await ctx.repo.refetch([ctx.base, pr.branch]);
+        const head = await ctx.repo.remoteSha(pr.branch);
+        const baseSha = await ctx.repo.remoteSha(ctx.base);
+        if (!head || !baseSha)
+            return outcomeOf(pr, {
+                status: 'failed',
+                error: `${head ? ctx.base : pr.branch} is not on the remote`
+            });
+        if (head !== pr.headSha)
+            return outcomeOf(pr, {
+                status: 'waiting',
+                error: `#${pr.number}'s branch moved since its approval was read (now ${train_short(head)}): the next train reads it again`
+            });
+        const tree = train_addDisposableResource(env_1, await ctx.repo.worktree(`${pr.id}.train`, pr.branch, `refs/remotes/origin/${pr.branch}`), true);
+        if (pr.draft)
+            return await draftStop(ctx, pr, tree);
+        const upToDate = await isAncestor(tree, baseSha, head);
+        if (!upToDate) {
+            const ref = `refs/remotes/origin/${ctx.base}`;
+            const ours = await onlyOurs(tree, ref, ctx.config.commitAuthor);
+            const clean = (ours && (await tryRebase(tree, ref, ctx.config.commitAuthor))) ||
+                (await tryMerge(tree, { ref, name: ctx.base }, ctx.config.commitAuthor));
+            if (!clean)
+                return afterConflictTurn(pr, await resolveConflict(ctx, pr, tree, { head, baseSha }));
+        }
+        const verify = await verifyAgain(ctx, pr, tree);
+        if (!refresh_passed(verify))
+            return await blocked(ctx, pr, { verify, baseSha, head });
+        const landing = upToDate ? head : await pushUpdate(ctx, pr, tree, { head, verify });
+        if (typeof landing !== 'string')
+            return landing;
+        return await merge(ctx, pr, { landing, verify, pushed: !upToDate });
+    }
+    catch (e_1) {
+        env_1.error = e_1;
+        env_1.hasError = true;
+    }
+    finally {
+        const result_1 = train_disposeResources(env_1);
+        if (result_1)
+            await result_1;
+    }
+}
+/**
+ * A conflict's worker turn wrote new content: pushed as keep-fresh pushes it, and the PR waits for
+ * a person to approve what changed. Any other end of the turn is keep-fresh's outcome.
+ */
+function afterConflictTurn(pr, o) {
+    if (o.status === 'pr-updated')
+        return {
+            ...o,
+            status: 'waiting',
+            error: `#${pr.number} conflicted with the base and a worker resolved it: new content, so it lands once a person with write access approves it again`
+        };
+    if (o.status === 'verify-failed')
+        return { ...o, status: 'blocked' };
+    return o;
+}
+/** The branch brought up to date, pushed with a lease; its new head, or the outcome when not pushed. */
+async function pushUpdate(ctx, pr, tree, at) {
+    const landing = (await tree.git.out(['rev-parse', 'HEAD'])).trim();
+    const pushed = await ctx.repo.push(pr.branch, at.head);
+    if (!pushed.ok) {
+        const moved = /changed on the remote after it was fetched/.test(pushed.reason);
+        return outcomeOf(pr, {
+            status: moved ? 'waiting' : 'failed',
+            error: moved
+                ? `#${pr.number}'s branch moved while the train brought it up to date (someone pushed): left as they left it; the next train takes it again`
+                : `pushing #${pr.number} up to date failed: ${pushed.reason}`
+        });
+    }
+    const { octokit, repo } = ctx.github;
+    const body = refreshedBody(pr.body, {
+        id: pr.id,
+        marker: pr.marker,
+        verify: at.verify,
+        how: `${ctx.base} (by the landing train)`,
+        runUrl: ctx.runUrl
+    });
+    // The action's own update carries the approved content: an approval of `head` still counts.
+    await updateFleetPr(octokit, repo, pr, {
+        title: outcomeOf(pr, { status: 'pr-updated' }).title,
+        body: withCarried(body, { head: landing, from: at.head }),
+        add: [],
+        remove: [CONFLICT_LABEL]
+    });
+    ctx.log(`[${pr.id}] #${pr.number} brought up to date with ${ctx.base} at ${train_short(landing)}`);
+    return landing;
+}
+/** Verify failed on the tree that would land: one comment, the label, the branch as it was. */
+async function blocked(ctx, pr, at) {
+    const v = at.verify;
+    const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${train_short(at.baseSha)}`;
+    const { octokit, repo } = ctx.github;
+    await sayOnPr(octokit, repo, pr.number, {
+        marker: TRAIN_MARKER,
+        key: trainKey(`blocked base=${at.baseSha} head=${at.head}`),
+        body: trainComment({
+            status: 'blocked',
+            base: ctx.base,
+            reason,
+            tail: v?.tail,
+            key: trainKey(`blocked base=${at.baseSha} head=${at.head}`),
+            runUrl: ctx.runUrl
+        })
+    });
+    await relabel(octokit, repo, pr, { add: [BLOCKED_LABEL], remove: [] });
+    ctx.log(`[${pr.id}] #${pr.number} blocked: ${reason}`);
+    return outcomeOf(pr, { status: 'blocked', verify: v, error: reason });
+}
+/** A draft never lands; with mark-ready, one whose verify passes on its head is marked ready. */
+async function draftStop(ctx, pr, tree) {
+    if (!ctx.markReady)
+        return outcomeOf(pr, {
+            status: 'waiting',
+            error: `#${pr.number} is a draft: drafts never land (mark it ready for review, or set mark-ready: true)`
+        });
+    const verify = await verifyAgain(ctx, pr, tree);
+    if (!refresh_passed(verify))
+        return outcomeOf(pr, {
+            status: 'waiting',
+            verify,
+            error: `#${pr.number} is a draft and verify fails on its head (exit ${verify?.exitCode}): left a draft`
+        });
+    const refused = await markReady(ctx.github.octokit, pr.nodeId);
+    if (!refused)
+        ctx.log(`[${pr.id}] #${pr.number}: verify passed on its head; marked ready for review`);
+    return outcomeOf(pr, {
+        status: 'waiting',
+        verify,
+        error: refused
+            ? `#${pr.number} is a draft whose verify passes, but GitHub did not mark it ready: ${refused}`
+            : `#${pr.number} was a draft; verify passed on its head, so it is marked ready for review: it lands once a person with write access approves it`
+    });
+}
+/** The merge, the head pinned; or the merge queue, where the base has one. */
+async function merge(ctx, pr, at) {
+    const { octokit, repo } = ctx.github;
+    if (ctx.rules.mergeQueue) {
+        const refused = await enqueue(octokit, { nodeId: pr.nodeId, sha: at.landing });
+        return waiting(ctx, pr, {
+            landing: at.landing,
+            verify: at.verify,
+            reason: refused
+                ? `${ctx.base} merges through GitHub's merge queue, and GitHub did not add it: ${refused}`
+                : `added to ${ctx.base}'s merge queue at ${train_short(at.landing)}: GitHub merges it once the queue's checks pass`,
+            autoMerge: false
+        });
+    }
+    const verdict = readMergeReply(await mergePr(octokit, repo, {
+        number: pr.number,
+        sha: at.landing,
+        method: ctx.method,
+        title: outcomeOf(pr, { status: 'merged' }).title
+    }));
+    switch (verdict.kind) {
+        case 'merged':
+            ctx.log(`[${pr.id}] #${pr.number} merged into ${ctx.base} (${train_short(verdict.sha)})`);
+            await relabel(octokit, repo, pr, { add: [], remove: [BLOCKED_LABEL] });
+            return outcomeOf(pr, { status: 'merged', verify: at.verify });
+        case 'head-moved': {
+            const now = await headNow(octokit, repo, pr.number);
+            return outcomeOf(pr, {
+                status: 'waiting',
+                verify: at.verify,
+                error: `${verdict.reason} The head is now ${train_short(now.sha)} (someone pushed after the train's verify): not merged; the next train takes it again`
+            });
+        }
+        case 'failed':
+            return outcomeOf(pr, { status: 'failed', verify: at.verify, error: verdict.reason });
+        case 'waiting':
+            return waiting(ctx, pr, {
+                landing: at.landing,
+                verify: at.verify,
+                reason: await explained(ctx, verdict, at),
+                autoMerge: ctx.autoMerge
+            });
+    }
+}
+/** GitHub's refusal, with the required checks not yet passed on the head named. */
+async function explained(ctx, verdict, at) {
+    if (verdict.about !== 'checks' || ctx.rules.requiredChecks.length === 0)
+        return verdict.reason;
+    const { octokit, repo } = ctx.github;
+    const missing = missingChecks(ctx.rules.requiredChecks, await passedChecks(octokit, repo, at.landing));
+    const named = missing.length
+        ? ` Required checks not passed on ${train_short(at.landing)}: ${missing.join(', ')}.`
+        : '';
+    const push = at.pushed
+        ? " The train pushed this head; a push with the workflow's GITHUB_TOKEN starts no workflow run, so with required checks use a GitHub App token or a PAT (docs/workflows.md)."
+        : '';
+    return `${verdict.reason}${named}${push}`;
+}
+/** Not merged now: auto-merge where allowed, one comment (not repeated), the reason in the results. */
+async function waiting(ctx, pr, w) {
+    const { octokit, repo } = ctx.github;
+    let reason = w.reason;
+    if (w.autoMerge) {
+        const refused = await enableAutoMerge(octokit, {
+            nodeId: pr.nodeId,
+            method: ctx.method,
+            sha: w.landing
+        });
+        reason += refused
+            ? ` Auto-merge could not be turned on: ${refused}.`
+            : ' Auto-merge is on: GitHub merges it once its requirements pass.';
+    }
+    const key = trainKey(`waiting head=${w.landing} reason=${hash(w.reason)}`);
+    await sayOnPr(octokit, repo, pr.number, {
+        marker: TRAIN_MARKER,
+        key,
+        body: trainComment({ status: 'waiting', base: ctx.base, reason, key, runUrl: ctx.runUrl })
+    });
+    await relabel(octokit, repo, pr, { add: [], remove: [BLOCKED_LABEL] });
+    ctx.log(`[${pr.id}] #${pr.number} waits: ${reason}`);
+    return outcomeOf(pr, { status: 'waiting', verify: w.verify, error: reason });
+}
+/** A short, stable digest of a reason (the comment's key: the same reason is not said twice). */
+function hash(text) {
+    let h = 2166136261;
+    for (let i = 0; i < text.length; i++)
+        h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+    return (h >>> 0).toString(16);
+}
+
+;// CONCATENATED MODULE: ./src/fleet/train-run.ts
+var train_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
+    if (value !== null && value !== void 0) {
+        if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
+        var dispose, inner;
+        if (async) {
+            if (!Symbol.asyncDispose) throw new TypeError("Symbol.asyncDispose is not defined.");
+            dispose = value[Symbol.asyncDispose];
+        }
+        if (dispose === void 0) {
+            if (!Symbol.dispose) throw new TypeError("Symbol.dispose is not defined.");
+            dispose = value[Symbol.dispose];
+            if (async) inner = dispose;
+        }
+        if (typeof dispose !== "function") throw new TypeError("Object not disposable.");
+        if (inner) dispose = function() { try { inner.call(this); } catch (e) { return Promise.reject(e); } };
+        env.stack.push({ value: value, dispose: dispose, async: async });
+    }
+    else if (async) {
+        env.stack.push({ async: true });
+    }
+    return value;
+};
+var train_run_disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
+    return function (env) {
+        function fail(e) {
+            env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
+            env.hasError = true;
+        }
+        var r, s = 0;
+        function next() {
+            while (r = env.stack.pop()) {
+                try {
+                    if (!r.async && s === 1) return s = 0, env.stack.push(r), Promise.resolve().then(next);
+                    if (r.dispose) {
+                        var result = r.dispose.call(r.value);
+                        if (r.async) return s |= 2, Promise.resolve(result).then(next, function(e) { fail(e); return next(); });
+                    }
+                    else s |= 1;
+                }
+                catch (e) {
+                    fail(e);
+                }
+            }
+            if (s === 1) return env.hasError ? Promise.reject(env.error) : Promise.resolve();
+            if (env.hasError) throw env.error;
+        }
+        return next();
+    };
+})(typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
+    var e = new Error(message);
+    return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
+});
+
+
+
+
+
+/**
+ * The landing train over the PRs that may land: one clone of the base and their branches, the
+ * order of the merge-order map (those sharing no file first), then one PR at a time, each against
+ * the base as the previous merge left it. The model gateway opens only if a conflict needs a worker.
+ */
+async function runTrain(opts) {
+    const env_1 = { stack: [], error: void 0, hasError: false };
+    try {
+        const { repo } = await FleetRepo.clone({
+            dir: `${opts.root}/repo`,
+            remoteUrl: opts.remoteUrl,
+            token: opts.gitToken,
+            base: opts.base,
+            branches: opts.prs.map(pr => pr.branch)
+        });
+        const stack = train_run_addDisposableResource(env_1, new AsyncDisposableStack(), true);
+        let worker;
+        const ctx = {
+            config: opts.config,
+            repo,
+            base: opts.base,
+            github: opts.github,
+            root: opts.root,
+            host: opts.hostEnv,
+            isolation: opts.isolation,
+            worker: () => (worker ??= workerContext({ ...opts }, ctx, stack)),
+            log: opts.log,
+            runUrl: opts.runUrl,
+            signal: opts.signal,
+            method: opts.method,
+            markReady: opts.markReady,
+            autoMerge: opts.autoMerge,
+            rules: opts.rules
+        };
+        const order = trainOrder(await Promise.all(opts.prs.map(async (pr) => ({ ...pr, files: await train_run_changedFiles(repo, opts.base, pr) }))));
+        opts.log(`The train's order: ${order.map(pr => `#${pr.number}`).join(', ')}`);
+        const outcomes = [];
+        for (const pr of order) {
+            if (opts.signal?.aborted) {
+                outcomes.push(outcomeOf(pr, {
+                    status: 'not-started',
+                    error: `not landed: ${String(opts.signal.reason)}`
+                }));
+                continue;
+            }
+            outcomes.push(await ridePr(ctx, pr));
+        }
+        return outcomes;
+    }
+    catch (e_1) {
+        env_1.error = e_1;
+        env_1.hasError = true;
+    }
+    finally {
+        const result_1 = train_run_disposeResources(env_1);
+        if (result_1)
+            await result_1;
+    }
+}
+/** The files the PR changes against the base, as it stands before the train moves anything. */
+async function train_run_changedFiles(repo, base, pr) {
+    const r = await repo.git.exec(['diff', '--name-only', '-z', `refs/remotes/origin/${base}...refs/remotes/origin/${pr.branch}`], { allowFailure: true });
+    return r.stdout.split('\0').filter(Boolean);
+}
+
 ;// CONCATENATED MODULE: ./src/github/access.ts
 
-const WRITERS = ['admin', 'maintain', 'write'];
+const access_WRITERS = ['admin', 'maintain', 'write'];
 /** Only people with write access (admin, maintain, write) delegate; bots only when named. */
 async function checkAccess(octokit, repo, actor, allowedBots) {
     if (actor.isBot) {
@@ -99295,7 +100192,7 @@ async function checkAccess(octokit, repo, actor, allowedBots) {
             username: actor.login
         });
         const role = data.role_name || data.permission;
-        return WRITERS.includes(role) || WRITERS.includes(data.permission)
+        return access_WRITERS.includes(role) || access_WRITERS.includes(data.permission)
             ? { allowed: true }
             : {
                 allowed: false,
@@ -99308,6 +100205,187 @@ async function checkAccess(octokit, repo, actor, allowedBots) {
         }
         throw error;
     }
+}
+
+;// CONCATENATED MODULE: ./src/modes/merge.ts
+// The landing train, as the action takes it: mode: merge (dispatch, schedule, push, a review
+// submitted), or `/fleet merge` from a person with write access on a fleet PR or an issue. It reads
+// which open fleet PRs may land (the action's own, approved by a writer, no changes requested, not a
+// draft) and hands them to fleet/train-run.ts; every PR considered ends in one outcome.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The PRs this train considers: every fleet PR on the base, or those the comment names. */
+async function considered(run, github, ask, base) {
+    const all = await listFleetPrs(github.octokit, github.repo, base, run.config.branchPrefix);
+    const identity = await tokenIdentity(github.octokit);
+    // A PR someone else opened is never the train's, whatever its body says.
+    const own = all.filter(pr => identity.kind === 'user' ? pr.author.login === identity.login : pr.author.type === 'Bot');
+    for (const pr of all.filter(p => !own.includes(p)))
+        run.io.info(`#${pr.number} carries a fleet marker but was opened by ${pr.author.login}: left alone`);
+    if (!ask.issue)
+        return own;
+    const n = ask.issue.number;
+    return ask.issue.isPullRequest
+        ? own.filter(pr => pr.number === n)
+        : own.filter(pr => pr.marker.issue === n);
+}
+/** `/fleet merge` from someone without write access: refused, with a short reply. */
+async function refusedCommand(run, github, ask, reason) {
+    const issue = ask.issue;
+    run.io.info(`refused: ${reason}`);
+    if (issue && ask.actor)
+        await commentOn(github, issue.number, `@${ask.actor.login} Fleet Worker did not start the landing train: ${(0,inert_text/* inertProse */.CH)(reason)}.`);
+    const outcome = {
+        id: issue ? `${issue.isPullRequest ? 'pr' : 'issue'}-${issue.number}` : 'merge',
+        title: issue?.title ?? 'landing train',
+        status: 'refused',
+        source: issue ? { kind: 'issue', issue: issue.number } : { kind: 'input' },
+        turns: 0,
+        durationMs: 0,
+        usage: {
+            input_tokens: 0,
+            output_tokens: 0,
+            cache_read_input_tokens: 0,
+            cache_creation_input_tokens: 0
+        },
+        attempts: 0,
+        error: reason
+    };
+    await run.io.report([outcome], `The landing train was not started: ${reason}.`);
+    return [outcome];
+}
+/** Each PR's approval, read from its reviews and its reviewers' access. */
+async function approvals(github, prs) {
+    const writers = writersOf(github.octokit, github.repo);
+    return Promise.all(prs.map(async (pr) => {
+        const reviews = await reviewsOf(github.octokit, github.repo, pr.number);
+        const people = [...new Set(reviews.filter(r => !r.isBot).map(r => r.login))];
+        return {
+            pr,
+            approval: approvalOf({
+                reviews,
+                writers: await writers(people),
+                head: pr.headSha,
+                carried: carriedFrom(pr.body, pr.headSha)
+            })
+        };
+    }));
+}
+/** Whether this train may start: `/fleet merge` only from a person with write access. */
+async function allowedToStart(run, github, ask) {
+    if (!ask.actor)
+        return undefined;
+    const access = await checkAccess(github.octokit, github.repo, ask.actor, run.config.allowedBots);
+    if (!access.allowed)
+        return access.reason;
+    if (ask.commentId)
+        await ackComment(github, { id: ask.commentId }, run.io.info);
+    return undefined;
+}
+/** The PRs that ride (approved, or drafts to mark ready) and the outcomes of those that wait. */
+async function sortOut(run, github, prs) {
+    const markReady = run.config.markReady;
+    const read = await approvals(github, prs);
+    const rides = (r) => r.approval.ok || (r.pr.draft && markReady);
+    const riding = read.filter(rides).map(r => r.pr);
+    const held = read
+        .filter(r => !rides(r))
+        .map(({ pr, approval }) => outcomeOf(pr, {
+        status: 'waiting',
+        error: pr.draft
+            ? `#${pr.number} is a draft: drafts never land`
+            : approval.ok
+                ? undefined
+                : approval.reason
+    }));
+    for (const o of held)
+        run.io.info(`[${o.id}] #${o.prNumber} waits: ${o.error}`);
+    return { riding, held };
+}
+async function landingTrain(run, ask) {
+    const { config, io } = run;
+    const github = run.github;
+    if (!github)
+        throw new Error(`the landing train (${ask.why}) needs 'github-token' to read and merge PRs`);
+    const denied = await allowedToStart(run, github, ask);
+    if (denied)
+        return refusedCommand(run, github, ask, denied);
+    const base = config.baseBranch ?? (await defaultBranch(github));
+    const prs = await considered(run, github, ask, base);
+    if (ask.issue?.isPullRequest && prs.length === 0)
+        return refusedCommand(run, github, ask, `#${ask.issue.number} is not an open fleet PR on ${base}: the train lands only PRs the action opened`);
+    if (prs.length === 0) {
+        const note = `Nothing to do: no open fleet PR targets ${base} (${ask.why}).`;
+        io.info(note);
+        await io.report([], note);
+        return [];
+    }
+    const settings = await repoMergeSettings(github.octokit, github.repo);
+    const choice = mergeMethodFor(config.mergeMethod, settings);
+    if (!choice.ok)
+        throw new errors/* InputError */.d('merge-method', choice.error);
+    const { riding, held } = await sortOut(run, github, prs);
+    io.info(`${ask.why}: ${riding.length} of ${prs.length} open fleet PRs on ${base} may land (${choice.method})`);
+    const landed = config.dryRun || riding.length === 0
+        ? riding.map(pr => outcomeOf(pr, { status: 'not-started', error: 'dry-run: would land' }))
+        : await merge_ride(run, github, {
+            base,
+            riding,
+            method: choice.method,
+            autoMerge: settings.autoMerge
+        });
+    const outcomes = [...landed, ...held];
+    await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info });
+    await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes }));
+    return outcomes;
+}
+/** Each source issue's live comment gets the train's section for its own fleet PRs. */
+async function onIssues(github, prs, t) {
+    const issues = [...new Set(prs.flatMap(pr => (pr.marker.issue ? [pr.marker.issue] : [])))];
+    for (const issue of issues) {
+        const stops = t.outcomes.filter(o => prs.some(p => p.number === o.prNumber && p.marker.issue === issue));
+        const section = trainIssueSection({ base: t.base, stops, runUrl: t.runUrl });
+        await putRefreshSection(github.octokit, github.repo, issue, section, t.log);
+    }
+}
+/** The train itself, over the PRs that may land (fleet/train-run.ts). */
+async function merge_ride(run, github, t) {
+    const { config, ctx, io } = run;
+    const landed = await runTrain({
+        config,
+        base: t.base,
+        prs: t.riding,
+        remoteUrl: await run.prepare.remoteUrl(),
+        gitToken: config.githubToken,
+        root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-train`),
+        github,
+        isolation: await run.prepare.isolation(),
+        claude: () => run.prepare.claude(),
+        apiKey: run.apiKey,
+        hostEnv: run.env,
+        log: io.info,
+        runUrl: runUrl(ctx),
+        signal: run.signal,
+        method: t.method,
+        markReady: config.markReady,
+        autoMerge: t.autoMerge,
+        rules: await baseRules(github.octokit, github.repo, t.base)
+    });
+    for (const o of landed)
+        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
+    return landed;
 }
 
 ;// CONCATENATED MODULE: ./src/github/label-actor.ts
@@ -99937,6 +101015,7 @@ async function planRequest(request, deps) {
 
 
 
+
 /** The tasks this run is asked for: a plan handed over from mode: plan, or read from the event. */
 async function makePlan(run) {
     const { config, ctx } = run;
@@ -99946,6 +101025,8 @@ async function makePlan(run) {
             throw new errors/* InputError */.d('plan', plan);
         return plan;
     }
+    if (config.mode === 'merge')
+        return { train: { kind: 'train', why: `mode: merge on ${ctx.eventName}` } };
     const request = readEvent(ctx.eventName, ctx.payload, {
         hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
         triggerPhrase: config.triggerPhrase,
@@ -99961,6 +101042,8 @@ async function makePlan(run) {
         return { ignore: request.reason };
     if (request.kind === 'refresh')
         return { refresh: request };
+    if (request.kind === 'train')
+        return { train: request };
     const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info });
     if (plan.ignore)
         return { ignore: plan.ignore };
@@ -99992,6 +101075,17 @@ async function planByPlanner(run, ask) {
         return { outcomes: all };
     }
     return { plan, note };
+}
+/** mode: merge, or `/fleet merge` from a writer: the landing train (src/modes/merge.ts). */
+async function trainByRun(run, ask) {
+    const unsubscribe = onCancelSignals(run.io, run.stop, () => undefined);
+    try {
+        const { config, ctx, io, env, github, apiKey, prepare } = run;
+        return await landingTrain({ config, ctx, io, env, github, apiKey, prepare, signal: run.stop.signal }, ask);
+    }
+    finally {
+        unsubscribe();
+    }
 }
 /** A push to a base, or update-prs: the open fleet PRs on it brought up to date (src/refreshing.ts). */
 async function refreshByRun(run, ask) {
@@ -100456,6 +101550,8 @@ async function fleetAction(env, io) {
     const asked = await makePlan(run);
     if ('refresh' in asked)
         return refreshByRun(run, asked.refresh);
+    if ('train' in asked)
+        return trainByRun(run, asked.train);
     if ('ignore' in asked) {
         io.info(`Nothing to do: ${asked.ignore}.`);
         await io.report([], `Nothing to do: ${asked.ignore}.`);

@@ -79,7 +79,7 @@ export async function refreshFleet(
 }
 
 /** What a merge turn's worker needs: the gateway (closed with the run), the binary, the cage. */
-async function workerContext(
+export async function workerContext(
   opts: RefreshOptions,
   ctx: RefreshContext,
   stack: AsyncDisposableStack

@@ -13,6 +13,7 @@ import {
   taskOfBody
 } from '../report/refresh.js'
 import { mergePrompt } from '../tasks/merge-prompt.js'
+import { withCarried } from '../report/train.js'
 import type { Isolation } from '../worker/isolation.js'
 import { runWorker, type WorkerContext } from '../worker/run.js'
 import type { FleetConfig } from './options.js'
@@ -61,7 +62,7 @@ export interface RefreshContext {
 }
 
 const VERIFY_FAILED = 'fleet:verify-failed'
-const passed = (v?: VerifyResult) => !v || (v.exitCode === 0 && !v.timedOut)
+export const passed = (v?: VerifyResult) => !v || (v.exitCode === 0 && !v.timedOut)
 const baseRef = (ctx: RefreshContext) => `refs/remotes/origin/${ctx.base}`
 
 /** The outcome of a PR's refresh, before its timing: the task's id and the PR filled in. */
@@ -151,7 +152,7 @@ async function cageEnv(ctx: RefreshContext, id: string): Promise<Record<string, 
 }
 
 /** `setup` then `verify` in the task's cage, as a task's own run has them; undefined without verify. */
-async function verifyAgain(
+export async function verifyAgain(
   ctx: RefreshContext,
   pr: FleetPr,
   tree: Worktree
@@ -220,9 +221,19 @@ async function landRefresh(
   const { octokit, repo } = ctx.github
   const marker = { ...pr.marker, fixUps: how.fixUps ?? pr.marker.fixUps }
   const title = outcomeOf(pr, { status: 'pr-updated' }).title
+  // A clean update carries the content a person approved (the landing train reads this); a
+  // worker's turn is new content, and drops the record.
+  const landed = how.turn ? undefined : await tree.git.out(['rev-parse', 'HEAD'])
+  const body = refreshedBody(pr.body, {
+    id: pr.id,
+    marker,
+    verify,
+    how: how.how,
+    runUrl: ctx.runUrl
+  })
   await updateFleetPr(octokit, repo, pr, {
     title: ok ? title : `[verify failed] ${title}`,
-    body: refreshedBody(pr.body, { id: pr.id, marker, verify, how: how.how, runUrl: ctx.runUrl }),
+    body: withCarried(body, landed ? { head: landed.trim(), from: how.head } : undefined),
     add: ok ? [] : [VERIFY_FAILED],
     remove: ok ? [VERIFY_FAILED, CONFLICT_LABEL] : [CONFLICT_LABEL]
   })
@@ -299,7 +310,7 @@ async function cannotResolve(
  * checked in that commit and verify run. A rerun on the same two heads that was already answered
  * says nothing new and runs no worker.
  */
-async function resolveConflict(
+export async function resolveConflict(
   ctx: RefreshContext,
   pr: FleetPr,
   tree: Worktree,

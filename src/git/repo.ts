@@ -156,6 +156,20 @@ export class FleetRepo {
     return branch
   }
 
+  /** Fetches these branches again: the base after the landing train merged a PR into it. */
+  async refetch(branches: string[]): Promise<void> {
+    await this.git.exec(
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        'origin',
+        ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
+      ],
+      { env: this.auth() }
+    )
+  }
+
   remoteSha(branch: string): Promise<string | undefined> {
     return this.git.tryRevParse(`refs/remotes/origin/${branch}`)
   }

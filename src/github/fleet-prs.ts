@@ -19,6 +19,13 @@ export interface FleetPr {
   marker: PrMarker
   labels: string[]
   createdAt: string
+  /** The head as the listing saw it (the landing train reads the branch itself). */
+  headSha: string
+  draft: boolean
+  /** GraphQL's id of the PR (ready for review, auto-merge, the merge queue). */
+  nodeId: string
+  /** Who opened it: the token's own account for every PR the action opened. */
+  author: { login: string; type: string }
 }
 
 /** The open fleet PRs targeting `base`, oldest first: one listing (paged past 100). */
@@ -53,7 +60,11 @@ export async function listFleetPrs(
       id,
       marker,
       labels: pr.labels.map(l => l.name ?? '').filter(Boolean),
-      createdAt: pr.created_at
+      createdAt: pr.created_at,
+      headSha: pr.head.sha,
+      draft: pr.draft ?? false,
+      nodeId: pr.node_id,
+      author: { login: pr.user?.login ?? '', type: pr.user?.type ?? '' }
     })
   }
   return found.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.number - b.number)

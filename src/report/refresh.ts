@@ -196,7 +196,10 @@ const refreshWords: Partial<Record<Outcome['status'], string>> = {
   conflict: 'conflicts: left as it was, the PR says why',
   failed: 'failed: left as it was',
   'no-changes': 'moved meanwhile: left as it was',
-  'not-started': 'not started'
+  'not-started': 'not started',
+  merged: 'landed by the train',
+  waiting: 'waiting to land',
+  blocked: 'blocked: verify failed once up to date'
 }
 
 /**

@@ -38,7 +38,15 @@ export interface Totals {
   costUsd?: number
 }
 
-const SUCCEEDED = ['pr-opened', 'pr-updated', 'pushed', 'no-changes', 'up-to-date', 'ready']
+const SUCCEEDED = [
+  'pr-opened',
+  'pr-updated',
+  'pushed',
+  'no-changes',
+  'up-to-date',
+  'ready',
+  'merged'
+]
 
 export function totals(outcomes: Outcome[]): Totals {
   return {

@@ -16,7 +16,10 @@ const ICON: Record<Outcome['status'], string> = {
   cancelled: '🛑',
   'up-to-date': '🟰',
   conflict: '🔀',
-  ready: '📦'
+  ready: '📦',
+  merged: '🚆',
+  waiting: '⏳',
+  blocked: '🚧'
 }
 
 function prCell(o: Outcome): string {

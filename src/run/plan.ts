@@ -10,11 +10,13 @@ import type { Outcome } from '../domain.js'
 import { goalReport } from '../planner/report.js'
 import { usePlanner } from '../planning.js'
 import { type Refresh, refreshPrs } from '../refreshing.js'
+import { landingTrain, type Train } from '../modes/merge.js'
 import { type Plan, planRequest } from '../triggers.js'
 import { onCancelSignals } from './cancel.js'
 import { planned, type Run } from './run.js'
 
-export type Asked = (SavedPlan & Pick<Plan, 'planner'>) | { ignore: string } | { refresh: Refresh }
+export type Asked =
+  (SavedPlan & Pick<Plan, 'planner'>) | { ignore: string } | { refresh: Refresh } | { train: Train }
 
 /** The tasks this run is asked for: a plan handed over from mode: plan, or read from the event. */
 export async function makePlan(run: Run): Promise<Asked> {
@@ -24,6 +26,8 @@ export async function makePlan(run: Run): Promise<Asked> {
     if (typeof plan === 'string') throw new InputError('plan', plan)
     return plan
   }
+  if (config.mode === 'merge')
+    return { train: { kind: 'train', why: `mode: merge on ${ctx.eventName}` } }
   const request = readEvent(ctx.eventName, ctx.payload, {
     hasTasks: config.tasks.trim() !== '' || config.tasksFile !== undefined,
     triggerPhrase: config.triggerPhrase,
@@ -37,6 +41,7 @@ export async function makePlan(run: Run): Promise<Asked> {
   })
   if (request.kind === 'ignore') return { ignore: request.reason }
   if (request.kind === 'refresh') return { refresh: request }
+  if (request.kind === 'train') return { train: request }
   const plan = await planRequest(request, { config, ctx, github: run.github, log: run.io.info })
   if (plan.ignore) return { ignore: plan.ignore }
   if (plan.tasks.length === 0 && plan.refused.length === 0 && request.kind === 'tasks') {
@@ -77,6 +82,20 @@ export async function planByPlanner(
     return { outcomes: all }
   }
   return { plan, note }
+}
+
+/** mode: merge, or `/fleet merge` from a writer: the landing train (src/modes/merge.ts). */
+export async function trainByRun(run: Run, ask: Train): Promise<Outcome[]> {
+  const unsubscribe = onCancelSignals(run.io, run.stop, () => undefined)
+  try {
+    const { config, ctx, io, env, github, apiKey, prepare } = run
+    return await landingTrain(
+      { config, ctx, io, env, github, apiKey, prepare, signal: run.stop.signal },
+      ask
+    )
+  } finally {
+    unsubscribe()
+  }
 }
 
 /** A push to a base, or update-prs: the open fleet PRs on it brought up to date (src/refreshing.ts). */

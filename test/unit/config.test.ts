@@ -239,6 +239,26 @@ describe('update-prs', () => {
   })
 })
 
+describe('the landing train: mode: merge, merge-method, mark-ready', () => {
+  it('takes mode: merge; merge-method empty (the repository decides) or one of three; mark-ready off', () => {
+    const c = parseConfig(env({ mode: 'merge' }))
+    expect(c.mode).toBe('merge')
+    expect(c.mergeMethod).toBeUndefined()
+    expect(c.markReady).toBe(false)
+    expect(parseConfig(env({ 'merge-method': 'rebase', 'mark-ready': 'true' }))).toMatchObject({
+      mergeMethod: 'rebase',
+      markReady: true
+    })
+  })
+
+  it('names merge-method and the three values when given another', () => {
+    const error = inputError({ 'merge-method': 'fast-forward' })
+    expect(error.input).toBe('merge-method')
+    expect(error.message).toContain('expected merge, squash or rebase')
+    expect(error.message).toContain("'fast-forward'")
+  })
+})
+
 describe('land', () => {
   it('is true by default and false only for the modes that run workers', () => {
     expect(parseConfig(env()).land).toBe(true)

@@ -95,6 +95,32 @@ describe('readEvent: issue comments', () => {
     })
   })
 
+  it("'/fleet merge' asks for the landing train, on a PR or on an issue; other words after merge do not", () => {
+    expect(
+      readEvent('issue_comment', comment('/fleet merge', { onPullRequest: true }), settings)
+    ).toMatchObject({
+      kind: 'train',
+      why: '/fleet merge on pull request #12',
+      issue: { number: 12, isPullRequest: true },
+      commentId: 555,
+      actor: { login: 'maintainer' }
+    })
+    expect(readEvent('issue_comment', comment('/fleet merge'), settings)).toMatchObject({
+      kind: 'train',
+      issue: { number: 12, isPullRequest: false }
+    })
+    expect(readEvent('issue_comment', comment('/fleet merge the two files'), settings).kind).toBe(
+      'comment'
+    )
+    expect(
+      readEvent(
+        'issue_comment',
+        comment('/fleet merge conflicts', { onPullRequest: true }),
+        settings
+      ).kind
+    ).toBe('follow-up')
+  })
+
   it('a bot commenter named in allowed-bots is recognised as a bot', () => {
     const request = readEvent(
       'issue_comment',

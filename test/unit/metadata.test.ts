@@ -42,7 +42,9 @@ const CONTRACT_INPUTS = [
   'update-prs',
   'run-plan',
   'isolation',
-  'allowed-domains'
+  'allowed-domains',
+  'merge-method',
+  'mark-ready'
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
@@ -56,6 +58,7 @@ const CONTRACT_DEFAULTS: Record<string, string> = {
   'trigger-phrase': '/fleet',
   'queue-label': 'fleet',
   'dry-run': 'false',
+  'mark-ready': 'false',
   'run-plan': 'false',
   'update-prs': 'false',
   isolation: 'sandbox'

@@ -99,7 +99,8 @@ describe('results output', () => {
   it('counts succeeded and failed, and lists each PR URL once', () => {
     const all = STATUSES.map((status, i) => outcome({ id: `t${i}`, status }))
     const out = outputs(all)
-    expect(out.succeeded).toBe('6') // pr-opened, pr-updated, pushed, no-changes, up-to-date, ready
+    // pr-opened, pr-updated, pushed, no-changes, up-to-date, ready, merged
+    expect(out.succeeded).toBe('7')
     expect(out.failed).toBe(String(FAILING.length))
     expect(JSON.parse(out['pull-requests'] ?? '')).toEqual(['https://github.com/acme/app/pull/17'])
     expect(Object.keys(out).sort()).toEqual(['failed', 'pull-requests', 'results', 'succeeded'])

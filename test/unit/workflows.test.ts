@@ -28,6 +28,7 @@ const EXAMPLES = [
   'keep-fresh.yml',
   'label.yml',
   'matrix.yml',
+  'merge-train.yml',
   'nightly.yml',
   'pat-token.yml',
   'review.yml',

@@ -1,0 +1,228 @@
+// The landing train, as the action takes it: mode: merge (dispatch, schedule, push, a review
+// submitted), or `/fleet merge` from a person with write access on a fleet PR or an issue. It reads
+// which open fleet PRs may land (the action's own, approved by a writer, no changes requested, not a
+// draft) and hands them to fleet/train-run.ts; every PR considered ends in one outcome.
+import path from 'node:path'
+import { InputError } from '../errors.js'
+import type { Outcome } from '../domain.js'
+import type { Request } from '../event.js'
+import { runUrl } from '../context.js'
+import { outcomeOf } from '../fleet/refresh.js'
+import { runTrain } from '../fleet/train-run.js'
+import { approvalOf, mergeMethodFor } from '../fleet/train-rules.js'
+import { checkAccess } from '../github/access.js'
+import type { GitHub } from '../github/client.js'
+import { type FleetPr, listFleetPrs } from '../github/fleet-prs.js'
+import { tokenIdentity } from '../github/identity.js'
+import { ackComment, commentOn, defaultBranch } from '../github/issues.js'
+import {
+  baseRules,
+  type MergeMethod,
+  repoMergeSettings,
+  reviewsOf,
+  writersOf
+} from '../github/merge.js'
+import { inertProse } from '../inert-text.js'
+import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
+import { putRefreshSection } from '../github/refresh-comment.js'
+import type { RefreshAction } from '../refreshing.js'
+
+/** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
+export type Train = Extract<Request, { kind: 'train' }>
+
+/** The PRs this train considers: every fleet PR on the base, or those the comment names. */
+async function considered(
+  run: RefreshAction,
+  github: GitHub,
+  ask: Train,
+  base: string
+): Promise<FleetPr[]> {
+  const all = await listFleetPrs(github.octokit, github.repo, base, run.config.branchPrefix)
+  const identity = await tokenIdentity(github.octokit)
+  // A PR someone else opened is never the train's, whatever its body says.
+  const own = all.filter(pr =>
+    identity.kind === 'user' ? pr.author.login === identity.login : pr.author.type === 'Bot'
+  )
+  for (const pr of all.filter(p => !own.includes(p)))
+    run.io.info(
+      `#${pr.number} carries a fleet marker but was opened by ${pr.author.login}: left alone`
+    )
+  if (!ask.issue) return own
+  const n = ask.issue.number
+  return ask.issue.isPullRequest
+    ? own.filter(pr => pr.number === n)
+    : own.filter(pr => pr.marker.issue === n)
+}
+
+/** `/fleet merge` from someone without write access: refused, with a short reply. */
+async function refusedCommand(run: RefreshAction, github: GitHub, ask: Train, reason: string) {
+  const issue = ask.issue
+  run.io.info(`refused: ${reason}`)
+  if (issue && ask.actor)
+    await commentOn(
+      github,
+      issue.number,
+      `@${ask.actor.login} Fleet Worker did not start the landing train: ${inertProse(reason)}.`
+    )
+  const outcome: Outcome = {
+    id: issue ? `${issue.isPullRequest ? 'pr' : 'issue'}-${issue.number}` : 'merge',
+    title: issue?.title ?? 'landing train',
+    status: 'refused',
+    source: issue ? { kind: 'issue', issue: issue.number } : { kind: 'input' },
+    turns: 0,
+    durationMs: 0,
+    usage: {
+      input_tokens: 0,
+      output_tokens: 0,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0
+    },
+    attempts: 0,
+    error: reason
+  }
+  await run.io.report([outcome], `The landing train was not started: ${reason}.`)
+  return [outcome]
+}
+
+/** Each PR's approval, read from its reviews and its reviewers' access. */
+async function approvals(github: GitHub, prs: FleetPr[]) {
+  const writers = writersOf(github.octokit, github.repo)
+  return Promise.all(
+    prs.map(async pr => {
+      const reviews = await reviewsOf(github.octokit, github.repo, pr.number)
+      const people = [...new Set(reviews.filter(r => !r.isBot).map(r => r.login))]
+      return {
+        pr,
+        approval: approvalOf({
+          reviews,
+          writers: await writers(people),
+          head: pr.headSha,
+          carried: carriedFrom(pr.body, pr.headSha)
+        })
+      }
+    })
+  )
+}
+
+/** Whether this train may start: `/fleet merge` only from a person with write access. */
+async function allowedToStart(run: RefreshAction, github: GitHub, ask: Train) {
+  if (!ask.actor) return undefined
+  const access = await checkAccess(github.octokit, github.repo, ask.actor, run.config.allowedBots)
+  if (!access.allowed) return access.reason
+  if (ask.commentId) await ackComment(github, { id: ask.commentId }, run.io.info)
+  return undefined
+}
+
+/** The PRs that ride (approved, or drafts to mark ready) and the outcomes of those that wait. */
+async function sortOut(run: RefreshAction, github: GitHub, prs: FleetPr[]) {
+  const markReady = run.config.markReady
+  const read = await approvals(github, prs)
+  const rides = (r: (typeof read)[number]) => r.approval.ok || (r.pr.draft && markReady)
+  const riding = read.filter(rides).map(r => r.pr)
+  const held = read
+    .filter(r => !rides(r))
+    .map(({ pr, approval }) =>
+      outcomeOf(pr, {
+        status: 'waiting',
+        error: pr.draft
+          ? `#${pr.number} is a draft: drafts never land`
+          : approval.ok
+            ? undefined
+            : approval.reason
+      })
+    )
+  for (const o of held) run.io.info(`[${o.id}] #${o.prNumber} waits: ${o.error}`)
+  return { riding, held }
+}
+
+export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outcome[]> {
+  const { config, io } = run
+  const github = run.github
+  if (!github)
+    throw new Error(`the landing train (${ask.why}) needs 'github-token' to read and merge PRs`)
+  const denied = await allowedToStart(run, github, ask)
+  if (denied) return refusedCommand(run, github, ask, denied)
+  const base = config.baseBranch ?? (await defaultBranch(github))
+  const prs = await considered(run, github, ask, base)
+  if (ask.issue?.isPullRequest && prs.length === 0)
+    return refusedCommand(
+      run,
+      github,
+      ask,
+      `#${ask.issue.number} is not an open fleet PR on ${base}: the train lands only PRs the action opened`
+    )
+  if (prs.length === 0) {
+    const note = `Nothing to do: no open fleet PR targets ${base} (${ask.why}).`
+    io.info(note)
+    await io.report([], note)
+    return []
+  }
+  const settings = await repoMergeSettings(github.octokit, github.repo)
+  const choice = mergeMethodFor(config.mergeMethod, settings)
+  if (!choice.ok) throw new InputError('merge-method', choice.error)
+  const { riding, held } = await sortOut(run, github, prs)
+  io.info(
+    `${ask.why}: ${riding.length} of ${prs.length} open fleet PRs on ${base} may land (${choice.method})`
+  )
+  const landed =
+    config.dryRun || riding.length === 0
+      ? riding.map(pr => outcomeOf(pr, { status: 'not-started', error: 'dry-run: would land' }))
+      : await ride(run, github, {
+          base,
+          riding,
+          method: choice.method,
+          autoMerge: settings.autoMerge
+        })
+  const outcomes = [...landed, ...held]
+  await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info })
+  await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes }))
+  return outcomes
+}
+
+/** Each source issue's live comment gets the train's section for its own fleet PRs. */
+async function onIssues(
+  github: GitHub,
+  prs: FleetPr[],
+  t: { base: string; outcomes: Outcome[]; runUrl?: string; log: (m: string) => void }
+): Promise<void> {
+  const issues = [...new Set(prs.flatMap(pr => (pr.marker.issue ? [pr.marker.issue] : [])))]
+  for (const issue of issues) {
+    const stops = t.outcomes.filter(o =>
+      prs.some(p => p.number === o.prNumber && p.marker.issue === issue)
+    )
+    const section = trainIssueSection({ base: t.base, stops, runUrl: t.runUrl })
+    await putRefreshSection(github.octokit, github.repo, issue, section, t.log)
+  }
+}
+
+/** The train itself, over the PRs that may land (fleet/train-run.ts). */
+async function ride(
+  run: RefreshAction,
+  github: GitHub,
+  t: { base: string; riding: FleetPr[]; method: MergeMethod; autoMerge: boolean }
+): Promise<Outcome[]> {
+  const { config, ctx, io } = run
+  const landed = await runTrain({
+    config,
+    base: t.base,
+    prs: t.riding,
+    remoteUrl: await run.prepare.remoteUrl(),
+    gitToken: config.githubToken,
+    root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-train`),
+    github,
+    isolation: await run.prepare.isolation(),
+    claude: () => run.prepare.claude(),
+    apiKey: run.apiKey,
+    hostEnv: run.env,
+    log: io.info,
+    runUrl: runUrl(ctx),
+    signal: run.signal,
+    method: t.method,
+    markReady: config.markReady,
+    autoMerge: t.autoMerge,
+    rules: await baseRules(github.octokit, github.repo, t.base)
+  })
+  for (const o of landed)
+    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+  return landed
+}
