@@ -113,7 +113,9 @@ export const STATUSES = [
   /** A fleet PR that could not be brought up to date: its branch untouched, the PR says why. */
   'conflict',
   /** land: false — the work sealed as a bundle and handed over, waiting for a mode: land job. */
-  'ready'
+  'ready',
+  /** A spend cap held over every run would be crossed: not started, left queued (src/spend/). */
+  'deferred'
 ] as const
 export type Status = (typeof STATUSES)[number]
 

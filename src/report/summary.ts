@@ -16,7 +16,8 @@ const ICON: Record<Outcome['status'], string> = {
   cancelled: '🛑',
   'up-to-date': '🟰',
   conflict: '🔀',
-  ready: '📦'
+  ready: '📦',
+  deferred: '💤'
 }
 
 function prCell(o: Outcome): string {

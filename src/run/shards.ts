@@ -11,6 +11,7 @@ import { landHandedOver } from '../modes/land.js'
 import { againstPlan } from '../modes/missing.js'
 import { parsePlan, type SavedPlan } from '../modes/plan.js'
 import { outcomeStore, type Run, trackingFor } from './run.js'
+import { openSpend, settleSpend } from './spend.js'
 
 /** mode: land — handed-over work checked, pushed and PR'd (modes/land.ts); no worker, no model key. */
 async function landShards(run: Run, outcomes: Outcome[]): Promise<Outcome[]> {
@@ -33,6 +34,11 @@ async function landShards(run: Run, outcomes: Outcome[]): Promise<Outcome[]> {
   )
 }
 
+/** The task a merged outcome stands for. */
+function taskOfOutcome(o: Outcome): Task {
+  return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }
+}
+
 /** mode: report — each merged outcome told to its issue, as the shard itself would have. */
 async function reportToIssues(
   run: Run,
@@ -40,13 +46,7 @@ async function reportToIssues(
   outcomes: Outcome[],
   queue: SavedPlan['queue']
 ): Promise<void> {
-  const tasks: Task[] = outcomes.map(o => ({
-    id: o.id,
-    title: o.title,
-    prompt: '',
-    branch: o.branch ?? '',
-    source: o.source
-  }))
+  const tasks: Task[] = outcomes.map(taskOfOutcome)
   const tracking = trackingFor(run, github, tasks, queue)
   for (const o of outcomes)
     tracking.finished(
@@ -76,9 +76,17 @@ export async function reportShards(run: Run): Promise<Outcome[]> {
   const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
   const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
   run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`)
-  const outcomes = run.config.mode === 'land' ? await landShards(run, merged) : merged
+  // mode: land writes the spend ledger the read-only run jobs only read (src/run/spend.ts).
+  const land = run.config.mode === 'land'
+  const spend = land ? await openSpend(run, merged.map(taskOfOutcome)) : undefined
+  const outcomes = land ? await landShards(run, merged) : merged
+  const spent = spend && (await settleSpend(run, spend, outcomes, true))
   if (run.github) await reportToIssues(run, run.github, outcomes, files[0]?.queue ?? plan?.queue)
-  await run.io.report(outcomes, `Merged from ${files.length} shards.`)
+  await run.io.report(
+    outcomes,
+    [`Merged from ${files.length} shards.`, spent?.note].filter(Boolean).join('\n\n')
+  )
+  if (spent?.error) throw spent.error
   if (lost.missing.length)
     throw new Error(
       `${lost.missing.map(s => `shard ${s}`).join(', ')} left no outcome: ${lost.outcomes.length} planned tasks were not run (reported as not-started)`

@@ -41,7 +41,10 @@ const CONTRACT_INPUTS = [
   'update-prs',
   'run-plan',
   'isolation',
-  'allowed-domains'
+  'allowed-domains',
+  'max-daily-cost-usd',
+  'max-monthly-cost-usd',
+  'max-user-daily-cost-usd'
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
