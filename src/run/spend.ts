@@ -94,7 +94,8 @@ export async function openSpend(run: Run, tasks: readonly Task[]): Promise<RunSp
       `${run.ctx.runId ?? process.pid}-${run.config.shard}`
     ),
     env: run.env,
-    author: run.config.commitAuthor
+    author: run.config.commitAuthor,
+    log: run.io.info
   })
   const read = await ledger.read().catch((error: unknown) => {
     if (error instanceof Error && error.name === 'LedgerError') throw error

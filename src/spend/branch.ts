@@ -27,6 +27,7 @@ export interface LedgerPlace {
   dir: string
   env?: NodeJS.ProcessEnv
   author: { name: string; email: string }
+  log?: (message: string) => void
 }
 
 /** What the ledger holds at one tip (none: the branch does not exist yet). */
@@ -125,6 +126,9 @@ export class LedgerBranch {
       last = new GitError(['push'], pushed)
       // Lost the race only if the tip moved; else the push was refused for its own reason.
       if ((await this.remoteTip()) === now.tip) throw last
+      this.place.log?.(
+        `${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`
+      )
       await sleep(50 + Math.random() * 150 * attempt)
     }
     throw new Error(

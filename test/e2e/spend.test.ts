@@ -5,7 +5,7 @@
 // once both record, the per-user cap holds on comment triggers, a tampered ledger is refused with
 // a sentence, the split layout reads in the run job and writes in the land job, and the report
 // renders a week of entries with the PRs merged.
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -13,9 +13,20 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, OWNER, READ_TOKEN, REPO, results, type Stack, startStack } from '../../demo/stack.js'
-import { issueComment } from '../support/events.js'
-import { COLLABORATORS, fleetComments, slug, wordsToFile } from './triggers-support.js'
+import { gitTestEnv } from '../../demo/git-remote.js'
+import {
+  byId,
+  GITHUB_TOKEN,
+  OWNER,
+  READ_TOKEN,
+  REPO,
+  results,
+  type Stack,
+  startStack
+} from '../../demo/stack.js'
+import { LedgerBranch } from '../../src/spend/branch.js'
+import { issueComment, schedule } from '../support/events.js'
+import { COLLABORATORS, fleetComments, labelsOf, slug, wordsToFile } from './triggers-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -69,6 +80,7 @@ async function ledgerOf(stack: Stack): Promise<LedgerEntry[]> {
 
 /** The ledger branch's commits, newest first, and how many parents each has. */
 async function ledgerHistory(stack: Stack): Promise<string[]> {
+  if (!Object.keys(await stack.git.branches(FULL)).includes(LEDGER)) return []
   const out = await git(stack.git.repoPath(FULL), 'log', '--format=%H %P', LEDGER)
   return out.split('\n').map(l => l.split(' ').slice(1).join(' '))
 }
@@ -194,6 +206,48 @@ describe('a daily cap held over the runs of one workflow', () => {
     expect(history.slice(0, -1).every(p => /^[0-9a-f]{40}$/.test(p))).toBe(true)
   })
 
+  it('six appends racing over the HTTP remote: each loser reads again, every entry lands once', async () => {
+    const before = await ledgerOf(stack)
+    const commits = (await ledgerHistory(stack)).length
+    const retried: string[] = []
+    const entry = (i: number) => ({
+      v: 1 as const,
+      at: new Date().toISOString(),
+      run: `race-${i}`,
+      task: `race-${i}`,
+      status: 'pr-opened',
+      cost: 0.01,
+      tokens: 10,
+      trigger: 'dispatch' as const
+    })
+    await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const ledger = await LedgerBranch.open({
+          remoteUrl: stack.cloneUrl,
+          token: GITHUB_TOKEN,
+          branch: LEDGER,
+          dir: path.join(scratch, `race-${i}`),
+          env: gitTestEnv(stack.home),
+          author: { name: 'Fleet', email: 'fleet@example.com' },
+          log: m => retried.push(m)
+        })
+        await ledger.append([entry(i)], `race ${i}`)
+      })
+    )
+    const after = await ledgerOf(stack)
+    expect(after.slice(0, before.length)).toEqual(before)
+    expect(
+      after
+        .slice(before.length)
+        .map(e => e.task)
+        .sort()
+    ).toEqual(Array.from({ length: 6 }, (_, i) => `race-${i}`))
+    // They did race (six readers of one tip), and the losers went on top, never forced.
+    expect(retried.length).toBeGreaterThan(0)
+    expect(retried[0]).toMatch(/another run appended first; appending on top of it/)
+    expect(await ledgerHistory(stack)).toHaveLength(commits + 6)
+  })
+
   it('a tampered ledger ends the run with a sentence naming it, and no worker starts', async () => {
     const good = (await stack.git.readFile(FULL, LEDGER, 'ledger.jsonl')) ?? ''
     const lines = good.trim().split('\n')
@@ -223,6 +277,66 @@ describe('a daily cap held over the runs of one workflow', () => {
       new RegExp(`line ${lines.length + 1} is not JSON: the ledger was garbled`)
     )
     expect(stack.model.requestsFor('x1')).toHaveLength(0)
+  })
+})
+
+describe('a deferred queued issue keeps its label for a later night', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack({
+      model: { defaultScript: wordsToFile },
+      github: { collaborators: COLLABORATORS }
+    })
+  })
+  afterAll(async () => stack?.close())
+
+  const nightly = () => schedule({ owner: OWNER, repo: REPO, cron: '17 3 * * *' })
+  const queue = (title: string, created: string) =>
+    stack.github.addIssue({
+      title,
+      body: '',
+      labels: ['fleet'],
+      user: 'maria',
+      created_at: created
+    }).number
+
+  it('defers the issue that would cross the daily cap; it stays queued and runs the next night', async () => {
+    const a = queue('Write notes/a.md', '2025-01-01T00:00:00Z')
+    const first = await stack.run({
+      eventName: 'schedule',
+      payload: nightly(),
+      inputs: { ...PRICED, 'max-daily-cost-usd': '100' }
+    })
+    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    const spent = cost(first, `issue-${a}`)
+    expect((await ledgerOf(stack))[0]).toMatchObject({ trigger: 'schedule', user: 'maria' })
+
+    const b = queue('Write notes/b.md', '2025-01-02T00:00:00Z')
+    const c = queue('Write notes/c.md', '2025-01-03T00:00:00Z')
+    const cap = (spent * 2.5).toFixed(6)
+    const second = await stack.run({
+      eventName: 'schedule',
+      payload: nightly(),
+      inputs: { ...PRICED, 'max-daily-cost-usd': cap }
+    })
+    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expect(byId(second).get(`issue-${b}`)?.status).toBe('pr-opened')
+    expect(byId(second).get(`issue-${c}`)?.status).toBe('deferred')
+    expect(stack.model.requestsFor(slug('Write notes/c.md'))).toHaveLength(0)
+    expect(labelsOf(stack, b)).toEqual(['fleet:done'])
+    // Still queued, not in progress, not failed; its comment says why.
+    expect(labelsOf(stack, c)).toEqual(['fleet'])
+    const [live] = fleetComments(stack, c)
+    expect(live?.body).toMatch(/deferred: max-daily-cost-usd is \$[\d.]+/)
+
+    // The next night, with room again: the queue takes it up.
+    const third = await stack.run({
+      eventName: 'schedule',
+      payload: nightly(),
+      inputs: { ...PRICED, 'max-daily-cost-usd': '100' }
+    })
+    expect(results(third).map(r => [r.id, r.status])).toEqual([[`issue-${c}`, 'pr-opened']])
+    expect(labelsOf(stack, c)).toEqual(['fleet:done'])
   })
 })
 
@@ -426,5 +540,35 @@ describe('the spend report', () => {
     // Read only: nothing pushed, no API write.
     expect(stack.git.requests.filter(r => r.service === 'git-receive-pack')).toHaveLength(0)
     expect(stack.github.requests.filter(r => r.method !== 'GET')).toEqual([])
+  })
+
+  it('fleet-worker report prints the same report from the local clone', async () => {
+    const cli = await new Promise<{ code: number | null; out: string; err: string }>(done => {
+      const child = spawn(
+        process.execPath,
+        [
+          path.resolve(import.meta.dirname, '../../dist/cli/index.js'),
+          'report',
+          '--repository',
+          FULL,
+          '--api-url',
+          stack.github.url
+        ],
+        {
+          cwd: stack.workspace,
+          env: { ...gitTestEnv(stack.home), GITHUB_TOKEN, PATH: process.env.PATH },
+          stdio: ['ignore', 'pipe', 'pipe']
+        }
+      )
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()))
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()))
+      child.on('close', code => done({ code, out, err }))
+    })
+    expect(cli.code, cli.out + cli.err).toBe(0)
+    expect(cli.out).toContain('(7 UTC days)')
+    expect(cli.out).toContain('5 tasks cost $3.00; 3 PRs opened, 2 merged: $1.50 per merged PR.')
+    expect(cli.out).toContain('| kimi-k2 | 1 | 1 | 1 | $1.25 | $1.25 |')
   })
 })
