@@ -11,7 +11,7 @@ import { labelledBy } from '../github/label-actor.js'
 import { LedgerBranch } from '../spend/branch.js'
 import { admit, estimate, hasCaps, spendLines, spentAt } from '../spend/caps.js'
 import { type Entry, ledgerName, PERSONAL, type Trigger } from '../spend/entry.js'
-import { describeError } from '../errors.js'
+import { describeError, InputError } from '../errors.js'
 import type { Run } from './run.js'
 
 /** How this run's work was started, and by whom (a person's login), per task. */
@@ -97,6 +97,11 @@ export async function openSpend(run: Run, tasks: readonly Task[]): Promise<RunSp
     author: run.config.commitAuthor,
     log: run.io.info
   })
+  if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
+    throw new InputError(
+      'spend-ledger',
+      `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`
+    )
   const read = await ledger.read().catch((error: unknown) => {
     if (error instanceof Error && error.name === 'LedgerError') throw error
     throw new Error(

@@ -82,6 +82,14 @@ export class LedgerBranch {
     return line?.split('\t')[0]
   }
 
+  /** The branch the remote's HEAD names (the repository's default branch), when it says. */
+  async defaultBranch(): Promise<string | undefined> {
+    const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
+      env: this.auth
+    })
+    return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1]
+  }
+
   /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
   async read(): Promise<LedgerRead> {
     const tip = await this.remoteTip()

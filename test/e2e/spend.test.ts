@@ -280,6 +280,26 @@ describe('a daily cap held over the runs of one workflow', () => {
   })
 })
 
+describe('the ledger never on the default branch', () => {
+  let stack: Stack
+  beforeAll(async () => {
+    stack = await startStack()
+  })
+  afterAll(async () => stack?.close())
+
+  it("refuses spend-ledger naming the repository's default branch, and starts nothing", async () => {
+    const run = await stack.run({
+      inputs: { ...PRICED, tasks: tasks(task('d1')), 'spend-ledger': 'main' }
+    })
+    expect(run.exitCode).not.toBe(0)
+    expect(failure(run)).toBe(
+      "Input 'spend-ledger': 'main' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger"
+    )
+    expect(byId(run).get('d1')?.status).toBe('not-started')
+    expect(stack.model.requestsFor('d1')).toHaveLength(0)
+  })
+})
+
 describe('a deferred queued issue keeps its label for a later night', () => {
   let stack: Stack
   beforeAll(async () => {
