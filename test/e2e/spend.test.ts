@@ -48,6 +48,7 @@ const tasks = (...list: Array<ReturnType<typeof task>>) => JSON.stringify(list)
 interface LedgerEntry {
   v: number
   at: string
+  run: string
   task: string
   status: string
   cost: number
@@ -185,7 +186,7 @@ describe('a daily cap held over the runs of one workflow', () => {
     )
   })
 
-  it('two runs at once (matrix shards) both append: no entry is lost', async () => {
+  it('two workflow runs at once both append: no entry is lost', async () => {
     const before = (await ledgerOf(stack)).length
     const commits = (await ledgerHistory(stack)).length
     const shard = (id: string) =>
@@ -204,6 +205,47 @@ describe('a daily cap held over the runs of one workflow', () => {
     const history = await ledgerHistory(stack)
     expect(history).toHaveLength(commits + 2)
     expect(history.slice(0, -1).every(p => /^[0-9a-f]{40}$/.test(p))).toBe(true)
+  })
+
+  it('a planned matrix: two mode: run shards at once each append; the report job adds nothing', async () => {
+    const before = (await ledgerOf(stack)).length
+    const plan = await stack.run({
+      inputs: { mode: 'plan', 'max-jobs': '2', tasks: tasks(task('m3'), task('m4')) }
+    })
+    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    const outcomesDir = await mkdtemp(path.join(scratch, 'shards-'))
+    const shard = (n: number) =>
+      stack.run({
+        inputs: {
+          ...PRICED,
+          mode: 'run',
+          plan: plan.outputs.plan ?? '',
+          shard: String(n),
+          'outcomes-dir': outcomesDir,
+          'spend-ledger': LEDGER
+        }
+      })
+    const shards = await Promise.all([shard(0), shard(1)])
+    for (const r of shards) expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    const report = await stack.run({
+      inputs: {
+        mode: 'report',
+        plan: plan.outputs.plan ?? '',
+        'outcomes-dir': outcomesDir,
+        'spend-ledger': LEDGER
+      }
+    })
+    expect(report.exitCode, report.stdout + report.stderr).toBe(0)
+    const after = await ledgerOf(stack)
+    expect(
+      after
+        .slice(before)
+        .map(e => e.task)
+        .sort()
+    ).toEqual(['m3', 'm4'])
+    expect(after.slice(before).map(e => e.run)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/-0$/), expect.stringMatching(/-1$/)])
+    )
   })
 
   it('six appends racing over the HTTP remote: each loser reads again, every entry lands once', async () => {
