@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { gitTestEnv } from '../../demo/git-remote.js'
+import { assertNoLeaks } from '../../demo/leaks.js'
 import {
   byId,
   GITHUB_TOKEN,
@@ -627,6 +628,17 @@ describe('the spend report', () => {
       child.stdout.on('data', (c: Buffer) => (out += c.toString()))
       child.stderr.on('data', (c: Buffer) => (err += c.toString()))
       child.on('close', code => done({ code, out, err }))
+    })
+    // The leak scan of the harness, on what the CLI printed (it has no outputs or summary).
+    await assertNoLeaks(stack, {
+      exitCode: cli.code,
+      signal: null,
+      stdout: cli.out,
+      stderr: cli.err,
+      outputs: {},
+      summary: '',
+      runnerTemp: scratch,
+      durationMs: 0
     })
     expect(cli.code, cli.out + cli.err).toBe(0)
     expect(cli.out).toContain('(7 UTC days)')
