@@ -16,7 +16,9 @@ export const OUTPUTS = {
   failed: 'Count of tasks that ended failed, timed-out, verify-failed or refused.',
   matrix:
     'With mode: plan, or a goal, the shards as a job matrix: {"include": [{"shard": 0}, ...]}.',
-  plan: "With mode: plan, or a goal, the validated tasks (JSON): the run shards' 'plan' input, and a task list the 'tasks' input takes as it is."
+  plan: "With mode: plan, or a goal, the validated tasks (JSON): the run shards' 'plan' input, and a task list the 'tasks' input takes as it is.",
+  spend:
+    'With mode: report and report-days, the totals of the spend report (JSON): days, tasks, cost-usd, prs-opened, prs-merged, cost-per-merged-pr-usd (null without a merged PR).'
 }
 
 const inputs = Object.fromEntries(

@@ -4,6 +4,7 @@
  *   fleet-worker plan  --tasks-file tasks.yml     print the tasks, ids and branches; run nothing
  *   fleet-worker plan  --goal "..."               the planner splits the goal; prints the tasks as YAML
  *   fleet-worker doctor                           check the claude binary, the inputs and the endpoint
+ *   fleet-worker report [--report-days 7]         spend and cost per merged PR, from the spend ledger
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
@@ -46,6 +47,9 @@ Usage:
   fleet-worker plan   [options]   print the planned tasks, ids and branches; run nothing
                                   (with --goal "...": the planner splits the goal into tasks,
                                   printed as YAML on stdout, ready for --tasks-file)
+  fleet-worker report [options]   spend over the last --report-days UTC days (default 7) from
+                                  the spend ledger on the origin (--spend-ledger), by model and
+                                  trigger, with PRs merged (--repository and GITHUB_TOKEN)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
                                   (--offline: no request to the endpoint)
 
@@ -98,6 +102,10 @@ function plainIo(yaml = false): Io {
     },
     report: (outcomes: Outcome[], note?: string) => {
       say(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`)
+      return Promise.resolve()
+    },
+    summary: (markdown: string) => {
+      say(`\n${markdown.trimEnd()}`)
       return Promise.resolve()
     },
     onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
@@ -192,6 +200,13 @@ async function main(argv: string[]): Promise<number> {
       const yaml = command === 'plan' && Boolean(env[inputEnvName('goal')])
       const outcomes = await fleetAction(env, plainIo(yaml))
       return outcomes.some(o => UNFINISHED.includes(o.status)) ? 1 : 0
+    }
+    case 'report': {
+      // The spend report: the ledger on the origin's branch, PRs read with --repository.
+      env[inputEnvName('mode')] = 'report'
+      if (!env[inputEnvName('report-days')]) env[inputEnvName('report-days')] = '7'
+      await fleetAction(env, plainIo())
+      return 0
     }
     case 'doctor': {
       const { doctor } = await import('./doctor.js')

@@ -205,6 +205,20 @@ const schema = z.object({
   'max-run-tokens': budget('max-run-tokens', true),
   'max-task-cost-usd': budget('max-task-cost-usd', false),
   'max-run-cost-usd': budget('max-run-cost-usd', false),
+  'max-daily-cost-usd': budget('max-daily-cost-usd', false),
+  'max-monthly-cost-usd': budget('max-monthly-cost-usd', false),
+  'max-user-daily-cost-usd': budget('max-user-daily-cost-usd', false),
+  'spend-ledger': optional,
+  'report-days': z.string().transform((v, ctx) => {
+    if (v === '') return undefined
+    if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 366) return Number(v)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['report-days'],
+      message: `expected a whole number of days 1 to 366, or empty to merge shards, got '${v}'`
+    })
+    return z.NEVER
+  }),
   prices: z.string().transform((v, ctx) => {
     const prices = parsePrices(v)
     if (typeof prices !== 'string') return prices
@@ -364,7 +378,13 @@ function checkAcross(p: Parsed): { price?: Price; prices?: PriceBook } {
   }
   const price = parsePrice(p['price-input'], p['price-output'])
   const priced = price !== undefined || Object.keys(p.prices).length > 0
-  for (const name of ['max-task-cost-usd', 'max-run-cost-usd'] as const) {
+  for (const name of [
+    'max-task-cost-usd',
+    'max-run-cost-usd',
+    'max-daily-cost-usd',
+    'max-monthly-cost-usd',
+    'max-user-daily-cost-usd'
+  ] as const) {
     if (p[name] !== undefined && !priced)
       throw new InputError(
         name,
@@ -469,6 +489,46 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
       taskCostUsd: p['max-task-cost-usd'],
       runCostUsd: p['max-run-cost-usd']
     },
-    recordBodies: p['record-bodies']
+    recordBodies: p['record-bodies'],
+    /** Spend held over every run: the caps, the ledger, the report (src/spend/). */
+    spend: spendOptions(p)
   }
+}
+
+/** The spend caps, the ledger's branch (undefined: none is kept) and the report's window. */
+function spendOptions(p: Parsed) {
+  const caps = {
+    daily: p['max-daily-cost-usd'],
+    monthly: p['max-monthly-cost-usd'],
+    userDaily: p['max-user-daily-cost-usd']
+  }
+  const branch = p['spend-ledger'] ?? 'fleet-ledger'
+  const problem = ledgerBranchProblem(branch, p['branch-prefix'], p['base-branch'])
+  if (problem) throw new InputError('spend-ledger', problem)
+  if (p['report-days'] !== undefined && (p.mode !== 'report' || p.plan || p['outcomes-dir']))
+    throw new InputError(
+      'report-days',
+      'the spend report is mode: report on its own: give report-days with mode: report, without plan or outcomes-dir (those merge shards)'
+    )
+  const kept = p['spend-ledger'] !== undefined || Object.values(caps).some(c => c !== undefined)
+  return {
+    caps,
+    ledger: kept ? branch : undefined,
+    ledgerBranch: branch,
+    reportDays: p['report-days']
+  }
+}
+
+/** Why a branch cannot hold the ledger: a bad name, the base, or one of the fleet's own branches. */
+function ledgerBranchProblem(branch: string, prefix: string, base: string | undefined) {
+  const valid =
+    /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/.test(branch) &&
+    !branch.includes('..') &&
+    !branch.endsWith('.lock')
+  if (!valid) return `expected a branch name such as fleet-ledger, got '${branch}'`
+  if (branch.startsWith(prefix))
+    return `'${branch}' is inside branch-prefix '${prefix}', where the fleet's work branches live: use a branch of its own, such as fleet-ledger`
+  if (base !== undefined && branch === base)
+    return `'${branch}' is the base branch: the ledger needs a branch nobody merges, such as fleet-ledger`
+  return undefined
 }

@@ -119,7 +119,9 @@ export const STATUSES = [
   /** The landing train did not merge it now: no approval yet, or GitHub refused (checks, rules). */
   'waiting',
   /** The landing train's verify failed once the PR was up to date: labelled fleet:blocked. */
-  'blocked'
+  'blocked',
+  /** A spend cap held over every run would be crossed: not started, left queued (src/spend/). */
+  'deferred'
 ] as const
 export type Status = (typeof STATUSES)[number]
 

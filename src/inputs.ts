@@ -306,6 +306,28 @@ export const INPUTS = {
     description:
       "Cost budget for the whole run in USD, each request at its model's price. Empty = none."
   },
+  'max-daily-cost-usd': {
+    contract: true,
+    description:
+      "Spend cap in USD for the repository per UTC day, over every run, kept in the spend ledger (spend-ledger). Checked before each task starts, against what the task may cost (max-task-cost-usd, else the median of recent tasks): a task that would cross it ends 'deferred', not started, and stays queued. Needs prices. Empty = none."
+  },
+  'max-monthly-cost-usd': {
+    contract: true,
+    description: 'The same per UTC month (see max-daily-cost-usd). Empty = none.'
+  },
+  'max-user-daily-cost-usd': {
+    contract: true,
+    description:
+      'The same per UTC day for each person who started work by a comment, a label or a review (see max-daily-cost-usd). Empty = none.'
+  },
+  'spend-ledger': {
+    description:
+      'Branch of the spend ledger: one JSON-lines file of what each task cost, appended by every run (compare-and-swap, never forced) and read by the spend caps and report-days. Kept when a spend cap is set, or when this is given; never merged, never the base branch (see docs/budgets.md). Empty = fleet-ledger when a cap is set.'
+  },
+  'report-days': {
+    description:
+      'With mode: report, report spend instead of merging shards: the last this many UTC days of the spend ledger, with tasks, PRs opened and merged (read from the API) and the cost per merged PR, by model and by trigger, and a chart of spend per day against max-daily-cost-usd. Empty = merge shards.'
+  },
   prices: {
     description:
       "Prices per model, a YAML mapping: 'glm-4.6: {input: 0.6, output: 2.2}' in USD per million tokens, with optional cache-write-5m, cache-write-1h, cache-read (default 1.25x, 2x and 0.1x input) and web-search (USD per search, default 0.01). Models not listed use price-input / price-output. Cost budgets price each request at its own model."

@@ -14,6 +14,8 @@ export interface Io {
   setOutput: (name: string, value: string) => void
   group: <T>(name: string, fn: () => Promise<T>) => Promise<T>
   report: (outcomes: Outcome[], note?: string) => Promise<void>
+  /** A summary of its own (the spend report), in place of the outcomes' one. */
+  summary?: (markdown: string) => Promise<void>
   onProgress?: (task: Task, progress: Progress) => void
   /** A task has its outcome (its worker is done). */
   onFinish?: (id: string) => void
@@ -33,6 +35,9 @@ export const actionsIo: Io = {
   async report(outcomes, note) {
     for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
     await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
+  },
+  async summary(markdown) {
+    await core.summary.addRaw(markdown).write()
   },
   onProgress: (task, p) =>
     core.info(logText(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))

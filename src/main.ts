@@ -1,6 +1,6 @@
 import * as core from '@actions/core'
 import { describeError } from './errors.js'
-import { type Outcome, UNFINISHED } from './domain.js'
+import { type Outcome, type Task, UNFINISHED } from './domain.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, type SavedPlan, shardOf } from './modes/plan.js'
 import { huntAllChildren } from './process.js'
@@ -10,6 +10,8 @@ import { runTasks } from './run/fleet.js'
 import { makePlan, planByPlanner, refreshByRun, trainByRun } from './run/plan.js'
 import { outcomeStore, planned, type Run, startRun, trackingFor } from './run/run.js'
 import { reportShards } from './run/shards.js'
+import { deferOverCaps, openSpend, settleSpend } from './run/spend.js'
+import { spendReport } from './run/spend-report.js'
 
 export { actionsIo, type Io }
 
@@ -51,17 +53,35 @@ async function runPlan(run: Run, plan: SavedPlan, planNote?: string): Promise<Ou
     await io.report(outcomes, [dry, planNote].filter(Boolean).join('\n\n') || undefined)
     return outcomes
   }
-  const ran = await runTasks(run, plan, tasks)
-  const outcomes = [...refused, ...ran.outcomes]
+  const spend = await openSpend(run, tasks).catch(async (error: unknown) => {
+    // The ledger cannot be trusted: no task starts, each reported, and the step fails with why.
+    await io.report([...refused, ...planned(tasks, `not started: ${failureMessage(error)}`)])
+    throw error
+  })
+  const { start, deferred } = spend
+    ? deferOverCaps(run, spend, tasks)
+    : { start: tasks, deferred: [] }
+  const ran = await runTasks(run, plan, start, deferred)
+  const outcomes = [...refused, ...inOrder(tasks, [...ran.outcomes, ...deferred])]
+  const spent = spend && (await settleSpend(run, spend, outcomes, config.land))
   if (isShard || !config.land)
     await outcomeStore(run).save({ shard: config.shard, outcomes, queue: plan.queue })
-  await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined)
+  const note = [planNote, ran.note, spent?.note].filter(Boolean).join('\n\n')
+  await io.report(outcomes, note || undefined)
+  if (spent?.error) throw spent.error
   return outcomes
+}
+
+/** Outcomes in their tasks' order (deferred ones were decided apart from the fleet's). */
+function inOrder(tasks: Task[], outcomes: Outcome[]): Outcome[] {
+  const at = new Map(tasks.map((t, i) => [t.id, i]))
+  return [...outcomes].sort((a, b) => (at.get(a.id) ?? 0) - (at.get(b.id) ?? 0))
 }
 
 /** The whole flow, from inputs and event to reported outcomes. */
 export async function fleetAction(env: NodeJS.ProcessEnv, io: Io): Promise<Outcome[]> {
   const run = await startRun(env, io)
+  if (run.config.mode === 'report' && run.config.spend.reportDays) return spendReport(run)
   if (run.config.mode === 'report' || run.config.mode === 'land') return reportShards(run)
   const asked = await makePlan(run)
   if ('refresh' in asked) return refreshByRun(run, asked.refresh)

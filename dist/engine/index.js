@@ -30801,8 +30801,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: EFFORTS, PERMISSION_MODES
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var schemas = __nccwpck_require__(9691);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 11 modules
+var schemas = __nccwpck_require__(92857);
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core = __nccwpck_require__(88532);
 // EXTERNAL MODULE: ./src/inputs.ts
@@ -31076,6 +31076,22 @@ const schema = schemas/* object */.Ikc({
     'max-run-tokens': budget('max-run-tokens', true),
     'max-task-cost-usd': budget('max-task-cost-usd', false),
     'max-run-cost-usd': budget('max-run-cost-usd', false),
+    'max-daily-cost-usd': budget('max-daily-cost-usd', false),
+    'max-monthly-cost-usd': budget('max-monthly-cost-usd', false),
+    'max-user-daily-cost-usd': budget('max-user-daily-cost-usd', false),
+    'spend-ledger': optional,
+    'report-days': schemas/* string */.YjP().transform((v, ctx) => {
+        if (v === '')
+            return undefined;
+        if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 366)
+            return Number(v);
+        ctx.addIssue({
+            code: 'custom',
+            path: ['report-days'],
+            message: `expected a whole number of days 1 to 366, or empty to merge shards, got '${v}'`
+        });
+        return core/* NEVER */.tm;
+    }),
     prices: schemas/* string */.YjP().transform((v, ctx) => {
         const prices = parsePrices(v);
         if (typeof prices !== 'string')
@@ -31206,7 +31222,13 @@ function checkAcross(p) {
     }
     const price = parsePrice(p['price-input'], p['price-output']);
     const priced = price !== undefined || Object.keys(p.prices).length > 0;
-    for (const name of ['max-task-cost-usd', 'max-run-cost-usd']) {
+    for (const name of [
+        'max-task-cost-usd',
+        'max-run-cost-usd',
+        'max-daily-cost-usd',
+        'max-monthly-cost-usd',
+        'max-user-daily-cost-usd'
+    ]) {
         if (p[name] !== undefined && !priced)
             throw new errors/* InputError */.d(name, 'a cost budget needs your prices: set prices, or price-input and price-output (USD per million tokens)');
     }
@@ -31306,8 +31328,44 @@ function runOptions(p, priced) {
             taskCostUsd: p['max-task-cost-usd'],
             runCostUsd: p['max-run-cost-usd']
         },
-        recordBodies: p['record-bodies']
+        recordBodies: p['record-bodies'],
+        /** Spend held over every run: the caps, the ledger, the report (src/spend/). */
+        spend: spendOptions(p)
     };
+}
+/** The spend caps, the ledger's branch (undefined: none is kept) and the report's window. */
+function spendOptions(p) {
+    const caps = {
+        daily: p['max-daily-cost-usd'],
+        monthly: p['max-monthly-cost-usd'],
+        userDaily: p['max-user-daily-cost-usd']
+    };
+    const branch = p['spend-ledger'] ?? 'fleet-ledger';
+    const problem = ledgerBranchProblem(branch, p['branch-prefix'], p['base-branch']);
+    if (problem)
+        throw new errors/* InputError */.d('spend-ledger', problem);
+    if (p['report-days'] !== undefined && (p.mode !== 'report' || p.plan || p['outcomes-dir']))
+        throw new errors/* InputError */.d('report-days', 'the spend report is mode: report on its own: give report-days with mode: report, without plan or outcomes-dir (those merge shards)');
+    const kept = p['spend-ledger'] !== undefined || Object.values(caps).some(c => c !== undefined);
+    return {
+        caps,
+        ledger: kept ? branch : undefined,
+        ledgerBranch: branch,
+        reportDays: p['report-days']
+    };
+}
+/** Why a branch cannot hold the ledger: a bad name, the base, or one of the fleet's own branches. */
+function ledgerBranchProblem(branch, prefix, base) {
+    const valid = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/.test(branch) &&
+        !branch.includes('..') &&
+        !branch.endsWith('.lock');
+    if (!valid)
+        return `expected a branch name such as fleet-ledger, got '${branch}'`;
+    if (branch.startsWith(prefix))
+        return `'${branch}' is inside branch-prefix '${prefix}', where the fleet's work branches live: use a branch of its own, such as fleet-ledger`;
+    if (base !== undefined && branch === base)
+        return `'${branch}' is the base branch: the ledger needs a branch nobody merges, such as fleet-ledger`;
+    return undefined;
 }
 
 
@@ -31381,7 +31439,9 @@ const STATUSES = [
     /** The landing train did not merge it now: no approval yet, or GitHub refused (checks, rules). */
     'waiting',
     /** The landing train's verify failed once the PR was up to date: labelled fleet:blocked. */
-    'blocked'
+    'blocked',
+    /** A spend cap held over every run would be crossed: not started, left queued (src/spend/). */
+    'deferred'
 ];
 /** Statuses that fail the step (after every task has been reported). */
 const FAILING = ['failed', 'timed-out', 'verify-failed', 'refused'];
@@ -33853,6 +33913,24 @@ const INPUTS = {
     },
     'max-run-cost-usd': {
         description: "Cost budget for the whole run in USD, each request at its model's price. Empty = none."
+    },
+    'max-daily-cost-usd': {
+        contract: true,
+        description: "Spend cap in USD for the repository per UTC day, over every run, kept in the spend ledger (spend-ledger). Checked before each task starts, against what the task may cost (max-task-cost-usd, else the median of recent tasks): a task that would cross it ends 'deferred', not started, and stays queued. Needs prices. Empty = none."
+    },
+    'max-monthly-cost-usd': {
+        contract: true,
+        description: 'The same per UTC month (see max-daily-cost-usd). Empty = none.'
+    },
+    'max-user-daily-cost-usd': {
+        contract: true,
+        description: 'The same per UTC day for each person who started work by a comment, a label or a review (see max-daily-cost-usd). Empty = none.'
+    },
+    'spend-ledger': {
+        description: 'Branch of the spend ledger: one JSON-lines file of what each task cost, appended by every run (compare-and-swap, never forced) and read by the spend caps and report-days. Kept when a spend cap is set, or when this is given; never merged, never the base branch (see docs/budgets.md). Empty = fleet-ledger when a cap is set.'
+    },
+    'report-days': {
+        description: 'With mode: report, report spend instead of merging shards: the last this many UTC days of the spend ledger, with tasks, PRs opened and merged (read from the API) and the cost per merged PR, by model and by trigger, and a chart of spend per day against max-daily-cost-usd. Empty = merge shards.'
     },
     prices: {
         description: "Prices per model, a YAML mapping: 'glm-4.6: {input: 0.6, output: 2.2}' in USD per million tokens, with optional cache-write-5m, cache-write-1h, cache-read (default 1.25x, 2x and 0.1x input) and web-search (USD per search, default 0.01). Models not listed use price-input / price-output. Cost budgets price each request at its own model."
@@ -37104,7 +37182,7 @@ async function prepareIsolation(config, at) {
 /* harmony export */   S4: () => (/* binding */ judge)
 /* harmony export */ });
 /* unused harmony export usageOf */
-/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(9691);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(92857);
 
 /** The CLI's final `result` object. Many more fields exist and vary by version: unknown keys pass. */
 const ResultSchema = zod__WEBPACK_IMPORTED_MODULE_0__/* .looseObject */ ._H3({
@@ -54675,28 +54753,29 @@ class RequestError extends Error {
 
 /***/ }),
 
-/***/ 9691:
+/***/ 92857:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  You: () => (/* binding */ ZodISODateTime),
   YOg: () => (/* binding */ array),
   zMY: () => (/* binding */ schemas_boolean),
   gMt: () => (/* binding */ discriminatedUnion),
-  k5n: () => (/* binding */ schemas_enum),
+  k5n: () => (/* binding */ _enum),
   euz: () => (/* binding */ literal),
   _H3: () => (/* binding */ looseObject),
-  aig: () => (/* binding */ schemas_number),
+  aig: () => (/* binding */ number),
   Ikc: () => (/* binding */ object),
   g1P: () => (/* binding */ record),
   rej: () => (/* binding */ strictObject),
-  YjP: () => (/* binding */ schemas_string),
+  YjP: () => (/* binding */ string),
   KCZ: () => (/* binding */ union),
   L5J: () => (/* binding */ unknown)
 });
 
-// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODateTime, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
+// UNUSED EXPORTS: ZodAny, ZodArray, ZodBase64, ZodBase64URL, ZodBigInt, ZodBigIntFormat, ZodBoolean, ZodCIDRv4, ZodCIDRv6, ZodCUID, ZodCUID2, ZodCatch, ZodCodec, ZodCreditCard, ZodCustom, ZodCustomStringFormat, ZodDate, ZodDefault, ZodDiscriminatedUnion, ZodE164, ZodEmail, ZodEmoji, ZodEnum, ZodExactOptional, ZodFile, ZodFunction, ZodGUID, ZodIBAN, ZodIPv4, ZodIPv6, ZodISODate, ZodISODuration, ZodISOTime, ZodInstanceOf, ZodIntersection, ZodJWT, ZodKSUID, ZodLazy, ZodLiteral, ZodMAC, ZodMap, ZodNaN, ZodNanoID, ZodNever, ZodNonOptional, ZodNull, ZodNullable, ZodNumber, ZodNumberFormat, ZodObject, ZodOptional, ZodPipe, ZodPrefault, ZodPreprocess, ZodPromise, ZodReadonly, ZodRecord, ZodSet, ZodString, ZodStringFormat, ZodSuccess, ZodSymbol, ZodTemplateLiteral, ZodTransform, ZodTuple, ZodType, ZodULID, ZodURL, ZodUUID, ZodUndefined, ZodUnion, ZodUnknown, ZodVoid, ZodXID, ZodXor, _ZodString, _default, _function, any, base64, base64url, bigint, catch, check, cidrv4, cidrv6, codec, creditCard, cuid, cuid2, currencyCode, custom, date, describe, e164, email, emoji, exactOptional, file, float32, float64, function, guid, hash, hex, hostname, httpUrl, iban, instanceof, int, int32, int64, intersection, invertCodec, ipv4, ipv6, json, jwt, keyof, ksuid, lazy, looseRecord, mac, map, meta, nan, nanoid, nativeEnum, never, nonoptional, null, nullable, nullish, optional, partialRecord, pipe, prefault, preprocess, promise, readonly, refine, set, stringFormat, stringbool, success, superRefine, symbol, templateLiteral, transform, tuple, uint32, uint64, ulid, undefined, url, uuid, uuidv4, uuidv6, uuidv7, void, xid, xor
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
 var core_core = __nccwpck_require__(88532);
@@ -55015,682 +55094,8 @@ function isBackEdge(ctx, value) {
     return backEdges !== undefined && isRef(value) && backEdges.has(value);
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/regexes.js
-
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link cuid2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-const cuid = /^[cC][0-9a-z]{6,}$/;
-const cuid2 = /^[0-9a-z]+$/;
-const ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
-const xid = /^[0-9a-vA-V]{20}$/;
-const ksuid = /^[A-Za-z0-9]{27}$/;
-const nanoid = /^[a-zA-Z0-9_-]{21}$/;
-function nanoidOfLength(length) {
-    return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
-}
-/** ISO 8601-1 duration regex. Does not support the 8601-2 extensions like negative durations or fractional/negative components. */
-const duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
-/** Implements ISO 8601-2 extensions like explicit +- prefixes, mixing weeks with other units, and fractional/negative components. */
-const extendedDuration = /^[-+]?P(?!$)(?:(?:[-+]?\d+Y)|(?:[-+]?\d+[.,]\d+Y$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:(?:[-+]?\d+W)|(?:[-+]?\d+[.,]\d+W$))?(?:(?:[-+]?\d+D)|(?:[-+]?\d+[.,]\d+D$))?(?:T(?=[\d+-])(?:(?:[-+]?\d+H)|(?:[-+]?\d+[.,]\d+H$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:[-+]?\d+(?:[.,]\d+)?S)?)??$/;
-/** A regex for any UUID-like identifier: 8-4-4-4-12 hex pattern */
-const guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
-/** Returns a regex for validating an RFC 9562/4122 UUID.
- *
- * @param version Optionally specify a version 1-8. If no version is specified, all versions are supported. */
-const uuid = (version) => {
-    if (!version)
-        return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
-    return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
-};
-const uuid4 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(4)));
-const uuid6 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(6)));
-const uuid7 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(7)));
-/** Practical email validation */
-const email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
-/** Equivalent to the HTML5 input[type=email] validation implemented by browsers. Source: https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/email */
-const html5Email = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-/** The classic emailregex.com regex for RFC 5322-compliant emails */
-const rfc5322Email = /^(([^<>()\[\]\\.,;:\s@"]+(\.[^<>()\[\]\\.,;:\s@"]+)*)|(".+"))@((\[[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}])|(([a-zA-Z\-0-9]+\.)+[a-zA-Z]{2,}))$/;
-/** A loose regex that allows Unicode characters, enforces length limits, and that's about it. */
-const unicodeEmail = /^[^\s@"]{1,64}@[^\s@]{1,255}$/u;
-const idnEmail = (/* unused pure expression or super */ null && (unicodeEmail));
-const browserEmail = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
-// from https://thekevinscott.com/emojis-in-javascript/#writing-a-regular-expression
-// Single character class, not an alternation: the two properties overlap (U+1F9B0-U+1F9B3), so `(A|B)+` backtracks exponentially on a failed match. The leading lookahead then demands one anchor — a pictograph, a regional indicator, or the enclosing keycap — because `\p{Emoji_Component}` on its own covers ASCII digits, `#`, `*`, ZWJ, variation selectors and skin tone modifiers, none of which is an emoji without a base.
-const _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
-function emoji() {
-    return new RegExp(_emoji, "u");
-}
-const ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
-const ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
-const mac = (delimiter) => {
-    const escapedDelim = util.escapeRegex(delimiter ?? ":");
-    return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
-};
-const cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
-const cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
-// https://stackoverflow.com/questions/7860392/determine-if-string-is-in-base64-using-javascript
-const base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
-const base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
-// based on https://stackoverflow.com/questions/106179/regular-expression-to-match-dns-hostname-or-ip-address
-// export const hostname: RegExp = /^([a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+$/;
-const hostname = /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-0-9a-zA-Z]{0,61}[0-9a-zA-Z])?)*\.?$/;
-const domain = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
-const httpProtocol = /^https?$/;
-// https://blog.stevenlevithan.com/archives/validate-phone-number#r4-3 (regex sans spaces) E.164: leading digit must be 1-9; total digits (excluding '+') between 7-15
-const e164 = /^\+[1-9]\d{6,14}$/;
-// Credit card shape: 12–19 digits, optionally separated by single spaces or single hyphens. ISO/IEC 7812 caps the PAN at 19 digits; 12 is the shortest issued length (Maestro).
-const creditCard = /^\d(?:[ -]?\d){11,18}$/;
-// ISO 4217 alpha codes from the SIX list, regenerated by scripts/update-iso-4217.ts
-const currencyCode = /^(?:AED|AFN|ALL|AMD|AOA|ARS|AUD|AWG|AZN|BAM|BBD|BDT|BHD|BIF|BMD|BND|BOB|BOV|BRL|BSD|BTN|BWP|BYN|BZD|CAD|CDF|CHE|CHF|CHW|CLF|CLP|CNY|COP|COU|CRC|CUP|CVE|CZK|DJF|DKK|DOP|DZD|EGP|ERN|ETB|EUR|FJD|FKP|GBP|GEL|GHS|GIP|GMD|GNF|GTQ|GYD|HKD|HNL|HTG|HUF|IDR|ILS|INR|IQD|IRR|ISK|JMD|JOD|JPY|KES|KGS|KHR|KMF|KPW|KRW|KWD|KYD|KZT|LAK|LBP|LKR|LRD|LSL|LYD|MAD|MDL|MGA|MKD|MMK|MNT|MOP|MRU|MUR|MVR|MWK|MXN|MXV|MYR|MZN|NAD|NGN|NIO|NOK|NPR|NZD|OMR|PAB|PEN|PGK|PHP|PKR|PLN|PYG|QAR|RON|RSD|RUB|RWF|SAR|SBD|SCR|SDG|SEK|SGD|SHP|SLE|SOS|SRD|SSP|STN|SVC|SYP|SZL|THB|TJS|TMT|TND|TOP|TRY|TTD|TWD|TZS|UAH|UGX|USD|USN|UYI|UYU|UYW|UZS|VED|VES|VND|VUV|WST|XAD|XAF|XAG|XAU|XBA|XBB|XBC|XBD|XCD|XCG|XDR|XOF|XPD|XPF|XPT|XSU|XTS|XUA|XXX|YER|ZAR|ZMW|ZWG)$/;
-// iban electronic format: 2-letter country, check digits 02-98 (the only values `98 - remainder` can produce), 11-30 bban characters
-const iban = /^[A-Z]{2}(?!00|01|99)\d{2}[A-Z0-9]{11,30}$/;
-const dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
-/** Anchors a pattern source. The interpolation lives here rather than at the call site because
- * esbuild will not drop a `@__PURE__` call whose own argument interpolates a variable, but it
- * will drop `anchor(dateSource)`. Keeping it inline pinned `date` into every bundle. */
-function regexes_anchor(source) {
-    return new RegExp(`^${source}$`);
-}
-const date = /*@__PURE__*/ regexes_anchor(dateSource);
-function timeSource(args) {
-    const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
-    const regex = typeof args.precision === "number"
-        ? args.precision === -1
-            ? `${hhmm}`
-            : args.precision === 0
-                ? `${hhmm}:[0-5]\\d`
-                : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}`
-        : args.seconds
-            ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?`
-            : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
-    return regex;
-}
-function time(args) {
-    return new RegExp(`^${timeSource(args)}$`);
-}
-// Adapted from https://stackoverflow.com/a/3143231
-function datetime(args) {
-    const opts = ["Z"];
-    // if (args.offset) opts.push(`([+-]\\d{2}:\\d{2})`);
-    if (args.offset)
-        opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
-    // RFC 3339 mandates seconds wherever the time carries a `Z` or an offset, so only the unqualified form `local` adds may omit them
-    const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
-    const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
-    return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
-}
-// the unbounded form of `string()` as a literal, so every plain string shares one instance instead of building its own
-const anyString = /^[\s\S]{0,}$/;
-const string = (params) => {
-    const regex = params ? `[\\s\\S]{${params?.minimum ?? 0},${params?.maximum ?? ""}}` : `[\\s\\S]*`;
-    return new RegExp(`^${regex}$`);
-};
-const bigint = /^-?\d+n?$/;
-const integer = /^-?\d+$/;
-const number = /^-?\d+(?:\.\d+)?$/;
-const regexes_boolean = /^(?:true|false)$/i;
-const _null = /^null$/i;
-
-const _undefined = /^undefined$/i;
-
-// regex for string with no uppercase letters
-const lowercase = /^[^A-Z]*$/;
-// regex for string with no lowercase letters
-const uppercase = /^[^a-z]*$/;
-// regex for hexadecimal strings (any length)
-const hex = /^[0-9a-fA-F]*$/;
-// Hash regexes for different algorithms and encodings
-// Helper function to create base64 regex with exact length and padding
-function fixedBase64(bodyLength, padding) {
-    return new RegExp(`^[A-Za-z0-9+/]{${bodyLength}}${padding}$`);
-}
-// Helper function to create base64url regex with exact length (no padding)
-function fixedBase64url(length) {
-    return new RegExp(`^[A-Za-z0-9_-]{${length}}$`);
-}
-// MD5 (16 bytes): base64 = 24 chars total (22 + "==")
-const md5_hex = /^[0-9a-fA-F]{32}$/;
-const md5_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(22, "==")));
-const md5_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(22)));
-// SHA1 (20 bytes): base64 = 28 chars total (27 + "=")
-const sha1_hex = /^[0-9a-fA-F]{40}$/;
-const sha1_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(27, "=")));
-const sha1_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(27)));
-// SHA256 (32 bytes): base64 = 44 chars total (43 + "=")
-const sha256_hex = /^[0-9a-fA-F]{64}$/;
-const sha256_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(43, "=")));
-const sha256_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(43)));
-// SHA384 (48 bytes): base64 = 64 chars total (no padding)
-const sha384_hex = /^[0-9a-fA-F]{96}$/;
-const sha384_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(64, "")));
-const sha384_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(64)));
-// SHA512 (64 bytes): base64 = 88 chars total (86 + "==")
-const sha512_hex = /^[0-9a-fA-F]{128}$/;
-const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
-const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/checks.js
-// import { $ZodType } from "./schemas.js";
-
-
-
-const $ZodCheck = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheck", (inst, def) => {
-    var _a;
-    inst._zod ?? (inst._zod = {});
-    inst._zod.def = def;
-    (_a = inst._zod).onattach ?? (_a.onattach = []);
-});
-/** Default `when` for size-based checks: run only on non-nullish values with a `size`. */
-const _whenHasSize = (payload) => {
-    const val = payload.value;
-    return !util.nullish(val) && val.size !== undefined;
-};
-/** Default `when` for length-based checks: run only on non-nullish values with a `length`. */
-const _whenHasLength = (payload) => {
-    const val = payload.value;
-    return !core_util/* nullish */.cl(val) && val.length !== undefined;
-};
-const numericOriginMap = {
-    number: "number",
-    bigint: "bigint",
-    object: "date",
-};
-const $ZodCheckLessThan = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckLessThan", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const origin = numericOriginMap[typeof def.value];
-    inst._zod.check = (payload) => {
-        if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
-            return;
-        }
-        payload.issues.push({
-            origin: numericOriginMap[typeof payload.value] ?? origin,
-            code: "too_big",
-            maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
-            input: payload.value,
-            inclusive: def.inclusive,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckGreaterThan = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckGreaterThan", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const origin = numericOriginMap[typeof def.value];
-    inst._zod.check = (payload) => {
-        if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
-            return;
-        }
-        payload.issues.push({
-            origin: numericOriginMap[typeof payload.value] ?? origin,
-            code: "too_small",
-            minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
-            input: payload.value,
-            inclusive: def.inclusive,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckMultipleOf = 
-/*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckMultipleOf", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        if (typeof payload.value !== typeof def.value)
-            throw new Error("Cannot mix number and bigint in multiple_of check.");
-        const isMultiple = typeof payload.value === "bigint"
-            ? // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
-                def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
-            : core_util/* floatSafeRemainder */.LG(payload.value, def.value) === 0;
-        if (isMultiple)
-            return;
-        payload.issues.push({
-            origin: typeof payload.value,
-            code: "not_multiple_of",
-            divisor: def.value,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckNumberFormat = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckNumberFormat", (inst, def) => {
-    $ZodCheck.init(inst, def); // no format checks
-    def.format = def.format || "float64";
-    const isInt = def.format?.includes("int");
-    const origin = isInt ? "int" : "number";
-    const [minimum, maximum] = core_util/* NUMBER_FORMAT_RANGES */.zH[def.format];
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        if (isInt) {
-            if (!Number.isInteger(input)) {
-                // invalid_format issue
-                // payload.issues.push({
-                //   expected: def.format,
-                //   format: def.format,
-                //   code: "invalid_format",
-                //   input,
-                //   inst,
-                // });
-                // invalid_type issue
-                payload.issues.push({
-                    expected: origin,
-                    format: def.format,
-                    code: "invalid_type",
-                    continue: false,
-                    input,
-                    inst,
-                });
-                return;
-                // not_multiple_of issue
-                // payload.issues.push({
-                //   code: "not_multiple_of",
-                //   origin: "number",
-                //   input,
-                //   inst,
-                //   divisor: 1,
-                // });
-            }
-            if (!Number.isSafeInteger(input)) {
-                if (input > 0) {
-                    // too_big
-                    payload.issues.push({
-                        input,
-                        code: "too_big",
-                        maximum: Number.MAX_SAFE_INTEGER,
-                        note: "Integers must be within the safe integer range.",
-                        inst,
-                        origin,
-                        inclusive: true,
-                        continue: !def.abort,
-                    });
-                }
-                else {
-                    // too_small
-                    payload.issues.push({
-                        input,
-                        code: "too_small",
-                        minimum: Number.MIN_SAFE_INTEGER,
-                        note: "Integers must be within the safe integer range.",
-                        inst,
-                        origin,
-                        inclusive: true,
-                        continue: !def.abort,
-                    });
-                }
-                return;
-            }
-        }
-        if (input < minimum) {
-            payload.issues.push({
-                origin: "number",
-                input,
-                code: "too_small",
-                minimum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-        if (input > maximum) {
-            payload.issues.push({
-                origin: "number",
-                input,
-                code: "too_big",
-                maximum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-});
-const $ZodCheckBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckBigIntFormat", (inst, def) => {
-    $ZodCheck.init(inst, def); // no format checks
-    const [minimum, maximum] = util.BIGINT_FORMAT_RANGES[def.format];
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        if (input < minimum) {
-            payload.issues.push({
-                origin: "bigint",
-                input,
-                code: "too_small",
-                minimum: minimum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-        if (input > maximum) {
-            payload.issues.push({
-                origin: "bigint",
-                input,
-                code: "too_big",
-                maximum,
-                inclusive: true,
-                inst,
-                continue: !def.abort,
-            });
-        }
-    };
-})));
-const $ZodCheckMaxSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMaxSize", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size <= def.maximum)
-            return;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            code: "too_big",
-            maximum: def.maximum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckMinSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMinSize", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size >= def.minimum)
-            return;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            code: "too_small",
-            minimum: def.minimum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckSizeEquals = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckSizeEquals", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const size = input.size;
-        if (size === def.size)
-            return;
-        const tooBig = size > def.size;
-        payload.issues.push({
-            origin: util.getSizableOrigin(input),
-            ...(tooBig ? { code: "too_big", maximum: def.size } : { code: "too_small", minimum: def.size }),
-            inclusive: true,
-            exact: true,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckMaxLength = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckMaxLength", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // Strings are measured in Unicode code points, not UTF-16 units. A code point is at most two units, so a string that already fits in units fits in code points; only an overflow has to be counted.
-        const length = typeof input === "string" && units > def.maximum ? core_util/* codePointLength */.O7(input) : units;
-        if (length <= def.maximum)
-            return;
-        const origin = core_util/* getLengthableOrigin */.Rc(input);
-        payload.issues.push({
-            origin,
-            code: "too_big",
-            maximum: def.maximum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckMinLength = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckMinLength", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // A code point is one or two UTF-16 units, so fewer units than the floor can never reach it and twice the floor always clears it. Only in between is the exact count in doubt.
-        const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2
-            ? core_util/* codePointLength */.O7(input)
-            : units;
-        if (length >= def.minimum)
-            return;
-        const origin = core_util/* getLengthableOrigin */.Rc(input);
-        payload.issues.push({
-            origin,
-            code: "too_small",
-            minimum: def.minimum,
-            inclusive: true,
-            input,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckLengthEquals = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckLengthEquals", (inst, def) => {
-    var _a;
-    $ZodCheck.init(inst, def);
-    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
-    inst._zod.check = (payload) => {
-        const input = payload.value;
-        const units = input.length;
-        // A code point is one or two UTF-16 units, so outside `[length, length * 2]` units the target is missed either way — and missed in the same direction in both measures.
-        const length = typeof input === "string" && units >= def.length && units <= def.length * 2
-            ? core_util/* codePointLength */.O7(input)
-            : units;
-        if (length === def.length)
-            return;
-        const origin = core_util/* getLengthableOrigin */.Rc(input);
-        const tooBig = length > def.length;
-        payload.issues.push({
-            origin,
-            ...(tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length }),
-            inclusive: true,
-            exact: true,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckStringFormat = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckStringFormat", (inst, def) => {
-    var _a, _b;
-    $ZodCheck.init(inst, def);
-    if (def.pattern)
-        (_a = inst._zod).check ?? (_a.check = (payload) => {
-            def.pattern.lastIndex = 0;
-            if (def.pattern.test(payload.value))
-                return;
-            payload.issues.push({
-                origin: "string",
-                code: "invalid_format",
-                format: def.format,
-                input: payload.value,
-                ...(def.pattern ? { pattern: def.pattern.toString() } : {}),
-                inst,
-                continue: !def.abort,
-            });
-        });
-    else
-        (_b = inst._zod).check ?? (_b.check = () => { });
-});
-const $ZodCheckRegex = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckRegex", (inst, def) => {
-    $ZodCheckStringFormat.init(inst, def);
-    inst._zod.check = (payload) => {
-        def.pattern.lastIndex = 0;
-        if (def.pattern.test(payload.value))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "regex",
-            input: payload.value,
-            pattern: def.pattern.toString(),
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckLowerCase = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckLowerCase", (inst, def) => {
-    def.pattern ?? (def.pattern = lowercase);
-    $ZodCheckStringFormat.init(inst, def);
-});
-const $ZodCheckUpperCase = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckUpperCase", (inst, def) => {
-    def.pattern ?? (def.pattern = uppercase);
-    $ZodCheckStringFormat.init(inst, def);
-});
-const $ZodCheckIncludes = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckIncludes", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const escapedRegex = core_util/* escapeRegex */.sD(def.includes);
-    // `String.prototype.includes(sub, position)` matches `sub` at `position`
-    // OR LATER, so the pattern must allow at least `position` leading chars
-    // (`{N,}`), not exactly `position` chars (`{N}`).
-    const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
-    def.pattern = pattern;
-    inst._zod.check = (payload) => {
-        if (payload.value.includes(def.includes, def.position))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "includes",
-            includes: def.includes,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckStartsWith = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckStartsWith", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const pattern = new RegExp(`^${core_util/* escapeRegex */.sD(def.prefix)}.*`);
-    def.pattern ?? (def.pattern = pattern);
-    inst._zod.check = (payload) => {
-        if (payload.value.startsWith(def.prefix))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "starts_with",
-            prefix: def.prefix,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-const $ZodCheckEndsWith = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckEndsWith", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const pattern = new RegExp(`.*${core_util/* escapeRegex */.sD(def.suffix)}$`);
-    def.pattern ?? (def.pattern = pattern);
-    inst._zod.check = (payload) => {
-        if (payload.value.endsWith(def.suffix))
-            return;
-        payload.issues.push({
-            origin: "string",
-            code: "invalid_format",
-            format: "ends_with",
-            suffix: def.suffix,
-            input: payload.value,
-            inst,
-            continue: !def.abort,
-        });
-    };
-});
-///////////////////////////////////
-/////    $ZodCheckProperty    /////
-///////////////////////////////////
-function handleCheckPropertyResult(result, payload, property) {
-    if (result.issues.length) {
-        payload.issues.push(...core_util/* prefixIssues */.lQ(property, result.issues));
-    }
-}
-const $ZodCheckProperty = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckProperty", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        const result = def.schema._zod.run({
-            value: payload.value[def.property],
-            issues: [],
-        }, {});
-        if (result instanceof Promise) {
-            return result.then((result) => handleCheckPropertyResult(result, payload, def.property));
-        }
-        handleCheckPropertyResult(result, payload, def.property);
-        return;
-    };
-})));
-const $ZodCheckProperties = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckProperties", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    core_util/* hide */.jD(inst, Symbol.iterator, function* () {
-        yield inst;
-    });
-    // key and schema snapshotted together: reading one live and the other cached lets a later mutation of the caller's shape object pair a stale key with a missing schema
-    let entries;
-    inst._zod.check = (payload) => {
-        // the base schema already typed the value, so only a nullish one is rejected here: the properties read on a primitive too, matching z.property() on a string's length
-        if (payload.value == null) {
-            payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
-            return undefined;
-        }
-        entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
-        const input = payload.value;
-        let proms;
-        for (const [key, schema] of entries) {
-            const result = schema._zod.run({ value: input[key], issues: [] }, {});
-            if (result instanceof Promise) {
-                proms ?? (proms = []);
-                proms.push(result.then((result) => handleCheckPropertyResult(result, payload, key)));
-            }
-            else {
-                handleCheckPropertyResult(result, payload, key);
-            }
-        }
-        if (proms)
-            return Promise.all(proms).then(() => undefined);
-        return undefined;
-    };
-});
-const $ZodCheckMimeType = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMimeType", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    const mimeSet = new Set(def.mime);
-    inst._zod.check = (payload) => {
-        if (mimeSet.has(payload.value.type))
-            return;
-        payload.issues.push({
-            code: "invalid_value",
-            values: def.mime,
-            input: payload.value.type,
-            inst,
-            continue: !def.abort,
-        });
-    };
-})));
-const $ZodCheckOverwrite = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCheckOverwrite", (inst, def) => {
-    $ZodCheck.init(inst, def);
-    inst._zod.check = (payload) => {
-        payload.value = def.tx(payload.value);
-    };
-});
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/checks.js
+var core_checks = __nccwpck_require__(44890);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/doc.js
 class Doc {
     constructor(args = [], closed = {}) {
@@ -55731,6 +55136,8 @@ class Doc {
     }
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/regexes.js
+var core_regexes = __nccwpck_require__(23908);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/versions.js
 const version = {
     major: 4,
@@ -55896,7 +55303,7 @@ function standardProps(inst) {
 const $ZodString = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodString", (inst, def) => {
     $ZodType.init(inst, def);
     // a format's own pattern, else unbounded; a template literal derives the check-aware form itself
-    inst._zod.pattern = def.pattern ?? anyString;
+    inst._zod.pattern = def.pattern ?? core_regexes/* anyString */.gp;
     inst._zod.parse = (payload, _) => {
         if (def.coerce)
             try {
@@ -55916,11 +55323,11 @@ const $ZodString = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodString", (i
 });
 const $ZodStringFormat = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodStringFormat", (inst, def) => {
     // check initialization must come first
-    $ZodCheckStringFormat.init(inst, def);
+    core_checks/* $ZodCheckStringFormat */.ql.init(inst, def);
     $ZodString.init(inst, def);
 });
 const $ZodGUID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodGUID", (inst, def) => {
-    def.pattern ?? (def.pattern = guid);
+    def.pattern ?? (def.pattern = core_regexes/* guid */.Os);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodUUID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodUUID", (inst, def) => {
@@ -55938,14 +55345,14 @@ const $ZodUUID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodUUID", (inst,
         const v = versionMap[def.version];
         if (v === undefined)
             throw new Error(`Invalid UUID version: "${def.version}"`);
-        def.pattern ?? (def.pattern = uuid(v));
+        def.pattern ?? (def.pattern = core_regexes/* uuid */.uR(v));
     }
     else
-        def.pattern ?? (def.pattern = uuid());
+        def.pattern ?? (def.pattern = core_regexes/* uuid */.uR());
     $ZodStringFormat.init(inst, def);
 });
 const $ZodEmail = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodEmail", (inst, def) => {
-    def.pattern ?? (def.pattern = email);
+    def.pattern ?? (def.pattern = core_regexes/* email */.Rp);
     $ZodStringFormat.init(inst, def);
 });
 /** The `://` guard rejected the input before the URL constructor saw it. */
@@ -55972,7 +55379,7 @@ function validateURL(trimmed, def) {
 /** Parses a URL while preserving the non-normalizing HTTP guard. */
 function parseURLObject(trimmed, def) {
     // When normalize is off, require :// for http/https URLs. This prevents strings like "http:example.com" or "https:/path" from being silently accepted
-    if (!def.normalize && def.protocol?.source === httpProtocol.source && !/^https?:\/\//i.test(trimmed)) {
+    if (!def.normalize && def.protocol?.source === core_regexes/* httpProtocol */.F.source && !/^https?:\/\//i.test(trimmed)) {
         return URL_BAD_FORMAT;
     }
     try {
@@ -56071,13 +55478,13 @@ const $ZodURL = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodURL", (inst, d
     };
 });
 const $ZodEmoji = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodEmoji", (inst, def) => {
-    def.pattern ?? (def.pattern = emoji());
+    def.pattern ?? (def.pattern = core_regexes/* emoji */.Zg());
     $ZodStringFormat.init(inst, def);
 });
 const $ZodNanoID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNanoID", (inst, def) => {
     if (def.length !== undefined && (!Number.isInteger(def.length) || def.length < 1))
         throw new Error(`Invalid nanoid length: ${def.length}`);
-    def.pattern ?? (def.pattern = def.length === undefined ? nanoid : nanoidOfLength(def.length));
+    def.pattern ?? (def.pattern = def.length === undefined ? core_regexes/* nanoid */.Ak : core_regexes/* nanoidOfLength */.D2(def.length));
     $ZodStringFormat.init(inst, def);
 });
 /**
@@ -56086,43 +55493,43 @@ const $ZodNanoID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNanoID", (i
  * See https://github.com/paralleldrive/cuid.
  */
 const $ZodCUID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCUID", (inst, def) => {
-    def.pattern ?? (def.pattern = cuid);
+    def.pattern ?? (def.pattern = core_regexes/* cuid */.gF);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodCUID2 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCUID2", (inst, def) => {
-    def.pattern ?? (def.pattern = cuid2);
+    def.pattern ?? (def.pattern = core_regexes/* cuid2 */.Gl);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodULID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodULID", (inst, def) => {
-    def.pattern ?? (def.pattern = ulid);
+    def.pattern ?? (def.pattern = core_regexes/* ulid */.Z0);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodXID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodXID", (inst, def) => {
-    def.pattern ?? (def.pattern = xid);
+    def.pattern ?? (def.pattern = core_regexes/* xid */.kM);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodKSUID = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodKSUID", (inst, def) => {
-    def.pattern ?? (def.pattern = ksuid);
+    def.pattern ?? (def.pattern = core_regexes/* ksuid */.fO);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodISODateTime = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodISODateTime", (inst, def) => {
-    def.pattern ?? (def.pattern = datetime(def));
+    def.pattern ?? (def.pattern = core_regexes/* datetime */.w$(def));
     $ZodStringFormat.init(inst, def);
 });
 const $ZodISODate = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodISODate", (inst, def) => {
-    def.pattern ?? (def.pattern = date);
+    def.pattern ?? (def.pattern = core_regexes/* date */.p6);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodISOTime = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodISOTime", (inst, def) => {
-    def.pattern ?? (def.pattern = time(def));
+    def.pattern ?? (def.pattern = core_regexes/* time */.kB(def));
     $ZodStringFormat.init(inst, def);
 });
 const $ZodISODuration = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodISODuration", (inst, def) => {
-    def.pattern ?? (def.pattern = duration);
+    def.pattern ?? (def.pattern = core_regexes/* duration */.p0);
     $ZodStringFormat.init(inst, def);
 });
 const $ZodIPv4 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodIPv4", (inst, def) => {
-    def.pattern ?? (def.pattern = ipv4);
+    def.pattern ?? (def.pattern = core_regexes/* ipv4 */.uX);
     $ZodStringFormat.init(inst, def);
 });
 /** An IPv6 address is written with hex digits, colons and dots, and nothing else. The guard is what makes the check below an IPv6 check: `new URL("http://[...]")` parses an authority, not an address, so `@` and `\` re-delimit it and `"::@1\\"` validates against the host `0.0.0.1`. The URL parser also deletes ASCII tab, LF and CR rather than failing, which is how `"::1\n"` validated as `::1`. */
@@ -56133,7 +55540,7 @@ function isValidIPv6(value) {
     return canParseURL(`http://[${value}]`);
 }
 const $ZodIPv6 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodIPv6", (inst, def) => {
-    def.pattern ?? (def.pattern = ipv6);
+    def.pattern ?? (def.pattern = core_regexes/* ipv6 */.ug);
     $ZodStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
         if (!isValidIPv6(payload.value)) {
@@ -56152,7 +55559,7 @@ const $ZodMAC = /*@__PURE__*/ (/* unused pure expression or super */ null && (co
     $ZodStringFormat.init(inst, def);
 })));
 const $ZodCIDRv4 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCIDRv4", (inst, def) => {
-    def.pattern ?? (def.pattern = cidrv4);
+    def.pattern ?? (def.pattern = core_regexes/* cidrv4 */.zr);
     $ZodStringFormat.init(inst, def);
 });
 function isValidCIDRv6(value) {
@@ -56170,7 +55577,7 @@ function isValidCIDRv6(value) {
     return isValidIPv6(address);
 }
 const $ZodCIDRv6 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCIDRv6", (inst, def) => {
-    def.pattern ?? (def.pattern = cidrv6); // not used for validation
+    def.pattern ?? (def.pattern = core_regexes/* cidrv6 */.l7); // not used for validation
     $ZodStringFormat.init(inst, def);
     inst._zod.check = (payload) => {
         if (!isValidCIDRv6(payload.value)) {
@@ -56245,7 +55652,7 @@ const $ZodBase64URL = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBase64UR
     };
 });
 const $ZodE164 = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodE164", (inst, def) => {
-    def.pattern ?? (def.pattern = e164);
+    def.pattern ?? (def.pattern = core_regexes/* e164 */.hQ);
     $ZodStringFormat.init(inst, def);
 });
 //////////////////////////////   ZodCreditCard   //////////////////////////////
@@ -56372,7 +55779,7 @@ const $ZodCustomStringFormat = /*@__PURE__*/ (/* unused pure expression or super
 })));
 const $ZodNumber = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNumber", (inst, def) => {
     $ZodType.init(inst, def);
-    inst._zod.pattern = number;
+    inst._zod.pattern = core_regexes/* number */.ai;
     inst._zod.parse = (payload, _ctx) => {
         if (def.coerce)
             try {
@@ -56401,12 +55808,12 @@ const $ZodNumber = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNumber", (i
     };
 });
 const $ZodNumberFormat = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodNumberFormat", (inst, def) => {
-    $ZodCheckNumberFormat.init(inst, def);
+    core_checks/* $ZodCheckNumberFormat */.KH.init(inst, def);
     $ZodNumber.init(inst, def); // no format checks
 });
 const $ZodBoolean = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBoolean", (inst, def) => {
     $ZodType.init(inst, def);
-    inst._zod.pattern = regexes_boolean;
+    inst._zod.pattern = core_regexes/* boolean */.zM;
     inst._zod.parse = (payload, _ctx) => {
         if (def.coerce)
             try {
@@ -56427,7 +55834,7 @@ const $ZodBoolean = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBoolean", 
 });
 const $ZodBigInt = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodBigInt", (inst, def) => {
     $ZodType.init(inst, def);
-    inst._zod.pattern = bigint;
+    inst._zod.pattern = core_regexes/* bigint */.o;
     inst._zod.parse = (payload, _ctx) => {
         if (def.coerce)
             try {
@@ -57559,7 +56966,7 @@ const $ZodRecord = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodRecord", (i
                     throw new Error("Async schemas not supported in object keys currently");
                 }
                 // Numeric string fallback: if key is a numeric string and failed, retry with Number(key). This handles z.number(), z.literal([1, 2, 3]), and unions containing numeric literals
-                const checkNumericKey = typeof key === "string" && number.test(key) && keyResult.issues.length;
+                const checkNumericKey = typeof key === "string" && core_regexes/* number */.ai.test(key) && keyResult.issues.length;
                 if (checkNumericKey) {
                     const retryResult = def.keyType._zod.run({ value: Number(key), issues: [] }, ctx);
                     if (retryResult instanceof Promise) {
@@ -58345,7 +57752,7 @@ const $ZodLazy = /*@__PURE__*/ (/* unused pure expression or super */ null && (c
     };
 })));
 const $ZodCustom = /*@__PURE__*/ core_core/* $constructor */.xI("$ZodCustom", (inst, def) => {
-    $ZodCheck.init(inst, def);
+    core_checks/* $ZodCheck */.QP.init(inst, def);
     $ZodType.init(inst, def);
     inst._zod.parse = (payload, _) => {
         return payload;
@@ -58376,1164 +57783,10 @@ function handleRefineResult(result, payload, input, inst) {
     }
 }
 
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/registries.js
-var _a;
-const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
-const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
-class $ZodRegistry {
-    constructor() {
-        this._map = new WeakMap();
-        this._idmap = new Map();
-    }
-    add(schema, ..._meta) {
-        const meta = _meta[0];
-        this._map.set(schema, meta);
-        if (meta && typeof meta === "object" && "id" in meta) {
-            this._idmap.set(meta.id, schema);
-        }
-        return this;
-    }
-    clear() {
-        this._map = new WeakMap();
-        this._idmap = new Map();
-        return this;
-    }
-    remove(schema) {
-        const meta = this._map.get(schema);
-        if (meta && typeof meta === "object" && "id" in meta) {
-            this._idmap.delete(meta.id);
-        }
-        this._map.delete(schema);
-        return this;
-    }
-    get(schema) {
-        // return this._map.get(schema) as any;
-        // inherit metadata
-        const p = schema._zod.parent;
-        if (p) {
-            const pm = { ...(this.get(p) ?? {}) };
-            delete pm.id; // do not inherit id
-            const f = { ...pm, ...this._map.get(schema) };
-            return Object.keys(f).length ? f : undefined;
-        }
-        return this._map.get(schema);
-    }
-    has(schema) {
-        return this._map.has(schema);
-    }
-}
-// registries
-function registry() {
-    return new $ZodRegistry();
-}
-(_a = globalThis).__zod_globalRegistry ?? (_a.__zod_globalRegistry = registry());
-const globalRegistry = globalThis.__zod_globalRegistry;
-
-;// CONCATENATED MODULE: ./node_modules/zod/v4/core/api.js
-
-
-
-
-function snapshotChecks(def) {
-    if (def.checks)
-        def.checks = [...def.checks];
-    return def;
-}
-// @__NO_SIDE_EFFECTS__
-function _string(Class, params) {
-    return new Class(snapshotChecks({ type: "string", ...core_util/* normalizeParams */.A2(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedString(Class, params) {
-    return new Class(snapshotChecks({ type: "string", coerce: true, ...util.normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _email(Class, params) {
-    return new Class({
-        type: "string",
-        format: "email",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _guid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "guid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v4",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v6",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uuidv7(Class, params) {
-    return new Class({
-        type: "string",
-        format: "uuid",
-        check: "string_format",
-        abort: false,
-        version: "v7",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _url(Class, params) {
-    return new Class({
-        type: "string",
-        format: "url",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_emoji(Class, params) {
-    return new Class({
-        type: "string",
-        format: "emoji",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nanoid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "nanoid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-/**
- * @deprecated CUID v1 is deprecated by its authors due to information leakage
- * (timestamps embedded in the id). Use {@link _cuid2} instead.
- * See https://github.com/paralleldrive/cuid.
- */
-// @__NO_SIDE_EFFECTS__
-function _cuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cuid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cuid2(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cuid2",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ulid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ulid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _xid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "xid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ksuid(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ksuid",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ipv4",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _ipv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "ipv6",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _mac(Class, params) {
-    return new Class({
-        type: "string",
-        format: "mac",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv4(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cidrv4",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _cidrv6(Class, params) {
-    return new Class({
-        type: "string",
-        format: "cidrv6",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64(Class, params) {
-    return new Class({
-        type: "string",
-        format: "base64",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _base64url(Class, params) {
-    return new Class({
-        type: "string",
-        format: "base64url",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _e164(Class, params) {
-    return new Class({
-        type: "string",
-        format: "e164",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _creditCard(Class, params) {
-    return new Class({
-        type: "string",
-        format: "credit_card",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _iban(Class, params) {
-    return new Class({
-        type: "string",
-        format: "iban",
-        check: "string_format",
-        abort: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _jwt(Class, params) {
-    return new Class({
-        type: "string",
-        format: "jwt",
-        check: "string_format",
-        abort: false,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-const TimePrecision = {
-    Any: null,
-    Minute: -1,
-    Second: 0,
-    Millisecond: 3,
-    Microsecond: 6,
-};
-// @__NO_SIDE_EFFECTS__
-function _isoDateTime(Class, params) {
-    return new Class({
-        type: "string",
-        format: "datetime",
-        check: "string_format",
-        offset: false,
-        local: false,
-        precision: null,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDate(Class, params) {
-    return new Class({
-        type: "string",
-        format: "date",
-        check: "string_format",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoTime(Class, params) {
-    return new Class({
-        type: "string",
-        format: "time",
-        check: "string_format",
-        precision: null,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _isoDuration(Class, params) {
-    return new Class({
-        type: "string",
-        format: "duration",
-        check: "string_format",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _number(Class, params) {
-    return new Class(snapshotChecks({ type: "number", checks: [], ...core_util/* normalizeParams */.A2(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedNumber(Class, params) {
-    return new Class(snapshotChecks({ type: "number", coerce: true, checks: [], ...util.normalizeParams(params) }));
-}
-// @__NO_SIDE_EFFECTS__
-function _int(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "safeint",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _float32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "float32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _float64(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "float64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _int32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "int32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uint32(Class, params) {
-    return new Class({
-        type: "number",
-        check: "number_format",
-        abort: false,
-        format: "uint32",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _boolean(Class, params) {
-    return new Class({
-        type: "boolean",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedBoolean(Class, params) {
-    return new Class({
-        type: "boolean",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _bigint(Class, params) {
-    return new Class({
-        type: "bigint",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedBigint(Class, params) {
-    return new Class({
-        type: "bigint",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _int64(Class, params) {
-    return new Class({
-        type: "bigint",
-        check: "bigint_format",
-        abort: false,
-        format: "int64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uint64(Class, params) {
-    return new Class({
-        type: "bigint",
-        check: "bigint_format",
-        abort: false,
-        format: "uint64",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _symbol(Class, params) {
-    return new Class({
-        type: "symbol",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_undefined(Class, params) {
-    return new Class({
-        type: "undefined",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function api_null(Class, params) {
-    return new Class({
-        type: "null",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _any(Class) {
-    return new Class({
-        type: "any",
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _unknown(Class) {
-    return new Class({
-        type: "unknown",
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _never(Class, params) {
-    return new Class({
-        type: "never",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _void(Class, params) {
-    return new Class({
-        type: "void",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _date(Class, params) {
-    return new Class({
-        type: "date",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _coercedDate(Class, params) {
-    return new Class({
-        type: "date",
-        coerce: true,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nan(Class, params) {
-    return new Class({
-        type: "nan",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lt(value, params) {
-    return new $ZodCheckLessThan({
-        check: "less_than",
-        ...core_util/* normalizeParams */.A2(params),
-        value,
-        inclusive: false,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lte(value, params) {
-    return new $ZodCheckLessThan({
-        check: "less_than",
-        ...core_util/* normalizeParams */.A2(params),
-        value,
-        inclusive: true,
-    });
-}
-
-// @__NO_SIDE_EFFECTS__
-function _gt(value, params) {
-    return new $ZodCheckGreaterThan({
-        check: "greater_than",
-        ...core_util/* normalizeParams */.A2(params),
-        value,
-        inclusive: false,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _gte(value, params) {
-    return new $ZodCheckGreaterThan({
-        check: "greater_than",
-        ...core_util/* normalizeParams */.A2(params),
-        value,
-        inclusive: true,
-    });
-}
-
-// @__NO_SIDE_EFFECTS__
-function _positive(params) {
-    return _gt(0, params);
-}
-// negative
-// @__NO_SIDE_EFFECTS__
-function _negative(params) {
-    return _lt(0, params);
-}
-// nonpositive
-// @__NO_SIDE_EFFECTS__
-function _nonpositive(params) {
-    return _lte(0, params);
-}
-// nonnegative
-// @__NO_SIDE_EFFECTS__
-function _nonnegative(params) {
-    return _gte(0, params);
-}
-// @__NO_SIDE_EFFECTS__
-function _multipleOf(value, params) {
-    return new $ZodCheckMultipleOf({
-        check: "multiple_of",
-        ...core_util/* normalizeParams */.A2(params),
-        value,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxSize(maximum, params) {
-    return new checks.$ZodCheckMaxSize({
-        check: "max_size",
-        ...util.normalizeParams(params),
-        maximum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _minSize(minimum, params) {
-    return new checks.$ZodCheckMinSize({
-        check: "min_size",
-        ...util.normalizeParams(params),
-        minimum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _size(size, params) {
-    return new checks.$ZodCheckSizeEquals({
-        check: "size_equals",
-        ...util.normalizeParams(params),
-        size,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _maxLength(maximum, params) {
-    const ch = new $ZodCheckMaxLength({
-        check: "max_length",
-        ...core_util/* normalizeParams */.A2(params),
-        maximum,
-    });
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _minLength(minimum, params) {
-    return new $ZodCheckMinLength({
-        check: "min_length",
-        ...core_util/* normalizeParams */.A2(params),
-        minimum,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _length(length, params) {
-    return new $ZodCheckLengthEquals({
-        check: "length_equals",
-        ...core_util/* normalizeParams */.A2(params),
-        length,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _regex(pattern, params) {
-    return new $ZodCheckRegex({
-        check: "string_format",
-        format: "regex",
-        ...core_util/* normalizeParams */.A2(params),
-        pattern,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lowercase(params) {
-    return new $ZodCheckLowerCase({
-        check: "string_format",
-        format: "lowercase",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _uppercase(params) {
-    return new $ZodCheckUpperCase({
-        check: "string_format",
-        format: "uppercase",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _includes(includes, params) {
-    return new $ZodCheckIncludes({
-        check: "string_format",
-        format: "includes",
-        ...core_util/* normalizeParams */.A2(params),
-        includes,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _startsWith(prefix, params) {
-    return new $ZodCheckStartsWith({
-        check: "string_format",
-        format: "starts_with",
-        ...core_util/* normalizeParams */.A2(params),
-        prefix,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _endsWith(suffix, params) {
-    return new $ZodCheckEndsWith({
-        check: "string_format",
-        format: "ends_with",
-        ...core_util/* normalizeParams */.A2(params),
-        suffix,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _property(property, schema, params) {
-    return new checks.$ZodCheckProperty({
-        check: "property",
-        property,
-        schema,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _properties(shape, params) {
-    return new $ZodCheckProperties({
-        check: "properties",
-        shape,
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _mime(types, params) {
-    return new checks.$ZodCheckMimeType({
-        check: "mime_type",
-        mime: types,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _overwrite(tx) {
-    return new $ZodCheckOverwrite({
-        check: "overwrite",
-        tx,
-    });
-}
-// normalize
-// @__NO_SIDE_EFFECTS__
-function _normalize(form) {
-    return _overwrite((input) => input.normalize(form));
-}
-// trim
-// @__NO_SIDE_EFFECTS__
-function _trim() {
-    return _overwrite((input) => input.trim());
-}
-// toLowerCase
-// @__NO_SIDE_EFFECTS__
-function _toLowerCase() {
-    return _overwrite((input) => input.toLowerCase());
-}
-// toUpperCase
-// @__NO_SIDE_EFFECTS__
-function _toUpperCase() {
-    return _overwrite((input) => input.toUpperCase());
-}
-// slugify
-// @__NO_SIDE_EFFECTS__
-function _slugify() {
-    return _overwrite((input) => core_util/* slugify */.Yv(input));
-}
-// @__NO_SIDE_EFFECTS__
-function _array(Class, element, params) {
-    return new Class({
-        type: "array",
-        element,
-        // get element() {
-        //   return element;
-        // },
-        ...core_util/* normalizeParams */.A2(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _union(Class, options, params) {
-    return new Class({
-        type: "union",
-        options,
-        ...util.normalizeParams(params),
-    });
-}
-function _xor(Class, options, params) {
-    return new Class({
-        type: "union",
-        options,
-        inclusive: false,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _discriminatedUnion(Class, discriminator, options, params) {
-    return new Class({
-        type: "union",
-        options: options,
-        discriminator,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _intersection(Class, left, right) {
-    return new Class({
-        type: "intersection",
-        left,
-        right,
-    });
-}
-// export function _tuple(
-//   Class: util.SchemaClass<schemas.$ZodTuple>,
-//   items: [],
-//   params?: string | $ZodTupleParams
-// ): schemas.$ZodTuple<[], null>;
-// @__NO_SIDE_EFFECTS__
-function _tuple(Class, items, _paramsOrRest, _params) {
-    const hasRest = _paramsOrRest instanceof schemas.$ZodType;
-    const params = hasRest ? _params : _paramsOrRest;
-    const rest = hasRest ? _paramsOrRest : null;
-    return new Class({
-        type: "tuple",
-        items,
-        rest,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _record(Class, keyType, valueType, params) {
-    return new Class({
-        type: "record",
-        keyType,
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _map(Class, keyType, valueType, params) {
-    return new Class({
-        type: "map",
-        keyType,
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _set(Class, valueType, params) {
-    return new Class({
-        type: "set",
-        valueType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _enum(Class, values, params) {
-    const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
-    // if (Array.isArray(values)) {
-    //   for (const value of values) {
-    //     entries[value] = value;
-    //   }
-    // } else {
-    //   Object.assign(entries, values);
-    // }
-    // const entries: util.EnumLike = {};
-    // for (const val of values) {
-    //   entries[val] = val;
-    // }
-    return new Class({
-        type: "enum",
-        entries,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-/** @deprecated This API has been merged into `z.enum()`. Use `z.enum()` instead.
- *
- * ```ts
- * enum Colors { red, green, blue }
- * z.enum(Colors);
- * ```
- */
-function _nativeEnum(Class, entries, params) {
-    return new Class({
-        type: "enum",
-        entries,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _literal(Class, value, params) {
-    return new Class({
-        type: "literal",
-        values: Array.isArray(value) ? value : [value],
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _file(Class, params) {
-    return new Class({
-        type: "file",
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _transform(Class, fn) {
-    return new Class({
-        type: "transform",
-        transform: fn,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _optional(Class, innerType) {
-    return new Class({
-        type: "optional",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nullable(Class, innerType) {
-    return new Class({
-        type: "nullable",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _default(Class, innerType, defaultValue) {
-    return new Class({
-        type: "default",
-        innerType,
-        get defaultValue() {
-            return typeof defaultValue === "function" ? defaultValue() : util.shallowClone(defaultValue);
-        },
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _nonoptional(Class, innerType, params) {
-    return new Class({
-        type: "nonoptional",
-        innerType,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _success(Class, innerType) {
-    return new Class({
-        type: "success",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _catch(Class, innerType, catchValue) {
-    return new Class({
-        type: "catch",
-        innerType,
-        catchValue: (typeof catchValue === "function" ? catchValue : util.constantCatch(catchValue)),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _pipe(Class, in_, out) {
-    return new Class({
-        type: "pipe",
-        in: in_,
-        out,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _readonly(Class, innerType) {
-    return new Class({
-        type: "readonly",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _templateLiteral(Class, parts, params) {
-    return new Class({
-        type: "template_literal",
-        parts,
-        ...util.normalizeParams(params),
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _lazy(Class, getter) {
-    return new Class({
-        type: "lazy",
-        getter,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _promise(Class, innerType) {
-    return new Class({
-        type: "promise",
-        innerType,
-    });
-}
-// @__NO_SIDE_EFFECTS__
-function _custom(Class, fn, _params) {
-    const norm = util.normalizeParams(_params);
-    norm.abort ?? (norm.abort = true); // default to abort:false
-    const schema = new Class({
-        type: "custom",
-        check: "custom",
-        fn: fn,
-        ...norm,
-    });
-    return schema;
-}
-// same as _custom but defaults to abort:false
-// @__NO_SIDE_EFFECTS__
-function _refine(Class, fn, _params) {
-    const schema = new Class({
-        type: "custom",
-        check: "custom",
-        fn: fn,
-        ...core_util/* normalizeParams */.A2(_params),
-    });
-    return schema;
-}
-// @__NO_SIDE_EFFECTS__
-function _superRefine(fn, params) {
-    const ch = _check((payload) => {
-        payload.addIssue = (issue) => {
-            if (typeof issue === "string") {
-                payload.issues.push(core_util/* issue */.sn(issue, payload.value, ch._zod.def));
-            }
-            else {
-                // for Zod 3 backwards compatibility
-                const _issue = issue;
-                if (_issue.fatal)
-                    _issue.continue = false;
-                _issue.code ?? (_issue.code = "custom");
-                if (!("input" in _issue))
-                    _issue.input = payload.value;
-                _issue.inst ?? (_issue.inst = ch);
-                _issue.continue ?? (_issue.continue = !ch._zod.def.abort); // abort is always undefined, so this is always true...
-                payload.issues.push(core_util/* issue */.sn(_issue));
-            }
-        };
-        return fn(payload.value, payload);
-    }, params);
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _check(fn, params) {
-    const ch = new $ZodCheck({
-        check: "custom",
-        ...core_util/* normalizeParams */.A2(params),
-    });
-    ch._zod.check = fn;
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function describe(description) {
-    const ch = new $ZodCheck({ check: "describe" });
-    ch._zod.onattach = [
-        (inst) => {
-            const existing = globalRegistry.get(inst) ?? {};
-            globalRegistry.add(inst, { ...existing, description });
-        },
-    ];
-    ch._zod.check = () => { }; // no-op check
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function meta(metadata) {
-    const ch = new $ZodCheck({ check: "meta" });
-    ch._zod.onattach = [
-        (inst) => {
-            const existing = globalRegistry.get(inst) ?? {};
-            globalRegistry.add(inst, { ...existing, ...metadata });
-        },
-    ];
-    ch._zod.check = () => { }; // no-op check
-    return ch;
-}
-// @__NO_SIDE_EFFECTS__
-function _stringbool(Classes, _params) {
-    const params = util.normalizeParams(_params);
-    let truthyArray = params.truthy ?? ["true", "1", "yes", "on", "y", "enabled"];
-    let falsyArray = params.falsy ?? ["false", "0", "no", "off", "n", "disabled"];
-    if (params.case !== "sensitive") {
-        truthyArray = truthyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
-        falsyArray = falsyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
-    }
-    const truthySet = new Set(truthyArray);
-    const falsySet = new Set(falsyArray);
-    const _Codec = Classes.Codec ?? schemas.$ZodCodec;
-    const _Boolean = Classes.Boolean ?? schemas.$ZodBoolean;
-    const _String = Classes.String ?? schemas.$ZodString;
-    const stringSchema = new _String({ type: "string", error: params.error });
-    const booleanSchema = new _Boolean({ type: "boolean", error: params.error });
-    const codec = new _Codec({
-        type: "pipe",
-        in: stringSchema,
-        out: booleanSchema,
-        transform: ((input, payload) => {
-            let data = input;
-            if (params.case !== "sensitive")
-                data = data.toLowerCase();
-            if (truthySet.has(data)) {
-                return true;
-            }
-            else if (falsySet.has(data)) {
-                return false;
-            }
-            else {
-                payload.issues.push({
-                    code: "invalid_value",
-                    expected: "stringbool",
-                    values: [...truthySet, ...falsySet],
-                    input: payload.value,
-                    inst: codec,
-                    continue: false,
-                });
-                return {};
-            }
-        }),
-        reverseTransform: ((input, _payload) => {
-            if (input === true) {
-                return truthyArray[0] || "true";
-            }
-            else {
-                return falsyArray[0] || "false";
-            }
-        }),
-        error: params.error,
-    });
-    codec._zod.bag.truthy = truthyArray;
-    codec._zod.bag.falsy = falsyArray;
-    codec._zod.bag.case = params.case ?? "insensitive";
-    return codec;
-}
-// @__NO_SIDE_EFFECTS__
-function _stringFormat(Class, format, fnOrRegex, _params = {}) {
-    const params = util.normalizeParams(_params);
-    const def = {
-        check: "string_format",
-        type: "string",
-        format,
-        fn: typeof fnOrRegex === "function" ? fnOrRegex : (val) => fnOrRegex.test(val),
-        ...params,
-    };
-    if (fnOrRegex instanceof RegExp) {
-        def.pattern = fnOrRegex;
-    }
-    const inst = new Class(def);
-    return inst;
-}
-
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/registries.js
+var registries = __nccwpck_require__(29396);
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(43759);
 ;// CONCATENATED MODULE: ./node_modules/zod/v4/core/to-json-schema.js
 
 
@@ -59564,7 +57817,7 @@ function to_json_schema_initializeContext(params) {
         target = "draft-07";
     return {
         processors: params.processors ?? {},
-        metadataRegistry: params?.metadata ?? globalRegistry,
+        metadataRegistry: params?.metadata ?? registries/* globalRegistry */.fd,
         target,
         unrepresentable: params?.unrepresentable ?? "throw",
         override: params?.override ?? (() => { }),
@@ -60295,8 +58548,8 @@ const formatMap = {
 // ==================== SIMPLE TYPE PROCESSORS ====================
 // the runtime patterns are lax so parse paths never overflow the regex stack; the emitted schema swaps in the exact block forms, which zod itself never executes
 const exactPatterns = new Map([
-    [base64Charset, base64],
-    [base64urlCharset, base64url],
+    [base64Charset, core_regexes/* base64 */.K3],
+    [base64urlCharset, core_regexes/* base64url */.r0],
 ]);
 const exactPattern = (p) => exactPatterns.get(p) ?? p;
 const stringProcessor = (schema, ctx, _json, _params) => {
@@ -60765,7 +59018,7 @@ function stringifyKeyNames(bySchema, json, visited) {
         return rest;
     rest.type = "string";
     if (!values)
-        rest.pattern = (types.includes("number") ? number : integer).source;
+        rest.pattern = (types.includes("number") ? core_regexes/* number */.ai : core_regexes/* integer */.nd).source;
     return rest;
 }
 /** Every record of one conversion, so the carriers are found in a single pass rather than once per record. */
@@ -61737,7 +59990,7 @@ const ZodType = /*@__PURE__*/ core_core/* $constructor */.xI("ZodType", (inst, d
         return this.check(superRefine(refinement, params));
     },
     overwrite(fn) {
-        return this.check(_overwrite(fn));
+        return this.check(api/* _overwrite */.bS(fn));
     },
     optional() {
         return optional(this);
@@ -61767,13 +60020,13 @@ const ZodType = /*@__PURE__*/ core_core/* $constructor */.xI("ZodType", (inst, d
         return pipe(this, transform(tx));
     },
     default(d) {
-        return schemas_default(this, d);
+        return _default(this, d);
     },
     prefault(d) {
         return prefault(this, d);
     },
     catch(params) {
-        return schemas_catch(this, params);
+        return _catch(this, params);
     },
     pipe(target) {
         return pipe(this, target);
@@ -61783,15 +60036,15 @@ const ZodType = /*@__PURE__*/ core_core/* $constructor */.xI("ZodType", (inst, d
     },
     describe(description) {
         const cl = this.clone();
-        globalRegistry.add(cl, { description });
+        registries/* globalRegistry */.fd.add(cl, { description });
         return cl;
     },
     meta(...args) {
         // overloaded: meta() returns the registered metadata, meta(data) returns a clone with `data` registered. The mapped type picks up the second overload, so we accept variadic any-args and return `any` to satisfy both at runtime.
         if (args.length === 0)
-            return globalRegistry.get(this);
+            return registries/* globalRegistry */.fd.get(this);
         const cl = this.clone();
-        globalRegistry.add(cl, args[0]);
+        registries/* globalRegistry */.fd.add(cl, args[0]);
         return cl;
     },
     isOptional() {
@@ -61870,7 +60123,7 @@ const ZodType = /*@__PURE__*/ core_core/* $constructor */.xI("ZodType", (inst, d
     },
     // Reads through to the registry on every access, so it must not cache.
     get description() {
-        return globalRegistry.get(this)?.description;
+        return registries/* globalRegistry */.fd.get(this)?.description;
     },
     // No setter: `schema._def = x` throws, as it did when `_def` was a non-writable own property.
     get _def() {
@@ -61889,49 +60142,49 @@ const _ZodString = /*@__PURE__*/ core_core/* $constructor */.xI("_ZodString", (i
     maxLength: (inst) => aggregateChecks(inst).maximum ?? null,
 }, {
     regex(...args) {
-        return this.check(_regex(...args));
+        return this.check(api/* _regex */.Fk(...args));
     },
     includes(...args) {
-        return this.check(_includes(...args));
+        return this.check(api/* _includes */.dR(...args));
     },
     startsWith(...args) {
-        return this.check(_startsWith(...args));
+        return this.check(api/* _startsWith */.$S(...args));
     },
     endsWith(...args) {
-        return this.check(_endsWith(...args));
+        return this.check(api/* _endsWith */.ER(...args));
     },
     min(...args) {
-        return this.check(_minLength(...args));
+        return this.check(api/* _minLength */.m9(...args));
     },
     max(...args) {
-        return this.check(_maxLength(...args));
+        return this.check(api/* _maxLength */.Eb(...args));
     },
     length(...args) {
-        return this.check(_length(...args));
+        return this.check(api/* _length */.YA(...args));
     },
     nonempty(...args) {
-        return this.check(_minLength(1, ...args));
+        return this.check(api/* _minLength */.m9(1, ...args));
     },
     lowercase(params) {
-        return this.check(_lowercase(params));
+        return this.check(api/* _lowercase */.hH(params));
     },
     uppercase(params) {
-        return this.check(_uppercase(params));
+        return this.check(api/* _uppercase */.qF(params));
     },
     trim() {
-        return this.check(_trim());
+        return this.check(api/* _trim */.WN());
     },
     normalize(...args) {
-        return this.check(_normalize(...args));
+        return this.check(api/* _normalize */.lo(...args));
     },
     toLowerCase() {
-        return this.check(_toLowerCase());
+        return this.check(api/* _toLowerCase */.Il());
     },
     toUpperCase() {
-        return this.check(_toUpperCase());
+        return this.check(api/* _toUpperCase */.xY());
     },
     slugify() {
-        return this.check(_slugify());
+        return this.check(api/* _slugify */.TL());
     },
 }));
 const ZodString = /*@__PURE__*/ core_core/* $constructor */.xI("ZodString", (inst, def) => {
@@ -61939,86 +60192,86 @@ const ZodString = /*@__PURE__*/ core_core/* $constructor */.xI("ZodString", (ins
     _ZodString.init(inst, def);
 }, {
     email(params) {
-        return this.check(_email(ZodEmail, params));
+        return this.check(api/* _email */.Mu(ZodEmail, params));
     },
     url(params) {
-        return this.check(_url(ZodURL, params));
+        return this.check(api/* _url */.Fn(ZodURL, params));
     },
     jwt(params) {
-        return this.check(_jwt(ZodJWT, params));
+        return this.check(api/* _jwt */.rk(ZodJWT, params));
     },
     emoji(params) {
-        return this.check(api_emoji(ZodEmoji, params));
+        return this.check(api/* _emoji */.aC(ZodEmoji, params));
     },
     guid(params) {
-        return this.check(_guid(ZodGUID, params));
+        return this.check(api/* _guid */.tB(ZodGUID, params));
     },
     uuid(params) {
-        return this.check(_uuid(ZodUUID, params));
+        return this.check(api/* _uuid */.Be(ZodUUID, params));
     },
     uuidv4(params) {
-        return this.check(_uuidv4(ZodUUID, params));
+        return this.check(api/* _uuidv4 */.nA(ZodUUID, params));
     },
     uuidv6(params) {
-        return this.check(_uuidv6(ZodUUID, params));
+        return this.check(api/* _uuidv6 */.pY(ZodUUID, params));
     },
     uuidv7(params) {
-        return this.check(_uuidv7(ZodUUID, params));
+        return this.check(api/* _uuidv7 */.wA(ZodUUID, params));
     },
     nanoid(params) {
-        return this.check(_nanoid(ZodNanoID, params));
+        return this.check(api/* _nanoid */.Dl(ZodNanoID, params));
     },
     cuid(params) {
-        return this.check(_cuid(ZodCUID, params));
+        return this.check(api/* _cuid */.fs(ZodCUID, params));
     },
     cuid2(params) {
-        return this.check(_cuid2(ZodCUID2, params));
+        return this.check(api/* _cuid2 */.Bj(ZodCUID2, params));
     },
     ulid(params) {
-        return this.check(_ulid(ZodULID, params));
+        return this.check(api/* _ulid */.Ct(ZodULID, params));
     },
     base64(params) {
-        return this.check(_base64(ZodBase64, params));
+        return this.check(api/* _base64 */.rt(ZodBase64, params));
     },
     base64url(params) {
-        return this.check(_base64url(ZodBase64URL, params));
+        return this.check(api/* _base64url */.cU(ZodBase64URL, params));
     },
     xid(params) {
-        return this.check(_xid(ZodXID, params));
+        return this.check(api/* _xid */.Pw(ZodXID, params));
     },
     ksuid(params) {
-        return this.check(_ksuid(ZodKSUID, params));
+        return this.check(api/* _ksuid */._z(ZodKSUID, params));
     },
     ipv4(params) {
-        return this.check(_ipv4(ZodIPv4, params));
+        return this.check(api/* _ipv4 */.Ny(ZodIPv4, params));
     },
     ipv6(params) {
-        return this.check(_ipv6(ZodIPv6, params));
+        return this.check(api/* _ipv6 */.$O(ZodIPv6, params));
     },
     cidrv4(params) {
-        return this.check(_cidrv4(ZodCIDRv4, params));
+        return this.check(api/* _cidrv4 */.Uy(ZodCIDRv4, params));
     },
     cidrv6(params) {
-        return this.check(_cidrv6(ZodCIDRv6, params));
+        return this.check(api/* _cidrv6 */.gP(ZodCIDRv6, params));
     },
     e164(params) {
-        return this.check(_e164(ZodE164, params));
+        return this.check(api/* _e164 */.KB(ZodE164, params));
     },
     datetime(params) {
-        return this.check(_isoDateTime(ZodISODateTime, params));
+        return this.check(api/* _isoDateTime */.G1(ZodISODateTime, params));
     },
     date(params) {
-        return this.check(_isoDate(ZodISODate, params));
+        return this.check(api/* _isoDate */.db(ZodISODate, params));
     },
     time(params) {
-        return this.check(_isoTime(ZodISOTime, params));
+        return this.check(api/* _isoTime */.Kn(ZodISOTime, params));
     },
     duration(params) {
-        return this.check(_isoDuration(ZodISODuration, params));
+        return this.check(api/* _isoDuration */.f2(ZodISODuration, params));
     },
 });
-function schemas_string(params) {
-    return _string(ZodString, params);
+function string(params) {
+    return api/* _string */.Rl(ZodString, params);
 }
 const ZodStringFormat = /*@__PURE__*/ core_core/* $constructor */.xI("ZodStringFormat", (inst, def) => {
     $ZodStringFormat.init(inst, def);
@@ -62045,7 +60298,7 @@ const ZodEmail = /*@__PURE__*/ core_core/* $constructor */.xI("ZodEmail", (inst,
     $ZodEmail.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_email(params) {
+function email(params) {
     return core._email(ZodEmail, params);
 }
 const ZodGUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodGUID", (inst, def) => {
@@ -62053,7 +60306,7 @@ const ZodGUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodGUID", (inst, d
     $ZodGUID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_guid(params) {
+function guid(params) {
     return core._guid(ZodGUID, params);
 }
 const ZodUUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodUUID", (inst, def) => {
@@ -62061,7 +60314,7 @@ const ZodUUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodUUID", (inst, d
     $ZodUUID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_uuid(params) {
+function uuid(params) {
     return core._uuid(ZodUUID, params);
 }
 function uuidv4(params) {
@@ -62095,7 +60348,7 @@ const ZodEmoji = /*@__PURE__*/ core_core/* $constructor */.xI("ZodEmoji", (inst,
     $ZodEmoji.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_emoji(params) {
+function emoji(params) {
     return core._emoji(ZodEmoji, params);
 }
 const ZodNanoID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNanoID", (inst, def) => {
@@ -62103,7 +60356,7 @@ const ZodNanoID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNanoID", (ins
     $ZodNanoID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_nanoid(params) {
+function nanoid(params) {
     return core._nanoid(ZodNanoID, params);
 }
 /**
@@ -62123,7 +60376,7 @@ const ZodCUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCUID", (inst, d
  * (timestamps embedded in the id). Use {@link cuid2 | `z.cuid2()`} instead.
  * See https://github.com/paralleldrive/cuid.
  */
-function schemas_cuid(params) {
+function cuid(params) {
     return core._cuid(ZodCUID, params);
 }
 const ZodCUID2 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCUID2", (inst, def) => {
@@ -62131,7 +60384,7 @@ const ZodCUID2 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCUID2", (inst,
     $ZodCUID2.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_cuid2(params) {
+function cuid2(params) {
     return core._cuid2(ZodCUID2, params);
 }
 const ZodULID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodULID", (inst, def) => {
@@ -62139,7 +60392,7 @@ const ZodULID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodULID", (inst, d
     $ZodULID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_ulid(params) {
+function ulid(params) {
     return core._ulid(ZodULID, params);
 }
 const ZodXID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodXID", (inst, def) => {
@@ -62147,7 +60400,7 @@ const ZodXID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodXID", (inst, def
     $ZodXID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_xid(params) {
+function xid(params) {
     return core._xid(ZodXID, params);
 }
 const ZodKSUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodKSUID", (inst, def) => {
@@ -62155,7 +60408,7 @@ const ZodKSUID = /*@__PURE__*/ core_core/* $constructor */.xI("ZodKSUID", (inst,
     $ZodKSUID.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_ksuid(params) {
+function ksuid(params) {
     return core._ksuid(ZodKSUID, params);
 }
 const ZodIPv4 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodIPv4", (inst, def) => {
@@ -62163,7 +60416,7 @@ const ZodIPv4 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodIPv4", (inst, d
     $ZodIPv4.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_ipv4(params) {
+function ipv4(params) {
     return core._ipv4(ZodIPv4, params);
 }
 const ZodMAC = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodMAC", (inst, def) => {
@@ -62171,7 +60424,7 @@ const ZodMAC = /*@__PURE__*/ (/* unused pure expression or super */ null && (cor
     core.$ZodMAC.init(inst, def);
     ZodStringFormat.init(inst, def);
 })));
-function schemas_mac(params) {
+function mac(params) {
     return core._mac(ZodMAC, params);
 }
 const ZodIPv6 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodIPv6", (inst, def) => {
@@ -62179,21 +60432,21 @@ const ZodIPv6 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodIPv6", (inst, d
     $ZodIPv6.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_ipv6(params) {
+function ipv6(params) {
     return core._ipv6(ZodIPv6, params);
 }
 const ZodCIDRv4 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCIDRv4", (inst, def) => {
     $ZodCIDRv4.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_cidrv4(params) {
+function cidrv4(params) {
     return core._cidrv4(ZodCIDRv4, params);
 }
 const ZodCIDRv6 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCIDRv6", (inst, def) => {
     $ZodCIDRv6.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_cidrv6(params) {
+function cidrv6(params) {
     return core._cidrv6(ZodCIDRv6, params);
 }
 const ZodBase64 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBase64", (inst, def) => {
@@ -62201,7 +60454,7 @@ const ZodBase64 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBase64", (ins
     $ZodBase64.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_base64(params) {
+function base64(params) {
     return core._base64(ZodBase64, params);
 }
 const ZodBase64URL = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBase64URL", (inst, def) => {
@@ -62209,7 +60462,7 @@ const ZodBase64URL = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBase64URL"
     $ZodBase64URL.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_base64url(params) {
+function base64url(params) {
     return core._base64url(ZodBase64URL, params);
 }
 const ZodE164 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodE164", (inst, def) => {
@@ -62217,21 +60470,21 @@ const ZodE164 = /*@__PURE__*/ core_core/* $constructor */.xI("ZodE164", (inst, d
     $ZodE164.init(inst, def);
     ZodStringFormat.init(inst, def);
 });
-function schemas_e164(params) {
+function e164(params) {
     return core._e164(ZodE164, params);
 }
 const ZodCreditCard = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodCreditCard", (inst, def) => {
     core.$ZodCreditCard.init(inst, def);
     ZodStringFormat.init(inst, def);
 })));
-function schemas_creditCard(params) {
+function creditCard(params) {
     return core._creditCard(ZodCreditCard, params);
 }
 const ZodIBAN = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodIBAN", (inst, def) => {
     core.$ZodIBAN.init(inst, def);
     ZodStringFormat.init(inst, def);
 })));
-function schemas_iban(params) {
+function iban(params) {
     return core._iban(ZodIBAN, params);
 }
 const ZodJWT = /*@__PURE__*/ core_core/* $constructor */.xI("ZodJWT", (inst, def) => {
@@ -62250,13 +60503,13 @@ const ZodCustomStringFormat = /*@__PURE__*/ (/* unused pure expression or super 
 function stringFormat(format, fnOrRegex, _params = {}) {
     return core._stringFormat(ZodCustomStringFormat, format, fnOrRegex, _params);
 }
-function schemas_hostname(_params) {
+function hostname(_params) {
     return core._stringFormat(ZodCustomStringFormat, "hostname", regexes.hostname, _params);
 }
-function schemas_hex(_params) {
+function hex(_params) {
     return core._stringFormat(ZodCustomStringFormat, "hex", regexes.hex, _params);
 }
-function schemas_currencyCode(_params) {
+function currencyCode(_params) {
     return core._stringFormat(ZodCustomStringFormat, "currency_code", regexes.currencyCode, _params);
 }
 function hash(alg, params) {
@@ -62289,22 +60542,22 @@ const ZodNumber = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNumber", (ins
     format: (inst) => aggregateChecks(inst).format ?? null,
 }, {
     gt(value, params) {
-        return this.check(_gt(value, params));
+        return this.check(api/* _gt */.Tx(value, params));
     },
     gte(value, params) {
-        return this.check(_gte(value, params));
+        return this.check(api/* _gte */.qm(value, params));
     },
     min(value, params) {
-        return this.check(_gte(value, params));
+        return this.check(api/* _gte */.qm(value, params));
     },
     lt(value, params) {
-        return this.check(_lt(value, params));
+        return this.check(api/* _lt */.Au(value, params));
     },
     lte(value, params) {
-        return this.check(_lte(value, params));
+        return this.check(api/* _lte */.Zm(value, params));
     },
     max(value, params) {
-        return this.check(_lte(value, params));
+        return this.check(api/* _lte */.Zm(value, params));
     },
     int(params) {
         return this.check(schemas_int(params));
@@ -62313,36 +60566,36 @@ const ZodNumber = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNumber", (ins
         return this.check(schemas_int(params));
     },
     positive(params) {
-        return this.check(_gt(0, params));
+        return this.check(api/* _gt */.Tx(0, params));
     },
     nonnegative(params) {
-        return this.check(_gte(0, params));
+        return this.check(api/* _gte */.qm(0, params));
     },
     negative(params) {
-        return this.check(_lt(0, params));
+        return this.check(api/* _lt */.Au(0, params));
     },
     nonpositive(params) {
-        return this.check(_lte(0, params));
+        return this.check(api/* _lte */.Zm(0, params));
     },
     multipleOf(value, params) {
-        return this.check(_multipleOf(value, params));
+        return this.check(api/* _multipleOf */.Hi(value, params));
     },
     step(value, params) {
-        return this.check(_multipleOf(value, params));
+        return this.check(api/* _multipleOf */.Hi(value, params));
     },
     finite() {
         return this;
     },
 }));
-function schemas_number(params) {
-    return _number(ZodNumber, params);
+function number(params) {
+    return api/* _number */.F7(ZodNumber, params);
 }
 const ZodNumberFormat = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNumberFormat", (inst, def) => {
     $ZodNumberFormat.init(inst, def);
     ZodNumber.init(inst, def);
 });
 function schemas_int(params) {
-    return _int(ZodNumberFormat, params);
+    return api/* _int */.LK(ZodNumberFormat, params);
 }
 function float32(params) {
     return core._float32(ZodNumberFormat, params);
@@ -62362,7 +60615,7 @@ const ZodBoolean = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBoolean", (i
     inst._zod.processJSONSchema = (ctx, json, params) => booleanProcessor(inst, ctx, json, params);
 });
 function schemas_boolean(params) {
-    return _boolean(ZodBoolean, params);
+    return api/* _boolean */._L(ZodBoolean, params);
 }
 const ZodBigInt = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBigInt", (inst, def) => {
     $ZodBigInt.init(inst, def);
@@ -62375,40 +60628,40 @@ const ZodBigInt = /*@__PURE__*/ core_core/* $constructor */.xI("ZodBigInt", (ins
     format: (inst) => aggregateChecks(inst).format ?? null,
 }, {
     gte(value, params) {
-        return this.check(_gte(value, params));
+        return this.check(api/* _gte */.qm(value, params));
     },
     min(value, params) {
-        return this.check(_gte(value, params));
+        return this.check(api/* _gte */.qm(value, params));
     },
     gt(value, params) {
-        return this.check(_gt(value, params));
+        return this.check(api/* _gt */.Tx(value, params));
     },
     lt(value, params) {
-        return this.check(_lt(value, params));
+        return this.check(api/* _lt */.Au(value, params));
     },
     lte(value, params) {
-        return this.check(_lte(value, params));
+        return this.check(api/* _lte */.Zm(value, params));
     },
     max(value, params) {
-        return this.check(_lte(value, params));
+        return this.check(api/* _lte */.Zm(value, params));
     },
     positive(params) {
-        return this.check(_gt(BigInt(0), params));
+        return this.check(api/* _gt */.Tx(BigInt(0), params));
     },
     negative(params) {
-        return this.check(_lt(BigInt(0), params));
+        return this.check(api/* _lt */.Au(BigInt(0), params));
     },
     nonpositive(params) {
-        return this.check(_lte(BigInt(0), params));
+        return this.check(api/* _lte */.Zm(BigInt(0), params));
     },
     nonnegative(params) {
-        return this.check(_gte(BigInt(0), params));
+        return this.check(api/* _gte */.qm(BigInt(0), params));
     },
     multipleOf(value, params) {
-        return this.check(_multipleOf(value, params));
+        return this.check(api/* _multipleOf */.Hi(value, params));
     },
 }));
-function schemas_bigint(params) {
+function bigint(params) {
     return core._bigint(ZodBigInt, params);
 }
 const ZodBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodBigIntFormat", (inst, def) => {
@@ -62434,7 +60687,7 @@ const ZodUndefined = /*@__PURE__*/ (/* unused pure expression or super */ null &
     ZodType.init(inst, def);
     inst._zod.processJSONSchema = (ctx, json, params) => processors.undefinedProcessor(inst, ctx, json, params);
 })));
-function schemas_undefined(params) {
+function _undefined(params) {
     return core._undefined(ZodUndefined, params);
 }
 
@@ -62443,7 +60696,7 @@ const ZodNull = /*@__PURE__*/ (/* unused pure expression or super */ null && (co
     ZodType.init(inst, def);
     inst._zod.processJSONSchema = (ctx, json, params) => processors.nullProcessor(inst, ctx, json, params);
 })));
-function schemas_null(params) {
+function _null(params) {
     return core._null(ZodNull, params);
 }
 
@@ -62461,7 +60714,7 @@ const ZodUnknown = /*@__PURE__*/ core_core/* $constructor */.xI("ZodUnknown", (i
     inst._zod.processJSONSchema = (ctx, json, params) => unknownProcessor(inst, ctx, json, params);
 });
 function unknown() {
-    return _unknown(ZodUnknown);
+    return api/* _unknown */.em(ZodUnknown);
 }
 const ZodNever = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNever", (inst, def) => {
     $ZodNever.init(inst, def);
@@ -62469,14 +60722,14 @@ const ZodNever = /*@__PURE__*/ core_core/* $constructor */.xI("ZodNever", (inst,
     inst._zod.processJSONSchema = (ctx, json, params) => neverProcessor(inst, ctx, json, params);
 });
 function never(params) {
-    return _never(ZodNever, params);
+    return api/* _never */.G8(ZodNever, params);
 }
 const ZodVoid = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("ZodVoid", (inst, def) => {
     core.$ZodVoid.init(inst, def);
     ZodType.init(inst, def);
     inst._zod.processJSONSchema = (ctx, json, params) => processors.voidProcessor(inst, ctx, json, params);
 })));
-function schemas_void(params) {
+function _void(params) {
     return core._void(ZodVoid, params);
 }
 
@@ -62484,8 +60737,8 @@ const ZodDate = /*@__PURE__*/ core_core/* $constructor */.xI("ZodDate", (inst, d
     $ZodDate.init(inst, def);
     ZodType.init(inst, def);
     inst._zod.processJSONSchema = (ctx, json, params) => dateProcessor(inst, ctx, json, params);
-    inst.min = (value, params) => inst.check(_gte(value, params));
-    inst.max = (value, params) => inst.check(_lte(value, params));
+    inst.min = (value, params) => inst.check(api/* _gte */.qm(value, params));
+    inst.max = (value, params) => inst.check(api/* _lte */.Zm(value, params));
 }, 
 /*@__PURE__*/ core_util/* derived */.un({
     minDate: (inst) => {
@@ -62497,7 +60750,7 @@ const ZodDate = /*@__PURE__*/ core_core/* $constructor */.xI("ZodDate", (inst, d
         return maximum ? new Date(maximum) : null;
     },
 }, {}));
-function schemas_date(params) {
+function date(params) {
     return core._date(ZodDate, params);
 }
 const ZodArray = /*@__PURE__*/ core_core/* $constructor */.xI("ZodArray", (inst, def) => {
@@ -62508,28 +60761,28 @@ const ZodArray = /*@__PURE__*/ core_core/* $constructor */.xI("ZodArray", (inst,
     inst.element = def.element;
 }, {
     min(n, params) {
-        return this.check(_minLength(n, params));
+        return this.check(api/* _minLength */.m9(n, params));
     },
     nonempty(params) {
-        return this.check(_minLength(1, params));
+        return this.check(api/* _minLength */.m9(1, params));
     },
     max(n, params) {
-        return this.check(_maxLength(n, params));
+        return this.check(api/* _maxLength */.Eb(n, params));
     },
     length(n, params) {
-        return this.check(_length(n, params));
+        return this.check(api/* _length */.YA(n, params));
     },
     unwrap() {
         return this.element;
     },
 });
 function array(element, params) {
-    return _array(ZodArray, element, params);
+    return api/* _array */.dZ(ZodArray, element, params);
 }
 // .keyof
 function keyof(schema) {
     const shape = schema._zod.def.shape;
-    return schemas_enum(Object.keys(shape));
+    return _enum(Object.keys(shape));
 }
 const ZodObject = /*@__PURE__*/ core_core/* $constructor */.xI("ZodObject", (inst, def) => {
     _ensureDefaultMemoizer();
@@ -62539,7 +60792,7 @@ const ZodObject = /*@__PURE__*/ core_core/* $constructor */.xI("ZodObject", (ins
     core_util/* installLazyProp */.X(inst, "shape", (self) => self._zod.def.shape, false);
 }, {
     keyof() {
-        return schemas_enum(Object.keys(this._zod.def.shape));
+        return _enum(Object.keys(this._zod.def.shape));
     },
     catchall(catchall) {
         // `mergeDefs` rather than a spread: spreading reads `shape`, and resolving it can mint a whole fresh subtree
@@ -62710,7 +60963,7 @@ function record(keyType, valueType, params) {
     if (!valueType || !valueType._zod) {
         return new ZodRecord({
             type: "record",
-            keyType: schemas_string(),
+            keyType: string(),
             valueType: keyType,
             ...core_util/* normalizeParams */.A2(valueType),
         });
@@ -62819,7 +61072,7 @@ const ZodEnum = /*@__PURE__*/ core_core/* $constructor */.xI("ZodEnum", (inst, d
         });
     };
 });
-function schemas_enum(values, params) {
+function _enum(values, params) {
     const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
     return new ZodEnum({
         type: "enum",
@@ -62964,7 +61217,7 @@ const ZodDefault = /*@__PURE__*/ core_core/* $constructor */.xI("ZodDefault", (i
     inst.unwrap = () => inst._zod.def.innerType;
     inst.removeDefault = inst.unwrap;
 });
-function schemas_default(innerType, defaultValue) {
+function _default(innerType, defaultValue) {
     return new ZodDefault({
         type: "default",
         innerType: innerType,
@@ -63020,7 +61273,7 @@ const ZodCatch = /*@__PURE__*/ core_core/* $constructor */.xI("ZodCatch", (inst,
     inst.unwrap = () => inst._zod.def.innerType;
     inst.removeCatch = inst.unwrap;
 });
-function schemas_catch(innerType, catchValue) {
+function _catch(innerType, catchValue) {
     return new ZodCatch({
         type: "catch",
         innerType: innerType,
@@ -63157,21 +61410,21 @@ function custom(fn, _params) {
     return core._custom(ZodCustom, fn ?? (() => true), _params);
 }
 function refine(fn, _params = {}) {
-    return _refine(ZodCustom, fn, _params);
+    return api/* _refine */.fU(ZodCustom, fn, _params);
 }
 // superRefine
 function superRefine(fn, params) {
-    return _superRefine(fn, params);
+    return api/* _superRefine */.MB(fn, params);
 }
 // Re-export describe and meta from core
-const schemas_describe = describe;
-const schemas_meta = meta;
+const describe = api/* describe */.q0;
+const meta = api/* meta */.mI;
 const ZodInstanceOf = /*@__PURE__*/ core_core/* $constructor */.xI("ZodInstanceOf", (inst, def) => {
     ZodCustom.init(inst, def);
 }, {
     properties(shape, params) {
         // asserts in place, so the narrowed output type is truthful without a wrapper
-        return this.check(_properties(shape, params));
+        return this.check(api/* _properties */.T2(shape, params));
     },
 });
 function _instanceof(cls, params = {}) {
@@ -63206,7 +61459,7 @@ const stringbool = (...args) => core._stringbool({
 }, ...args);
 function json(params) {
     const jsonSchema = lazy(() => {
-        return union([schemas_string(params), schemas_number(), schemas_boolean(), schemas_null(), array(jsonSchema), record(schemas_string(), jsonSchema)]);
+        return union([string(params), number(), schemas_boolean(), _null(), array(jsonSchema), record(string(), jsonSchema)]);
     });
     return jsonSchema;
 }
@@ -63218,6 +61471,1726 @@ function preprocess(fn, schema) {
         out: schema,
     });
 }
+
+
+/***/ }),
+
+/***/ 43759:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   $O: () => (/* binding */ _ipv6),
+/* harmony export */   $S: () => (/* binding */ _startsWith),
+/* harmony export */   Au: () => (/* binding */ _lt),
+/* harmony export */   Be: () => (/* binding */ _uuid),
+/* harmony export */   Bj: () => (/* binding */ _cuid2),
+/* harmony export */   Ct: () => (/* binding */ _ulid),
+/* harmony export */   Dl: () => (/* binding */ _nanoid),
+/* harmony export */   ER: () => (/* binding */ _endsWith),
+/* harmony export */   Eb: () => (/* binding */ _maxLength),
+/* harmony export */   F7: () => (/* binding */ _number),
+/* harmony export */   Fk: () => (/* binding */ _regex),
+/* harmony export */   Fn: () => (/* binding */ _url),
+/* harmony export */   G1: () => (/* binding */ _isoDateTime),
+/* harmony export */   G8: () => (/* binding */ _never),
+/* harmony export */   Hi: () => (/* binding */ _multipleOf),
+/* harmony export */   Il: () => (/* binding */ _toLowerCase),
+/* harmony export */   KB: () => (/* binding */ _e164),
+/* harmony export */   Kn: () => (/* binding */ _isoTime),
+/* harmony export */   LK: () => (/* binding */ _int),
+/* harmony export */   MB: () => (/* binding */ _superRefine),
+/* harmony export */   Mu: () => (/* binding */ _email),
+/* harmony export */   Ny: () => (/* binding */ _ipv4),
+/* harmony export */   Pw: () => (/* binding */ _xid),
+/* harmony export */   Rl: () => (/* binding */ _string),
+/* harmony export */   T2: () => (/* binding */ _properties),
+/* harmony export */   TL: () => (/* binding */ _slugify),
+/* harmony export */   Tx: () => (/* binding */ _gt),
+/* harmony export */   Uy: () => (/* binding */ _cidrv4),
+/* harmony export */   WN: () => (/* binding */ _trim),
+/* harmony export */   YA: () => (/* binding */ _length),
+/* harmony export */   Zm: () => (/* binding */ _lte),
+/* harmony export */   _L: () => (/* binding */ _boolean),
+/* harmony export */   _z: () => (/* binding */ _ksuid),
+/* harmony export */   aC: () => (/* binding */ _emoji),
+/* harmony export */   bS: () => (/* binding */ _overwrite),
+/* harmony export */   cU: () => (/* binding */ _base64url),
+/* harmony export */   dR: () => (/* binding */ _includes),
+/* harmony export */   dZ: () => (/* binding */ _array),
+/* harmony export */   db: () => (/* binding */ _isoDate),
+/* harmony export */   em: () => (/* binding */ _unknown),
+/* harmony export */   f2: () => (/* binding */ _isoDuration),
+/* harmony export */   fU: () => (/* binding */ _refine),
+/* harmony export */   fs: () => (/* binding */ _cuid),
+/* harmony export */   gP: () => (/* binding */ _cidrv6),
+/* harmony export */   hH: () => (/* binding */ _lowercase),
+/* harmony export */   lo: () => (/* binding */ _normalize),
+/* harmony export */   m9: () => (/* binding */ _minLength),
+/* harmony export */   mI: () => (/* binding */ meta),
+/* harmony export */   nA: () => (/* binding */ _uuidv4),
+/* harmony export */   pY: () => (/* binding */ _uuidv6),
+/* harmony export */   q0: () => (/* binding */ describe),
+/* harmony export */   qF: () => (/* binding */ _uppercase),
+/* harmony export */   qm: () => (/* binding */ _gte),
+/* harmony export */   rk: () => (/* binding */ _jwt),
+/* harmony export */   rt: () => (/* binding */ _base64),
+/* harmony export */   tB: () => (/* binding */ _guid),
+/* harmony export */   wA: () => (/* binding */ _uuidv7),
+/* harmony export */   xY: () => (/* binding */ _toUpperCase)
+/* harmony export */ });
+/* unused harmony exports _coercedString, _mac, _creditCard, _iban, TimePrecision, _coercedNumber, _float32, _float64, _int32, _uint32, _coercedBoolean, _bigint, _coercedBigint, _int64, _uint64, _symbol, _undefined, _null, _any, _void, _date, _coercedDate, _nan, _max, _min, _positive, _negative, _nonpositive, _nonnegative, _maxSize, _minSize, _size, _property, _mime, _union, _xor, _discriminatedUnion, _intersection, _tuple, _record, _map, _set, _enum, _nativeEnum, _literal, _file, _transform, _optional, _nullable, _default, _nonoptional, _success, _catch, _pipe, _readonly, _templateLiteral, _lazy, _promise, _custom, _check, _stringbool, _stringFormat */
+/* harmony import */ var _checks_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(44890);
+/* harmony import */ var _registries_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(29396);
+/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(54723);
+
+
+
+
+function snapshotChecks(def) {
+    if (def.checks)
+        def.checks = [...def.checks];
+    return def;
+}
+// @__NO_SIDE_EFFECTS__
+function _string(Class, params) {
+    return new Class(snapshotChecks({ type: "string", ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedString(Class, params) {
+    return new Class(snapshotChecks({ type: "string", coerce: true, ...util.normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _email(Class, params) {
+    return new Class({
+        type: "string",
+        format: "email",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _guid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "guid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "uuid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv4(Class, params) {
+    return new Class({
+        type: "string",
+        format: "uuid",
+        check: "string_format",
+        abort: false,
+        version: "v4",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv6(Class, params) {
+    return new Class({
+        type: "string",
+        format: "uuid",
+        check: "string_format",
+        abort: false,
+        version: "v6",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uuidv7(Class, params) {
+    return new Class({
+        type: "string",
+        format: "uuid",
+        check: "string_format",
+        abort: false,
+        version: "v7",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _url(Class, params) {
+    return new Class({
+        type: "string",
+        format: "url",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _emoji(Class, params) {
+    return new Class({
+        type: "string",
+        format: "emoji",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _nanoid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "nanoid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+/**
+ * @deprecated CUID v1 is deprecated by its authors due to information leakage
+ * (timestamps embedded in the id). Use {@link _cuid2} instead.
+ * See https://github.com/paralleldrive/cuid.
+ */
+// @__NO_SIDE_EFFECTS__
+function _cuid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "cuid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _cuid2(Class, params) {
+    return new Class({
+        type: "string",
+        format: "cuid2",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _ulid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "ulid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _xid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "xid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _ksuid(Class, params) {
+    return new Class({
+        type: "string",
+        format: "ksuid",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv4(Class, params) {
+    return new Class({
+        type: "string",
+        format: "ipv4",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _ipv6(Class, params) {
+    return new Class({
+        type: "string",
+        format: "ipv6",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _mac(Class, params) {
+    return new Class({
+        type: "string",
+        format: "mac",
+        check: "string_format",
+        abort: false,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv4(Class, params) {
+    return new Class({
+        type: "string",
+        format: "cidrv4",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _cidrv6(Class, params) {
+    return new Class({
+        type: "string",
+        format: "cidrv6",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64(Class, params) {
+    return new Class({
+        type: "string",
+        format: "base64",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _base64url(Class, params) {
+    return new Class({
+        type: "string",
+        format: "base64url",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _e164(Class, params) {
+    return new Class({
+        type: "string",
+        format: "e164",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _creditCard(Class, params) {
+    return new Class({
+        type: "string",
+        format: "credit_card",
+        check: "string_format",
+        abort: false,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _iban(Class, params) {
+    return new Class({
+        type: "string",
+        format: "iban",
+        check: "string_format",
+        abort: false,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _jwt(Class, params) {
+    return new Class({
+        type: "string",
+        format: "jwt",
+        check: "string_format",
+        abort: false,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+const TimePrecision = {
+    Any: null,
+    Minute: -1,
+    Second: 0,
+    Millisecond: 3,
+    Microsecond: 6,
+};
+// @__NO_SIDE_EFFECTS__
+function _isoDateTime(Class, params) {
+    return new Class({
+        type: "string",
+        format: "datetime",
+        check: "string_format",
+        offset: false,
+        local: false,
+        precision: null,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDate(Class, params) {
+    return new Class({
+        type: "string",
+        format: "date",
+        check: "string_format",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoTime(Class, params) {
+    return new Class({
+        type: "string",
+        format: "time",
+        check: "string_format",
+        precision: null,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _isoDuration(Class, params) {
+    return new Class({
+        type: "string",
+        format: "duration",
+        check: "string_format",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _number(Class, params) {
+    return new Class(snapshotChecks({ type: "number", checks: [], ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedNumber(Class, params) {
+    return new Class(snapshotChecks({ type: "number", coerce: true, checks: [], ...util.normalizeParams(params) }));
+}
+// @__NO_SIDE_EFFECTS__
+function _int(Class, params) {
+    return new Class({
+        type: "number",
+        check: "number_format",
+        abort: false,
+        format: "safeint",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _float32(Class, params) {
+    return new Class({
+        type: "number",
+        check: "number_format",
+        abort: false,
+        format: "float32",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _float64(Class, params) {
+    return new Class({
+        type: "number",
+        check: "number_format",
+        abort: false,
+        format: "float64",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _int32(Class, params) {
+    return new Class({
+        type: "number",
+        check: "number_format",
+        abort: false,
+        format: "int32",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uint32(Class, params) {
+    return new Class({
+        type: "number",
+        check: "number_format",
+        abort: false,
+        format: "uint32",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _boolean(Class, params) {
+    return new Class({
+        type: "boolean",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedBoolean(Class, params) {
+    return new Class({
+        type: "boolean",
+        coerce: true,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _bigint(Class, params) {
+    return new Class({
+        type: "bigint",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedBigint(Class, params) {
+    return new Class({
+        type: "bigint",
+        coerce: true,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _int64(Class, params) {
+    return new Class({
+        type: "bigint",
+        check: "bigint_format",
+        abort: false,
+        format: "int64",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uint64(Class, params) {
+    return new Class({
+        type: "bigint",
+        check: "bigint_format",
+        abort: false,
+        format: "uint64",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _symbol(Class, params) {
+    return new Class({
+        type: "symbol",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _undefined(Class, params) {
+    return new Class({
+        type: "undefined",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _null(Class, params) {
+    return new Class({
+        type: "null",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _any(Class) {
+    return new Class({
+        type: "any",
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _unknown(Class) {
+    return new Class({
+        type: "unknown",
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _never(Class, params) {
+    return new Class({
+        type: "never",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _void(Class, params) {
+    return new Class({
+        type: "void",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _date(Class, params) {
+    return new Class({
+        type: "date",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _coercedDate(Class, params) {
+    return new Class({
+        type: "date",
+        coerce: true,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _nan(Class, params) {
+    return new Class({
+        type: "nan",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _lt(value, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckLessThan */ .sm({
+        check: "less_than",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        value,
+        inclusive: false,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _lte(value, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckLessThan */ .sm({
+        check: "less_than",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        value,
+        inclusive: true,
+    });
+}
+
+// @__NO_SIDE_EFFECTS__
+function _gt(value, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckGreaterThan */ .J_({
+        check: "greater_than",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        value,
+        inclusive: false,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _gte(value, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckGreaterThan */ .J_({
+        check: "greater_than",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        value,
+        inclusive: true,
+    });
+}
+
+// @__NO_SIDE_EFFECTS__
+function _positive(params) {
+    return _gt(0, params);
+}
+// negative
+// @__NO_SIDE_EFFECTS__
+function _negative(params) {
+    return _lt(0, params);
+}
+// nonpositive
+// @__NO_SIDE_EFFECTS__
+function _nonpositive(params) {
+    return _lte(0, params);
+}
+// nonnegative
+// @__NO_SIDE_EFFECTS__
+function _nonnegative(params) {
+    return _gte(0, params);
+}
+// @__NO_SIDE_EFFECTS__
+function _multipleOf(value, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckMultipleOf */ .Jk({
+        check: "multiple_of",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        value,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _maxSize(maximum, params) {
+    return new checks.$ZodCheckMaxSize({
+        check: "max_size",
+        ...util.normalizeParams(params),
+        maximum,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _minSize(minimum, params) {
+    return new checks.$ZodCheckMinSize({
+        check: "min_size",
+        ...util.normalizeParams(params),
+        minimum,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _size(size, params) {
+    return new checks.$ZodCheckSizeEquals({
+        check: "size_equals",
+        ...util.normalizeParams(params),
+        size,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _maxLength(maximum, params) {
+    const ch = new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckMaxLength */ .Yk({
+        check: "max_length",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        maximum,
+    });
+    return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _minLength(minimum, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckMinLength */ .Kk({
+        check: "min_length",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        minimum,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _length(length, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckLengthEquals */ .RM({
+        check: "length_equals",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        length,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _regex(pattern, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckRegex */ .DG({
+        check: "string_format",
+        format: "regex",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        pattern,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _lowercase(params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckLowerCase */ .NI({
+        check: "string_format",
+        format: "lowercase",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _uppercase(params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckUpperCase */ .kH({
+        check: "string_format",
+        format: "uppercase",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _includes(includes, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckIncludes */ .Tt({
+        check: "string_format",
+        format: "includes",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        includes,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _startsWith(prefix, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckStartsWith */ .J({
+        check: "string_format",
+        format: "starts_with",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        prefix,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _endsWith(suffix, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckEndsWith */ .E6({
+        check: "string_format",
+        format: "ends_with",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+        suffix,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _property(property, schema, params) {
+    return new checks.$ZodCheckProperty({
+        check: "property",
+        property,
+        schema,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _properties(shape, params) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckProperties */ .nJ({
+        check: "properties",
+        shape,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _mime(types, params) {
+    return new checks.$ZodCheckMimeType({
+        check: "mime_type",
+        mime: types,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _overwrite(tx) {
+    return new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheckOverwrite */ .v$({
+        check: "overwrite",
+        tx,
+    });
+}
+// normalize
+// @__NO_SIDE_EFFECTS__
+function _normalize(form) {
+    return _overwrite((input) => input.normalize(form));
+}
+// trim
+// @__NO_SIDE_EFFECTS__
+function _trim() {
+    return _overwrite((input) => input.trim());
+}
+// toLowerCase
+// @__NO_SIDE_EFFECTS__
+function _toLowerCase() {
+    return _overwrite((input) => input.toLowerCase());
+}
+// toUpperCase
+// @__NO_SIDE_EFFECTS__
+function _toUpperCase() {
+    return _overwrite((input) => input.toUpperCase());
+}
+// slugify
+// @__NO_SIDE_EFFECTS__
+function _slugify() {
+    return _overwrite((input) => _util_js__WEBPACK_IMPORTED_MODULE_0__/* .slugify */ .Yv(input));
+}
+// @__NO_SIDE_EFFECTS__
+function _array(Class, element, params) {
+    return new Class({
+        type: "array",
+        element,
+        // get element() {
+        //   return element;
+        // },
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _union(Class, options, params) {
+    return new Class({
+        type: "union",
+        options,
+        ...util.normalizeParams(params),
+    });
+}
+function _xor(Class, options, params) {
+    return new Class({
+        type: "union",
+        options,
+        inclusive: false,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _discriminatedUnion(Class, discriminator, options, params) {
+    return new Class({
+        type: "union",
+        options: options,
+        discriminator,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _intersection(Class, left, right) {
+    return new Class({
+        type: "intersection",
+        left,
+        right,
+    });
+}
+// export function _tuple(
+//   Class: util.SchemaClass<schemas.$ZodTuple>,
+//   items: [],
+//   params?: string | $ZodTupleParams
+// ): schemas.$ZodTuple<[], null>;
+// @__NO_SIDE_EFFECTS__
+function _tuple(Class, items, _paramsOrRest, _params) {
+    const hasRest = _paramsOrRest instanceof schemas.$ZodType;
+    const params = hasRest ? _params : _paramsOrRest;
+    const rest = hasRest ? _paramsOrRest : null;
+    return new Class({
+        type: "tuple",
+        items,
+        rest,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _record(Class, keyType, valueType, params) {
+    return new Class({
+        type: "record",
+        keyType,
+        valueType,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _map(Class, keyType, valueType, params) {
+    return new Class({
+        type: "map",
+        keyType,
+        valueType,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _set(Class, valueType, params) {
+    return new Class({
+        type: "set",
+        valueType,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _enum(Class, values, params) {
+    const entries = Array.isArray(values) ? Object.fromEntries(values.map((v) => [v, v])) : values;
+    // if (Array.isArray(values)) {
+    //   for (const value of values) {
+    //     entries[value] = value;
+    //   }
+    // } else {
+    //   Object.assign(entries, values);
+    // }
+    // const entries: util.EnumLike = {};
+    // for (const val of values) {
+    //   entries[val] = val;
+    // }
+    return new Class({
+        type: "enum",
+        entries,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+/** @deprecated This API has been merged into `z.enum()`. Use `z.enum()` instead.
+ *
+ * ```ts
+ * enum Colors { red, green, blue }
+ * z.enum(Colors);
+ * ```
+ */
+function _nativeEnum(Class, entries, params) {
+    return new Class({
+        type: "enum",
+        entries,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _literal(Class, value, params) {
+    return new Class({
+        type: "literal",
+        values: Array.isArray(value) ? value : [value],
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _file(Class, params) {
+    return new Class({
+        type: "file",
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _transform(Class, fn) {
+    return new Class({
+        type: "transform",
+        transform: fn,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _optional(Class, innerType) {
+    return new Class({
+        type: "optional",
+        innerType,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _nullable(Class, innerType) {
+    return new Class({
+        type: "nullable",
+        innerType,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _default(Class, innerType, defaultValue) {
+    return new Class({
+        type: "default",
+        innerType,
+        get defaultValue() {
+            return typeof defaultValue === "function" ? defaultValue() : util.shallowClone(defaultValue);
+        },
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _nonoptional(Class, innerType, params) {
+    return new Class({
+        type: "nonoptional",
+        innerType,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _success(Class, innerType) {
+    return new Class({
+        type: "success",
+        innerType,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _catch(Class, innerType, catchValue) {
+    return new Class({
+        type: "catch",
+        innerType,
+        catchValue: (typeof catchValue === "function" ? catchValue : util.constantCatch(catchValue)),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _pipe(Class, in_, out) {
+    return new Class({
+        type: "pipe",
+        in: in_,
+        out,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _readonly(Class, innerType) {
+    return new Class({
+        type: "readonly",
+        innerType,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _templateLiteral(Class, parts, params) {
+    return new Class({
+        type: "template_literal",
+        parts,
+        ...util.normalizeParams(params),
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _lazy(Class, getter) {
+    return new Class({
+        type: "lazy",
+        getter,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _promise(Class, innerType) {
+    return new Class({
+        type: "promise",
+        innerType,
+    });
+}
+// @__NO_SIDE_EFFECTS__
+function _custom(Class, fn, _params) {
+    const norm = util.normalizeParams(_params);
+    norm.abort ?? (norm.abort = true); // default to abort:false
+    const schema = new Class({
+        type: "custom",
+        check: "custom",
+        fn: fn,
+        ...norm,
+    });
+    return schema;
+}
+// same as _custom but defaults to abort:false
+// @__NO_SIDE_EFFECTS__
+function _refine(Class, fn, _params) {
+    const schema = new Class({
+        type: "custom",
+        check: "custom",
+        fn: fn,
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(_params),
+    });
+    return schema;
+}
+// @__NO_SIDE_EFFECTS__
+function _superRefine(fn, params) {
+    const ch = _check((payload) => {
+        payload.addIssue = (issue) => {
+            if (typeof issue === "string") {
+                payload.issues.push(_util_js__WEBPACK_IMPORTED_MODULE_0__/* .issue */ .sn(issue, payload.value, ch._zod.def));
+            }
+            else {
+                // for Zod 3 backwards compatibility
+                const _issue = issue;
+                if (_issue.fatal)
+                    _issue.continue = false;
+                _issue.code ?? (_issue.code = "custom");
+                if (!("input" in _issue))
+                    _issue.input = payload.value;
+                _issue.inst ?? (_issue.inst = ch);
+                _issue.continue ?? (_issue.continue = !ch._zod.def.abort); // abort is always undefined, so this is always true...
+                payload.issues.push(_util_js__WEBPACK_IMPORTED_MODULE_0__/* .issue */ .sn(_issue));
+            }
+        };
+        return fn(payload.value, payload);
+    }, params);
+    return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _check(fn, params) {
+    const ch = new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheck */ .QP({
+        check: "custom",
+        ..._util_js__WEBPACK_IMPORTED_MODULE_0__/* .normalizeParams */ .A2(params),
+    });
+    ch._zod.check = fn;
+    return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function describe(description) {
+    const ch = new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheck */ .QP({ check: "describe" });
+    ch._zod.onattach = [
+        (inst) => {
+            const existing = _registries_js__WEBPACK_IMPORTED_MODULE_2__/* .globalRegistry */ .fd.get(inst) ?? {};
+            _registries_js__WEBPACK_IMPORTED_MODULE_2__/* .globalRegistry */ .fd.add(inst, { ...existing, description });
+        },
+    ];
+    ch._zod.check = () => { }; // no-op check
+    return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function meta(metadata) {
+    const ch = new _checks_js__WEBPACK_IMPORTED_MODULE_1__/* .$ZodCheck */ .QP({ check: "meta" });
+    ch._zod.onattach = [
+        (inst) => {
+            const existing = _registries_js__WEBPACK_IMPORTED_MODULE_2__/* .globalRegistry */ .fd.get(inst) ?? {};
+            _registries_js__WEBPACK_IMPORTED_MODULE_2__/* .globalRegistry */ .fd.add(inst, { ...existing, ...metadata });
+        },
+    ];
+    ch._zod.check = () => { }; // no-op check
+    return ch;
+}
+// @__NO_SIDE_EFFECTS__
+function _stringbool(Classes, _params) {
+    const params = util.normalizeParams(_params);
+    let truthyArray = params.truthy ?? ["true", "1", "yes", "on", "y", "enabled"];
+    let falsyArray = params.falsy ?? ["false", "0", "no", "off", "n", "disabled"];
+    if (params.case !== "sensitive") {
+        truthyArray = truthyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
+        falsyArray = falsyArray.map((v) => (typeof v === "string" ? v.toLowerCase() : v));
+    }
+    const truthySet = new Set(truthyArray);
+    const falsySet = new Set(falsyArray);
+    const _Codec = Classes.Codec ?? schemas.$ZodCodec;
+    const _Boolean = Classes.Boolean ?? schemas.$ZodBoolean;
+    const _String = Classes.String ?? schemas.$ZodString;
+    const stringSchema = new _String({ type: "string", error: params.error });
+    const booleanSchema = new _Boolean({ type: "boolean", error: params.error });
+    const codec = new _Codec({
+        type: "pipe",
+        in: stringSchema,
+        out: booleanSchema,
+        transform: ((input, payload) => {
+            let data = input;
+            if (params.case !== "sensitive")
+                data = data.toLowerCase();
+            if (truthySet.has(data)) {
+                return true;
+            }
+            else if (falsySet.has(data)) {
+                return false;
+            }
+            else {
+                payload.issues.push({
+                    code: "invalid_value",
+                    expected: "stringbool",
+                    values: [...truthySet, ...falsySet],
+                    input: payload.value,
+                    inst: codec,
+                    continue: false,
+                });
+                return {};
+            }
+        }),
+        reverseTransform: ((input, _payload) => {
+            if (input === true) {
+                return truthyArray[0] || "true";
+            }
+            else {
+                return falsyArray[0] || "false";
+            }
+        }),
+        error: params.error,
+    });
+    codec._zod.bag.truthy = truthyArray;
+    codec._zod.bag.falsy = falsyArray;
+    codec._zod.bag.case = params.case ?? "insensitive";
+    return codec;
+}
+// @__NO_SIDE_EFFECTS__
+function _stringFormat(Class, format, fnOrRegex, _params = {}) {
+    const params = util.normalizeParams(_params);
+    const def = {
+        check: "string_format",
+        type: "string",
+        format,
+        fn: typeof fnOrRegex === "function" ? fnOrRegex : (val) => fnOrRegex.test(val),
+        ...params,
+    };
+    if (fnOrRegex instanceof RegExp) {
+        def.pattern = fnOrRegex;
+    }
+    const inst = new Class(def);
+    return inst;
+}
+
+
+/***/ }),
+
+/***/ 44890:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   DG: () => (/* binding */ $ZodCheckRegex),
+/* harmony export */   E6: () => (/* binding */ $ZodCheckEndsWith),
+/* harmony export */   J: () => (/* binding */ $ZodCheckStartsWith),
+/* harmony export */   J_: () => (/* binding */ $ZodCheckGreaterThan),
+/* harmony export */   Jk: () => (/* binding */ $ZodCheckMultipleOf),
+/* harmony export */   KH: () => (/* binding */ $ZodCheckNumberFormat),
+/* harmony export */   Kk: () => (/* binding */ $ZodCheckMinLength),
+/* harmony export */   NI: () => (/* binding */ $ZodCheckLowerCase),
+/* harmony export */   QP: () => (/* binding */ $ZodCheck),
+/* harmony export */   RM: () => (/* binding */ $ZodCheckLengthEquals),
+/* harmony export */   Tt: () => (/* binding */ $ZodCheckIncludes),
+/* harmony export */   Yk: () => (/* binding */ $ZodCheckMaxLength),
+/* harmony export */   kH: () => (/* binding */ $ZodCheckUpperCase),
+/* harmony export */   nJ: () => (/* binding */ $ZodCheckProperties),
+/* harmony export */   ql: () => (/* binding */ $ZodCheckStringFormat),
+/* harmony export */   sm: () => (/* binding */ $ZodCheckLessThan),
+/* harmony export */   v$: () => (/* binding */ $ZodCheckOverwrite)
+/* harmony export */ });
+/* unused harmony exports $ZodCheckBigIntFormat, $ZodCheckMaxSize, $ZodCheckMinSize, $ZodCheckSizeEquals, $ZodCheckProperty, $ZodCheckMimeType */
+/* harmony import */ var _core_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(88532);
+/* harmony import */ var _regexes_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(23908);
+/* harmony import */ var _util_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(54723);
+// import { $ZodType } from "./schemas.js";
+
+
+
+const $ZodCheck = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheck", (inst, def) => {
+    var _a;
+    inst._zod ?? (inst._zod = {});
+    inst._zod.def = def;
+    (_a = inst._zod).onattach ?? (_a.onattach = []);
+});
+/** Default `when` for size-based checks: run only on non-nullish values with a `size`. */
+const _whenHasSize = (payload) => {
+    const val = payload.value;
+    return !util.nullish(val) && val.size !== undefined;
+};
+/** Default `when` for length-based checks: run only on non-nullish values with a `length`. */
+const _whenHasLength = (payload) => {
+    const val = payload.value;
+    return !_util_js__WEBPACK_IMPORTED_MODULE_1__/* .nullish */ .cl(val) && val.length !== undefined;
+};
+const numericOriginMap = {
+    number: "number",
+    bigint: "bigint",
+    object: "date",
+};
+const $ZodCheckLessThan = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckLessThan", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const origin = numericOriginMap[typeof def.value];
+    inst._zod.check = (payload) => {
+        if (def.inclusive ? payload.value <= def.value : payload.value < def.value) {
+            return;
+        }
+        payload.issues.push({
+            origin: numericOriginMap[typeof payload.value] ?? origin,
+            code: "too_big",
+            maximum: typeof def.value === "object" ? def.value.getTime() : def.value,
+            input: payload.value,
+            inclusive: def.inclusive,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckGreaterThan = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckGreaterThan", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const origin = numericOriginMap[typeof def.value];
+    inst._zod.check = (payload) => {
+        if (def.inclusive ? payload.value >= def.value : payload.value > def.value) {
+            return;
+        }
+        payload.issues.push({
+            origin: numericOriginMap[typeof payload.value] ?? origin,
+            code: "too_small",
+            minimum: typeof def.value === "object" ? def.value.getTime() : def.value,
+            input: payload.value,
+            inclusive: def.inclusive,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckMultipleOf = 
+/*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckMultipleOf", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    inst._zod.check = (payload) => {
+        if (typeof payload.value !== typeof def.value)
+            throw new Error("Cannot mix number and bigint in multiple_of check.");
+        const isMultiple = typeof payload.value === "bigint"
+            ? // `value % 0n` throws, and nothing is a multiple of zero — the number branch already fails this way via NaN
+                def.value !== BigInt(0) && payload.value % def.value === BigInt(0)
+            : _util_js__WEBPACK_IMPORTED_MODULE_1__/* .floatSafeRemainder */ .LG(payload.value, def.value) === 0;
+        if (isMultiple)
+            return;
+        payload.issues.push({
+            origin: typeof payload.value,
+            code: "not_multiple_of",
+            divisor: def.value,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckNumberFormat = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckNumberFormat", (inst, def) => {
+    $ZodCheck.init(inst, def); // no format checks
+    def.format = def.format || "float64";
+    const isInt = def.format?.includes("int");
+    const origin = isInt ? "int" : "number";
+    const [minimum, maximum] = _util_js__WEBPACK_IMPORTED_MODULE_1__/* .NUMBER_FORMAT_RANGES */ .zH[def.format];
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        if (isInt) {
+            if (!Number.isInteger(input)) {
+                // invalid_format issue
+                // payload.issues.push({
+                //   expected: def.format,
+                //   format: def.format,
+                //   code: "invalid_format",
+                //   input,
+                //   inst,
+                // });
+                // invalid_type issue
+                payload.issues.push({
+                    expected: origin,
+                    format: def.format,
+                    code: "invalid_type",
+                    continue: false,
+                    input,
+                    inst,
+                });
+                return;
+                // not_multiple_of issue
+                // payload.issues.push({
+                //   code: "not_multiple_of",
+                //   origin: "number",
+                //   input,
+                //   inst,
+                //   divisor: 1,
+                // });
+            }
+            if (!Number.isSafeInteger(input)) {
+                if (input > 0) {
+                    // too_big
+                    payload.issues.push({
+                        input,
+                        code: "too_big",
+                        maximum: Number.MAX_SAFE_INTEGER,
+                        note: "Integers must be within the safe integer range.",
+                        inst,
+                        origin,
+                        inclusive: true,
+                        continue: !def.abort,
+                    });
+                }
+                else {
+                    // too_small
+                    payload.issues.push({
+                        input,
+                        code: "too_small",
+                        minimum: Number.MIN_SAFE_INTEGER,
+                        note: "Integers must be within the safe integer range.",
+                        inst,
+                        origin,
+                        inclusive: true,
+                        continue: !def.abort,
+                    });
+                }
+                return;
+            }
+        }
+        if (input < minimum) {
+            payload.issues.push({
+                origin: "number",
+                input,
+                code: "too_small",
+                minimum,
+                inclusive: true,
+                inst,
+                continue: !def.abort,
+            });
+        }
+        if (input > maximum) {
+            payload.issues.push({
+                origin: "number",
+                input,
+                code: "too_big",
+                maximum,
+                inclusive: true,
+                inst,
+                continue: !def.abort,
+            });
+        }
+    };
+});
+const $ZodCheckBigIntFormat = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckBigIntFormat", (inst, def) => {
+    $ZodCheck.init(inst, def); // no format checks
+    const [minimum, maximum] = util.BIGINT_FORMAT_RANGES[def.format];
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        if (input < minimum) {
+            payload.issues.push({
+                origin: "bigint",
+                input,
+                code: "too_small",
+                minimum: minimum,
+                inclusive: true,
+                inst,
+                continue: !def.abort,
+            });
+        }
+        if (input > maximum) {
+            payload.issues.push({
+                origin: "bigint",
+                input,
+                code: "too_big",
+                maximum,
+                inclusive: true,
+                inst,
+                continue: !def.abort,
+            });
+        }
+    };
+})));
+const $ZodCheckMaxSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMaxSize", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const size = input.size;
+        if (size <= def.maximum)
+            return;
+        payload.issues.push({
+            origin: util.getSizableOrigin(input),
+            code: "too_big",
+            maximum: def.maximum,
+            inclusive: true,
+            input,
+            inst,
+            continue: !def.abort,
+        });
+    };
+})));
+const $ZodCheckMinSize = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMinSize", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const size = input.size;
+        if (size >= def.minimum)
+            return;
+        payload.issues.push({
+            origin: util.getSizableOrigin(input),
+            code: "too_small",
+            minimum: def.minimum,
+            inclusive: true,
+            input,
+            inst,
+            continue: !def.abort,
+        });
+    };
+})));
+const $ZodCheckSizeEquals = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckSizeEquals", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasSize);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const size = input.size;
+        if (size === def.size)
+            return;
+        const tooBig = size > def.size;
+        payload.issues.push({
+            origin: util.getSizableOrigin(input),
+            ...(tooBig ? { code: "too_big", maximum: def.size } : { code: "too_small", minimum: def.size }),
+            inclusive: true,
+            exact: true,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+})));
+const $ZodCheckMaxLength = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckMaxLength", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const units = input.length;
+        // Strings are measured in Unicode code points, not UTF-16 units. A code point is at most two units, so a string that already fits in units fits in code points; only an overflow has to be counted.
+        const length = typeof input === "string" && units > def.maximum ? _util_js__WEBPACK_IMPORTED_MODULE_1__/* .codePointLength */ .O7(input) : units;
+        if (length <= def.maximum)
+            return;
+        const origin = _util_js__WEBPACK_IMPORTED_MODULE_1__/* .getLengthableOrigin */ .Rc(input);
+        payload.issues.push({
+            origin,
+            code: "too_big",
+            maximum: def.maximum,
+            inclusive: true,
+            input,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckMinLength = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckMinLength", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const units = input.length;
+        // A code point is one or two UTF-16 units, so fewer units than the floor can never reach it and twice the floor always clears it. Only in between is the exact count in doubt.
+        const length = typeof input === "string" && units >= def.minimum && units < def.minimum * 2
+            ? _util_js__WEBPACK_IMPORTED_MODULE_1__/* .codePointLength */ .O7(input)
+            : units;
+        if (length >= def.minimum)
+            return;
+        const origin = _util_js__WEBPACK_IMPORTED_MODULE_1__/* .getLengthableOrigin */ .Rc(input);
+        payload.issues.push({
+            origin,
+            code: "too_small",
+            minimum: def.minimum,
+            inclusive: true,
+            input,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckLengthEquals = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckLengthEquals", (inst, def) => {
+    var _a;
+    $ZodCheck.init(inst, def);
+    (_a = inst._zod.def).when ?? (_a.when = _whenHasLength);
+    inst._zod.check = (payload) => {
+        const input = payload.value;
+        const units = input.length;
+        // A code point is one or two UTF-16 units, so outside `[length, length * 2]` units the target is missed either way — and missed in the same direction in both measures.
+        const length = typeof input === "string" && units >= def.length && units <= def.length * 2
+            ? _util_js__WEBPACK_IMPORTED_MODULE_1__/* .codePointLength */ .O7(input)
+            : units;
+        if (length === def.length)
+            return;
+        const origin = _util_js__WEBPACK_IMPORTED_MODULE_1__/* .getLengthableOrigin */ .Rc(input);
+        const tooBig = length > def.length;
+        payload.issues.push({
+            origin,
+            ...(tooBig ? { code: "too_big", maximum: def.length } : { code: "too_small", minimum: def.length }),
+            inclusive: true,
+            exact: true,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckStringFormat = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckStringFormat", (inst, def) => {
+    var _a, _b;
+    $ZodCheck.init(inst, def);
+    if (def.pattern)
+        (_a = inst._zod).check ?? (_a.check = (payload) => {
+            def.pattern.lastIndex = 0;
+            if (def.pattern.test(payload.value))
+                return;
+            payload.issues.push({
+                origin: "string",
+                code: "invalid_format",
+                format: def.format,
+                input: payload.value,
+                ...(def.pattern ? { pattern: def.pattern.toString() } : {}),
+                inst,
+                continue: !def.abort,
+            });
+        });
+    else
+        (_b = inst._zod).check ?? (_b.check = () => { });
+});
+const $ZodCheckRegex = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckRegex", (inst, def) => {
+    $ZodCheckStringFormat.init(inst, def);
+    inst._zod.check = (payload) => {
+        def.pattern.lastIndex = 0;
+        if (def.pattern.test(payload.value))
+            return;
+        payload.issues.push({
+            origin: "string",
+            code: "invalid_format",
+            format: "regex",
+            input: payload.value,
+            pattern: def.pattern.toString(),
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckLowerCase = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckLowerCase", (inst, def) => {
+    def.pattern ?? (def.pattern = _regexes_js__WEBPACK_IMPORTED_MODULE_2__/* .lowercase */ .AC);
+    $ZodCheckStringFormat.init(inst, def);
+});
+const $ZodCheckUpperCase = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckUpperCase", (inst, def) => {
+    def.pattern ?? (def.pattern = _regexes_js__WEBPACK_IMPORTED_MODULE_2__/* .uppercase */ .Zv);
+    $ZodCheckStringFormat.init(inst, def);
+});
+const $ZodCheckIncludes = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckIncludes", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const escapedRegex = _util_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeRegex */ .sD(def.includes);
+    // `String.prototype.includes(sub, position)` matches `sub` at `position`
+    // OR LATER, so the pattern must allow at least `position` leading chars
+    // (`{N,}`), not exactly `position` chars (`{N}`).
+    const pattern = new RegExp(typeof def.position === "number" ? `^.{${def.position},}${escapedRegex}` : escapedRegex);
+    def.pattern = pattern;
+    inst._zod.check = (payload) => {
+        if (payload.value.includes(def.includes, def.position))
+            return;
+        payload.issues.push({
+            origin: "string",
+            code: "invalid_format",
+            format: "includes",
+            includes: def.includes,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckStartsWith = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckStartsWith", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const pattern = new RegExp(`^${_util_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeRegex */ .sD(def.prefix)}.*`);
+    def.pattern ?? (def.pattern = pattern);
+    inst._zod.check = (payload) => {
+        if (payload.value.startsWith(def.prefix))
+            return;
+        payload.issues.push({
+            origin: "string",
+            code: "invalid_format",
+            format: "starts_with",
+            prefix: def.prefix,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+const $ZodCheckEndsWith = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckEndsWith", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const pattern = new RegExp(`.*${_util_js__WEBPACK_IMPORTED_MODULE_1__/* .escapeRegex */ .sD(def.suffix)}$`);
+    def.pattern ?? (def.pattern = pattern);
+    inst._zod.check = (payload) => {
+        if (payload.value.endsWith(def.suffix))
+            return;
+        payload.issues.push({
+            origin: "string",
+            code: "invalid_format",
+            format: "ends_with",
+            suffix: def.suffix,
+            input: payload.value,
+            inst,
+            continue: !def.abort,
+        });
+    };
+});
+///////////////////////////////////
+/////    $ZodCheckProperty    /////
+///////////////////////////////////
+function handleCheckPropertyResult(result, payload, property) {
+    if (result.issues.length) {
+        payload.issues.push(..._util_js__WEBPACK_IMPORTED_MODULE_1__/* .prefixIssues */ .lQ(property, result.issues));
+    }
+}
+const $ZodCheckProperty = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckProperty", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    inst._zod.check = (payload) => {
+        const result = def.schema._zod.run({
+            value: payload.value[def.property],
+            issues: [],
+        }, {});
+        if (result instanceof Promise) {
+            return result.then((result) => handleCheckPropertyResult(result, payload, def.property));
+        }
+        handleCheckPropertyResult(result, payload, def.property);
+        return;
+    };
+})));
+const $ZodCheckProperties = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckProperties", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    _util_js__WEBPACK_IMPORTED_MODULE_1__/* .hide */ .jD(inst, Symbol.iterator, function* () {
+        yield inst;
+    });
+    // key and schema snapshotted together: reading one live and the other cached lets a later mutation of the caller's shape object pair a stale key with a missing schema
+    let entries;
+    inst._zod.check = (payload) => {
+        // the base schema already typed the value, so only a nullish one is rejected here: the properties read on a primitive too, matching z.property() on a string's length
+        if (payload.value == null) {
+            payload.issues.push({ expected: "object", code: "invalid_type", input: payload.value, inst });
+            return undefined;
+        }
+        entries ?? (entries = Reflect.ownKeys(def.shape).map((key) => [key, def.shape[key]]));
+        const input = payload.value;
+        let proms;
+        for (const [key, schema] of entries) {
+            const result = schema._zod.run({ value: input[key], issues: [] }, {});
+            if (result instanceof Promise) {
+                proms ?? (proms = []);
+                proms.push(result.then((result) => handleCheckPropertyResult(result, payload, key)));
+            }
+            else {
+                handleCheckPropertyResult(result, payload, key);
+            }
+        }
+        if (proms)
+            return Promise.all(proms).then(() => undefined);
+        return undefined;
+    };
+});
+const $ZodCheckMimeType = /*@__PURE__*/ (/* unused pure expression or super */ null && (core.$constructor("$ZodCheckMimeType", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    const mimeSet = new Set(def.mime);
+    inst._zod.check = (payload) => {
+        if (mimeSet.has(payload.value.type))
+            return;
+        payload.issues.push({
+            code: "invalid_value",
+            values: def.mime,
+            input: payload.value.type,
+            inst,
+            continue: !def.abort,
+        });
+    };
+})));
+const $ZodCheckOverwrite = /*@__PURE__*/ _core_js__WEBPACK_IMPORTED_MODULE_0__/* .$constructor */ .xI("$ZodCheckOverwrite", (inst, def) => {
+    $ZodCheck.init(inst, def);
+    inst._zod.check = (payload) => {
+        payload.value = def.tx(payload.value);
+    };
+});
 
 
 /***/ }),
@@ -63376,6 +63349,264 @@ function config(newConfig) {
         Object.assign(globalConfig, newConfig);
     return globalConfig;
 }
+
+
+/***/ }),
+
+/***/ 23908:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AC: () => (/* binding */ lowercase),
+/* harmony export */   Ak: () => (/* binding */ nanoid),
+/* harmony export */   D2: () => (/* binding */ nanoidOfLength),
+/* harmony export */   F: () => (/* binding */ httpProtocol),
+/* harmony export */   Gl: () => (/* binding */ cuid2),
+/* harmony export */   K3: () => (/* binding */ base64),
+/* harmony export */   Os: () => (/* binding */ guid),
+/* harmony export */   Rp: () => (/* binding */ email),
+/* harmony export */   Z0: () => (/* binding */ ulid),
+/* harmony export */   Zg: () => (/* binding */ emoji),
+/* harmony export */   Zv: () => (/* binding */ uppercase),
+/* harmony export */   ai: () => (/* binding */ number),
+/* harmony export */   fO: () => (/* binding */ ksuid),
+/* harmony export */   gF: () => (/* binding */ cuid),
+/* harmony export */   gp: () => (/* binding */ anyString),
+/* harmony export */   hQ: () => (/* binding */ e164),
+/* harmony export */   kB: () => (/* binding */ time),
+/* harmony export */   kM: () => (/* binding */ xid),
+/* harmony export */   l7: () => (/* binding */ cidrv6),
+/* harmony export */   nd: () => (/* binding */ integer),
+/* harmony export */   o: () => (/* binding */ bigint),
+/* harmony export */   p0: () => (/* binding */ duration),
+/* harmony export */   p6: () => (/* binding */ date),
+/* harmony export */   r0: () => (/* binding */ base64url),
+/* harmony export */   uR: () => (/* binding */ uuid),
+/* harmony export */   uX: () => (/* binding */ ipv4),
+/* harmony export */   ug: () => (/* binding */ ipv6),
+/* harmony export */   w$: () => (/* binding */ datetime),
+/* harmony export */   zM: () => (/* binding */ boolean),
+/* harmony export */   zr: () => (/* binding */ cidrv4)
+/* harmony export */ });
+/* unused harmony exports extendedDuration, uuid4, uuid6, uuid7, html5Email, rfc5322Email, unicodeEmail, idnEmail, browserEmail, mac, hostname, domain, creditCard, currencyCode, iban, string, null, undefined, hex, md5_hex, md5_base64, md5_base64url, sha1_hex, sha1_base64, sha1_base64url, sha256_hex, sha256_base64, sha256_base64url, sha384_hex, sha384_base64, sha384_base64url, sha512_hex, sha512_base64, sha512_base64url */
+
+/**
+ * @deprecated CUID v1 is deprecated by its authors due to information leakage
+ * (timestamps embedded in the id). Use {@link cuid2} instead.
+ * See https://github.com/paralleldrive/cuid.
+ */
+const cuid = /^[cC][0-9a-z]{6,}$/;
+const cuid2 = /^[0-9a-z]+$/;
+const ulid = /^[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}$/;
+const xid = /^[0-9a-vA-V]{20}$/;
+const ksuid = /^[A-Za-z0-9]{27}$/;
+const nanoid = /^[a-zA-Z0-9_-]{21}$/;
+function nanoidOfLength(length) {
+    return new RegExp(`^[a-zA-Z0-9_-]{${length}}$`);
+}
+/** ISO 8601-1 duration regex. Does not support the 8601-2 extensions like negative durations or fractional/negative components. */
+const duration = /^P(?:(\d+W)|(?!.*W)(?=\d|T\d)(\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+([.,]\d+)?S)?)?)$/;
+/** Implements ISO 8601-2 extensions like explicit +- prefixes, mixing weeks with other units, and fractional/negative components. */
+const extendedDuration = /^[-+]?P(?!$)(?:(?:[-+]?\d+Y)|(?:[-+]?\d+[.,]\d+Y$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:(?:[-+]?\d+W)|(?:[-+]?\d+[.,]\d+W$))?(?:(?:[-+]?\d+D)|(?:[-+]?\d+[.,]\d+D$))?(?:T(?=[\d+-])(?:(?:[-+]?\d+H)|(?:[-+]?\d+[.,]\d+H$))?(?:(?:[-+]?\d+M)|(?:[-+]?\d+[.,]\d+M$))?(?:[-+]?\d+(?:[.,]\d+)?S)?)??$/;
+/** A regex for any UUID-like identifier: 8-4-4-4-12 hex pattern */
+const guid = /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
+/** Returns a regex for validating an RFC 9562/4122 UUID.
+ *
+ * @param version Optionally specify a version 1-8. If no version is specified, all versions are supported. */
+const uuid = (version) => {
+    if (!version)
+        return /^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|ffffffff-ffff-ffff-ffff-ffffffffffff)$/;
+    return new RegExp(`^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-${version}[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12})$`);
+};
+const uuid4 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(4)));
+const uuid6 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(6)));
+const uuid7 = /*@__PURE__*/ (/* unused pure expression or super */ null && (uuid(7)));
+/** Practical email validation */
+const email = /^(?:[A-Za-z0-9_'+\-]+\.)*[A-Za-z0-9_'+\-]*[A-Za-z0-9_+-]@(?:[A-Za-z0-9][A-Za-z0-9\-]*\.)+[A-Za-z]{2,}$/;
+/** Equivalent to the HTML5 input[type=email] validation implemented by browsers. Source: https://developer.mozilla.org/en-US/docs/Web/HTML/Element/input/email */
+const html5Email = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+/** The classic emailregex.com regex for RFC 5322-compliant emails */
+const rfc5322Email = /^(([^<>()\[\]\\.,;:\s@"]+(\.[^<>()\[\]\\.,;:\s@"]+)*)|(".+"))@((\[[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}])|(([a-zA-Z\-0-9]+\.)+[a-zA-Z]{2,}))$/;
+/** A loose regex that allows Unicode characters, enforces length limits, and that's about it. */
+const unicodeEmail = /^[^\s@"]{1,64}@[^\s@]{1,255}$/u;
+const idnEmail = (/* unused pure expression or super */ null && (unicodeEmail));
+const browserEmail = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+// from https://thekevinscott.com/emojis-in-javascript/#writing-a-regular-expression
+// Single character class, not an alternation: the two properties overlap (U+1F9B0-U+1F9B3), so `(A|B)+` backtracks exponentially on a failed match. The leading lookahead then demands one anchor — a pictograph, a regional indicator, or the enclosing keycap — because `\p{Emoji_Component}` on its own covers ASCII digits, `#`, `*`, ZWJ, variation selectors and skin tone modifiers, none of which is an emoji without a base.
+const _emoji = `^(?=[\\s\\S]*[\\p{Extended_Pictographic}\\p{Regional_Indicator}\\u20E3])[\\p{Extended_Pictographic}\\p{Emoji_Component}]+$`;
+function emoji() {
+    return new RegExp(_emoji, "u");
+}
+const ipv4 = /^(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])$/;
+const ipv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))$/;
+const mac = (delimiter) => {
+    const escapedDelim = util.escapeRegex(delimiter ?? ":");
+    return new RegExp(`^(?:[0-9A-F]{2}${escapedDelim}){5}[0-9A-F]{2}$|^(?:[0-9a-f]{2}${escapedDelim}){5}[0-9a-f]{2}$`);
+};
+const cidrv4 = /^((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9][0-9]|[0-9])\/([0-9]|[1-2][0-9]|3[0-2])$/;
+const cidrv6 = /^(([0-9a-fA-F]{1,4}:){7}[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,7}:|([0-9a-fA-F]{1,4}:){1,6}:[0-9a-fA-F]{1,4}|([0-9a-fA-F]{1,4}:){1,5}(:[0-9a-fA-F]{1,4}){1,2}|([0-9a-fA-F]{1,4}:){1,4}(:[0-9a-fA-F]{1,4}){1,3}|([0-9a-fA-F]{1,4}:){1,3}(:[0-9a-fA-F]{1,4}){1,4}|([0-9a-fA-F]{1,4}:){1,2}(:[0-9a-fA-F]{1,4}){1,5}|[0-9a-fA-F]{1,4}:((:[0-9a-fA-F]{1,4}){1,6})|:((:[0-9a-fA-F]{1,4}){1,7}|:))\/(12[0-8]|1[01][0-9]|[1-9]?[0-9])$/;
+// https://stackoverflow.com/questions/7860392/determine-if-string-is-in-base64-using-javascript
+const base64 = /^$|^(?:[0-9a-zA-Z+/]{4})*(?:(?:[0-9a-zA-Z+/]{2}==)|(?:[0-9a-zA-Z+/]{3}=))?$/;
+const base64url = /^(?:[A-Za-z0-9_-]{4})*(?:[A-Za-z0-9_-]{2,3})?$/;
+// based on https://stackoverflow.com/questions/106179/regular-expression-to-match-dns-hostname-or-ip-address
+// export const hostname: RegExp = /^([a-zA-Z0-9-]+\.)*[a-zA-Z0-9-]+$/;
+const hostname = /^(?=.{1,253}\.?$)[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[-0-9a-zA-Z]{0,61}[0-9a-zA-Z])?)*\.?$/;
+const domain = /^(?=.{1,253}$)([a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$/;
+const httpProtocol = /^https?$/;
+// https://blog.stevenlevithan.com/archives/validate-phone-number#r4-3 (regex sans spaces) E.164: leading digit must be 1-9; total digits (excluding '+') between 7-15
+const e164 = /^\+[1-9]\d{6,14}$/;
+// Credit card shape: 12–19 digits, optionally separated by single spaces or single hyphens. ISO/IEC 7812 caps the PAN at 19 digits; 12 is the shortest issued length (Maestro).
+const creditCard = /^\d(?:[ -]?\d){11,18}$/;
+// ISO 4217 alpha codes from the SIX list, regenerated by scripts/update-iso-4217.ts
+const currencyCode = /^(?:AED|AFN|ALL|AMD|AOA|ARS|AUD|AWG|AZN|BAM|BBD|BDT|BHD|BIF|BMD|BND|BOB|BOV|BRL|BSD|BTN|BWP|BYN|BZD|CAD|CDF|CHE|CHF|CHW|CLF|CLP|CNY|COP|COU|CRC|CUP|CVE|CZK|DJF|DKK|DOP|DZD|EGP|ERN|ETB|EUR|FJD|FKP|GBP|GEL|GHS|GIP|GMD|GNF|GTQ|GYD|HKD|HNL|HTG|HUF|IDR|ILS|INR|IQD|IRR|ISK|JMD|JOD|JPY|KES|KGS|KHR|KMF|KPW|KRW|KWD|KYD|KZT|LAK|LBP|LKR|LRD|LSL|LYD|MAD|MDL|MGA|MKD|MMK|MNT|MOP|MRU|MUR|MVR|MWK|MXN|MXV|MYR|MZN|NAD|NGN|NIO|NOK|NPR|NZD|OMR|PAB|PEN|PGK|PHP|PKR|PLN|PYG|QAR|RON|RSD|RUB|RWF|SAR|SBD|SCR|SDG|SEK|SGD|SHP|SLE|SOS|SRD|SSP|STN|SVC|SYP|SZL|THB|TJS|TMT|TND|TOP|TRY|TTD|TWD|TZS|UAH|UGX|USD|USN|UYI|UYU|UYW|UZS|VED|VES|VND|VUV|WST|XAD|XAF|XAG|XAU|XBA|XBB|XBC|XBD|XCD|XCG|XDR|XOF|XPD|XPF|XPT|XSU|XTS|XUA|XXX|YER|ZAR|ZMW|ZWG)$/;
+// iban electronic format: 2-letter country, check digits 02-98 (the only values `98 - remainder` can produce), 11-30 bban characters
+const iban = /^[A-Z]{2}(?!00|01|99)\d{2}[A-Z0-9]{11,30}$/;
+const dateSource = `(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))`;
+/** Anchors a pattern source. The interpolation lives here rather than at the call site because
+ * esbuild will not drop a `@__PURE__` call whose own argument interpolates a variable, but it
+ * will drop `anchor(dateSource)`. Keeping it inline pinned `date` into every bundle. */
+function anchor(source) {
+    return new RegExp(`^${source}$`);
+}
+const date = /*@__PURE__*/ anchor(dateSource);
+function timeSource(args) {
+    const hhmm = `(?:[01]\\d|2[0-3]):[0-5]\\d`;
+    const regex = typeof args.precision === "number"
+        ? args.precision === -1
+            ? `${hhmm}`
+            : args.precision === 0
+                ? `${hhmm}:[0-5]\\d`
+                : `${hhmm}:[0-5]\\d\\.\\d{${args.precision}}`
+        : args.seconds
+            ? `${hhmm}:[0-5]\\d(?:\\.\\d+)?`
+            : `${hhmm}(?::[0-5]\\d(?:\\.\\d+)?)?`;
+    return regex;
+}
+function time(args) {
+    return new RegExp(`^${timeSource(args)}$`);
+}
+// Adapted from https://stackoverflow.com/a/3143231
+function datetime(args) {
+    const opts = ["Z"];
+    // if (args.offset) opts.push(`([+-]\\d{2}:\\d{2})`);
+    if (args.offset)
+        opts.push(`([+-](?:[01]\\d|2[0-3]):[0-5]\\d)`);
+    // RFC 3339 mandates seconds wherever the time carries a `Z` or an offset, so only the unqualified form `local` adds may omit them
+    const qualified = `${timeSource({ precision: args.precision, seconds: true })}(?:${opts.join("|")})`;
+    const timeRegex = args.local ? `${qualified}|${timeSource({ precision: args.precision })}` : qualified;
+    return new RegExp(`^${dateSource}T(?:${timeRegex})$`);
+}
+// the unbounded form of `string()` as a literal, so every plain string shares one instance instead of building its own
+const anyString = /^[\s\S]{0,}$/;
+const string = (params) => {
+    const regex = params ? `[\\s\\S]{${params?.minimum ?? 0},${params?.maximum ?? ""}}` : `[\\s\\S]*`;
+    return new RegExp(`^${regex}$`);
+};
+const bigint = /^-?\d+n?$/;
+const integer = /^-?\d+$/;
+const number = /^-?\d+(?:\.\d+)?$/;
+const boolean = /^(?:true|false)$/i;
+const _null = /^null$/i;
+
+const _undefined = /^undefined$/i;
+
+// regex for string with no uppercase letters
+const lowercase = /^[^A-Z]*$/;
+// regex for string with no lowercase letters
+const uppercase = /^[^a-z]*$/;
+// regex for hexadecimal strings (any length)
+const hex = /^[0-9a-fA-F]*$/;
+// Hash regexes for different algorithms and encodings
+// Helper function to create base64 regex with exact length and padding
+function fixedBase64(bodyLength, padding) {
+    return new RegExp(`^[A-Za-z0-9+/]{${bodyLength}}${padding}$`);
+}
+// Helper function to create base64url regex with exact length (no padding)
+function fixedBase64url(length) {
+    return new RegExp(`^[A-Za-z0-9_-]{${length}}$`);
+}
+// MD5 (16 bytes): base64 = 24 chars total (22 + "==")
+const md5_hex = /^[0-9a-fA-F]{32}$/;
+const md5_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(22, "==")));
+const md5_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(22)));
+// SHA1 (20 bytes): base64 = 28 chars total (27 + "=")
+const sha1_hex = /^[0-9a-fA-F]{40}$/;
+const sha1_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(27, "=")));
+const sha1_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(27)));
+// SHA256 (32 bytes): base64 = 44 chars total (43 + "=")
+const sha256_hex = /^[0-9a-fA-F]{64}$/;
+const sha256_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(43, "=")));
+const sha256_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(43)));
+// SHA384 (48 bytes): base64 = 64 chars total (no padding)
+const sha384_hex = /^[0-9a-fA-F]{96}$/;
+const sha384_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(64, "")));
+const sha384_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(64)));
+// SHA512 (64 bytes): base64 = 88 chars total (86 + "==")
+const sha512_hex = /^[0-9a-fA-F]{128}$/;
+const sha512_base64 = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64(86, "==")));
+const sha512_base64url = /*@__PURE__*/ (/* unused pure expression or super */ null && (fixedBase64url(86)));
+
+
+/***/ }),
+
+/***/ 29396:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   fd: () => (/* binding */ globalRegistry)
+/* harmony export */ });
+/* unused harmony exports $output, $input, $ZodRegistry, registry */
+var _a;
+const $output = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodOutput")));
+const $input = /*@__PURE__*/ (/* unused pure expression or super */ null && (Symbol("ZodInput")));
+class $ZodRegistry {
+    constructor() {
+        this._map = new WeakMap();
+        this._idmap = new Map();
+    }
+    add(schema, ..._meta) {
+        const meta = _meta[0];
+        this._map.set(schema, meta);
+        if (meta && typeof meta === "object" && "id" in meta) {
+            this._idmap.set(meta.id, schema);
+        }
+        return this;
+    }
+    clear() {
+        this._map = new WeakMap();
+        this._idmap = new Map();
+        return this;
+    }
+    remove(schema) {
+        const meta = this._map.get(schema);
+        if (meta && typeof meta === "object" && "id" in meta) {
+            this._idmap.delete(meta.id);
+        }
+        this._map.delete(schema);
+        return this;
+    }
+    get(schema) {
+        // return this._map.get(schema) as any;
+        // inherit metadata
+        const p = schema._zod.parent;
+        if (p) {
+            const pm = { ...(this.get(p) ?? {}) };
+            delete pm.id; // do not inherit id
+            const f = { ...pm, ...this._map.get(schema) };
+            return Object.keys(f).length ? f : undefined;
+        }
+        return this._map.get(schema);
+    }
+    has(schema) {
+        return this._map.has(schema);
+    }
+}
+// registries
+function registry() {
+    return new $ZodRegistry();
+}
+(_a = globalThis).__zod_globalRegistry ?? (_a.__zod_globalRegistry = registry());
+const globalRegistry = globalThis.__zod_globalRegistry;
 
 
 /***/ }),
@@ -64544,7 +64775,7 @@ __nccwpck_require__.d(constructs_namespaceObject, {
 });
 
 // EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 13 modules
-var engine_core = __nccwpck_require__(77094);
+var lib_core = __nccwpck_require__(77094);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/domain.ts
@@ -64651,7 +64882,8 @@ const ICON = {
     ready: '📦',
     merged: '🚆',
     waiting: '⏳',
-    blocked: '🚧'
+    blocked: '🚧',
+    deferred: '💤'
 };
 function prCell(o) {
     return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (0,worker_text/* cell */.Hn)(o.branch ?? '');
@@ -64734,21 +64966,24 @@ function summaryMarkdown(outcomes, note) {
  * A warning's text is escaped by the toolkit (it is the data of a `::warning::` command).
  */
 const actionsIo = {
-    info: m => engine_core/* info */.pq((0,log_text/* logText */.kc)(m)),
-    warning: m => engine_core/* warning */.$e((0,log_text/* printable */.g$)(m)),
-    setSecret: engine_core/* setSecret */.Pq,
-    setOutput: engine_core/* setOutput */.uH,
-    group: engine_core/* group */.Os,
+    info: m => lib_core/* info */.pq((0,log_text/* logText */.kc)(m)),
+    warning: m => lib_core/* warning */.$e((0,log_text/* printable */.g$)(m)),
+    setSecret: lib_core/* setSecret */.Pq,
+    setOutput: lib_core/* setOutput */.uH,
+    group: lib_core/* group */.Os,
     async report(outcomes, note) {
         for (const [name, value] of Object.entries(outputs(outcomes)))
-            engine_core/* setOutput */.uH(name, value);
-        await engine_core/* summary */.z.addRaw(summaryMarkdown(outcomes, note)).write();
+            lib_core/* setOutput */.uH(name, value);
+        await lib_core/* summary */.z.addRaw(summaryMarkdown(outcomes, note)).write();
     },
-    onProgress: (task, p) => engine_core/* info */.pq((0,log_text/* logText */.kc)(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))
+    async summary(markdown) {
+        await lib_core/* summary */.z.addRaw(markdown).write();
+    },
+    onProgress: (task, p) => lib_core/* info */.pq((0,log_text/* logText */.kc)(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))
 };
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 15 modules
-var engine_schemas = __nccwpck_require__(9691);
+// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 11 modules
+var engine_schemas = __nccwpck_require__(92857);
 // EXTERNAL MODULE: ./src/tasks/ids.ts
 var ids = __nccwpck_require__(43356);
 ;// CONCATENATED MODULE: ./src/modes/plan.ts
@@ -67882,7 +68117,8 @@ class IssueTracking {
                 continue;
             const outcomes = tasks.map(t => this.done.get(t.id));
             try {
-                if (outcomes.some(o => !o || o.status === 'not-started' || stopped(o))) {
+                const later = (o) => o.status === 'not-started' || o.status === 'deferred';
+                if (outcomes.some(o => !o || later(o) || stopped(o))) {
                     await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress]);
                 }
                 else {
@@ -68382,14 +68618,26 @@ function fleetOptions(run, tasks, at) {
         signal: run.stop.signal
     };
 }
+/** The task an outcome decided before the fleet stands for (its issue's comment and labels). */
+function taskOf(o) {
+    return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source };
+}
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
-async function runTasks(run, plan, tasks) {
+async function runTasks(run, plan, tasks, deferred = []) {
     const { config, ctx, io } = run;
-    const setup = await run.prepare.workers();
+    // No worker needs preparing when every task was deferred.
+    const setup = tasks.length > 0 ? await run.prepare.workers() : undefined;
     const tracking = run.github && config.mode === 'all' && config.land
-        ? trackingFor(run, run.github, tasks, plan.queue)
+        ? trackingFor(run, run.github, [...tasks, ...deferred.map(taskOf)], plan.queue)
         : undefined;
     await tracking?.start();
+    // A spend cap deferred these: their issues say why, and stay queued.
+    for (const o of deferred)
+        tracking?.finished(taskOf(o), o);
+    if (!setup) {
+        await tracking?.finish();
+        return { outcomes: [] };
+    }
     let deadline = run.startedAt + config.deadlineMs;
     const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0));
     const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
@@ -97149,7 +97397,7 @@ function headingTask(item, source) {
     const paragraph = { type: 'paragraph', children, position: first.position };
     return { checked: m[1] !== ' ', item, paragraph };
 }
-function taskOf(item, source) {
+function markdown_taskOf(item, source) {
     if (typeof item.checked === 'boolean') {
         const first = item.children[0];
         return {
@@ -97169,7 +97417,7 @@ function taskItems(source, tree = parseMarkdown(source)) {
     const found = [];
     const walk = (node) => {
         if (node.type === 'listItem') {
-            const task = taskOf(node, source);
+            const task = markdown_taskOf(node, source);
             if (task)
                 found.push(task);
         }
@@ -101397,11 +101645,519 @@ function againstPlan(plan, files) {
     return { outcomes, missing };
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(43759);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+
+
+
+function datetime(params) {
+    return api/* _isoDateTime */.G1(engine_schemas/* ZodISODateTime */.You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function iso_duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
+;// CONCATENATED MODULE: ./src/spend/entry.ts
+/**
+ * The spend ledger's words: one entry per task that ran, as one JSON line of the ledger file on
+ * its own branch (docs/budgets.md). The file comes from the repository, where anyone with push
+ * access can change it: every line is parsed with the schema, and a line that is not an entry
+ * ends the run with a sentence naming the ledger (never a crash, never caps silently lifted).
+ */
+
+/** How the work was started: the per-user cap counts comment, label and review. */
+const TRIGGERS = [
+    'dispatch',
+    'comment',
+    'label',
+    'review',
+    'schedule',
+    'push',
+    'other'
+];
+/** Triggers started by a person, each counted against that person's daily cap. */
+const PERSONAL = ['comment', 'label', 'review', 'schedule'];
+const login = engine_schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'not a GitHub login');
+const entrySchema = engine_schemas/* strictObject */.rej({
+    /** The format's version. */
+    v: engine_schemas/* literal */.euz(1),
+    /** When the task's cost was recorded (UTC, ISO 8601): its day and month. */
+    at: datetime({ offset: false }),
+    /** The workflow run (GITHUB_RUN_ID) and job shard that ran it. */
+    run: engine_schemas/* string */.YjP().max(64),
+    task: engine_schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'not a task id'),
+    status: engine_schemas/* string */.YjP().regex(/^[a-z-]{1,32}$/, 'not a status'),
+    /** USD at the run's prices. */
+    cost: engine_schemas/* number */.aig().nonnegative().max(1_000_000),
+    tokens: engine_schemas/* number */.aig().int().nonnegative(),
+    model: engine_schemas/* string */.YjP().max(200).optional(),
+    trigger: engine_schemas/* enum */.k5n(TRIGGERS),
+    /** Who started it (comment, label, review), for max-user-daily-cost-usd. */
+    user: login.optional(),
+    /** The PR it opened or updated. */
+    pr: engine_schemas/* number */.aig().int().positive().optional()
+});
+const LEDGER_FILE = 'ledger.jsonl';
+/** A ledger that is not what the action writes: the run stops with this sentence. */
+class LedgerError extends Error {
+    name = 'LedgerError';
+}
+/** Where the ledger is, in the words of every sentence about it. */
+const ledgerName = (branch) => `the spend ledger (${LEDGER_FILE} on branch ${branch})`;
+/**
+ * The ledger's entries, or a LedgerError naming the ledger, the line and what is wrong with it.
+ * Blank lines are allowed (an editor's trailing newline); nothing else is skipped.
+ */
+function parseLedger(text, branch) {
+    const entries = [];
+    const lines = text.split('\n');
+    for (const [i, line] of lines.entries()) {
+        if (line.trim() === '')
+            continue;
+        const where = `${ledgerName(branch)} line ${i + 1}`;
+        let json;
+        try {
+            json = JSON.parse(line);
+        }
+        catch {
+            throw new LedgerError(`${where} is not JSON: the ledger was garbled or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        const parsed = entrySchema.safeParse(json);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const field = issue?.path.join('.') || 'entry';
+            throw new LedgerError(`${where} is not a ledger entry (${field}: ${issue?.message ?? 'invalid'}): the ledger was tampered with or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        entries.push(parsed.data);
+    }
+    return entries;
+}
+/** Entries as the ledger's lines, each ending in a newline. */
+function ledgerLines(entries) {
+    return entries.map(e => `${JSON.stringify(entrySchema.parse(e))}\n`).join('');
+}
+
+;// CONCATENATED MODULE: ./src/spend/branch.ts
+/**
+ * The spend ledger on GitHub: one JSON-lines file on a branch of its own that nobody merges,
+ * appended by compare-and-swap. Each append is one commit on top of the tip just read, pushed
+ * without force: when another run (a matrix shard, a concurrent workflow) appended first, the
+ * push is refused, and the append reads the ledger again and goes on top of it. So no entry is
+ * lost, and `contents: write` is all it needs. The credential is scoped to each command.
+ */
+
+
+
+
+const README = `# Fleet Worker's spend ledger
+
+\`${LEDGER_FILE}\` holds one JSON line per task a Fleet Worker run ran: when (\`at\`, UTC), the run,
+the task, its status, its cost in USD (\`cost\`) and tokens, its model, how it was started
+(\`trigger\`, \`user\`) and its PR. The action appends to it (one commit per append, never forced)
+and checks its daily and monthly spend caps against it. Do not merge this branch; to reset the
+caps, delete it (see the action's docs/budgets.md).
+`;
+/** Attempts at an append before giving up: each lost race means another run's append landed. */
+const ATTEMPTS = 12;
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+class LedgerBranch {
+    git;
+    place;
+    auth;
+    constructor(git, place, auth) {
+        this.git = git;
+        this.place = place;
+        this.auth = auth;
+    }
+    static async open(place) {
+        await (0,promises_.mkdir)(place.dir, { recursive: true });
+        const git = git_git/* Git */.TU.create(place.dir, place.env ?? process.env);
+        await git.exec(['init', '--quiet', '--bare', '.']);
+        return new LedgerBranch(git, place, (0,git_git/* authEnv */.mx)(place.remoteUrl, place.token, place.env ?? process.env));
+    }
+    get ref() {
+        return `refs/heads/${this.place.branch}`;
+    }
+    /** The branch's tip on the remote, or undefined when it does not exist. */
+    async remoteTip() {
+        const out = await this.git.exec(['ls-remote', this.place.remoteUrl, this.ref], {
+            env: this.auth
+        });
+        const line = out.stdout.split('\n').find(l => l.endsWith(`\t${this.ref}`));
+        return line?.split('\t')[0];
+    }
+    /** The branch the remote's HEAD names (the repository's default branch), when it says. */
+    async defaultBranch() {
+        const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
+            env: this.auth
+        });
+        return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
+    }
+    /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
+    async read() {
+        const tip = await this.remoteTip();
+        if (!tip)
+            return { entries: [], text: '' };
+        await this.git.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--depth=1',
+            this.place.remoteUrl,
+            `+${this.ref}:refs/ledger/tip`
+        ], { env: this.auth });
+        const fetched = await this.git.out(['rev-parse', 'refs/ledger/tip']);
+        const blob = await this.git.exec(['cat-file', 'blob', `${fetched}:${LEDGER_FILE}`], {
+            allowFailure: true
+        });
+        if (blob.exitCode !== 0)
+            throw new LedgerError(`${ledgerName(this.place.branch)} is missing: branch ${this.place.branch} exists but holds no ${LEDGER_FILE}, so spend caps cannot be checked (delete the branch to reset the ledger, see docs/budgets.md)`);
+        return { tip: fetched, text: blob.stdout, entries: parseLedger(blob.stdout, this.place.branch) };
+    }
+    /**
+     * Appends the entries on top of the ledger's current tip; a refused push (someone appended
+     * first) reads again and retries. Returns the ledger after the append.
+     */
+    async append(entries, message) {
+        let last;
+        for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            const now = await this.read();
+            const text = `${now.text}${now.text === '' || now.text.endsWith('\n') ? '' : '\n'}${ledgerLines(entries)}`;
+            const commit = await this.commit(text, now.tip, message);
+            const pushed = await this.git.exec(['push', '--quiet', this.place.remoteUrl, `${commit}:${this.ref}`], { env: this.auth, allowFailure: true });
+            if (pushed.exitCode === 0)
+                return { tip: commit, text, entries: [...now.entries, ...entries] };
+            last = new git_git/* GitError */.XS(['push'], pushed);
+            // Lost the race only if the tip moved; else the push was refused for its own reason.
+            if ((await this.remoteTip()) === now.tip)
+                throw last;
+            this.place.log?.(`${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`);
+            await sleep(50 + Math.random() * 150 * attempt);
+        }
+        throw new Error(`${ledgerName(this.place.branch)}: ${ATTEMPTS} appends in a row lost the race to other runs`, { cause: last });
+    }
+    /** One commit holding the ledger's new text, on top of `parent` (an orphan root without one). */
+    async commit(text, parent, message) {
+        const work = external_node_path_default().join(this.place.dir, 'append');
+        await (0,promises_.mkdir)(work, { recursive: true });
+        const file = external_node_path_default().join(work, LEDGER_FILE);
+        await (0,promises_.writeFile)(file, text);
+        const index = { GIT_INDEX_FILE: external_node_path_default().join(work, 'index') };
+        const blob = await this.git.out(['hash-object', '-w', file]);
+        await this.git.exec(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: index });
+        if (!parent) {
+            const readme = external_node_path_default().join(work, 'README.md');
+            await (0,promises_.writeFile)(readme, README);
+            const readmeBlob = await this.git.out(['hash-object', '-w', readme]);
+            await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${readmeBlob},README.md`], {
+                env: index
+            });
+        }
+        await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${blob},${LEDGER_FILE}`], {
+            env: index
+        });
+        const tree = (await this.git.exec(['write-tree'], { env: index })).stdout.trim();
+        const { name, email } = this.place.author;
+        const who = {
+            GIT_AUTHOR_NAME: name,
+            GIT_AUTHOR_EMAIL: email,
+            GIT_COMMITTER_NAME: name,
+            GIT_COMMITTER_EMAIL: email
+        };
+        const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
+        return (await this.git.exec(args, { env: who })).stdout.trim();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/spend/caps.ts
+const CAP_INPUTS = {
+    daily: 'max-daily-cost-usd',
+    monthly: 'max-monthly-cost-usd',
+    userDaily: 'max-user-daily-cost-usd'
+};
+const hasCaps = (caps) => caps.daily !== undefined || caps.monthly !== undefined || caps.userDaily !== undefined;
+/** The UTC day (YYYY-MM-DD) and month (YYYY-MM) of a time. */
+const dayOf = (at) => new Date(at).toISOString().slice(0, 10);
+const monthOf = (at) => new Date(at).toISOString().slice(0, 7);
+const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
+function spentAt(entries, now) {
+    const [day, month] = [dayOf(now), monthOf(now)];
+    const spent = { day: 0, month: 0, users: new Map() };
+    for (const e of entries) {
+        if (monthOf(e.at) !== month)
+            continue;
+        spent.month += e.cost;
+        if (dayOf(e.at) !== day)
+            continue;
+        spent.day += e.cost;
+        if (e.user)
+            spent.users.set(e.user, (spent.users.get(e.user) ?? 0) + e.cost);
+    }
+    return spent;
+}
+/** Recent tasks whose median stands in for a task's cost when it has no cap of its own. */
+const RECENT = 20;
+/** What a task may cost: its max-task-cost-usd, else the median of recent tasks that spent. */
+function estimate(taskCap, entries) {
+    if (taskCap !== undefined)
+        return { cost: taskCap, basis: 'its max-task-cost-usd' };
+    const recent = entries
+        .filter(e => e.tokens > 0)
+        .slice(-RECENT)
+        .map(e => e.cost)
+        .sort((a, b) => a - b);
+    if (recent.length === 0)
+        return { cost: 0, basis: 'no recent task to go by' };
+    const mid = Math.floor(recent.length / 2);
+    const median = recent.length % 2 ? (recent[mid] ?? 0) : ((recent[mid - 1] ?? 0) + (recent[mid] ?? 0)) / 2;
+    return { cost: median, basis: `the median of the last ${recent.length} tasks` };
+}
+/** A cap crossed by spending `cost` on top of `spent`: reached already, or past it after. */
+const crosses = (spent, cost, cap) => spent >= cap || spent + cost > cap;
+/**
+ * Whether a task may start: each cap given is checked against what is spent plus what the task
+ * may cost. The first cap it would cross is named, with the numbers, in the words the live
+ * comment and the summary show.
+ */
+function caps_decide(caps, spent, cost, user) {
+    const checks = [
+        { key: 'daily', amount: spent.day, what: 'spent today (UTC)' },
+        { key: 'monthly', amount: spent.month, what: 'spent this month (UTC)' },
+        {
+            key: 'userDaily',
+            amount: user === undefined ? undefined : (spent.user ?? 0),
+            what: `spent today (UTC) on work ${user ?? ''} started`
+        }
+    ];
+    for (const c of checks) {
+        const cap = caps[c.key];
+        if (cap === undefined || c.amount === undefined || !crosses(c.amount, cost.cost, cap))
+            continue;
+        const input = CAP_INPUTS[c.key];
+        return {
+            kind: 'defer',
+            input,
+            reason: `${input} is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
+        };
+    }
+    return { kind: 'start' };
+}
+/**
+ * Which tasks start, in order: each is checked against the ledger's spend plus what the tasks
+ * admitted before it may cost, so a run cannot cross a cap with its own later tasks either.
+ */
+function admit(candidates, caps, spent, cost) {
+    const held = { day: spent.day, month: spent.month, users: new Map(spent.users) };
+    const decisions = new Map();
+    for (const c of candidates) {
+        const user = c.user === undefined ? undefined : (held.users.get(c.user) ?? 0);
+        const decision = caps_decide(caps, { day: held.day, month: held.month, user }, cost, c.user);
+        decisions.set(c.id, decision);
+        if (decision.kind === 'defer')
+            continue;
+        held.day += cost.cost;
+        held.month += cost.cost;
+        if (c.user !== undefined)
+            held.users.set(c.user, (user ?? 0) + cost.cost);
+    }
+    return decisions;
+}
+/** The summary's lines: today's and the month's spend, against each cap given. */
+function spendLines(caps, spent, now, users = []) {
+    const against = (amount, cap, input) => cap === undefined ? usd(amount) : `${usd(amount)} of ${usd(cap)} (${input})`;
+    const lines = [
+        `today (${dayOf(now)} UTC): ${against(spent.day, caps.daily, CAP_INPUTS.daily)}`,
+        `this month (${monthOf(now)}): ${against(spent.month, caps.monthly, CAP_INPUTS.monthly)}`
+    ];
+    if (caps.userDaily !== undefined)
+        for (const user of [...new Set(users)].sort())
+            lines.push(`${user} today: ${against(spent.users.get(user) ?? 0, caps.userDaily, CAP_INPUTS.userDaily)}`);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/run/spend.ts
+/**
+ * The spend held over every run (src/spend/) as a run uses it: the ledger read before the tasks
+ * start, the tasks a cap would cross deferred, what ran appended once this job lands the work,
+ * and the summary's lines of today's and the month's spend against each cap.
+ */
+
+
+
+
+
+
+
+
+
+const spend_login = engine_schemas/* object */.Ikc({ login: engine_schemas/* string */.YjP() });
+const byComment = engine_schemas/* object */.Ikc({ comment: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const byReview = engine_schemas/* object */.Ikc({ review: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const bySender = engine_schemas/* object */.Ikc({ sender: spend_login });
+/** The event's trigger and its person; on a schedule, each queued issue's labeller. */
+async function startersOf(run, tasks) {
+    const { eventName, payload } = run.ctx;
+    const one = (s) => new Map(tasks.map(t => [t.id, s]));
+    switch (eventName) {
+        case 'issue_comment':
+            return one({
+                trigger: 'comment',
+                user: byComment.safeParse(payload).data?.comment.user.login
+            });
+        case 'pull_request_review_comment':
+            return one({ trigger: 'review', user: byComment.safeParse(payload).data?.comment.user.login });
+        case 'pull_request_review':
+            return one({ trigger: 'review', user: byReview.safeParse(payload).data?.review.user.login });
+        case 'issues':
+            return one({ trigger: 'label', user: bySender.safeParse(payload).data?.sender.login });
+        case 'schedule':
+            return scheduled(run, tasks);
+        case 'workflow_dispatch':
+            return one({ trigger: 'dispatch' });
+        case 'push':
+            return one({ trigger: 'push' });
+        default:
+            return one({ trigger: 'other' });
+    }
+}
+/** The scheduled queue: each issue's work was started by whoever applied the queue label. */
+async function scheduled(run, tasks) {
+    const { github, config } = run;
+    const starters = new Map();
+    const byIssue = new Map();
+    for (const t of tasks) {
+        const issue = t.source.kind === 'issue' ? t.source.issue : undefined;
+        if (issue !== undefined && github && !byIssue.has(issue))
+            byIssue.set(issue, (await labelledBy(github.octokit, github.repo, issue, config.queueLabel))?.login);
+        starters.set(t.id, {
+            trigger: 'schedule',
+            user: issue === undefined ? undefined : byIssue.get(issue)
+        });
+    }
+    return starters;
+}
+/** The ledger, when the run keeps one (a cap, or spend-ledger); a LedgerError ends the run. */
+async function openSpend(run, tasks) {
+    const branch = run.config.spend.ledger;
+    if (!branch)
+        return undefined;
+    const ledger = await LedgerBranch.open({
+        remoteUrl: await run.prepare.remoteUrl(),
+        token: run.config.githubToken,
+        branch,
+        dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', `${run.ctx.runId ?? process.pid}-${run.config.shard}`),
+        env: run.env,
+        author: run.config.commitAuthor,
+        log: run.io.info
+    });
+    if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
+        throw new errors/* InputError */.d('spend-ledger', `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`);
+    const read = await ledger.read().catch((error) => {
+        if (error instanceof Error && error.name === 'LedgerError')
+            throw error;
+        throw new Error(`could not read ${ledgerName(branch)}, so spend caps cannot be checked: ${(0,errors/* describeError */.U)(error)}`, { cause: error });
+    });
+    run.io.info(`${ledgerName(branch)}: ${read.entries.length} entries`);
+    return { branch, entries: read.entries, starters: await startersOf(run, tasks), ledger };
+}
+/** The tasks that may start, and the others ended `deferred`, each with the cap it would cross. */
+function deferOverCaps(run, spend, tasks) {
+    const { caps, ledger } = run.config.spend;
+    if (!hasCaps(caps) || !ledger)
+        return { start: tasks, deferred: [] };
+    const cost = estimate(run.config.budgets.taskCostUsd, spend.entries);
+    const personal = (id) => {
+        const s = spend.starters.get(id);
+        return s && PERSONAL.includes(s.trigger) ? s.user : undefined;
+    };
+    const decisions = admit(tasks.map(t => ({ id: t.id, user: personal(t.id) })), caps, spentAt(spend.entries, Date.now()), cost);
+    const start = [];
+    const deferred = [];
+    for (const task of tasks) {
+        const d = decisions.get(task.id);
+        if (d?.kind !== 'defer')
+            start.push(task);
+        else
+            deferred.push({
+                ...emptyOutcome(task, { status: 'deferred', error: d.reason }),
+                branch: task.branch
+            });
+    }
+    for (const o of deferred)
+        run.io.info(`[${o.id}] deferred: ${o.error ?? ''}`);
+    return { start, deferred };
+}
+const tokensOf = (o) => {
+    const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
+    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
+};
+/** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
+function entriesFor(run, spend, outcomes) {
+    const at = new Date().toISOString();
+    const job = `${run.ctx.runId ?? 'local'}-${run.config.shard}`;
+    return outcomes
+        .filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
+        .map(o => {
+        const s = spend.starters.get(o.id) ?? { trigger: 'other' };
+        return {
+            v: 1,
+            at,
+            run: job,
+            task: o.id,
+            status: o.status,
+            cost: Math.round((o.costUsd ?? 0) * 1e6) / 1e6,
+            tokens: tokensOf(o),
+            ...(o.model ? { model: o.model } : {}),
+            trigger: s.trigger,
+            ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
+            ...(o.prNumber ? { pr: o.prNumber } : {})
+        };
+    });
+}
+/**
+ * After the tasks: what ran appended to the ledger when this job lands the work (land: false
+ * leaves it to mode: land), and the summary's spend lines. An append that fails fails the step:
+ * spend left out of the ledger would lift the caps for the next runs.
+ */
+async function settleSpend(run, spend, outcomes, lands) {
+    const entries = entriesFor(run, spend, outcomes);
+    let all = spend.entries;
+    let error;
+    if (lands && entries.length > 0) {
+        try {
+            all = (await spend.ledger.append(entries, `fleet-worker: ${entries.length} tasks of run ${run.ctx.runId ?? 'local'}`)).entries;
+            run.io.info(`${ledgerName(spend.branch)}: appended ${entries.length} entries`);
+        }
+        catch (e) {
+            error = new Error(`could not append to ${ledgerName(spend.branch)}: ${(0,errors/* describeError */.U)(e)}`, {
+                cause: e
+            });
+            run.io.warning(error.message);
+        }
+    }
+    else
+        all = [...all, ...entries];
+    const users = [...spend.starters.values()].flatMap(s => s.user && PERSONAL.includes(s.trigger) ? [s.user] : []);
+    const lines = spendLines(run.config.spend.caps, spentAt(all, Date.now()), Date.now(), users);
+    const where = lands
+        ? ledgerName(spend.branch)
+        : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`;
+    return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error };
+}
+
 ;// CONCATENATED MODULE: ./src/run/shards.ts
 /**
  * mode: report and mode: land — every shard's outcomes merged into one report: one summary, one
  * comment per issue, the outputs; for land, the handed-over work landed first (modes/land.ts).
  */
+
 
 
 
@@ -101443,15 +102199,13 @@ async function landShards(run, files, plan, handed) {
     const forIssues = outcomes.map(o => (bundled.has(o.id) ? o : statusOnly(o)));
     return { outcomes, forIssues, queue: vouched.queue };
 }
+/** The task a merged outcome stands for. */
+function taskOfOutcome(o) {
+    return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source };
+}
 /** mode: report — each merged outcome told to its issue, as the shard itself would have. */
 async function reportToIssues(run, github, outcomes, queue) {
-    const tasks = outcomes.map(o => ({
-        id: o.id,
-        title: o.title,
-        prompt: '',
-        branch: o.branch ?? '',
-        source: o.source
-    }));
+    const tasks = outcomes.map(taskOfOutcome);
     const tracking = trackingFor(run, github, tasks, queue);
     for (const o of outcomes)
         tracking.finished(tasks.find(t => t.id === o.id), o);
@@ -101476,19 +102230,222 @@ async function reportShards(run) {
     const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] };
     const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes];
     run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`);
-    const landed = run.config.mode === 'land'
+    // mode: land writes the spend ledger the read-only run jobs only read (src/run/spend.ts).
+    const land = run.config.mode === 'land';
+    const spend = land ? await openSpend(run, merged.map(taskOfOutcome)) : undefined;
+    const landed = land
         ? await landShards(run, files, plan, merged)
         : { outcomes: merged, forIssues: merged, queue: files[0]?.queue ?? plan?.queue };
     const { outcomes } = landed;
+    const spent = spend && (await settleSpend(run, spend, outcomes, true));
     if (run.github)
         await reportToIssues(run, run.github, landed.forIssues, landed.queue);
-    await run.io.report(outcomes, `Merged from ${files.length} shards.`);
+    await run.io.report(outcomes, [`Merged from ${files.length} shards.`, spent?.note].filter(Boolean).join('\n\n'));
+    if (spent?.error)
+        throw spent.error;
     if (lost.missing.length)
         throw new Error(`${lost.missing.map(s => `shard ${s}`).join(', ')} left no outcome: ${lost.outcomes.length} planned tasks were not run (reported as not-started)`);
     return outcomes;
 }
 
+;// CONCATENATED MODULE: ./src/github/merged.ts
+
+/**
+ * Whether each PR is merged, as the API says now (the spend report's cost per merged PR). A PR
+ * the API cannot give is left out (counted as not merged) and said in the log.
+ */
+async function mergedStates(octokit, repo, numbers, log) {
+    const states = new Map();
+    for (const pull_number of new Set(numbers)) {
+        try {
+            const { data } = await octokit.rest.pulls.get({ ...repo, pull_number });
+            states.set(pull_number, { merged: data.merged_at !== null });
+        }
+        catch (error) {
+            log(`PR #${pull_number}: not read (${(0,errors/* describeError */.U)(error)}); counted as not merged`);
+        }
+    }
+    return states;
+}
+
+;// CONCATENATED MODULE: ./src/spend/report.ts
+/**
+ * The spend report (mode: report with report-days, and `fleet-worker report`): what the ledger
+ * says a window of UTC days cost, the PRs it opened and merged, and what each merged PR cost, by
+ * model and by trigger, with a mermaid chart of spend per day against the daily cap. Pure.
+ */
+
+/** The last `n` UTC days up to the day of `now`, oldest first. */
+function windowDays(n, now) {
+    const today = Date.parse(`${dayOf(now)}T00:00:00Z`);
+    return Array.from({ length: n }, (_, i) => dayOf(today - (n - 1 - i) * 86_400_000));
+}
+/** The entries recorded on one of the window's days. */
+function inWindow(entries, days) {
+    const wanted = new Set(days);
+    return entries.filter(e => wanted.has(dayOf(e.at)));
+}
+function report_totals(entries, prs) {
+    const t = { tasks: 0, cost: 0, opened: new Set(), merged: new Set() };
+    for (const e of entries) {
+        t.tasks++;
+        t.cost += e.cost;
+        if (e.pr === undefined)
+            continue;
+        t.opened.add(e.pr);
+        if (prs.get(e.pr)?.merged)
+            t.merged.add(e.pr);
+    }
+    return t;
+}
+const perMerged = (t) => (t.merged.size > 0 ? usd(t.cost / t.merged.size) : '—');
+/** Markdown's table cells hold no pipe and no newline. */
+const cell = (s) => s.replace(/[|\n\r]/g, ' ');
+function table(title, key, groups, prs) {
+    const rows = [...groups].sort(([a], [b]) => a.localeCompare(b));
+    return [
+        `### By ${title}`,
+        '',
+        `| ${key} | tasks | PRs opened | PRs merged | spend | spend per merged PR |`,
+        '|---|---:|---:|---:|---:|---:|',
+        ...rows.map(([name, entries]) => {
+            const t = report_totals(entries, prs);
+            return `| ${cell(name)} | ${t.tasks} | ${t.opened.size} | ${t.merged.size} | ${usd(t.cost)} | ${perMerged(t)} |`;
+        }),
+        ''
+    ];
+}
+function groupBy(entries, key) {
+    const groups = new Map();
+    for (const e of entries)
+        groups.set(key(e), [...(groups.get(key(e)) ?? []), e]);
+    return groups;
+}
+/** Each merged PR with what its tasks cost (every turn on it: the first and any follow-up). */
+function mergedPrs(entries, prs) {
+    const byPr = groupBy(entries.filter(e => e.pr !== undefined && prs.get(e.pr)?.merged), e => String(e.pr));
+    if (byPr.size === 0)
+        return [];
+    const rows = [...byPr].sort(([a], [b]) => Number(a) - Number(b));
+    return [
+        '### Merged PRs',
+        '',
+        '| PR | tasks | cost |',
+        '|---|---:|---:|',
+        ...rows.map(([pr, es]) => `| #${pr} | ${es.length} | ${usd(es.reduce((s, e) => s + e.cost, 0))} |`),
+        ''
+    ];
+}
+/** A number as the chart's data takes it: plain, at most 4 decimals. */
+const plain = (n) => String(Math.round(n * 10_000) / 10_000);
+/** Spend per day as a mermaid xychart: bars of spend, and the daily cap as a line. */
+function spendChart(entries, days, dailyCap) {
+    const perDay = days.map(d => entries.filter(e => dayOf(e.at) === d).reduce((s, e) => s + e.cost, 0));
+    const top = Math.max(...perDay, dailyCap ?? 0, 0.01) * 1.1;
+    const title = dailyCap === undefined
+        ? 'Spend per UTC day (USD)'
+        : 'Spend per UTC day (USD) against max-daily-cost-usd';
+    return [
+        '```mermaid',
+        'xychart-beta',
+        `  title "${title}"`,
+        `  x-axis [${days.map(d => `"${d.slice(5)}"`).join(', ')}]`,
+        `  y-axis "USD" 0 --> ${plain(top)}`,
+        `  bar [${perDay.map(plain).join(', ')}]`,
+        ...(dailyCap === undefined ? [] : [`  line [${days.map(() => plain(dailyCap)).join(', ')}]`]),
+        '```'
+    ].join('\n');
+}
+/** The whole report, as the job summary shows it. */
+function spendReportMarkdown(input) {
+    const { prs, days } = input;
+    const entries = inWindow(input.entries, days);
+    const t = report_totals(entries, prs);
+    const span = `${days[0] ?? ''} to ${days.at(-1) ?? ''} (${days.length} UTC days)`;
+    const cap = input.dailyCap === undefined
+        ? ''
+        : ` The daily cap (max-daily-cost-usd) is ${usd(input.dailyCap)}.`;
+    return [
+        `## Fleet Worker: spend, ${span}`,
+        '',
+        `From ${input.ledger}: ${t.tasks} tasks cost ${usd(t.cost)}; ${t.opened.size} PRs opened, ${t.merged.size} merged: ${perMerged(t)} per merged PR.${cap}`,
+        '',
+        ...(entries.length === 0
+            ? []
+            : [
+                ...table('model', 'model', groupBy(entries, e => e.model ?? 'default'), prs),
+                ...table('trigger', 'trigger', groupBy(entries, e => e.trigger), prs),
+                ...mergedPrs(entries, prs)
+            ]),
+        '### Spend per day',
+        '',
+        spendChart(entries, days, input.dailyCap),
+        ''
+    ].join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/run/spend-report.ts
+/**
+ * mode: report with report-days (and `fleet-worker report`): the spend ledger over a window of
+ * UTC days, with each PR's merged state read from the API, rendered into the job summary
+ * (src/spend/report.ts). Runs no worker and writes nothing.
+ */
+
+
+
+
+
+
+/** Each PR the entries name, merged or not, as the API says now. */
+async function prStates(run, entries) {
+    if (!run.github)
+        return new Map();
+    const numbers = entries.flatMap(e => (e.pr === undefined ? [] : [e.pr]));
+    return mergedStates(run.github.octokit, run.github.repo, numbers, run.io.info);
+}
+async function spendReport(run) {
+    const { config, ctx, io } = run;
+    const branch = config.spend.ledgerBranch;
+    const ledger = await LedgerBranch.open({
+        remoteUrl: await run.prepare.remoteUrl(),
+        token: config.githubToken,
+        branch,
+        dir: external_node_path_default().join(ctx.runnerTemp, 'fleet-ledger', `report-${ctx.runId ?? process.pid}`),
+        env: run.env,
+        author: config.commitAuthor
+    });
+    const read = await ledger.read();
+    const days = windowDays(config.spend.reportDays ?? 7, Date.now());
+    const entries = inWindow(read.entries, days);
+    const prs = await prStates(run, entries);
+    const merged = [...prs.values()].filter(p => p.merged).length;
+    const cost = entries.reduce((s, e) => s + e.cost, 0);
+    io.info(`${ledgerName(branch)}: ${entries.length} entries in ${days.length} days, $${cost.toFixed(4)}, ${merged} merged PRs`);
+    const where = run.github ? '' : '\n\n(No GitHub API to ask: every PR counts as not merged.)';
+    const markdown = spendReportMarkdown({
+        entries,
+        prs,
+        days,
+        dailyCap: config.spend.caps.daily,
+        ledger: ledgerName(branch)
+    });
+    for (const [name, value] of Object.entries(outputs([])))
+        io.setOutput(name, value);
+    io.setOutput('spend', JSON.stringify({
+        days,
+        tasks: entries.length,
+        'cost-usd': Math.round(cost * 1e6) / 1e6,
+        'prs-opened': new Set(entries.flatMap(e => (e.pr ? [e.pr] : []))).size,
+        'prs-merged': merged,
+        'cost-per-merged-pr-usd': merged ? Math.round((cost / merged) * 1e6) / 1e6 : null
+    }));
+    await (io.summary ? io.summary(markdown + where) : io.report([], markdown + where));
+    return [];
+}
+
 ;// CONCATENATED MODULE: ./src/main.ts
+
+
 
 
 
@@ -101535,16 +102492,35 @@ async function runPlan(run, plan, planNote) {
         await io.report(outcomes, [dry, planNote].filter(Boolean).join('\n\n') || undefined);
         return outcomes;
     }
-    const ran = await runTasks(run, plan, tasks);
-    const outcomes = [...refused, ...ran.outcomes];
+    const spend = await openSpend(run, tasks).catch(async (error) => {
+        // The ledger cannot be trusted: no task starts, each reported, and the step fails with why.
+        await io.report([...refused, ...planned(tasks, `not started: ${failureMessage(error)}`)]);
+        throw error;
+    });
+    const { start, deferred } = spend
+        ? deferOverCaps(run, spend, tasks)
+        : { start: tasks, deferred: [] };
+    const ran = await runTasks(run, plan, start, deferred);
+    const outcomes = [...refused, ...inOrder(tasks, [...ran.outcomes, ...deferred])];
+    const spent = spend && (await settleSpend(run, spend, outcomes, config.land));
     if (isShard || !config.land)
         await outcomeStore(run).save({ shard: config.shard, outcomes, queue: plan.queue });
-    await io.report(outcomes, [planNote, ran.note].filter(Boolean).join('\n\n') || undefined);
+    const note = [planNote, ran.note, spent?.note].filter(Boolean).join('\n\n');
+    await io.report(outcomes, note || undefined);
+    if (spent?.error)
+        throw spent.error;
     return outcomes;
+}
+/** Outcomes in their tasks' order (deferred ones were decided apart from the fleet's). */
+function inOrder(tasks, outcomes) {
+    const at = new Map(tasks.map((t, i) => [t.id, i]));
+    return [...outcomes].sort((a, b) => (at.get(a.id) ?? 0) - (at.get(b.id) ?? 0));
 }
 /** The whole flow, from inputs and event to reported outcomes. */
 async function fleetAction(env, io) {
     const run = await startRun(env, io);
+    if (run.config.mode === 'report' && run.config.spend.reportDays)
+        return spendReport(run);
     if (run.config.mode === 'report' || run.config.mode === 'land')
         return reportShards(run);
     const asked = await makePlan(run);
@@ -101583,23 +102559,23 @@ async function run(env = process.env) {
         const outcomes = await fleetAction(env, io);
         const bad = outcomes.filter(o => domain/* UNFINISHED */.yA.includes(o.status));
         if (bad.length > 0) {
-            engine_core/* setFailed */.C1(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`);
+            lib_core/* setFailed */.C1(`${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`);
         }
     }
     catch (error) {
         if (!reported)
             for (const [name, value] of Object.entries(outputs([])))
-                engine_core/* setOutput */.uH(name, value);
+                lib_core/* setOutput */.uH(name, value);
         // The step's error stays one sentence; what caused it goes to the log, not lost.
         if (error instanceof Error && error.cause !== undefined)
             io.info(`Caused by: ${(0,errors/* describeError */.U)(error.cause)}`);
-        engine_core/* setFailed */.C1(failureMessage(error));
+        lib_core/* setFailed */.C1(failureMessage(error));
     }
     finally {
         // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
         const left = await (0,src_process/* huntAllChildren */.wJ)();
         if (left > 0)
-            engine_core/* info */.pq(`Stopped ${left} processes this run had left running.`);
+            lib_core/* info */.pq(`Stopped ${left} processes this run had left running.`);
     }
 }
 
@@ -101666,6 +102642,7 @@ class Board {
  *   fleet-worker plan  --tasks-file tasks.yml     print the tasks, ids and branches; run nothing
  *   fleet-worker plan  --goal "..."               the planner splits the goal; prints the tasks as YAML
  *   fleet-worker doctor                           check the claude binary, the inputs and the endpoint
+ *   fleet-worker report [--report-days 7]         spend and cost per merged PR, from the spend ledger
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
@@ -101705,6 +102682,9 @@ Usage:
   fleet-worker plan   [options]   print the planned tasks, ids and branches; run nothing
                                   (with --goal "...": the planner splits the goal into tasks,
                                   printed as YAML on stdout, ready for --tasks-file)
+  fleet-worker report [options]   spend over the last --report-days UTC days (default 7) from
+                                  the spend ledger on the origin (--spend-ledger), by model and
+                                  trigger, with PRs merged (--repository and GITHUB_TOKEN)
   fleet-worker doctor [options]   check claude, the inputs and the model endpoint
                                   (--offline: no request to the endpoint)
 
@@ -101757,6 +102737,10 @@ function plainIo(yaml = false) {
         },
         report: (outcomes, note) => {
             say(`\n${summaryMarkdown(outcomes, note).split('```mermaid')[0]?.trimEnd() ?? ''}`);
+            return Promise.resolve();
+        },
+        summary: (markdown) => {
+            say(`\n${markdown.trimEnd()}`);
             return Promise.resolve();
         },
         onProgress: (task, p) => board.progress(task.id, p.turn, p.outputTokens),
@@ -101842,6 +102826,14 @@ async function main(argv) {
             const yaml = command === 'plan' && Boolean(env[(0,inputs/* inputEnvName */.d_)('goal')]);
             const outcomes = await fleetAction(env, plainIo(yaml));
             return outcomes.some(o => domain/* UNFINISHED */.yA.includes(o.status)) ? 1 : 0;
+        }
+        case 'report': {
+            // The spend report: the ledger on the origin's branch, PRs read with --repository.
+            env[(0,inputs/* inputEnvName */.d_)('mode')] = 'report';
+            if (!env[(0,inputs/* inputEnvName */.d_)('report-days')])
+                env[(0,inputs/* inputEnvName */.d_)('report-days')] = '7';
+            await fleetAction(env, plainIo());
+            return 0;
         }
         case 'doctor': {
             const { doctor } = await __nccwpck_require__.e(/* import() */ 316).then(__nccwpck_require__.bind(__nccwpck_require__, 94316));

@@ -104,7 +104,8 @@ export class IssueTracking {
       if (!this.queue) continue
       const outcomes = tasks.map(t => this.done.get(t.id))
       try {
-        if (outcomes.some(o => !o || o.status === 'not-started' || stopped(o))) {
+        const later = (o: Outcome) => o.status === 'not-started' || o.status === 'deferred'
+        if (outcomes.some(o => !o || later(o) || stopped(o))) {
           await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress])
         } else {
           const ok = outcomes.every(o => o && LANDED.includes(o.status))

@@ -19,7 +19,8 @@ const ICON: Record<Outcome['status'], string> = {
   ready: '📦',
   merged: '🚆',
   waiting: '⏳',
-  blocked: '🚧'
+  blocked: '🚧',
+  deferred: '💤'
 }
 
 function prCell(o: Outcome): string {

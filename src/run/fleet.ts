@@ -97,19 +97,32 @@ function fleetOptions(
   }
 }
 
+/** The task an outcome decided before the fleet stands for (its issue's comment and labels). */
+function taskOf(o: Outcome): Task {
+  return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }
+}
+
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 export async function runTasks(
   run: Run,
   plan: SavedPlan,
-  tasks: Task[]
+  tasks: Task[],
+  deferred: Outcome[] = []
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
-  const setup = await run.prepare.workers()
+  // No worker needs preparing when every task was deferred.
+  const setup = tasks.length > 0 ? await run.prepare.workers() : undefined
   const tracking =
     run.github && config.mode === 'all' && config.land
-      ? trackingFor(run, run.github, tasks, plan.queue)
+      ? trackingFor(run, run.github, [...tasks, ...deferred.map(taskOf)], plan.queue)
       : undefined
   await tracking?.start()
+  // A spend cap deferred these: their issues say why, and stay queued.
+  for (const o of deferred) tracking?.finished(taskOf(o), o)
+  if (!setup) {
+    await tracking?.finish()
+    return { outcomes: [] }
+  }
   let deadline = run.startedAt + config.deadlineMs
   const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0))
   const root = path.join(

@@ -14,6 +14,7 @@ import type { ShardFile } from '../modes/store.js'
 import { statusOnly, vouch } from '../modes/trust.js'
 import { queueLabels, type QueueLabels } from '../github/queue.js'
 import { outcomeStore, type Run, trackingFor } from './run.js'
+import { openSpend, settleSpend } from './spend.js'
 
 /** What mode: land reports: every outcome, what each issue is told, and the queue it may move. */
 interface Landed {
@@ -65,6 +66,11 @@ async function landShards(
   return { outcomes, forIssues, queue: vouched.queue }
 }
 
+/** The task a merged outcome stands for. */
+function taskOfOutcome(o: Outcome): Task {
+  return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source }
+}
+
 /** mode: report — each merged outcome told to its issue, as the shard itself would have. */
 async function reportToIssues(
   run: Run,
@@ -72,13 +78,7 @@ async function reportToIssues(
   outcomes: Outcome[],
   queue: SavedPlan['queue']
 ): Promise<void> {
-  const tasks: Task[] = outcomes.map(o => ({
-    id: o.id,
-    title: o.title,
-    prompt: '',
-    branch: o.branch ?? '',
-    source: o.source
-  }))
+  const tasks: Task[] = outcomes.map(taskOfOutcome)
   const tracking = trackingFor(run, github, tasks, queue)
   for (const o of outcomes)
     tracking.finished(
@@ -108,13 +108,20 @@ export async function reportShards(run: Run): Promise<Outcome[]> {
   const lost = plan ? againstPlan(plan, files) : { outcomes: [], missing: [] }
   const merged = [...files.flatMap(f => f.outcomes), ...lost.outcomes]
   run.io.info(`${run.config.mode}: ${files.length} shards, ${merged.length} outcomes`)
-  const landed =
-    run.config.mode === 'land'
-      ? await landShards(run, files, plan, merged)
-      : { outcomes: merged, forIssues: merged, queue: files[0]?.queue ?? plan?.queue }
+  // mode: land writes the spend ledger the read-only run jobs only read (src/run/spend.ts).
+  const land = run.config.mode === 'land'
+  const spend = land ? await openSpend(run, merged.map(taskOfOutcome)) : undefined
+  const landed = land
+    ? await landShards(run, files, plan, merged)
+    : { outcomes: merged, forIssues: merged, queue: files[0]?.queue ?? plan?.queue }
   const { outcomes } = landed
+  const spent = spend && (await settleSpend(run, spend, outcomes, true))
   if (run.github) await reportToIssues(run, run.github, landed.forIssues, landed.queue)
-  await run.io.report(outcomes, `Merged from ${files.length} shards.`)
+  await run.io.report(
+    outcomes,
+    [`Merged from ${files.length} shards.`, spent?.note].filter(Boolean).join('\n\n')
+  )
+  if (spent?.error) throw spent.error
   if (lost.missing.length)
     throw new Error(
       `${lost.missing.map(s => `shard ${s}`).join(', ')} left no outcome: ${lost.outcomes.length} planned tasks were not run (reported as not-started)`

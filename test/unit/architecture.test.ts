@@ -34,6 +34,8 @@ const BANDS: Record<string, number> = {
   run: 6,
   planner: 5,
   fleet: 4,
+  // spend held over every run: the ledger on its branch, the caps, the report
+  spend: 4,
   // the edges: a worker, the model gateway, git, GitHub
   worker: 3,
   gateway: 3,

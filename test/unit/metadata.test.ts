@@ -44,7 +44,10 @@ const CONTRACT_INPUTS = [
   'isolation',
   'allowed-domains',
   'merge-method',
-  'mark-ready'
+  'mark-ready',
+  'max-daily-cost-usd',
+  'max-monthly-cost-usd',
+  'max-user-daily-cost-usd'
 ]
 const CONTRACT_DEFAULTS: Record<string, string> = {
   'auth-header': 'auto',
