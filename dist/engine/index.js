@@ -34946,13 +34946,16 @@ function validateBranchPrefix(prefix) {
 /* harmony export */   Xc: () => (/* binding */ SETUP_EXCLUDE),
 /* harmony export */   kM: () => (/* binding */ chownTree)
 /* harmony export */ });
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(10308);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(70092);
-/* harmony import */ var _exit_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(24576);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(70092);
+/* harmony import */ var _exit_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(24576);
+
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
  * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
@@ -34971,13 +34974,13 @@ async function sourceOf(t, named) {
     if (typeof t !== 'string') {
         const git = t.repo;
         const [head, refs] = await Promise.all([
-            (0,_exit_js__WEBPACK_IMPORTED_MODULE_4__/* .acceptedHead */ .gi)(t),
+            (0,_exit_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptedHead */ .gi)(t),
             git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
         ]);
         return {
             head,
             branch: `refs/heads/${t.branch}`,
-            common: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(git.dir, '.git'),
+            common: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(git.dir, '.git'),
             gitDir: t.adminDir,
             refs
         };
@@ -34985,7 +34988,7 @@ async function sourceOf(t, named) {
     // No task to seal: read from the worktree itself, through its git dir when the caller names it
     // (keep-fresh's setup and verify); else found through its `.git`, which every cage shows
     // read-only (the planner's worktree, made by the action a moment ago).
-    const tree = named ? _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(t).tree(t, named) : _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(t);
+    const tree = named ? _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t).tree(t, named) : _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t);
     const [common, gitDir, head, branch] = (await tree.out([
         'rev-parse',
         '--path-format=absolute',
@@ -35014,29 +35017,35 @@ async function sourceOf(t, named) {
  */
 async function prepareGit(source, cageDir, named) {
     const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
-    const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cageDir, 'git');
-    const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneDir, '.git');
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(cloneDir, { recursive: true, force: true });
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(cloneDir, { recursive: true });
-    await _git_git_js__WEBPACK_IMPORTED_MODULE_2__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
-    const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(common, 'objects');
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
+    const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
+    const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(cloneDir, { recursive: true });
+    await _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
+    const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
     const packed = refs
         .split('\n')
         .filter(line => /^[0-9a-f]{40,64} refs\/remotes\/origin\//.test(line));
     packed.push(`${head} ${branch}`);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(gitDir, 'index'), node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneGit, 'index')).catch(() => undefined);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'index'), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'index')).catch(() => undefined);
     // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(gitDir, SETUP_EXCLUDE), node_path__WEBPACK_IMPORTED_MODULE_1___default().join(cloneGit, 'info', 'exclude')).catch((error) => {
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, SETUP_EXCLUDE), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'info', 'exclude')).catch((error) => {
         if (error.code !== 'ENOENT')
             throw error;
     });
     return { cloneDir, gitDir: cloneGit, objectsDir, head };
 }
-/** `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. */
+/**
+ * `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. A dir
+ * already gone (a seal's clone, removed by its own finish) has nothing left to re-own.
+ */
 async function chownTree(owner, dirs) {
-    await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...dirs], { env: { PATH: '/usr/bin:/bin' } });
+    const present = dirs.filter(dir => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.existsSync)(dir));
+    if (!present.length)
+        return;
+    await (0,_process_js__WEBPACK_IMPORTED_MODULE_4__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } });
 }
 /**
  * After a caged run (and its seal, worker/exit.ts): ownership restored when `owner` is given, the
@@ -35045,7 +35054,7 @@ async function chownTree(owner, dirs) {
 async function finishGit(state, owner) {
     if (owner)
         await chownTree(owner.user, owner.dirs);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(state.cloneDir, { recursive: true, force: true });
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(state.cloneDir, { recursive: true, force: true });
 }
 
 

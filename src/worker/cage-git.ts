@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
  * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
@@ -102,9 +103,14 @@ export async function prepareGit(
   return { cloneDir, gitDir: cloneGit, objectsDir, head }
 }
 
-/** `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. */
+/**
+ * `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. A dir
+ * already gone (a seal's clone, removed by its own finish) has nothing left to re-own.
+ */
 export async function chownTree(owner: string, dirs: string[]): Promise<void> {
-  await runOk('chown', ['-R', '-h', owner, '--', ...dirs], { env: { PATH: '/usr/bin:/bin' } })
+  const present = dirs.filter(dir => existsSync(dir))
+  if (!present.length) return
+  await runOk('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } })
 }
 
 /**

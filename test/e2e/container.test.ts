@@ -255,22 +255,24 @@ describe.skipIf(skipReason !== undefined)(
       expect(out[3]).toContain('OBJECTS-READONLY')
     }, 300_000)
 
-    it("puts back the worktree's .git: a worker cannot point the action's git at a repository it wrote", async () => {
-      // The worktree is bind-mounted read-write, .git file included. A hostile worker points it at a
-      // gitdir it wrote in its config dir, whose core.fsmonitor the action's next `git status` on
+    it("keeps the worktree's .git read-only: a worker cannot point the action's git at a repository it wrote", async () => {
+      // The worktree is bind-mounted read-write, its .git pointer read-only over it. A hostile worker
+      // tries to point it at a gitdir it wrote in its config dir, whose core.fsmonitor the action's next `git status` on
       // the host would run. Paths come from the .git file itself (the fleet's layout is public).
       const host =
         'unset GIT_DIR GIT_WORK_TREE; root=$(sed -e "s|^gitdir: ||" -e "s|/repo/.git/worktrees/.*||" /workspace/.git); evil=$root/workers/repoint.1/config/evil'
       const mine = '/home/fleet/.claude-config/evil'
       const task = bashTask('repoint', [
-        `${host}; git init -q --bare ${mine} && git --git-dir=${mine} config core.bare false && printf '#!/bin/sh\\ntouch %s/PWNED\\n' "$root" > ${mine}/fsmonitor && chmod +x ${mine}/fsmonitor && git --git-dir=${mine} config core.fsmonitor "$evil/fsmonitor" && printf 'gitdir: %s\\n' "$evil" > /workspace/.git && cat /workspace/.git`
+        `${host}; git init -q --bare ${mine} && git --git-dir=${mine} config core.bare false && printf '#!/bin/sh\\ntouch %s/PWNED\\n' "$root" > ${mine}/fsmonitor && chmod +x ${mine}/fsmonitor && git --git-dir=${mine} config core.fsmonitor "$evil/fsmonitor" && printf 'gitdir: %s\\n' "$evil" > /workspace/.git; cat /workspace/.git`
       ])
       const run = await stack.run({
         inputs: inputs({ tasks: JSON.stringify([task]) }),
         env: { CONTAINERS_CONF }
       })
       const planted = outputOf(stack.model.requestsFor('repoint'), 0)
-      expect(planted).toMatch(/^gitdir: .*\/workers\/repoint\.1\/config\/evil$/m)
+      // The pointer is a read-only file in every container: the rewrite is refused, it stays put.
+      expect(planted).toMatch(/\/workspace\/\.git: Read-only file system/)
+      expect(planted).toMatch(/^gitdir: \/fleet\/git$/m)
       expect(run.exitCode, run.stdout + run.stderr).toBe(0)
       expect(byId(run).get('repoint')?.status).toBe('no-changes')
       const fleet = path.join(run.runnerTemp, 'fleet-worker')
