@@ -15,8 +15,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { Git } from '../src/git/git.js'
 import { type TaskGit, sealAsChild } from '../src/worker/exit.js'
-import { preflightSandbox } from '../src/worker/sandbox-host.js'
-import { spawnSandboxed } from '../src/worker/sandbox-run.js'
+import { preflightSandbox } from '../src/cage/sandbox-host.js'
+import { spawnSandboxed } from '../src/cage/sandbox-run.js'
 
 const N = Number(process.env.BENCH_EXIT_RUNS ?? 20)
 

@@ -12,8 +12,8 @@ import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
-import { preflightSandbox } from '../src/worker/sandbox-host.js'
-import { spawnSandboxed } from '../src/worker/sandbox-run.js'
+import { preflightSandbox } from '../src/cage/sandbox-host.js'
+import { spawnSandboxed } from '../src/cage/sandbox-run.js'
 import { spawnWorker } from '../src/worker/spawn.js'
 
 const N = Number(process.env.BENCH_SANDBOX_RUNS ?? 20)

@@ -15,9 +15,9 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { run } from '../src/process.js'
-import { sandboxCommand, type SandboxSpec } from '../src/worker/sandbox.js'
-import { preflightSandbox } from '../src/worker/sandbox-host.js'
-import { dropView, makeView } from '../src/worker/views.js'
+import { sandboxCommand, type SandboxSpec } from '../src/cage/sandbox.js'
+import { preflightSandbox } from '../src/cage/sandbox-host.js'
+import { dropView, makeView } from '../src/cage/views.js'
 
 const N = Number(process.env.BENCH_SETUP_RUNS ?? 5)
 const ROOTS = (

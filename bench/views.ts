@@ -3,7 +3,7 @@
  * 100k files (BENCH_VIEWS_SIZES), today's way and with a copy-on-write view:
  *   worktree — `git worktree add` of the base in the fleet's clone (what each task gets today):
  *              every file written again; its disk is the whole checkout plus its index;
- *   view     — a view of one shared checkout at the task's path (worker/views.ts), mounted in its
+ *   view     — a view of one shared checkout at the task's path (cage/views.ts), mounted in its
  *              own namespace with a file written through it; its disk is its private layer.
  * Each is started BENCH_VIEWS_RUNS times (default 4, as a four-task run) after one warm-up
  * (BENCH_VIEWS_WARMUP=0: none); the medians are printed. The repository is demo/big-repo.ts's
@@ -15,7 +15,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { writeBigRepo } from '../demo/big-repo.js'
 import { run } from '../src/process.js'
-import { dropView, makeView, withViews } from '../src/worker/views.js'
+import { dropView, makeView, withViews } from '../src/cage/views.js'
 
 const SIZES = (process.env.BENCH_VIEWS_SIZES ?? '1000,20000,100000').split(',').map(Number)
 const RUNS = Number(process.env.BENCH_VIEWS_RUNS ?? 4)

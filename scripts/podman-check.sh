@@ -78,7 +78,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net from 'node:net'
 import path from 'node:path'
 const [root, work, image] = process.argv.slice(2) as [string, string, string]
-const { containerCommand } = await import(path.join(root, 'src/worker/container.ts'))
+const { containerCommand } = await import(path.join(root, 'src/cage/container.ts'))
 const { startModelServer, script } = await import(path.join(root, 'demo/model-server.ts'))
 
 const dir = path.join(work, 'run')

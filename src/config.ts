@@ -2,13 +2,13 @@ import { z } from 'zod'
 import { type InputName, readInputs } from './inputs.js'
 import { EFFORTS } from './domain.js'
 import { InputError } from './errors.js'
-import type { Price, PriceBook } from './report/cost.js'
-import { parsePrices } from './report/prices.js'
+import type { Price, PriceBook } from './prices.js'
+import { parsePrices } from './prices.js'
 import { validateBranchPrefix } from './tasks/ids.js'
-import { ContainerSpecError, containerCommand } from './worker/container.js'
-import type { ContainerConfig } from './worker/container.js'
-import { parseAllowList } from './worker/sandbox-allow.js'
-import { readsContainerInputs } from './worker/isolation.js'
+import { ContainerSpecError, containerCommand } from './cage/container.js'
+import type { ContainerConfig, ContainerSetting } from './cage/container.js'
+import { parseAllowList } from './cage/sandbox-allow.js'
+import { readsContainerInputs } from './cage/isolation.js'
 
 // The rooms above config import these from here; rooms below it import errors.ts and domain.ts.
 export { EFFORTS, InputError }
@@ -261,7 +261,7 @@ const RESERVED_FLAGS = [
   '--json-schema'
 ]
 
-const CONTAINER_INPUTS: Record<string, string> = {
+const CONTAINER_INPUTS: Record<ContainerSetting, string> = {
   image: 'container-image',
   cpus: 'container-cpus',
   memory: 'container-memory',
@@ -282,8 +282,8 @@ function checkContainer(c: ContainerConfig): ContainerConfig {
     })
   } catch (error) {
     if (!(error instanceof ContainerSpecError)) throw error
-    const field = /^Invalid ([a-z-]+)/.exec(error.message)?.[1] ?? ''
-    throw new InputError(CONTAINER_INPUTS[field] ?? 'isolation', error.message)
+    const input = error.setting ? CONTAINER_INPUTS[error.setting] : 'isolation'
+    throw new InputError(input, error.message)
   }
   return c
 }

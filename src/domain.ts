@@ -176,6 +176,20 @@ export interface Outcome {
   sealed?: Sealed
 }
 
+/** The outcome of a task no worker ran for: no turns, no time, no usage; its status and why. */
+export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error'>): Outcome {
+  return {
+    id: task.id,
+    title: task.title,
+    source: task.source,
+    turns: 0,
+    durationMs: 0,
+    usage: ZERO_USAGE,
+    attempts: 0,
+    ...fields
+  }
+}
+
 /** A task's work handed over by a land: false job: a bundle of its branch and what to check it by. */
 export interface Sealed {
   /** The bundle file: a path on the runner, a bare file name inside the outcomes store. */

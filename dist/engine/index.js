@@ -30741,6 +30741,2151 @@ module.exports = {
 
 /***/ }),
 
+/***/ 18711:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AI: () => (/* binding */ finishGit),
+/* harmony export */   UL: () => (/* binding */ prepareGit),
+/* harmony export */   Xc: () => (/* binding */ SETUP_EXCLUDE),
+/* harmony export */   kM: () => (/* binding */ chownTree)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(70092);
+/* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(24576);
+
+/**
+ * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
+ * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
+ * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
+ * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
+ */
+
+
+
+
+
+/** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
+const SETUP_EXCLUDE = 'fleet-setup-exclude';
+/** Where the clone's HEAD and index come from: the task's git as the action holds it. */
+async function sourceOf(t, named) {
+    if (typeof t !== 'string') {
+        const git = t.repo;
+        const [head, refs] = await Promise.all([
+            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptedHead */ .gi)(t),
+            git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
+        ]);
+        return {
+            head,
+            branch: `refs/heads/${t.branch}`,
+            common: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(git.dir, '.git'),
+            gitDir: t.adminDir,
+            refs
+        };
+    }
+    // No task to seal: read from the worktree itself, through its git dir when the caller names it
+    // (keep-fresh's setup and verify); else found through its `.git`, which every cage shows
+    // read-only (the planner's worktree, made by the action a moment ago).
+    const tree = named ? _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t).tree(t, named) : _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t);
+    const [common, gitDir, head, branch] = (await tree.out([
+        'rev-parse',
+        '--path-format=absolute',
+        '--git-common-dir',
+        '--git-dir',
+        'HEAD',
+        '--symbolic-full-name',
+        'HEAD'
+    ])).split('\n');
+    if (!common || !gitDir || !head || !branch?.startsWith('refs/heads/'))
+        throw new Error(`the worktree ${t} is not on a branch`);
+    const refs = await tree.out([
+        'for-each-ref',
+        '--format=%(objectname) %(refname)',
+        'refs/remotes/origin/'
+    ]);
+    return { head, branch, common, gitDir, refs };
+}
+/**
+ * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
+ * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
+ * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
+ * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
+ * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
+ * which a cage wrote); the worker's new objects go into its clone.
+ */
+async function prepareGit(source, cageDir, named) {
+    const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
+    const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
+    const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(cloneDir, { recursive: true });
+    await _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
+    const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
+    const packed = refs
+        .split('\n')
+        .filter(line => /^[0-9a-f]{40,64} refs\/remotes\/origin\//.test(line));
+    packed.push(`${head} ${branch}`);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'index'), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'index')).catch(() => undefined);
+    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, SETUP_EXCLUDE), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'info', 'exclude')).catch((error) => {
+        if (error.code !== 'ENOENT')
+            throw error;
+    });
+    return { cloneDir, gitDir: cloneGit, objectsDir, head };
+}
+/**
+ * `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. A dir
+ * already gone (a seal's clone, removed by its own finish) has nothing left to re-own.
+ */
+async function chownTree(owner, dirs) {
+    const present = dirs.filter(dir => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.existsSync)(dir));
+    if (!present.length)
+        return;
+    await (0,_process_js__WEBPACK_IMPORTED_MODULE_4__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } });
+}
+/**
+ * After a caged run (and its seal, worker/exit.ts): ownership restored when `owner` is given, the
+ * clone removed. Nothing is read from the clone: what the task made left the cage as a file.
+ */
+async function finishGit(state, owner) {
+    if (owner)
+        await chownTree(owner.user, owner.dirs);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(state.cloneDir, { recursive: true, force: true });
+}
+
+
+/***/ }),
+
+/***/ 49115:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   AV: () => (/* binding */ CONTAINER_SEAL_DIR),
+/* harmony export */   Az: () => (/* binding */ DEFAULT_USER),
+/* harmony export */   Be: () => (/* binding */ containerKillCommand),
+/* harmony export */   Jf: () => (/* binding */ ContainerSpecError),
+/* harmony export */   Z7: () => (/* binding */ CONTAINER_OUT_DIR),
+/* harmony export */   Zz: () => (/* binding */ CONTAINER_GIT_DIR),
+/* harmony export */   jF: () => (/* binding */ containerCommand),
+/* harmony export */   vK: () => (/* binding */ containerPath)
+/* harmony export */ });
+/* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GITFILE, DEFAULT_LIMITS */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+
+/** Where things live inside the worker image (Dockerfile). */
+const CONTAINER_WORKSPACE = '/workspace';
+const CONTAINER_HOME = '/home/fleet';
+const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config';
+const CONTAINER_GIT_DIR = '/fleet/git';
+/** The task's `.git` inside: a read-only pointer to CONTAINER_GIT_DIR (ContainerGit.gitFile). */
+const CONTAINER_GITFILE = `${CONTAINER_WORKSPACE}/.git`;
+const CONTAINER_SEAL_DIR = '/fleet/seal';
+const CONTAINER_OUT_DIR = '/fleet/out';
+const DEFAULT_USER = '1001:1001';
+const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 };
+/** A container command refused; `setting` names the container setting at fault, when one is. */
+class ContainerSpecError extends Error {
+    setting;
+    constructor(message, setting) {
+        super(message);
+        this.setting = setting;
+    }
+}
+/**
+ * Host-side variables that describe the runner, not the container: the image sets its own, and a
+ * host PATH or HOME inside the container would point at paths that do not exist there.
+ */
+const HOST_ONLY = new Set([
+    'PATH',
+    'HOME',
+    'TMPDIR',
+    'TMP',
+    'TEMP',
+    'CLAUDE_CONFIG_DIR',
+    'IS_SANDBOX',
+    'GIT_DIR',
+    'GIT_WORK_TREE'
+]);
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// Docker's own rule for container names.
+const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
+// registry[:port]/path[:tag][@sha256:digest], lower-case path as registries require.
+const IMAGE = /^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9][a-z0-9._-]*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+const NETWORK = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+const USER = /^([0-9]+)(?::([0-9]+))?$/;
+const CPUS = /^(?:[0-9]+(?:\.[0-9]+)?)$/;
+const MEMORY = /^[0-9]+[bkmg]?$/i;
+const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
+// Credentials recognisable by shape, whatever variable they came in.
+const SECRET_SHAPE = /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/;
+function fail(message, setting) {
+    throw new ContainerSpecError(message, setting);
+}
+/** An absolute, normalised host path that cannot break `--mount`'s comma-separated syntax. */
+function mountPath(label, value) {
+    if (!node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(value) || node_path__WEBPACK_IMPORTED_MODULE_0___default().normalize(value) !== value || value === '/') {
+        fail(`Invalid ${label} '${value}'. Expected an absolute, normalised path other than /.`);
+    }
+    if (/[,\n\r"]/.test(value))
+        fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`);
+    return value;
+}
+/**
+ * A view's three paths, which podman's `-v` reads split on ':' and its overlay options on ','
+ * (`\\` too is an escape to overlayfs): refused rather than misread.
+ */
+function viewPath(label, value) {
+    const p = mountPath(`view's ${label}`, value);
+    if (/[:\\]/.test(p))
+        fail(`Invalid view's ${label} '${p}'. A copy-on-write view's paths cannot hold ',', ':', '\\' or a newline.`);
+    return p;
+}
+const within = (child, parent) => child === parent || child.startsWith(`${parent}/`);
+/**
+ * The view at /workspace: podman's overlay volume (`:O`) with the task's own upper and work dirs,
+ * so what the task writes outlives this container and the next one of the task sees it. Docker has
+ * no overlay volumes: refused (the container isolation gives docker a worktree instead).
+ */
+function viewMount(view, runtime) {
+    if (runtime !== 'podman')
+        fail(`A copy-on-write view needs podman's overlay volumes; container-runtime is '${runtime}'.`);
+    const [lower, upper, work] = [
+        viewPath('lower dir', view.lower),
+        viewPath('upper dir', view.upper),
+        viewPath('work dir', view.work)
+    ];
+    if ([upper, work].some(p => within(p, lower) || within(lower, p)))
+        fail(`A view's private layer (${upper}, ${work}) must lie outside the checkout it shows (${lower}).`);
+    return ['--volume', `${lower}:${CONTAINER_WORKSPACE}:O,upperdir=${upper},workdir=${work}`];
+}
+function bind(src, dst, readonly = false) {
+    return ['--mount', `type=bind,src=${src},dst=${dst}${readonly ? ',readonly' : ''}`];
+}
+function checkUser(user) {
+    const match = USER.exec(user);
+    if (!match)
+        fail(`Invalid user '${user}'. Expected uid or uid:gid, numeric.`);
+    if (Number(match[1]) === 0)
+        fail(`Invalid user '${user}'. A container worker never runs as root.`);
+    return user;
+}
+function checkNetwork(network) {
+    if (network === 'host' || !NETWORK.test(network)) {
+        fail(`Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`, 'network');
+    }
+    return network;
+}
+function limits(spec) {
+    const cpus = spec.cpus ?? DEFAULT_LIMITS.cpus;
+    const memory = spec.memory ?? DEFAULT_LIMITS.memory;
+    const pids = spec.pidsLimit ?? DEFAULT_LIMITS.pidsLimit;
+    if (!CPUS.test(cpus) || Number(cpus) <= 0)
+        fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`, 'cpus');
+    if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0)
+        fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`, 'memory');
+    if (!Number.isSafeInteger(pids) || pids <= 0)
+        fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`, 'pids-limit');
+    // memory-swap equal to memory: no swap on top, so the limit is the limit.
+    return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)];
+}
+/** Variables set inside the container to container paths; constants, never caller data. */
+function pinnedEnv(spec) {
+    const pinned = [`HOME=${CONTAINER_HOME}`, `CLAUDE_CONFIG_DIR=${CONTAINER_CONFIG_DIR}`];
+    if (spec.git)
+        pinned.push(`GIT_DIR=${CONTAINER_GIT_DIR}`, `GIT_WORK_TREE=${CONTAINER_WORKSPACE}`);
+    return pinned.flatMap(entry => ['--env', entry]);
+}
+function forwardedEnv(env) {
+    return Object.keys(env)
+        .map(name => ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`))
+        .filter(name => !HOST_ONLY.has(name))
+        .sort()
+        .flatMap(name => ['--env', name]);
+}
+/** A last line of defence: the argv is logged and visible in `ps`, so it must hold no credential. */
+function assertNoSecrets(args, env) {
+    const secrets = Object.entries(env)
+        // Shorter values would match by accident (a 'y' in every path); real credentials are longer.
+        .filter(([name, value]) => value.length >= 8 && (SECRET_NAME.test(name) || SECRET_SHAPE.test(value)))
+        .map(([, value]) => value);
+    for (const arg of args) {
+        if (SECRET_SHAPE.test(arg) || secrets.some(secret => arg.includes(secret))) {
+            fail('A credential would appear on the container command line; pass it through the environment.');
+        }
+    }
+}
+/** The task's files (its worktree, or its view), its config dir, its git, its seal's and out dirs. */
+function mounts(spec) {
+    const worktree = mountPath('worktree', spec.worktree);
+    const files = spec.view
+        ? viewMount(spec.view, spec.runtime ?? 'docker')
+        : bind(worktree, CONTAINER_WORKSPACE);
+    const mounts = [...files, ...bind(mountPath('config dir', spec.configDir), CONTAINER_CONFIG_DIR)];
+    if (spec.git) {
+        mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR));
+        const objects = mountPath('objects dir', spec.git.objectsDir);
+        mounts.push(...bind(objects, objects, true));
+        // After the task's files: over their `.git`, read-only.
+        mounts.push(...bind(mountPath('gitfile', spec.git.gitFile), CONTAINER_GITFILE, true));
+    }
+    if (spec.sealDir)
+        mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR));
+    if (spec.outDir)
+        mounts.push(...bind(mountPath('out dir', spec.outDir), CONTAINER_OUT_DIR));
+    return mounts;
+}
+/** The argv and environment that start one worker in its own container. */
+function containerCommand(spec) {
+    if (!CONTAINER_NAME.test(spec.name))
+        fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
+    if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
+        fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`, 'image');
+    }
+    const args = [
+        'run',
+        '--rm',
+        // Keeps stdin open: the prompt goes there, never on a command line (worker/args.ts).
+        '--interactive',
+        '--name',
+        spec.name,
+        '--label',
+        'fleet-worker=1',
+        '--user',
+        checkUser(spec.user ?? DEFAULT_USER),
+        '--workdir',
+        CONTAINER_WORKSPACE,
+        ...mounts(spec),
+        ...limits(spec),
+        '--network',
+        checkNetwork(spec.network ?? 'bridge'),
+        '--security-opt',
+        'no-new-privileges',
+        '--cap-drop',
+        'ALL',
+        ...pinnedEnv(spec),
+        ...forwardedEnv(spec.env),
+        spec.image,
+        ...(spec.command ?? ['claude', ...spec.claudeArgs])
+    ];
+    assertNoSecrets(args, spec.env);
+    return { file: spec.runtime ?? 'docker', args, env: { ...spec.env } };
+}
+/** The argv that stops a worker's container at once; `--rm` then removes it. */
+function containerKillCommand(name, runtime = 'docker') {
+    if (!CONTAINER_NAME.test(name))
+        fail(`Invalid container name '${name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
+    return { file: runtime, args: ['kill', '--signal', 'KILL', name] };
+}
+/**
+ * A host path under the worktree or config dir as the container sees it, for claude arguments
+ * such as `--settings`; undefined for a path the container cannot see.
+ */
+function containerPath(spec, hostPath) {
+    const roots = [
+        [spec.configDir, CONTAINER_CONFIG_DIR],
+        [spec.worktree, CONTAINER_WORKSPACE]
+    ];
+    for (const [host, inside] of roots) {
+        const rel = node_path__WEBPACK_IMPORTED_MODULE_0___default().relative(host, hostPath);
+        if (rel === '')
+            return inside;
+        if (rel !== '..' && !rel.startsWith(`..${(node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)}`) && !node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(rel))
+            return node_path__WEBPACK_IMPORTED_MODULE_0___default().posix.join(inside, ...rel.split((node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)));
+    }
+    return undefined;
+}
+
+
+/***/ }),
+
+/***/ 19478:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  uy: () => (/* binding */ prepareIsolation),
+  yQ: () => (/* binding */ readsContainerInputs)
+});
+
+// UNUSED EXPORTS: PROCESS_WARNING
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(76760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
+// EXTERNAL MODULE: ./src/process.ts + 4 modules
+var src_process = __nccwpck_require__(70092);
+// EXTERNAL MODULE: ./src/report/log-text.ts
+var log_text = __nccwpck_require__(9018);
+// EXTERNAL MODULE: ./src/cage/cage-git.ts
+var cage_git = __nccwpck_require__(18711);
+// EXTERNAL MODULE: ./src/worker/exit.ts
+var worker_exit = __nccwpck_require__(24576);
+// EXTERNAL MODULE: ./src/cage/container.ts
+var container = __nccwpck_require__(49115);
+// EXTERNAL MODULE: ./src/worker/spawn.ts + 2 modules
+var spawn = __nccwpck_require__(24934);
+// EXTERNAL MODULE: ./src/worker/verify.ts
+var verify = __nccwpck_require__(83057);
+;// CONCATENATED MODULE: ./src/cage/container-run.ts
+/**
+ * isolation: container (docs/container.md): one worker attempt, and a cage command (verify,
+ * setup), each in its own container of the worker image; the runtime CLI's environment and the
+ * kill on cancel. isolation.ts chooses this or the sandbox or a plain process.
+ */
+
+
+
+
+
+
+
+
+
+
+/**
+ * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:
+ * the runtime CLI is the runner's program, found where the runner finds it (a seal's own
+ * environment has a fixed PATH), and PATH is never passed inside (container.ts HOST_ONLY).
+ */
+const RUNTIME_VARS = [
+    'PATH',
+    'DOCKER_HOST',
+    'DOCKER_CONTEXT',
+    'DOCKER_CONFIG',
+    'DOCKER_CERT_PATH',
+    'DOCKER_TLS_VERIFY',
+    'CONTAINER_HOST',
+    'CONTAINERS_CONF',
+    'CONTAINERS_REGISTRIES_CONF',
+    'CONTAINERS_STORAGE_CONF',
+    'REGISTRY_AUTH_FILE',
+    'XDG_RUNTIME_DIR',
+    'XDG_CONFIG_HOME',
+    'XDG_DATA_HOME',
+    'HOME',
+    'TMPDIR'
+];
+// One per action process: container names of concurrent runs on one machine never collide.
+const RUN_TOKEN = (0,external_node_crypto_.randomBytes)(4).toString('hex');
+function containerName(token, taskId, attempt) {
+    return `fleet-${token}-${taskId}-${attempt}`;
+}
+/**
+ * The container's uid:gid: the action's own when it is not root, so bind-mounted files stay the
+ * runner's (1001 on GitHub-hosted runners); the image's user (1001) when the action is root.
+ */
+function containerUser(uid, gid) {
+    return uid === undefined || uid === 0 || gid === undefined ? container/* DEFAULT_USER */.Az : `${uid}:${gid}`;
+}
+/**
+ * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
+ * runtime settings. HOME and TMPDIR are the host's, not the worker's temp ones (rootless podman
+ * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: it names a host path
+ * the runtime has no use for.
+ */
+function runtimeEnv(workerEnv, host) {
+    const env = { ...workerEnv };
+    delete env.CLAUDE_CONFIG_DIR;
+    delete env.HOME;
+    delete env.TMPDIR;
+    for (const name of RUNTIME_VARS) {
+        const value = host[name];
+        if (value)
+            env[name] = value;
+    }
+    return env;
+}
+/** A runtime command; its own words are the cause a person needs (a daemon down, a name in use). */
+async function runRuntime(file, args, env) {
+    // No run's signal here: the kill and the removal must run after a cancel too.
+    const r = await (0,src_process/* run */.eF)(file, args, { env, timeoutMs: 30_000 });
+    if (r.exitCode !== 0)
+        console.error((0,log_text/* logText */.kc)(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`));
+    return r.exitCode;
+}
+/**
+ * When a timeout or the run's stop ends a container's CLI, the container is killed through the
+ * runtime too: a signal to the runtime CLI alone may not reach it (docker's CLI is only a client);
+ * `--rm` removes it.
+ */
+function killContainer(name, runtime, env, log) {
+    const kill = (0,container/* containerKillCommand */.Be)(name, runtime);
+    return why => void runRuntime(kill.file, kill.args, env).then(async (code) => {
+        if (code === 0)
+            return log(`${why}: ${kill.file} kill ${name} done`);
+        // The SIGTERM the runtime CLI forwards may have ended the container first (and --rm
+        // removed it): the kill then finds nothing to kill, which is not a failure to stop it.
+        const stopped = !(await isRunning(kill.file, name, env));
+        log(`${why}: ${kill.file} kill ${name} ${stopped ? 'found it already stopped' : `exited ${code}`}`);
+    });
+}
+/** Whether the runtime still has the container running (false once it stopped or is gone). */
+async function isRunning(runtime, name, env) {
+    const r = await (0,src_process/* run */.eF)(runtime, ['container', 'inspect', '--format', '{{.State.Running}}', name], {
+        env,
+        timeoutMs: 30_000
+    });
+    return r.exitCode === 0 && r.stdout.trim() === 'true';
+}
+/**
+ * The cage's clone as a container mounts it, with the read-only pointer bound over the task's
+ * `.git` (ContainerGit.gitFile). The file lives beside the clone, which no container mounts.
+ */
+async function containerGit(git) {
+    const gitFile = external_node_path_default().join(git.cloneDir, 'fleet-gitfile');
+    await (0,promises_.writeFile)(gitFile, `gitdir: ${container/* CONTAINER_GIT_DIR */.Zz}\n`);
+    return { gitDir: git.gitDir, objectsDir: git.objectsDir, gitFile };
+}
+/** The spec of one attempt's container; pure apart from the names it is given. */
+function containerSpecFor(c, w, opts) {
+    const base = { worktree: w.cwd, configDir: w.paths.configDir };
+    const settings = (0,container/* containerPath */.vK)(base, w.settings);
+    if (!settings)
+        throw new Error(`settings file ${w.settings} is outside the container's mounts`);
+    return {
+        ...base,
+        runtime: c.runtime,
+        image: c.image,
+        name: opts.name,
+        env: w.env,
+        git: opts.git,
+        view: opts.view,
+        cpus: c.cpus,
+        memory: c.memory,
+        pidsLimit: c.pidsLimit,
+        network: c.network,
+        user: opts.user,
+        claudeArgs: w.args(settings)
+    };
+}
+async function launchContainer(c, w) {
+    const cageDir = external_node_path_default().dirname(w.paths.configDir);
+    const name = containerName(RUN_TOKEN, w.taskId, w.attempt);
+    const uid = process.getuid?.();
+    const self = `${uid ?? 0}:${process.getgid?.() ?? 0}`;
+    const user = containerUser(uid, process.getgid?.());
+    const git = await (0,cage_git/* prepareGit */.UL)(w.sealing ?? w.cwd, cageDir);
+    const mounted = [w.cwd, w.paths.configDir, git.cloneDir];
+    const cmd = (0,container/* containerCommand */.jF)(containerSpecFor(c, w, {
+        name,
+        user,
+        git: await containerGit(git),
+        view: w.sealing?.view
+    }));
+    const env = runtimeEnv(cmd.env, w.host);
+    w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`);
+    // Root action, uid-1001 container: the mounts must be the container user's while it runs.
+    if (uid === 0)
+        await (0,cage_git/* chownTree */.kM)(user, mounted);
+    try {
+        const exit = await (0,spawn/* spawnWorker */.G)({
+            file: cmd.file,
+            args: cmd.args,
+            env,
+            cwd: w.cwd,
+            stdin: w.stdin,
+            timeoutMs: w.timeoutMs,
+            transcriptPath: w.transcriptPath,
+            onProgress: w.onProgress,
+            signal: w.signal,
+            onStop: killContainer(name, c.runtime, env, m => w.log(`[${w.taskId}] ${m}`)),
+            // The runtime's own helpers (conmon) carry the CLI's environment: they are not strays.
+            hunt: false
+        });
+        // A CLI killed before the runtime reaped the container can leave it behind: remove it.
+        if (exit.timedOut || exit.stopped)
+            await runRuntime(c.runtime, ['rm', '--force', name], env);
+        await sealInContainer(c, w, { name: `${name}-seal`, user, git });
+        return exit;
+    }
+    finally {
+        await (0,cage_git/* finishGit */.AI)(git, uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined);
+    }
+}
+/**
+ * The task's exit (worker/exit.ts) in a container of the worker's image with the worker's mounts
+ * (its files, its clone) and no network: the seal commits and writes the bundle into a directory
+ * mounted for it alone, then the action reads and checks the file.
+ */
+async function sealInContainer(c, w, o) {
+    const t = w.sealing;
+    if (!t)
+        return;
+    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, container/* CONTAINER_SEAL_DIR */.AV);
+    const uid = process.getuid?.();
+    if (uid === 0)
+        await (0,cage_git/* chownTree */.kM)(o.user, [seal.dir]);
+    const cmd = (0,container/* containerCommand */.jF)({
+        ...containerSpecFor(c, w, {
+            name: o.name,
+            user: o.user,
+            git: await containerGit(o.git),
+            view: t.view
+        }),
+        env: seal.env,
+        network: 'none',
+        sealDir: seal.dir,
+        command: seal.command
+    });
+    const env = runtimeEnv(cmd.env, w.host);
+    const args = cmd.args.filter(a => a !== '--interactive');
+    const ran = await (0,verify/* runVerify */.R)('seal', w.cwd, env, worker_exit/* SEAL_TIMEOUT_MS */.N2, { file: cmd.file, args });
+    await runRuntime(c.runtime, ['rm', '--force', o.name], env);
+    await (0,worker_exit/* acceptSeal */.gj)(t, seal, ran);
+}
+/**
+ * What a command's container holds beyond its files and config dir: a clone of the task's git,
+ * as the worker's and the sandbox's, whose read-only pointer covers the task's `.git` (so nothing
+ * the command does can point the action's git elsewhere). With a view, its files are the task's
+ * view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts) gets its
+ * out dir, named by its container path.
+ */
+async function commandCage(v) {
+    const view = (v.sealing ?? v.task)?.view;
+    const clone = await (0,cage_git/* prepareGit */.UL)(v.sealing ?? v.task ?? v.worktree, external_node_path_default().dirname(v.configDir), v.gitDir);
+    const env = { ...v.env };
+    for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX'])
+        delete env[hostOnly];
+    if (v.outDir)
+        env[v.outDir.variable] = container/* CONTAINER_OUT_DIR */.Z7;
+    const owned = [v.worktree, v.configDir, clone.cloneDir];
+    if (v.outDir)
+        owned.push(v.outDir.path);
+    return { view, clone, git: await containerGit(clone), env, owned };
+}
+/**
+ * The verify command (or setup) in a container of the worker's image, with only the task's files
+ * and the worker's config dir mounted and the worker's environment minus the model key: in
+ * container isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it
+ * must not run on the runner. Its git is a clone of the task's (commandCage), never the host's.
+ */
+async function verifyInContainer(c, v) {
+    const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify');
+    const uid = process.getuid?.();
+    const user = containerUser(uid, process.getgid?.());
+    const cage = await commandCage(v);
+    const cmd = (0,container/* containerCommand */.jF)({
+        runtime: c.runtime,
+        image: c.image,
+        name,
+        worktree: v.worktree,
+        configDir: v.configDir,
+        env: cage.env,
+        git: cage.git,
+        view: cage.view,
+        outDir: v.outDir?.path,
+        cpus: c.cpus,
+        memory: c.memory,
+        pidsLimit: c.pidsLimit,
+        network: c.network,
+        user,
+        claudeArgs: [],
+        command: ['sh', '-c', v.command]
+    });
+    const runEnv = runtimeEnv(cmd.env, v.host);
+    v.log(`[${v.taskId}] verify in container ${name}`);
+    if (uid === 0)
+        await (0,cage_git/* chownTree */.kM)(user, cage.owned);
+    try {
+        const result = await runCommand(c, v, { name, file: cmd.file, args: cmd.args, env: runEnv });
+        if (v.sealing)
+            await sealAfterCommand(c, v, { name: `${name}-seal`, user });
+        return result;
+    }
+    finally {
+        await runRuntime(c.runtime, ['rm', '--force', name], runEnv);
+        const self = `${uid}:${process.getgid?.() ?? 0}`;
+        if (uid === 0)
+            await (0,cage_git/* chownTree */.kM)(self, cage.owned);
+        await (0,cage_git/* finishGit */.AI)(cage.clone);
+    }
+}
+/** The command's container run to its end, then removed (the seal's container comes after). */
+async function runCommand(c, v, cmd) {
+    // --interactive is for the worker's prompt; verify reads no stdin.
+    const args = cmd.args.filter(a => a !== '--interactive');
+    const result = await (0,verify/* runVerify */.R)(v.command, v.worktree, cmd.env, v.timeoutMs, {
+        file: cmd.file,
+        args,
+        onStop: killContainer(cmd.name, c.runtime, cmd.env, m => v.log(`[${v.taskId}] ${m}`)),
+        hunt: false
+    }, v.signal);
+    await runRuntime(c.runtime, ['rm', '--force', cmd.name], cmd.env);
+    return result;
+}
+/** A command's leftovers sealed: a fresh clone at the task's accepted commit, then the seal. */
+async function sealAfterCommand(c, v, o) {
+    const t = v.sealing;
+    if (!t)
+        return;
+    const git = await (0,cage_git/* prepareGit */.UL)(t, external_node_path_default().dirname(v.configDir));
+    const uid = process.getuid?.();
+    try {
+        if (uid === 0)
+            await (0,cage_git/* chownTree */.kM)(o.user, [git.cloneDir, v.worktree]);
+        const launch = {
+            cwd: v.worktree,
+            paths: { configDir: v.configDir, home: v.configDir, tmp: v.configDir },
+            env: {},
+            settings: external_node_path_default().join(v.configDir, 'settings.json'),
+            args: () => []
+        };
+        await sealInContainer(c, { ...launch, host: v.host, sealing: t }, { ...o, git });
+    }
+    finally {
+        await (0,cage_git/* finishGit */.AI)(git, uid === 0 ? { user: `${uid}:${process.getgid?.() ?? 0}`, dirs: [git.cloneDir] } : undefined);
+    }
+}
+
+// EXTERNAL MODULE: ./src/child-env.ts
+var child_env = __nccwpck_require__(5387);
+;// CONCATENATED MODULE: ./src/cage/container-net.ts
+/**
+ * isolation: container — where its workers reach the model gateway. A container on a bridge
+ * network cannot reach the runner's loopback, and host networking is refused, so the gateway
+ * listens on the bridge's gateway address (docker: docker0, usually 172.17.0.1; podman:
+ * 10.88.0.1), which is the runner itself as the container sees it. Only the runner and its
+ * containers can reach that address; the token still gates every request.
+ */
+
+
+
+/** The gateway's address for container workers: the bridge's gateway, or loopback on network none. */
+async function containerGatewayHost(container, env) {
+    const { runtime, network } = container;
+    if (network === 'none')
+        return '127.0.0.1';
+    const name = network === 'bridge' ? (runtime === 'podman' ? 'podman' : 'bridge') : network;
+    const format = runtime === 'podman'
+        ? '{{range .Subnets}}{{.Gateway}} {{end}}'
+        : '{{range .IPAM.Config}}{{.Gateway}} {{end}}';
+    try {
+        const { stdout } = await (0,src_process/* runOk */.uO)(runtime, ['network', 'inspect', name, '--format', format], {
+            env: (0,child_env/* systemEnv */.NF)(env, RUNTIME_VARS),
+            timeoutMs: 30_000
+        });
+        const host = stdout
+            .trim()
+            .split(/\s+/)
+            .find(a => /^\d+\.\d+\.\d+\.\d+$/.test(a));
+        if (host)
+            return host;
+        throw new Error(`no IPv4 gateway in '${stdout.trim()}'`);
+    }
+    catch (error) {
+        throw new Error(`isolation: container needs the model gateway on network '${name}''s gateway address, and '${runtime} network inspect ${name}' did not give one: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+}
+
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+;// CONCATENATED MODULE: ./src/cage/views.ts
+/**
+ * Copy-on-write views: a directory shown at a path through an overlay whose upper layer is private
+ * to one caged command, so the command may write all it likes there and the directory underneath
+ * never changes. Used for setup's view of the runner's package caches; built to also show one
+ * shared read-only checkout to many tasks (docs/performance.md, "One checkout, many views").
+ *
+ * How: bubblewrap 0.9 has `--overlay`, but 0.8 (Debian 12, Ubuntu 22.04) does not. The kernel
+ * (5.11+) mounts an overlay inside an unprivileged user namespace, so the sandbox's command line is
+ * wrapped: `unshare` makes a user namespace (the runner user as its root) with a private mount
+ * namespace, mounts each view there with `mount -t overlay`, and execs bwrap, which nests its own
+ * user namespace and maps the runner's uid and gid back (`--uid`, `--gid`). Nothing is mounted on
+ * the host: the views vanish with the namespace. fuse-overlayfs would need /dev/fuse open to the
+ * runner user, which is not so on every host.
+ */
+
+
+
+
+class ViewError extends Error {
+}
+/** One view's mount, its four paths as $1..$4 (VIEWS_INIT, HOLD_VIEW). */
+const MOUNT_VIEW = [
+    'mount -t overlay fleet-view -o "userxattr,lowerdir=$1,upperdir=$3,workdir=$4" -- "$2" ||',
+    '  { echo "fleet: cannot mount a copy-on-write view of $1 at $2" >&2; exit 125; }'
+];
+/**
+ * Mounts each view (lower, at, upper, work: four positional arguments each) in the namespace
+ * `unshare` made, then becomes the command after `--`. Constant text: paths come as arguments.
+ * `userxattr`: overlayfs keeps its whiteouts and opaque-dir marks in user.* xattrs, the only ones
+ * a user namespace may set (without it, removing a directory of the lower layer fails with EIO).
+ */
+const VIEWS_INIT = [
+    'while [ "$1" != -- ]; do',
+    ...MOUNT_VIEW.map(line => `  ${line}`),
+    '  shift 4',
+    'done',
+    'shift; exec "$@"'
+].join('\n');
+/**
+ * A held view (holdView): mounted once, then `ready`, then nothing until stdin ends, which comes
+ * when the action ends the holder or dies; the namespace and its mount go with the last process
+ * in it. Constant text: the paths come as arguments.
+ */
+const HOLD_VIEW = [...MOUNT_VIEW, 'echo ready', 'read -r _ || :'].join('\n');
+/** overlayfs splits its options on `,` and `:` and reads `\` as an escape. */
+function checkPath(name, p) {
+    if (!external_node_path_default().isAbsolute(p) || external_node_path_default().normalize(p) !== p || /[,:\\\n\0]/.test(p) || p === '/')
+        throw new ViewError(`A copy-on-write view's ${name} must be an absolute, normalised path without ',', ':', '\\' or a newline, got '${p}'.`);
+    return p;
+}
+const within = (child, parent) => child === parent || child.startsWith(`${parent}/`);
+/** The views' checked positional arguments for VIEWS_INIT. */
+function viewArgs(views) {
+    return views.flatMap(v => {
+        const [lower, at, upper, work] = [
+            checkPath('lower dir', v.lower),
+            checkPath('mount point', v.at),
+            checkPath('upper dir', v.upper),
+            checkPath('work dir', v.work)
+        ];
+        if ([upper, work].some(p => within(p, lower) || within(p, at)))
+            throw new ViewError(`A view's private layer (${upper}) must lie outside ${lower} and ${at}.`);
+        return [lower, at, upper, work];
+    });
+}
+const OWN_NAMESPACES = ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
+/**
+ * The command line that mounts the views, then runs `inner` (bwrap, started with the runner's ids
+ * kept: see sandboxCommand). With `held` (the task's view, mounted once by holdView), it enters
+ * that namespace with `nsenter`, where the task's view is mounted already, and mounts only
+ * `views` (setup's caches) in a mount namespace of its own, so they stay with this command. Pure.
+ */
+function withViews(unshare, views, inner, held) {
+    const init = ['sh', '-c', VIEWS_INIT, 'fleet-views', ...viewArgs(views), '--'];
+    if (held) {
+        const enter = [
+            '--target',
+            String(held.pid),
+            '--user',
+            '--mount',
+            '--preserve-credentials',
+            '--'
+        ];
+        const own = views.length > 0 ? [unshare, '--mount', '--propagation', 'private', '--'] : [];
+        return { file: held.nsenter, args: [...enter, ...own, ...init, inner.file, ...inner.args] };
+    }
+    if (views.length === 0)
+        return inner;
+    return { file: unshare, args: [...OWN_NAMESPACES, '--', ...init, inner.file, ...inner.args] };
+}
+/**
+ * Mounts `view` once in a user and mount namespace a small holder process keeps, so each of the
+ * task's cages (setup, the worker, verify, their seals) enters it (withViews' `held`) instead of
+ * mounting an overlay of its own: the overlay's first look at every file (on 20,000 files, a
+ * tenth to half a second per cage) is paid once per task. The holder carries the stray marker,
+ * is stopped by the run's `signal`, and ends by itself when the action dies (its stdin closes).
+ */
+async function holdView(unshare, view, signal) {
+    const args = [...OWN_NAMESPACES, '--', 'sh', '-c', HOLD_VIEW, 'fleet-view', ...viewArgs([view])];
+    const child = (0,src_process/* startChild */.v0)(unshare, args, {
+        env: { PATH: '/usr/bin:/bin' },
+        signal,
+        holdStdin: true
+    });
+    let ended = false;
+    const result = child.result.finally(() => (ended = true));
+    const ready = await new Promise(resolve => {
+        let out = '';
+        child.stdout?.on('data', (chunk) => {
+            out += chunk.toString();
+            if (out.includes('ready\n'))
+                resolve(true);
+        });
+        void result.then(() => resolve(false));
+    });
+    if (!ready || child.pid === undefined) {
+        const r = await result;
+        const said = r.startError ?? (r.stderr.trim().split('\n').pop() || `exit ${r.exitCode}`);
+        throw new ViewError(`The task's view of ${view.lower} could not be mounted: ${said}`);
+    }
+    return {
+        view,
+        pid: child.pid,
+        alive: () => !ended && !signal?.aborted,
+        stop: async () => {
+            child.stdin?.end();
+            await result;
+        }
+    };
+}
+/** Drops a path that lies inside another of the list: the outer view shows it already. */
+function outermost(paths) {
+    const unique = [...new Set(paths)];
+    return unique.filter(p => !unique.some(q => q !== p && within(p, q)));
+}
+/** A fresh private layer for a view of `lower` at `at`, in `dir` (made; removed by dropLayers). */
+async function makeView(dir, lower, at = lower) {
+    const view = { lower, at, upper: external_node_path_default().join(dir, 'upper'), work: external_node_path_default().join(dir, 'work') };
+    await (0,promises_.mkdir)(view.upper, { recursive: true });
+    await (0,promises_.mkdir)(view.work, { recursive: true });
+    return view;
+}
+/**
+ * Removes a view's private layers: overlayfs leaves `work/work` with mode 000, which the runner
+ * user owns but cannot list, so it is opened first.
+ */
+async function dropView(view) {
+    await (0,promises_.chmod)(external_node_path_default().join(view.work, 'work'), 0o700).catch(() => undefined);
+    await (0,promises_.rm)(view.upper, { recursive: true, force: true });
+    await (0,promises_.rm)(view.work, { recursive: true, force: true });
+}
+/**
+ * Whether views can be mounted here: one view of an empty directory, mounted and written through
+ * (the preflight asks once per run). Undefined when they can, else why not, in a few words.
+ */
+async function viewsFail(unshare) {
+    const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-view-probe-'));
+    try {
+        const lower = external_node_path_default().join(dir, 'lower');
+        await (0,promises_.mkdir)(lower);
+        const view = await makeView(external_node_path_default().join(dir, 'layer'), lower);
+        const probe = withViews(unshare, [view], { file: 'sh', args: ['-c', `: > '${lower}/probe'`] });
+        const ran = await (0,src_process/* run */.eF)(probe.file, probe.args, {
+            env: { PATH: '/usr/bin:/bin' },
+            timeoutMs: 30_000
+        });
+        await dropView(view);
+        const leaked = await (0,promises_.readdir)(lower);
+        if (ran.exitCode === 0 && leaked.length === 0)
+            return undefined;
+        return ran.stderr.trim().split('\n').pop() || `exit ${ran.exitCode}`;
+    }
+    finally {
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+    }
+}
+/**
+ * setup's caches, each shown through a view with a private layer in `dir` (one per cache), or an
+ * empty private directory where the runner has none yet or views cannot mount here (`unshare`
+ * undefined). Nothing setup writes reaches the runner's own directories either way.
+ */
+async function cacheLayers(caches, dir, unshare) {
+    const views = [];
+    const scratch = [];
+    for (const [i, at] of outermost(caches).entries()) {
+        const layer = external_node_path_default().join(dir, `cache-${i}`);
+        const exists = await (0,promises_.stat)(at).then(s => s.isDirectory(), () => false);
+        if (exists && unshare)
+            views.push(await makeView(layer, at));
+        else {
+            await (0,promises_.mkdir)(layer, { recursive: true });
+            scratch.push({ dir: layer, at });
+        }
+    }
+    return { views, scratch };
+}
+
+;// CONCATENATED MODULE: ./src/cage/sandbox.ts
+/**
+ * isolation: sandbox — the bubblewrap command line that cages one worker (or its verify or setup
+ * command): its own user, PID, network, IPC and UTS namespaces, a fresh /proc, no_new_privs (so
+ * sudo and setuid are dead), and a filesystem made only of what is listed here. Pure: the host
+ * facts it needs (which system directories exist, where bwrap is) are given to it.
+ * docs/sandbox.md explains each choice.
+ */
+
+
+/**
+ * Toolchains and system files, read-only. /opt holds the hosted runners' tool cache; the others
+ * are the usual merged-/usr layout, each kept as a symlink where the host has one.
+ */
+const SYSTEM_PATHS = ['/usr', '/etc', '/opt', '/bin', '/sbin', '/lib', '/lib32', '/lib64'];
+/** Where the host-side network sockets appear inside; the worker cannot write there. */
+const SOCKET_DIR = '/run/fleet';
+const MODEL_SOCKET = `${SOCKET_DIR}/model.sock`;
+const PROXY_SOCKET = `${SOCKET_DIR}/proxy.sock`;
+class SandboxSpecError extends Error {
+}
+function fail(message) {
+    throw new SandboxSpecError(message);
+}
+/**
+ * Runs as the sandbox's first process: starts socat on loopback for each host socket, waits until
+ * they listen (read from /proc/net/tcp with shell builtins only: no fork per poll), then becomes
+ * the command. Constant text: ports and the command come as positional arguments.
+ */
+const SANDBOX_INIT = [
+    'mp=$1 mh=$2 pp=$3 ph=$4; shift 4',
+    `if [ "$mp" != 0 ]; then socat TCP-LISTEN:$mp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${MODEL_SOCKET} </dev/null >/dev/null 2>&1 & fi`,
+    `socat TCP-LISTEN:$pp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} </dev/null >/dev/null 2>&1 &`,
+    'listening() { while IFS= read -r l; do case $l in *":$1 00000000:0000 0A"*) return 0;; esac; done </proc/net/tcp; return 1; }',
+    'n=0; while [ $n -lt 20000 ]; do listening $ph && { [ "$mp" = 0 ] || listening $mh; } && break; n=$((n+1)); done',
+    'exec "$@"'
+].join('\n');
+const hex = (port) => port.toString(16).toUpperCase().padStart(4, '0');
+function checkPort(name, port) {
+    if (!Number.isInteger(port) || port < 1 || port > 65535)
+        fail(`Invalid ${name} port ${port}.`);
+    return port;
+}
+function checkAbsolute(name, p) {
+    if (!external_node_path_default().isAbsolute(p) || external_node_path_default().normalize(p) !== p.replace(/\/+$/, '') || p.includes('\0'))
+        fail(`The sandbox's ${name} must be an absolute, normalised path, got '${p}'.`);
+    return p;
+}
+function systemArgs(system) {
+    return system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
+}
+/** The bwrap argv and environment for one caged command. */
+function sandboxCommand(spec) {
+    const worktree = checkAbsolute('worktree', spec.worktree);
+    const cageDir = checkAbsolute('cage dir', spec.cageDir);
+    const readOnly = [...(spec.extraReadOnly ?? []), ...(spec.claudeDir ? [spec.claudeDir] : [])];
+    const args = [
+        '--unshare-user',
+        '--unshare-pid',
+        '--unshare-net',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--unshare-cgroup-try',
+        '--die-with-parent',
+        // A new session: the caged command cannot push input into the action's terminal (TIOCSTI).
+        '--new-session',
+        '--hostname',
+        'fleet-sandbox',
+        ...systemArgs(spec.system),
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--tmpfs',
+        '/tmp',
+        // After the tmpfs: a path under /tmp (RUNNER_TEMP's installed claude, say) must not be hidden.
+        ...readOnly.flatMap(p => ['--ro-bind', checkAbsolute('read-only path', p), p]),
+        '--bind',
+        worktree,
+        worktree,
+        '--bind',
+        cageDir,
+        cageDir,
+        ...cacheArgs(spec),
+        ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
+    ];
+    if (spec.git) {
+        const objects = checkAbsolute('objects dir', spec.git.objectsDir);
+        args.push('--ro-bind', objects, objects);
+        // Over the worktree's own `.git`: the worker's git opens its clone, and cannot rewrite the
+        // pointer the action's git follows afterwards.
+        args.push('--ro-bind', checkAbsolute('gitfile', spec.git.gitFile), external_node_path_default().join(worktree, '.git'));
+    }
+    if (spec.command.length === 0)
+        fail('The sandbox was given no command.');
+    args.push(...networkArgs(spec.network, worktree), ...spec.command);
+    assertNoSecrets(args, spec.env);
+    return { ...viewsAround(spec, { file: spec.bwrap, args }), env: { ...spec.env } };
+}
+/** The sockets and the init that serves them inside, before the command; none without a network. */
+function networkArgs(net, worktree) {
+    if (!net)
+        return ['--chdir', worktree, '--'];
+    const proxyPort = checkPort('proxy', net.proxyPort);
+    const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0;
+    if (modelPort === proxyPort)
+        fail(`The proxy and the model endpoint share port ${proxyPort}.`);
+    const args = ['--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET];
+    if (net.modelSocket)
+        args.push('--ro-bind', checkAbsolute('model socket', net.modelSocket), MODEL_SOCKET);
+    args.push('--chdir', worktree, '--', 'sh', '-c', SANDBOX_INIT, 'fleet-sandbox');
+    args.push(String(modelPort), hex(modelPort), String(proxyPort), hex(proxyPort));
+    return args;
+}
+/** The caches' binds: a view is mounted over its own path (outside bwrap), a scratch dir bound. */
+function cacheArgs(spec) {
+    return [
+        ...(spec.views ?? []).flatMap(v => ['--bind', checkAbsolute('cache view', v.at), v.at]),
+        ...(spec.scratch ?? []).flatMap(s => {
+            const dir = checkAbsolute('scratch dir', s.dir);
+            return ['--bind', dir, checkAbsolute('scratch path', s.at)];
+        })
+    ];
+}
+/**
+ * With views, bwrap starts inside the namespace that mounted them, where the runner user is root:
+ * `--uid`/`--gid` map its own ids back, so the command runs as the runner user, as without.
+ */
+function viewsAround(spec, bwrap) {
+    const own = spec.worktreeView;
+    if (own && own.at !== spec.worktree)
+        fail(`The task's view is mounted at ${own.at}, not at its worktree ${spec.worktree}.`);
+    const by = spec.viewsBy;
+    const holder = spec.heldView;
+    // Read now, at each command: a holder that has ended is never entered (its pid may be reused).
+    const held = own && by?.nsenter && holder?.view === own && holder.alive()
+        ? { nsenter: by.nsenter, pid: holder.pid }
+        : undefined;
+    const views = [...(own && !held ? [own] : []), ...(spec.views ?? [])];
+    if (views.length === 0 && !held)
+        return bwrap;
+    if (!by)
+        fail('The sandbox was given views but no way to mount them.');
+    const ids = ['--uid', String(by.uid), '--gid', String(by.gid)];
+    return withViews(by.unshare, views, { file: bwrap.file, args: [...ids, ...bwrap.args] }, held);
+}
+const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i;
+/** The argv is visible in `ps` to every user of the host: it must hold no value of a secret. */
+function assertNoSecrets(args, env) {
+    const secrets = Object.entries(env)
+        .filter(([name, value]) => value.length >= 8 && SECRET_NAME.test(name))
+        .map(([, value]) => value);
+    if (args.some(arg => secrets.some(secret => arg.includes(secret))))
+        fail('A credential would appear on the sandbox command line; pass it through the environment.');
+}
+/** The paths the sandbox lets its command write: the worktree and the cage dir, nothing else. */
+function writablePaths(args) {
+    const out = [];
+    // Wrapped by withViews: bwrap's own arguments start after the views' `--` and bwrap's path.
+    const views = args.indexOf('fleet-views');
+    for (let i = views === -1 ? 0 : args.indexOf('--', views) + 2; i < args.length; i++) {
+        if (args[i] === '--')
+            break;
+        if (args[i] === '--bind' || args[i] === '--bind-try' || args[i] === '--dev-bind')
+            out.push(args[i + 2] ?? '');
+    }
+    return out;
+}
+/** The proxy variables a caged command gets: everything but loopback goes through the proxy. */
+function proxyEnv(proxyPort) {
+    const url = `http://127.0.0.1:${proxyPort}`;
+    const noProxy = 'localhost,127.0.0.1,::1';
+    return {
+        HTTP_PROXY: url,
+        HTTPS_PROXY: url,
+        http_proxy: url,
+        https_proxy: url,
+        ALL_PROXY: url,
+        all_proxy: url,
+        NO_PROXY: noProxy,
+        no_proxy: noProxy
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cage/sandbox-host.ts
+/**
+ * The sandbox's preflight, run once before any worker or model request: bubblewrap and socat are
+ * there (installed with apt when the runner may elevate), a trivial command runs in a sandbox
+ * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
+ * and otherwise one sentence naming the fix. It never falls back to isolation: process.
+ */
+
+
+
+
+
+
+class SandboxUnavailable extends Error {
+    name = 'SandboxUnavailable';
+}
+const PACKAGES = ['bubblewrap', 'socat', 'ripgrep'];
+const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
+const OTHERWISE = "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)";
+async function onPath(name, pathVar) {
+    for (const dir of (pathVar ?? '').split(':').filter(d => external_node_path_default().isAbsolute(d))) {
+        const file = external_node_path_default().join(dir, name);
+        if (await (0,promises_.access)(file, promises_.constants.X_OK).then(() => true, () => false))
+            return file;
+    }
+    return undefined;
+}
+/** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
+async function systemLayout() {
+    const system = [];
+    for (const p of SYSTEM_PATHS) {
+        const stat = await (0,promises_.lstat)(p).catch(() => undefined);
+        if (stat?.isSymbolicLink())
+            system.push({ kind: 'symlink', path: p, target: await (0,promises_.readlink)(p) });
+        else if (stat?.isDirectory())
+            system.push({ kind: 'dir', path: p });
+    }
+    // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
+    const resolv = await (0,promises_.realpath)('/etc/resolv.conf').catch(() => undefined);
+    const shown = (p) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`));
+    const extraReadOnly = resolv && !shown(resolv) ? [resolv] : [];
+    return { system, extraReadOnly };
+}
+/** Root, or passwordless sudo: the command prefix that elevates, or undefined. */
+async function elevation(env) {
+    if (process.getuid?.() === 0)
+        return [];
+    const sudo = await onPath('sudo', env.PATH);
+    if (sudo &&
+        (await (0,src_process/* run */.eF)(sudo, ['-n', 'true'], { env: (0,child_env/* systemEnv */.NF)(env), timeoutMs: 10_000 })).exitCode === 0)
+        return [sudo, '-n'];
+    return undefined;
+}
+async function elevated(prefix, args, env) {
+    const [file, ...rest] = [...prefix, ...args];
+    return (0,src_process/* run */.eF)(file ?? args[0] ?? 'true', rest, {
+        env: (0,child_env/* systemEnv */.NF)(env, ['DEBIAN_FRONTEND']),
+        timeoutMs: 300_000
+    });
+}
+async function installMissing(env, log) {
+    const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' };
+    const missing = [];
+    for (const pkg of PACKAGES)
+        if (!(await onPath(tools[pkg] ?? pkg, env.PATH)))
+            missing.push(pkg);
+    if (missing.length === 0)
+        return;
+    const prefix = await elevation(env);
+    if (!prefix)
+        return;
+    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
+    log(`isolation: sandbox needs ${missing.join(', ')}: installing with apt-get (passwordless sudo)`);
+    const install = ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing];
+    let result = await elevated(prefix, install, aptEnv);
+    if (result.exitCode !== 0) {
+        await elevated(prefix, ['apt-get', 'update', '-qq'], aptEnv);
+        result = await elevated(prefix, install, aptEnv);
+    }
+    if (result.exitCode !== 0)
+        log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`);
+}
+/** The trivial command: a sandbox with every namespace, as the workers get. */
+async function probe(bwrap, layout) {
+    const binds = layout.system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
+    const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc'];
+    args.push('--die-with-parent', '--new-session', ...binds, '--proc', '/proc', '--dev', '/dev');
+    args.push('--', 'sh', '-c', 'exit 0');
+    return (0,src_process/* run */.eF)(bwrap, args, { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 30_000 });
+}
+/** Ubuntu 24.04: AppArmor forbids unprivileged user namespaces unless lifted (runner-images#10443). */
+async function liftUsernsRestriction(env, log) {
+    const file = `/proc/sys/${USERNS_SYSCTL.replace(/\./g, '/')}`;
+    const value = await (0,promises_.readFile)(file, 'utf8').catch(() => '');
+    if (value.trim() !== '1')
+        return false;
+    const prefix = await elevation(env);
+    if (!prefix)
+        return false;
+    log(`Lifting AppArmor's restriction on user namespaces for this run: sysctl -w ${USERNS_SYSCTL}=0`);
+    const result = await elevated(prefix, ['sysctl', '-w', `${USERNS_SYSCTL}=0`], env);
+    return result.exitCode === 0;
+}
+/** Checks (and where it may, prepares) this machine for isolation: sandbox. */
+async function preflightSandbox(env, log) {
+    if (process.platform !== 'linux')
+        throw new SandboxUnavailable(`isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`);
+    await installMissing(env, log);
+    const bwrap = await onPath('bwrap', env.PATH);
+    const socat = await onPath('socat', env.PATH);
+    if (!bwrap || !socat)
+        throw new SandboxUnavailable(`isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`);
+    if (!(await onPath('rg', env.PATH)))
+        log('ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).');
+    const layout = await systemLayout();
+    let tried = await probe(bwrap, layout);
+    if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log)))
+        tried = await probe(bwrap, layout);
+    if (tried.exitCode !== 0) {
+        const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`;
+        throw new SandboxUnavailable(`isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`);
+    }
+    log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`);
+    const unshare = await viewsHere(env, log);
+    const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined;
+    return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) };
+}
+/** `unshare` if copy-on-write views mount here; otherwise a line in the log saying what setup gets. */
+async function viewsHere(env, log) {
+    const unshare = await onPath('unshare', env.PATH);
+    const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed';
+    if (!why)
+        return unshare;
+    log(`setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`);
+    return undefined;
+}
+
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(77030);
+var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
+// EXTERNAL MODULE: ./src/cage/sandbox-allow.ts
+var sandbox_allow = __nccwpck_require__(66891);
+// EXTERNAL MODULE: ./src/cage/sandbox-ip.ts
+var sandbox_ip = __nccwpck_require__(28989);
+;// CONCATENATED MODULE: external "node:dns/promises"
+const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns/promises");
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(37067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+;// CONCATENATED MODULE: ./src/cage/sandbox-proxy.ts
+/**
+ * The sandbox's allowlisting HTTP proxy: CONNECT host:port for TLS, absolute-URI requests for plain
+ * HTTP. Each target is judged (sandbox-allow.ts), a name resolved once, and the connection made to
+ * that very address, so a second lookup cannot point it elsewhere.
+ */
+
+
+
+
+/** The address to connect to, or why not. */
+async function decide(rules, host, port) {
+    const target = (0,sandbox_allow/* judgeTarget */.dM)(rules, host, port);
+    if (!target.ok)
+        return { refused: { says: target.says, allow: target.allow } };
+    if ('ip' in target)
+        return { ip: target.ip };
+    let addresses;
+    try {
+        addresses = (await (0,external_node_dns_promises_namespaceObject.lookup)(target.name, { all: true, verbatim: true })).map(a => a.address);
+    }
+    catch (error) {
+        return { failed: `cannot resolve ${target.name}: ${error.message}` };
+    }
+    if (target.anyAddress && addresses[0])
+        return { ip: addresses[0] };
+    const judged = (0,sandbox_allow/* judgeAddresses */.ec)(rules, port, addresses);
+    if (!judged.ok)
+        return { refused: { says: judged.says, allow: judged.allow } };
+    return 'ip' in judged ? { ip: judged.ip } : { failed: `cannot resolve ${target.name}` };
+}
+/** A target as a worker wrote it, safe for a log line and a summary's code span. */
+function shown(target) {
+    return target.replace(/[^\w.:%[\]-]/g, '?').slice(0, 200);
+}
+function forbidden(target, why) {
+    return why.says === sandbox_allow/* NOT_ALLOWED */.fX
+        ? `fleet sandbox: ${target} is not in allowed-domains\n`
+        : `fleet sandbox: ${target} ${why.says}\n`;
+}
+function pipeBoth(a, b) {
+    a.on('close', () => b.destroy());
+    b.on('close', () => a.destroy());
+    a.on('error', () => b.destroy());
+    b.on('error', () => a.destroy());
+    a.pipe(b);
+    b.pipe(a);
+}
+function plainHttp(o, deny) {
+    return async (req, res) => {
+        const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
+        if (url?.protocol !== 'http:') {
+            res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n');
+            return;
+        }
+        const port = url.port ? Number(url.port) : 80;
+        const target = `${url.hostname}:${port}`;
+        const to = await decide(o.rules, url.hostname, port);
+        if (!('ip' in to)) {
+            if ('refused' in to)
+                deny(target, to.refused);
+            const body = 'refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`;
+            res.writeHead('refused' in to ? 403 : 502, {
+                'content-type': 'text/plain',
+                'content-length': Buffer.byteLength(body),
+                connection: 'close'
+            });
+            res.end(body);
+            return;
+        }
+        const headers = { ...req.headers, host: url.host };
+        delete headers['proxy-connection'];
+        delete headers['proxy-authorization'];
+        const upstream = external_node_http_default().request({ host: to.ip, port, method: req.method, path: url.pathname + url.search, headers }, reply => {
+            res.writeHead(reply.statusCode ?? 502, reply.headers);
+            reply.pipe(res);
+        });
+        upstream.on('error', error => {
+            if (!res.headersSent)
+                res.writeHead(502);
+            res.end(`fleet sandbox: ${target}: ${error.message}\n`);
+        });
+        req.pipe(upstream);
+    };
+}
+function tunnel(o, deny) {
+    return async (req, client, head) => {
+        const target = shown(req.url ?? '?');
+        const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
+        const port = Number(m?.[2] ?? 0);
+        const to = m
+            ? await decide(o.rules, m[1] ?? '', port)
+            : { refused: { says: 'is not host:port' } };
+        if (!('ip' in to)) {
+            if ('refused' in to)
+                deny(target, to.refused);
+            const [status, body] = 'refused' in to
+                ? ['403 Forbidden', forbidden(target, to.refused)]
+                : ['502 Bad Gateway', `fleet sandbox: ${to.failed}\n`];
+            client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+            return;
+        }
+        const upstream = external_node_net_default().connect({ host: to.ip, port }, () => {
+            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+            if (head.length)
+                upstream.write(head);
+            pipeBoth(client, upstream);
+        });
+        upstream.once('error', error => {
+            if (client.writable)
+                client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);
+        });
+    };
+}
+function allowProxy(o) {
+    const logged = new Set();
+    const deny = (target, why) => {
+        if (!logged.has(target))
+            o.log(`sandbox network: refused ${target}: it ${why.says}`);
+        logged.add(target);
+        o.blocked?.set(target, why);
+    };
+    const server = external_node_http_default().createServer((req, res) => void plainHttp(o, deny)(req, res));
+    server.on('connect', (req, client, head) => {
+        client.on('error', () => client.destroy());
+        void tunnel(o, deny)(req, client, head);
+    });
+    return server;
+}
+/** The summary's lines for the run's refused targets, with the entry that would allow each. */
+function blockedLines(blocked) {
+    return [...(blocked ?? [])].map(([target, why]) => `\`${target}\` ${why.says}` +
+        (why.allow ? `; to allow it, add \`${why.allow}\` to \`allowed-domains\`` : ''));
+}
+
+;// CONCATENATED MODULE: ./src/cage/sandbox-net.ts
+/**
+ * The host side of a sandbox's network. Inside, the network namespace has only its own loopback;
+ * two unix sockets are bound in and served on loopback ports by socat (sandbox.ts):
+ * - the model endpoint: a byte pipe to exactly that one host:port (today `base-url`, the gateway
+ *   once it exists), so its loopback address works unchanged inside;
+ * - an HTTP proxy (CONNECT and plain forwarding) that lets through only the allowlist.
+ * Both run in the action's event loop: never block it with a synchronous child process.
+ */
+
+
+
+
+
+
+/** The proxy's port inside; any free one will do, the namespace is the sandbox's own. */
+const PROXY_PORT = 3128;
+function endpointOf(url) {
+    const u = new URL(url);
+    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
+    return { host: (0,sandbox_allow/* normaliseHost */.f2)(u.hostname), port };
+}
+function listen(server, socket) {
+    return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(socket, () => resolve());
+    });
+}
+/** The model endpoint's pipe: every connection goes to that one host:port, whatever it sends. */
+function modelForward(host, port) {
+    return external_node_net_default().createServer(client => {
+        const upstream = external_node_net_default().connect({ host, port });
+        pipeBoth(client, upstream);
+    });
+}
+/** The model endpoint's own rule: set by the workflow, so its name may resolve anywhere. */
+function endpointRule(host) {
+    const kind = (0,sandbox_ip/* classifyHost */.R)(host);
+    return kind.kind === 'ip'
+        ? { host: kind.address, wildcard: false, ip: true }
+        : { host, wildcard: false, anyAddress: true };
+}
+/**
+ * Opens the two sockets for one caged command. A model endpoint off loopback (Anthropic's own,
+ * or z.ai) is reached through the proxy instead, allowed by name.
+ */
+async function openSandboxNetwork(o) {
+    await (0,promises_.rm)(o.dir, { recursive: true, force: true });
+    await (0,promises_.mkdir)(o.dir, { recursive: true, mode: 0o700 });
+    const endpoint = o.modelUrl ? endpointOf(o.modelUrl) : undefined;
+    const forwarded = endpoint && (0,sandbox_allow/* isLoopback */.U9)(endpoint.host) ? endpoint : undefined;
+    const rules = [...o.allowed];
+    if (endpoint && !forwarded)
+        rules.push({ ...endpointRule(endpoint.host), ports: [endpoint.port] });
+    const servers = [];
+    const open = new Set();
+    const track = (server) => {
+        servers.push(server);
+        server.on('connection', (socket) => {
+            open.add(socket);
+            socket.once('close', () => open.delete(socket));
+        });
+    };
+    const proxySocket = external_node_path_default().join(o.dir, 'proxy.sock');
+    const proxy = allowProxy({ rules, log: o.log, blocked: o.blocked });
+    track(proxy);
+    await listen(proxy, proxySocket);
+    let modelSocket;
+    if (forwarded) {
+        modelSocket = external_node_path_default().join(o.dir, 'model.sock');
+        const forward = modelForward(forwarded.host, forwarded.port);
+        track(forward);
+        await listen(forward, modelSocket);
+    }
+    const proxyPort = forwarded?.port === PROXY_PORT ? PROXY_PORT + 1 : PROXY_PORT;
+    return {
+        proxySocket,
+        proxyPort,
+        modelSocket,
+        modelPort: forwarded?.port,
+        async close() {
+            for (const socket of open)
+                socket.destroy();
+            await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))));
+            await (0,promises_.rm)(o.dir, { recursive: true, force: true });
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cage/sandbox-run.ts
+/**
+ * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
+ * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
+ * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
+ */
+
+
+
+
+
+
+
+
+
+
+
+/** The task's view, mounted at its worktree path: only where views can be mounted. */
+function taskView(c) {
+    const view = (c.sealing ?? c.task)?.view;
+    if (view && !c.setup.host.unshare)
+        throw new Error(`the task's files are a view, but views cannot be mounted here`);
+    return view;
+}
+/** Sockets live in a short host path: a unix socket's path is limited to 107 bytes. */
+async function hostDir() {
+    const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-sbx-'));
+    if (dir.length <= 80)
+        return dir;
+    await (0,promises_.rm)(dir, { recursive: true, force: true });
+    return (0,promises_.mkdtemp)('/tmp/fleet-sbx-');
+}
+/** The directory the binary really lives in, unless the system paths show it already. */
+async function binaryDir(setup, binary) {
+    if (!binary)
+        return { command: undefined, dir: undefined };
+    const real = await (0,promises_.realpath)(binary);
+    const dir = external_node_path_default().dirname(real);
+    const shown = setup.host.system.some(e => e.kind === 'dir' && dir.startsWith(`${e.path}/`));
+    return { command: real, dir: shown ? undefined : dir };
+}
+async function prepare(c) {
+    const dir = await hostDir();
+    let git;
+    let network;
+    let views = [];
+    const release = async () => {
+        await Promise.all([network?.close(), git && (0,cage_git/* finishGit */.AI)(git)]);
+        await Promise.all(views.map(dropView));
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+    };
+    try {
+        // Independent steps, side by side: each worker start waits for the slowest, not the sum.
+        const [cloned, opened, bin] = await Promise.allSettled([
+            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
+            openSandboxNetwork({
+                dir: external_node_path_default().join(dir, 'net'),
+                modelUrl: c.modelUrl,
+                allowed: c.setup.allowed,
+                blocked: c.setup.blocked,
+                log: m => c.log(`[${c.taskId}] ${m}`)
+            }),
+            binaryDir(c.setup, c.binary)
+        ]);
+        if (cloned.status === 'fulfilled')
+            git = cloned.value;
+        if (opened.status === 'fulfilled')
+            network = opened.value;
+        for (const step of [cloned, opened, bin])
+            if (step.status === 'rejected')
+                throw step.reason;
+        if (!git || !network || bin.status !== 'fulfilled')
+            throw new Error('sandbox setup failed');
+        // The worker's view of its worktree's `.git`: a pointer to its own clone.
+        const gitFile = external_node_path_default().join(dir, 'gitfile');
+        await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
+        const caches = await cacheLayers(c.shared ?? [], external_node_path_default().join(dir, 'caches'), c.setup.host.unshare);
+        views = caches.views;
+        return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release };
+    }
+    catch (error) {
+        await release();
+        throw error;
+    }
+}
+/** The sandbox's spec for one caged command, from what prepare made for it. */
+function specOf(c, made) {
+    const { git, gitFile, network, caches } = made;
+    const { command: real, dir: claudeDir } = made.bin;
+    const command = real ? [real, ...c.command.slice(1)] : c.command;
+    return {
+        bwrap: c.setup.host.bwrap,
+        system: c.setup.host.system,
+        extraReadOnly: c.setup.host.extraReadOnly,
+        worktree: c.worktree,
+        worktreeView: taskView(c),
+        cageDir: c.cageDir,
+        views: caches.views,
+        scratch: caches.scratch,
+        viewsBy: c.setup.host.unshare
+            ? { unshare: c.setup.host.unshare, nsenter: c.setup.host.nsenter, ...runnerIds() }
+            : undefined,
+        heldView: (c.sealing ?? c.task)?.held,
+        git: { gitFile, objectsDir: git.objectsDir },
+        claudeDir,
+        network: {
+            proxySocket: network.proxySocket,
+            proxyPort: network.proxyPort,
+            modelSocket: network.modelSocket,
+            modelPort: network.modelPort
+        },
+        command,
+        env: { ...c.env, ...proxyEnv(network.proxyPort) }
+    };
+}
+function runnerIds() {
+    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+}
+/**
+ * bwrap reports a command killed by signal N as exit 128+N: read back as the signal, so a killed
+ * worker's outcome names it as it would outside the sandbox.
+ */
+function signalOf(exit) {
+    const code = exit.exitCode;
+    if (code === null || code <= 128 || code > 128 + 64 || exit.signal)
+        return exit;
+    const names = { 9: 'SIGKILL', 15: 'SIGTERM', 6: 'SIGABRT', 11: 'SIGSEGV' };
+    const signal = names[code - 128];
+    return signal ? { ...exit, exitCode: null, signal } : exit;
+}
+/**
+ * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
+ * (same files, same clone, no network), writing into a directory bound for it alone; then the
+ * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
+ * is sealed too.
+ */
+async function sealIn(c, prepared) {
+    if (!c.sealing)
+        return;
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
+    const cmd = sandboxCommand({
+        ...prepared.spec,
+        network: undefined,
+        sealDir: seal.dir,
+        command: seal.command,
+        env: { ...seal.env, HOME: c.cageDir, TMPDIR: c.cageDir }
+    });
+    const ran = await (0,verify/* runVerify */.R)('seal', c.worktree, cmd.env, worker_exit/* SEAL_TIMEOUT_MS */.N2, {
+        file: cmd.file,
+        args: cmd.args
+    });
+    await (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
+}
+/** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
+async function spawnSandboxed(c, io) {
+    const prepared = await prepare(c);
+    try {
+        const cmd = sandboxCommand(prepared.spec);
+        const exit = signalOf(await (0,spawn/* spawnWorker */.G)({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
+        await sealIn(c, prepared);
+        return exit;
+    }
+    finally {
+        await prepared.release();
+    }
+}
+/** A shell command (verify, setup) in the task's sandbox: the same walls as its worker's. */
+async function runSandboxed(c, shell, timeoutMs, signal) {
+    const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
+    try {
+        const cmd = sandboxCommand(prepared.spec);
+        const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
+        await sealIn(c, prepared);
+        return result;
+    }
+    finally {
+        await prepared.release();
+    }
+}
+/**
+ * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
+ * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
+ * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ */
+async function checkBinaryInSandbox(setup, binary) {
+    const dir = await hostDir();
+    try {
+        const { command, dir: claudeDir } = await binaryDir(setup, binary);
+        const cmd = sandboxCommand({
+            bwrap: setup.host.bwrap,
+            system: setup.host.system,
+            extraReadOnly: setup.host.extraReadOnly,
+            worktree: dir,
+            cageDir: dir,
+            claudeDir,
+            command: [command ?? binary, '--version'],
+            env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+        });
+        const ran = await (0,verify/* runVerify */.R)('--version', dir, cmd.env, 60_000, {
+            file: cmd.file,
+            args: cmd.args
+        });
+        if (ran.exitCode === 0)
+            return;
+        const said = ran.tail.trim().split('\n').pop() ?? '';
+        throw new SandboxUnavailable(`the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`);
+    }
+    finally {
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/cage/sandbox-launch.ts
+/**
+ * isolation: sandbox — a worker attempt and a cage command (verify, setup) in the sandbox the
+ * preflight prepared: the calls isolation.ts makes, in the sandbox's words.
+ */
+
+
+/** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
+function launchSandboxed(w, setup) {
+    return spawnSandboxed({
+        setup,
+        taskId: w.taskId,
+        worktree: w.cwd,
+        cageDir: external_node_path_default().dirname(w.paths.configDir),
+        modelUrl: w.modelUrl,
+        command: [w.claude, ...w.args(w.settings)],
+        binary: w.claude,
+        env: w.env,
+        log: w.log,
+        sealing: w.sealing
+    }, {
+        stdin: w.stdin,
+        timeoutMs: w.timeoutMs,
+        transcriptPath: w.transcriptPath,
+        onProgress: w.onProgress,
+        signal: w.signal
+    });
+}
+/** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
+function runSandboxedCommand(c, env, setup) {
+    const configDir = env.CLAUDE_CONFIG_DIR;
+    const cageDir = configDir ? external_node_path_default().dirname(configDir) : '';
+    const inside = (p) => !!p && !!cageDir && p.startsWith(`${cageDir}/`);
+    if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
+        throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`);
+    c.log(`[${c.taskId}] ${c.label} in the sandbox`);
+    return runSandboxed({
+        setup,
+        taskId: c.taskId,
+        worktree: c.cwd,
+        cageDir,
+        env,
+        log: c.log,
+        shared: c.shared,
+        sealing: c.sealing,
+        task: c.task,
+        gitDir: c.gitDir
+    }, c.command, c.timeoutMs, c.signal);
+}
+
+;// CONCATENATED MODULE: ./src/cage/isolation.ts
+
+
+
+
+
+
+
+
+
+
+const PROCESS_WARNING = "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text.";
+const LOOPBACK = () => Promise.resolve('127.0.0.1');
+/** The runner's claude, its version logged. */
+async function runnerClaude(resolve, log) {
+    const claude = await resolve();
+    log(`claude: ${claude.version} (${claude.file})`);
+    return claude;
+}
+function sandboxKind(setup) {
+    return {
+        launch: w => launchSandboxed(w, setup),
+        run: (c, env) => runSandboxedCommand(c, env, setup),
+        keepsRunnerUser: true,
+        seesRunnerPaths: true,
+        bindsCaches: true,
+        gatewayHost: LOOPBACK,
+        claude: async (resolve, log) => {
+            const claude = await runnerClaude(resolve, log);
+            await checkBinaryInSandbox(setup, claude.file);
+            return claude;
+        },
+        refused: () => blockedLines(setup.blocked),
+        views: !!setup.host.unshare,
+        ...(setup.host.unshare && setup.host.nsenter
+            ? { hold: holdView.bind(undefined, setup.host.unshare) }
+            : {})
+    };
+}
+function containerKind(config) {
+    return {
+        launch: w => launchContainer(config.container, w),
+        run: (c, env) => {
+            const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd;
+            return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env });
+        },
+        keepsRunnerUser: false,
+        seesRunnerPaths: false,
+        bindsCaches: false,
+        gatewayHost: env => containerGatewayHost(config.container, env),
+        claude: (_resolve, log) => {
+            const claude = { file: 'claude', version: `the one in ${config.container.image}` };
+            log(`claude: ${claude.version} (${claude.file})`);
+            return Promise.resolve(claude);
+        },
+        refused: () => [],
+        views: config.container.runtime === 'podman',
+        viewOwner: rootAction() ? containerUser(0, 0) : undefined
+    };
+}
+/** The action runs as root: a container's user is then the image's own, not the action's. */
+const rootAction = () => process.getuid?.() === 0;
+const processKind = {
+    launch: async (w) => {
+        const exit = await (0,spawn/* spawnWorker */.G)({
+            file: w.claude,
+            args: w.args(w.settings),
+            env: w.env,
+            cwd: w.cwd,
+            stdin: w.stdin,
+            timeoutMs: w.timeoutMs,
+            transcriptPath: w.transcriptPath,
+            onProgress: w.onProgress,
+            signal: w.signal
+        });
+        if (w.sealing)
+            await (0,worker_exit/* sealAsChild */.Ii)(w.sealing, w.cwd);
+        return exit;
+    },
+    run: async (c, env) => {
+        const result = await (0,verify/* runVerify */.R)(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal);
+        if (c.sealing)
+            await (0,worker_exit/* sealAsChild */.Ii)(c.sealing, c.cwd);
+        return result;
+    },
+    keepsRunnerUser: true,
+    seesRunnerPaths: true,
+    bindsCaches: false,
+    warning: PROCESS_WARNING,
+    gatewayHost: LOOPBACK,
+    claude: runnerClaude,
+    refused: () => [],
+    views: false
+};
+/** A kind as the run sees it: a caged command never gets the model key. */
+function isolationOf(kind) {
+    return {
+        ...kind,
+        run: c => {
+            const env = { ...c.env };
+            delete env.ANTHROPIC_API_KEY;
+            delete env.ANTHROPIC_AUTH_TOKEN;
+            return kind.run(c, env);
+        }
+    };
+}
+/** Whether the run's workers run in containers, so the `container-*` inputs are checked up front. */
+function readsContainerInputs(name) {
+    return name === 'container';
+}
+/**
+ * The one place the `isolation` input is read: the run's sandbox (after its preflight, which
+ * fails closed with one sentence naming the fix and never falls back to process), container, or
+ * plain process. `group` wraps the preflight for the log.
+ */
+async function prepareIsolation(config, at) {
+    switch (config.isolation) {
+        case 'sandbox': {
+            const preflight = () => preflightSandbox(at.host, at.log);
+            const host = await (at.group ? at.group('Sandbox', preflight) : preflight());
+            return isolationOf(sandboxKind({ host, allowed: config.allowedDomains, blocked: new Map() }));
+        }
+        case 'container':
+            return isolationOf(containerKind(config));
+        case 'process':
+            return isolationOf(processKind);
+    }
+}
+
+
+/***/ }),
+
+/***/ 66891:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   U9: () => (/* binding */ isLoopback),
+/* harmony export */   dM: () => (/* binding */ judgeTarget),
+/* harmony export */   ec: () => (/* binding */ judgeAddresses),
+/* harmony export */   f2: () => (/* binding */ normaliseHost),
+/* harmony export */   fX: () => (/* binding */ NOT_ALLOWED),
+/* harmony export */   jR: () => (/* binding */ parseAllowList)
+/* harmony export */ });
+/* unused harmony exports parseAllowEntry, entryFor, isAllowed */
+/* harmony import */ var _sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(28989);
+/**
+ * The sandbox's egress allowlist (`allowed-domains`): which host:port a caged command may reach
+ * through the action's proxy, and why one is refused. Pure.
+ */
+
+const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
+const ENTRY = new RegExp(`^(\\*\\.)?(${LABEL}(?:\\.${LABEL})*)(?::(\\d{1,5}))?$`);
+const ENTRY6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/;
+function ruleOf(host, wildcard, port) {
+    const p = port === undefined ? undefined : Number(port);
+    if (p !== undefined && (p < 1 || p > 65535))
+        return undefined;
+    const ports = p ? [p] : [80, 443];
+    const kind = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(host);
+    if (kind.kind === 'invalid' || (kind.kind === 'ip' && wildcard))
+        return undefined;
+    if (kind.kind === 'ip')
+        return { host: kind.address, wildcard: false, ports, ip: true };
+    return { host: kind.name, wildcard, ports };
+}
+/**
+ * One `allowed-domains` entry: `host`, `*.host` (its subdomains, not itself), an IP address
+ * (`10.0.0.5`, `[fd00::5]`), or any of these with `:port`. Returns the rule, or a sentence saying
+ * what would be right.
+ */
+function parseAllowEntry(entry) {
+    const e = entry.trim().toLowerCase();
+    const v6 = ENTRY6.exec(e);
+    const m = v6 ? undefined : ENTRY.exec(e);
+    const rule = v6
+        ? ruleOf(v6[1] ?? '', false, v6[2])
+        : m?.[2] && ruleOf(m[2], m[1] !== undefined, m[3]);
+    return (rule ||
+        `'${entry}' is not a host name: expected e.g. registry.npmjs.org, *.pythonhosted.org, localhost:8080, 10.0.0.5:8080 or [fd00::5]:8080`);
+}
+function parseAllowList(entries) {
+    const rules = [];
+    for (const entry of entries) {
+        const rule = parseAllowEntry(entry);
+        if (typeof rule === 'string')
+            return rule;
+        rules.push(rule);
+    }
+    return rules;
+}
+/** The host as a proxy request names it: lower case, no trailing dot, no IPv6 brackets. */
+function normaliseHost(host) {
+    return host
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1')
+        .replace(/\.$/, '');
+}
+/** The rules a name matches on this port (never an IP rule). */
+function nameRules(rules, name, port) {
+    return rules.filter(r => !r.ip &&
+        r.ports.includes(port) &&
+        (r.wildcard ? name.endsWith(`.${r.host}`) : name === r.host));
+}
+function namesIp(rules, address, port) {
+    return rules.some(r => r.ip && r.host === address && r.ports.includes(port));
+}
+/** The `allowed-domains` entry that allows exactly this host and port. */
+function entryFor(host, port) {
+    const h = host.includes(':') ? `[${host}]` : host;
+    return port === 80 || port === 443 ? h : `${h}:${port}`;
+}
+const NOT_ALLOWED = 'is not in allowed-domains';
+/**
+ * Whether the proxy may go to host:port as the worker named it. An IP literal, in any form, only
+ * when an entry names that address; a name when an entry matches it (its addresses are judged
+ * once resolved: judgeAddresses).
+ */
+function judgeTarget(rules, host, port) {
+    const kind = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(host);
+    if (kind.kind === 'invalid' || !(port >= 1 && port <= 65535))
+        return { ok: false, says: 'is not a host name or an IP address and port' };
+    if (kind.kind === 'ip')
+        return namesIp(rules, kind.address, port)
+            ? { ok: true, ip: kind.address }
+            : { ok: false, says: NOT_ALLOWED, allow: entryFor(kind.address, port) };
+    const matched = nameRules(rules, kind.name, port);
+    if (matched.length === 0)
+        return { ok: false, says: NOT_ALLOWED, allow: entryFor(kind.name, port) };
+    return { ok: true, name: kind.name, anyAddress: matched.some(r => r.anyAddress) };
+}
+/**
+ * An allowed name's resolved addresses: the first to connect to, or the refusal when any of them
+ * is loopback, private, link-local, unique-local, multicast or unspecified and no entry names it
+ * (a public name pointed at the runner's own network is how an allowlist is bypassed).
+ */
+function judgeAddresses(rules, port, addresses) {
+    const judged = addresses.map(a => (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(a));
+    for (const k of judged) {
+        if (k.kind !== 'ip')
+            return { ok: false, says: 'did not resolve to an IP address' };
+        const special = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .specialKind */ .I)(k.address, k.family);
+        if (special && !namesIp(rules, k.address, port))
+            return {
+                ok: false,
+                says: `resolves to ${k.address}, a ${special} address not in allowed-domains`,
+                allow: entryFor(k.address, port)
+            };
+    }
+    const first = judged[0];
+    return first?.kind === 'ip'
+        ? { ok: true, ip: first.address }
+        : { ok: false, says: 'did not resolve' };
+}
+/** Loopback names and addresses: a model endpoint there is forwarded, not proxied. */
+function isLoopback(host) {
+    const h = normaliseHost(host);
+    return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
+}
+/** Whether host:port passes the rules before any resolution. */
+function isAllowed(rules, host, port) {
+    return judgeTarget(rules, host, port).ok;
+}
+
+
+/***/ }),
+
+/***/ 28989:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   I: () => (/* binding */ specialKind),
+/* harmony export */   R: () => (/* binding */ classifyHost)
+/* harmony export */ });
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(77030);
+/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
+/**
+ * What a proxy target names: an IP literal (in any of the forms a resolver or URL parser takes) or
+ * a host name, and which addresses are the runner's own or its network's. Pure.
+ */
+
+const INVALID = { kind: 'invalid' };
+/** `::ffff:7f00:1`, as the URL parser writes `::ffff:127.0.0.1`: the IPv4 address it carries. */
+function unmapped(v6) {
+    const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+    if (!m)
+        return undefined;
+    const [hi, lo] = [parseInt(m[1] ?? '', 16), parseInt(m[2] ?? '', 16)];
+    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
+}
+function ipv6(h) {
+    // A zone id (`fe80::1%eth0`) names an interface, not a host: dropped, the address still judged.
+    const address = h.split('%', 1)[0] ?? '';
+    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(address) !== 6)
+        return INVALID;
+    const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
+    const v4 = unmapped(canonical);
+    return v4 ? { kind: 'ip', address: v4, family: 4 } : { kind: 'ip', address: canonical, family: 6 };
+}
+/**
+ * The host as a proxy request or an `allowed-domains` entry names it. IPv4 in any form a URL
+ * parser or inet_aton takes (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`) comes back as its
+ * dotted quad; IPv6 (brackets, zone id, v4-mapped) as its canonical form or the IPv4 it maps.
+ */
+function classifyHost(raw) {
+    const bracketed = /^\[(.*)\]$/.exec(raw.toLowerCase());
+    if (bracketed)
+        return ipv6(bracketed[1] ?? '');
+    const h = raw.toLowerCase().replace(/\.$/, '');
+    if (h.includes(':') || h.includes('%'))
+        return ipv6(h);
+    if (!/^[a-z0-9_.-]+$/.test(h))
+        return INVALID;
+    let parsed;
+    try {
+        // WHATWG's host parser: a name whose last label is a number is an IPv4 address, or invalid.
+        parsed = new URL(`http://${h}/`).hostname;
+    }
+    catch {
+        return INVALID;
+    }
+    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(parsed) === 4 ? { kind: 'ip', address: parsed, family: 4 } : { kind: 'name', name: h };
+}
+const SPECIAL = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
+const RANGES4 = [
+    ['0.0.0.0', 8, 'unspecified'],
+    ['10.0.0.0', 8, 'private'],
+    ['100.64.0.0', 10, 'private'],
+    ['127.0.0.0', 8, 'loopback'],
+    ['169.254.0.0', 16, 'link-local'],
+    ['172.16.0.0', 12, 'private'],
+    ['192.0.0.0', 24, 'private'],
+    ['192.168.0.0', 16, 'private'],
+    ['198.18.0.0', 15, 'private'],
+    ['224.0.0.0', 4, 'multicast'],
+    ['240.0.0.0', 4, 'reserved']
+];
+const RANGES6 = [
+    ['::', 128, 'unspecified'],
+    ['::1', 128, 'loopback'],
+    ['fe80::', 10, 'link-local'],
+    ['fc00::', 7, 'unique-local'],
+    ['ff00::', 8, 'multicast'],
+    // Tunnels and translations that carry an IPv4 address inside: judged as not global.
+    ['2001::', 32, 'tunnelled'],
+    ['2002::', 16, 'tunnelled'],
+    ['2001:db8::', 32, 'reserved']
+];
+for (const [net, bits] of RANGES4)
+    SPECIAL.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of RANGES6)
+    SPECIAL.addSubnet(net, bits, 'ipv6');
+const GLOBAL6 = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
+GLOBAL6.addSubnet('2000::', 3, 'ipv6');
+/**
+ * What an address is when the proxy must not reach it unnamed (loopback, private, link-local,
+ * unique-local, multicast, unspecified, reserved), or undefined for a public unicast address.
+ */
+function specialKind(address, family) {
+    const type = family === 4 ? 'ipv4' : 'ipv6';
+    if (SPECIAL.check(address, type)) {
+        const ranges = family === 4 ? RANGES4 : RANGES6;
+        const one = ranges.find(([net, bits]) => {
+            const list = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
+            list.addSubnet(net, bits, type);
+            return list.check(address, type);
+        });
+        return one?.[2] ?? 'reserved';
+    }
+    if (family === 6 && !GLOBAL6.check(address, 'ipv6'))
+        return 'reserved';
+    return undefined;
+}
+
+
+/***/ }),
+
 /***/ 5387:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -30789,89 +32934,24 @@ function npmEnv(host) {
 
 /***/ }),
 
-/***/ 74876:
+/***/ 22973:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  dz: () => (/* reexport */ errors/* InputError */.d),
-  o4: () => (/* binding */ parseConfig)
-});
-
-// UNUSED EXPORTS: EFFORTS, PERMISSION_MODES
-
-// EXTERNAL MODULE: ./node_modules/zod/v4/classic/schemas.js + 11 modules
-var schemas = __nccwpck_require__(92857);
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/core.js
-var core = __nccwpck_require__(88532);
-// EXTERNAL MODULE: ./src/inputs.ts
-var inputs = __nccwpck_require__(38422);
-// EXTERNAL MODULE: ./src/domain.ts
-var domain = __nccwpck_require__(89375);
-// EXTERNAL MODULE: ./src/errors.ts
-var errors = __nccwpck_require__(83916);
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(38815);
-;// CONCATENATED MODULE: ./src/report/prices.ts
-
-
-const usd = schemas/* number */.aig().finite().nonnegative();
-const entry = schemas/* strictObject */.rej({
-    input: usd,
-    output: usd,
-    'cache-write-5m': usd.optional(),
-    'cache-write-1h': usd.optional(),
-    'cache-read': usd.optional(),
-    'web-search': usd.optional()
-});
-const EXAMPLE = "e.g. 'glm-4.6: {input: 0.6, output: 2.2}' (USD per million tokens; optional cache-write-5m, cache-write-1h, cache-read, and web-search in USD per request)";
-/**
- * The `prices` input: a YAML mapping of model name to its prices. Returns the prices by model, or
- * a sentence saying what is wrong and what would be right.
- */
-function parsePrices(text) {
-    if (text.trim() === '')
-        return {};
-    let raw;
-    try {
-        raw = (0,dist/* parse */.qg)(text);
-    }
-    catch (error) {
-        return `not YAML (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): expected one line per model, ${EXAMPLE}`;
-    }
-    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
-        return `expected a mapping of model names to prices, ${EXAMPLE}`;
-    const out = {};
-    for (const [model, value] of Object.entries(raw)) {
-        const parsed = entry.safeParse(value);
-        if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const where = issue?.path.length ? ` at '${issue.path.join('.')}'` : '';
-            return `model '${model}'${where}: ${issue?.message ?? 'invalid'}; expected ${EXAMPLE}`;
-        }
-        const p = parsed.data;
-        out[model] = {
-            input: p.input,
-            output: p.output,
-            ...(p['cache-write-5m'] !== undefined ? { cacheWrite5m: p['cache-write-5m'] } : {}),
-            ...(p['cache-write-1h'] !== undefined ? { cacheWrite1h: p['cache-write-1h'] } : {}),
-            ...(p['cache-read'] !== undefined ? { cacheRead: p['cache-read'] } : {}),
-            ...(p['web-search'] !== undefined ? { webSearch: p['web-search'] } : {})
-        };
-    }
-    return out;
-}
-
-// EXTERNAL MODULE: ./src/tasks/ids.ts
-var ids = __nccwpck_require__(43356);
-// EXTERNAL MODULE: ./src/worker/container.ts
-var container = __nccwpck_require__(29773);
-// EXTERNAL MODULE: ./src/worker/sandbox-allow.ts
-var sandbox_allow = __nccwpck_require__(91913);
-// EXTERNAL MODULE: ./src/worker/isolation.ts + 10 modules
-var isolation = __nccwpck_require__(54260);
-;// CONCATENATED MODULE: ./src/config.ts
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   dz: () => (/* reexport safe */ _errors_js__WEBPACK_IMPORTED_MODULE_2__.d),
+/* harmony export */   o4: () => (/* binding */ parseConfig)
+/* harmony export */ });
+/* unused harmony export PERMISSION_MODES */
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(92857);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(88532);
+/* harmony import */ var _inputs_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(38422);
+/* harmony import */ var _domain_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(89375);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83916);
+/* harmony import */ var _prices_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(16593);
+/* harmony import */ var _tasks_ids_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(43356);
+/* harmony import */ var _cage_container_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(49115);
+/* harmony import */ var _cage_sandbox_allow_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(66891);
+/* harmony import */ var _cage_isolation_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(19478);
 
 
 
@@ -30887,13 +32967,13 @@ const list = (value) => value
     .split(/[\n,]/)
     .map(s => s.trim())
     .filter(Boolean);
-const bool = (name) => schemas/* string */.YjP().transform((v, ctx) => {
+const bool = (name) => zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     if (/^(true|false)$/i.test(v))
         return v.toLowerCase() === 'true';
     ctx.addIssue({ code: 'custom', message: `expected true or false, got '${v}'`, path: [name] });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
-const number = (name, opts) => schemas/* string */.YjP().transform((v, ctx) => {
+const number = (name, opts) => zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     // Plain decimals only: Number() would also take '0x10', '1e1' and '0b11'.
     const form = opts.int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
     const n = Number(v);
@@ -30906,9 +32986,9 @@ const number = (name, opts) => schemas/* string */.YjP().transform((v, ctx) => {
         path: [name],
         message: `expected ${opts.int ? 'a whole number' : 'a number'} ${range}, got '${v}'`
     });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
-const oneOf = (name, values) => schemas/* string */.YjP().transform((v, ctx) => {
+const oneOf = (name, values) => zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     if (values.includes(v))
         return v;
     ctx.addIssue({
@@ -30916,9 +32996,9 @@ const oneOf = (name, values) => schemas/* string */.YjP().transform((v, ctx) => 
         path: [name],
         message: `expected one of ${values.join(', ')}, got '${v}'`
     });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
-const author = schemas/* string */.YjP().transform((v, ctx) => {
+const author = zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     const m = /^(.+?)\s*<([^<>\s]+)>$/.exec(v);
     if (m?.[1] && m[2])
         return { name: m[1], email: m[2] };
@@ -30927,18 +33007,18 @@ const author = schemas/* string */.YjP().transform((v, ctx) => {
         path: ['commit-author'],
         message: `expected 'Name <email>', got '${v}'`
     });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
-const url = (name) => schemas/* string */.YjP().transform((v, ctx) => {
+const url = (name) => zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     if (v === '')
         return undefined;
     if (URL.canParse(v) && /^https?:$/.test(new URL(v).protocol))
         return v.replace(/\/+$/, '');
     ctx.addIssue({ code: 'custom', path: [name], message: `expected an http(s) URL, got '${v}'` });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
 /** An optional budget: empty = none, else a positive number. */
-const budget = (name, int) => schemas/* string */.YjP().transform((v, ctx) => {
+const budget = (name, int) => zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
     if (v === '')
         return undefined;
     const form = int ? /^\d+$/ : /^(\d+(\.\d*)?|\.\d+)$/;
@@ -30949,9 +33029,9 @@ const budget = (name, int) => schemas/* string */.YjP().transform((v, ctx) => {
         path: [name],
         message: `expected ${int ? 'a whole number of tokens' : 'an amount in USD'} above 0, or empty for none, got '${v}'`
     });
-    return core/* NEVER */.tm;
+    return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
 });
-const optional = schemas/* string */.YjP().transform(v => (v === '' ? undefined : v));
+const optional = zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(v => (v === '' ? undefined : v));
 const PERMISSION_MODES = [
     'bypassPermissions',
     'acceptEdits',
@@ -30959,15 +33039,15 @@ const PERMISSION_MODES = [
     'default',
     'plan'
 ];
-const schema = schemas/* object */.Ikc({
-    tasks: schemas/* string */.YjP(),
+const schema = zod__WEBPACK_IMPORTED_MODULE_8__/* .object */ .Ikc({
+    tasks: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP(),
     'tasks-file': optional,
     'api-key': optional,
     'base-url': url('base-url'),
     'auth-header': oneOf('auth-header', ['auto', 'bearer', 'x-api-key']),
     model: optional,
     'small-model': optional,
-    'max-parallel': schemas/* string */.YjP().transform((v, ctx) => {
+    'max-parallel': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
         if (v === 'auto')
             return 'auto';
         if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 64)
@@ -30977,64 +33057,64 @@ const schema = schemas/* object */.Ikc({
             path: ['max-parallel'],
             message: `expected a whole number 1 to 64, or auto (as many as the machine carries), got '${v}'`
         });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
     'max-turns': number('max-turns', { int: true, min: 1, max: 1000 }),
     'timeout-minutes': number('timeout-minutes', { min: 0.01, max: 360 }),
     'permission-mode': oneOf('permission-mode', PERMISSION_MODES),
-    'allowed-tools': schemas/* string */.YjP().transform(list),
-    'disallowed-tools': schemas/* string */.YjP().transform(list),
-    tools: schemas/* string */.YjP().transform(v => (v === 'default' ? undefined : list(v))),
+    'allowed-tools': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
+    'disallowed-tools': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
+    tools: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(v => (v === 'default' ? undefined : list(v))),
     setup: optional,
     'setup-timeout-minutes': number('setup-timeout-minutes', { min: 0.01, max: 360 }),
     verify: optional,
     'verify-timeout-minutes': number('verify-timeout-minutes', { min: 0.01, max: 360 }),
     'verify-fix-up': bool('verify-fix-up'),
     'base-branch': optional,
-    'branch-prefix': schemas/* string */.YjP().transform((v, ctx) => {
-        const problem = (0,ids/* validateBranchPrefix */.Vr)(v);
+    'branch-prefix': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
+        const problem = (0,_tasks_ids_js__WEBPACK_IMPORTED_MODULE_4__/* .validateBranchPrefix */ .Vr)(v);
         if (!problem)
             return v;
         ctx.addIssue({ code: 'custom', path: ['branch-prefix'], message: problem });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
     draft: bool('draft'),
-    labels: schemas/* string */.YjP().transform(list),
-    reviewers: schemas/* string */.YjP().transform(list),
-    assignees: schemas/* string */.YjP().transform(list),
+    labels: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
+    reviewers: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
+    assignees: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
     'github-token': optional,
     'commit-author': author,
-    'trigger-phrase': schemas/* string */.YjP().min(1),
-    'queue-label': schemas/* string */.YjP().min(1),
+    'trigger-phrase': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().min(1),
+    'queue-label': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().min(1),
     'max-tasks': number('max-tasks', { int: true, min: 1, max: 1000 }),
-    'allowed-bots': schemas/* string */.YjP().transform(list),
+    'allowed-bots': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
     'address-reviews': bool('address-reviews'),
     'fix-failing-checks': bool('fix-failing-checks'),
     'max-fix-ups': number('max-fix-ups', { int: true, min: 0, max: 20 }),
     'claude-path': optional,
-    effort: oneOf('effort', domain/* EFFORTS */.ig),
-    skills: schemas/* string */.YjP().transform(list),
+    effort: oneOf('effort', _domain_js__WEBPACK_IMPORTED_MODULE_1__/* .EFFORTS */ .ig),
+    skills: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(list),
     'append-system-prompt': optional,
-    'claude-args': schemas/* string */.YjP().transform(v => v.split(/\s+/).filter(Boolean)),
+    'claude-args': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(v => v.split(/\s+/).filter(Boolean)),
     isolation: oneOf('isolation', ['sandbox', 'container', 'process']),
-    'allowed-domains': schemas/* string */.YjP().transform((v, ctx) => {
-        const rules = (0,sandbox_allow/* parseAllowList */.jR)(list(v));
+    'allowed-domains': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
+        const rules = (0,_cage_sandbox_allow_js__WEBPACK_IMPORTED_MODULE_6__/* .parseAllowList */ .jR)(list(v));
         if (typeof rules !== 'string')
             return rules;
         ctx.addIssue({ code: 'custom', path: ['allowed-domains'], message: rules });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
-    'container-image': schemas/* string */.YjP(),
+    'container-image': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP(),
     'container-runtime': oneOf('container-runtime', ['docker', 'podman']),
-    'container-cpus': schemas/* string */.YjP(),
-    'container-memory': schemas/* string */.YjP(),
+    'container-cpus': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP(),
+    'container-memory': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP(),
     'container-pids-limit': number('container-pids-limit', { int: true, min: 1, max: 4_194_304 }),
-    'container-network': schemas/* string */.YjP(),
+    'container-network': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP(),
     'max-attempts': number('max-attempts', { int: true, min: 1, max: 10 }),
     'retry-delay-seconds': number('retry-delay-seconds', { min: 0, max: 600 }),
     'deadline-minutes': number('deadline-minutes', { min: 0.01, max: 10_000 }),
     mode: oneOf('mode', ['all', 'plan', 'run', 'report', 'land', 'merge']),
-    'merge-method': schemas/* string */.YjP().transform((v, ctx) => {
+    'merge-method': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
         if (v === '')
             return undefined;
         const method = ['merge', 'squash', 'rebase'].find(m => m === v);
@@ -31045,7 +33125,7 @@ const schema = schemas/* object */.Ikc({
             path: ['merge-method'],
             message: `expected merge, squash or rebase (or empty for what the repository allows, squash first), got '${v}'`
         });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
     'mark-ready': bool('mark-ready'),
     land: bool('land'),
@@ -31053,13 +33133,13 @@ const schema = schemas/* object */.Ikc({
     'max-jobs': number('max-jobs', { int: true, min: 1, max: 256 }),
     plan: optional,
     'outcomes-dir': optional,
-    'price-input': schemas/* string */.YjP().transform(v => v),
-    'price-output': schemas/* string */.YjP().transform(v => v),
+    'price-input': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(v => v),
+    'price-output': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform(v => v),
     goal: optional,
     'run-plan': bool('run-plan'),
     'update-prs': bool('update-prs'),
     'dry-run': bool('dry-run'),
-    'model-concurrency': schemas/* string */.YjP().transform((v, ctx) => {
+    'model-concurrency': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
         if (v === 'auto')
             return 'auto';
         if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 1000)
@@ -31069,7 +33149,7 @@ const schema = schemas/* object */.Ikc({
             path: ['model-concurrency'],
             message: `expected auto or a whole number 1 to 1000, got '${v}'`
         });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
     'max-requests-per-worker': number('max-requests-per-worker', { int: true, min: 1, max: 1000 }),
     'max-task-tokens': budget('max-task-tokens', true),
@@ -31080,7 +33160,7 @@ const schema = schemas/* object */.Ikc({
     'max-monthly-cost-usd': budget('max-monthly-cost-usd', false),
     'max-user-daily-cost-usd': budget('max-user-daily-cost-usd', false),
     'spend-ledger': optional,
-    'report-days': schemas/* string */.YjP().transform((v, ctx) => {
+    'report-days': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
         if (v === '')
             return undefined;
         if (/^\d+$/.test(v) && Number(v) >= 1 && Number(v) <= 366)
@@ -31090,16 +33170,16 @@ const schema = schemas/* object */.Ikc({
             path: ['report-days'],
             message: `expected a whole number of days 1 to 366, or empty to merge shards, got '${v}'`
         });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
-    prices: schemas/* string */.YjP().transform((v, ctx) => {
-        const prices = parsePrices(v);
+    prices: zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
+        const prices = (0,_prices_js__WEBPACK_IMPORTED_MODULE_3__/* .parsePrices */ .ap)(v);
         if (typeof prices !== 'string')
             return prices;
         ctx.addIssue({ code: 'custom', path: ['prices'], message: prices });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
-    'allowed-betas': schemas/* string */.YjP().transform((v, ctx) => {
+    'allowed-betas': zod__WEBPACK_IMPORTED_MODULE_8__/* .string */ .YjP().transform((v, ctx) => {
         const betas = list(v);
         const bad = betas.find(b => !/^[a-z0-9][a-z0-9-]*$/i.test(b));
         if (bad === undefined)
@@ -31109,7 +33189,7 @@ const schema = schemas/* object */.Ikc({
             path: ['allowed-betas'],
             message: `'${bad}' is not a beta name: expected e.g. context-management-2025-06-27`
         });
-        return core/* NEVER */.tm;
+        return zod__WEBPACK_IMPORTED_MODULE_9__/* .NEVER */ .tm;
     }),
     'record-bodies': bool('record-bodies')
 });
@@ -31142,7 +33222,7 @@ const CONTAINER_INPUTS = {
 /** Container settings checked by the same rules the worker's command is built with, up front. */
 function checkContainer(c) {
     try {
-        (0,container/* containerCommand */.jF)({
+        (0,_cage_container_js__WEBPACK_IMPORTED_MODULE_5__/* .containerCommand */ .jF)({
             ...c,
             name: 'fleet-check',
             worktree: '/w',
@@ -31152,10 +33232,10 @@ function checkContainer(c) {
         });
     }
     catch (error) {
-        if (!(error instanceof container/* ContainerSpecError */.Jf))
+        if (!(error instanceof _cage_container_js__WEBPACK_IMPORTED_MODULE_5__/* .ContainerSpecError */ .Jf))
             throw error;
-        const field = /^Invalid ([a-z-]+)/.exec(error.message)?.[1] ?? '';
-        throw new errors/* InputError */.d(CONTAINER_INPUTS[field] ?? 'isolation', error.message);
+        const input = error.setting ? CONTAINER_INPUTS[error.setting] : 'isolation';
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d(input, error.message);
     }
     return c;
 }
@@ -31165,32 +33245,32 @@ function parsePrice(input, output) {
     const value = (name, v) => {
         if (/^(\d+(\.\d*)?|\.\d+)$/.test(v))
             return Number(v);
-        throw new errors/* InputError */.d(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d(name, `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`);
     };
     return { input: value('price-input', input), output: value('price-output', output) };
 }
 /** `goal` makes the tasks: it cannot be given with a task list, and run-plan means nothing without it. */
 function checkGoal(p) {
     if (p.goal && (p.tasks.trim() !== '' || p['tasks-file'])) {
-        throw new errors/* InputError */.d('goal', "give either 'goal' (the planner makes the tasks) or 'tasks'/'tasks-file', not both");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('goal', "give either 'goal' (the planner makes the tasks) or 'tasks'/'tasks-file', not both");
     }
     if (p['run-plan'] && !p.goal)
-        throw new errors/* InputError */.d('run-plan', "run-plan: true runs the planner's tasks, so it needs 'goal'");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('run-plan', "run-plan: true runs the planner's tasks, so it needs 'goal'");
     if (p.goal && p.mode === 'run' && !p.plan) {
-        throw new errors/* InputError */.d('plan', "with 'goal', mode: run needs the plan job's 'plan' output: planning again in every shard could give different tasks");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('plan', "with 'goal', mode: run needs the plan job's 'plan' output: planning again in every shard could give different tasks");
     }
     return p.goal ? { goal: p.goal } : {};
 }
 /** land: false hands work to a mode: land job: only the modes that run workers have work to hand. */
 function checkLand(p) {
     if (!p.land && p.mode !== 'all' && p.mode !== 'run')
-        throw new errors/* InputError */.d('land', `land: false applies to mode: all and mode: run (the jobs that run workers), not mode: ${p.mode}`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('land', `land: false applies to mode: all and mode: run (the jobs that run workers), not mode: ${p.mode}`);
     return p.land;
 }
 /** `update-prs` runs no task: a task list beside it would be silently ignored, so it is refused. */
 function checkUpdatePrs(p) {
     if (p['update-prs'] && (p.tasks.trim() !== '' || p['tasks-file'] || p.goal))
-        throw new errors/* InputError */.d('update-prs', "update-prs: true brings the open fleet PRs up to date and runs no task: give it without 'tasks', 'tasks-file' or 'goal' (a separate step or workflow)");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('update-prs', "update-prs: true brings the open fleet PRs up to date and runs no task: give it without 'tasks', 'tasks-file' or 'goal' (a separate step or workflow)");
     return p['update-prs'];
 }
 /**
@@ -31203,22 +33283,22 @@ const configSchema = schema.transform(p => {
 });
 /** The inputs to a Config; the first problem names its input. */
 function parseConfig(env) {
-    const result = configSchema.safeParse((0,inputs/* readInputs */.Ko)(env));
+    const result = configSchema.safeParse((0,_inputs_js__WEBPACK_IMPORTED_MODULE_0__/* .readInputs */ .Ko)(env));
     if (!result.success) {
         const issue = result.error.issues[0];
         const input = String(issue?.path[0] ?? 'inputs');
-        throw new errors/* InputError */.d(input, issue?.message ?? 'invalid', { cause: result.error });
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d(input, issue?.message ?? 'invalid', { cause: result.error });
     }
     return result.data;
 }
 /** Rules across inputs the schema cannot state alone; returns the prices, when given. */
 function checkAcross(p) {
     if (p['permission-mode'] === 'dontAsk' && p['allowed-tools'].length === 0) {
-        throw new errors/* InputError */.d('permission-mode', "dontAsk denies every tool not listed, so it needs 'allowed-tools' (e.g. 'Edit,Write,Bash(npm test)'); or use bypassPermissions");
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('permission-mode', "dontAsk denies every tool not listed, so it needs 'allowed-tools' (e.g. 'Edit,Write,Bash(npm test)'); or use bypassPermissions");
     }
     const reserved = p['claude-args'].find(a => RESERVED_FLAGS.includes(a.split('=')[0] ?? a));
     if (reserved) {
-        throw new errors/* InputError */.d('claude-args', `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('claude-args', `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`);
     }
     const price = parsePrice(p['price-input'], p['price-output']);
     const priced = price !== undefined || Object.keys(p.prices).length > 0;
@@ -31230,7 +33310,7 @@ function checkAcross(p) {
         'max-user-daily-cost-usd'
     ]) {
         if (p[name] !== undefined && !priced)
-            throw new errors/* InputError */.d(name, 'a cost budget needs your prices: set prices, or price-input and price-output (USD per million tokens)');
+            throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d(name, 'a cost budget needs your prices: set prices, or price-input and price-output (USD per million tokens)');
     }
     return priced ? { price, prices: { models: p.prices, fallback: price } } : {};
 }
@@ -31280,7 +33360,7 @@ function workerOptions(p) {
         isolation: p.isolation,
         /** isolation: sandbox — hosts a worker may reach besides the model endpoint. */
         allowedDomains: p['allowed-domains'],
-        container: ((0,isolation/* readsContainerInputs */.yQ)(p.isolation) ? checkContainer : (c) => c)({
+        container: ((0,_cage_isolation_js__WEBPACK_IMPORTED_MODULE_7__/* .readsContainerInputs */ .yQ)(p.isolation) ? checkContainer : (c) => c)({
             runtime: p['container-runtime'],
             image: p['container-image'],
             cpus: p['container-cpus'],
@@ -31343,9 +33423,9 @@ function spendOptions(p) {
     const branch = p['spend-ledger'] ?? 'fleet-ledger';
     const problem = ledgerBranchProblem(branch, p['branch-prefix'], p['base-branch']);
     if (problem)
-        throw new errors/* InputError */.d('spend-ledger', problem);
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('spend-ledger', problem);
     if (p['report-days'] !== undefined && (p.mode !== 'report' || p.plan || p['outcomes-dir']))
-        throw new errors/* InputError */.d('report-days', 'the spend report is mode: report on its own: give report-days with mode: report, without plan or outcomes-dir (those merge shards)');
+        throw new _errors_js__WEBPACK_IMPORTED_MODULE_2__/* .InputError */ .d('report-days', 'the spend report is mode: report on its own: give report-days with mode: report, without plan or outcomes-dir (those merge shards)');
     const kept = p['spend-ledger'] !== undefined || Object.values(caps).some(c => c !== undefined);
     return {
         caps,
@@ -31380,6 +33460,7 @@ function ledgerBranchProblem(branch, prefix, base) {
 /* harmony export */   ig: () => (/* binding */ EFFORTS),
 /* harmony export */   tz: () => (/* binding */ FAILING),
 /* harmony export */   vk: () => (/* binding */ addUsage),
+/* harmony export */   we: () => (/* binding */ emptyOutcome),
 /* harmony export */   yA: () => (/* binding */ UNFINISHED)
 /* harmony export */ });
 /**
@@ -31447,6 +33528,19 @@ const STATUSES = [
 const FAILING = ['failed', 'timed-out', 'verify-failed', 'refused'];
 /** Statuses that end the step non-zero: the failing ones, and a task a cancel stopped. */
 const UNFINISHED = [...FAILING, 'cancelled'];
+/** The outcome of a task no worker ran for: no turns, no time, no usage; its status and why. */
+function emptyOutcome(task, fields) {
+    return {
+        id: task.id,
+        title: task.title,
+        source: task.source,
+        turns: 0,
+        durationMs: 0,
+        usage: ZERO_USAGE,
+        attempts: 0,
+        ...fields
+    };
+}
 /** The `effort` input's levels, and a task's own `effort`. */
 const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'];
 
@@ -32236,8 +34330,8 @@ async function wait(ms, signal) {
     }
 }
 
-// EXTERNAL MODULE: ./src/report/cost.ts
-var report_cost = __nccwpck_require__(8089);
+// EXTERNAL MODULE: ./src/prices.ts
+var prices = __nccwpck_require__(16593);
 ;// CONCATENATED MODULE: ./src/gateway/linger.ts
 /** How long the rest of a refused body is still read, and dropped, after the answer. */
 const LINGER_MS = 5_000;
@@ -32413,7 +34507,7 @@ function admitSpend(ledger, pass, path, request) {
     if (path !== '/v1/messages')
         return { payload: request.body };
     const { parsed, body } = request;
-    const price = (0,report_cost/* priceFor */.VA)(ledger.prices, parsed.model);
+    const price = (0,prices/* priceFor */.VA)(ledger.prices, parsed.model);
     const bad = (message) => ({
         status: 400,
         type: 'invalid_request_error',
@@ -32545,7 +34639,7 @@ function holdOf(ask, maxTokens) {
     const tokens = ask.inputBound + maxTokens;
     if (!ask.price)
         return { tokens, cost: 0 };
-    const p = (0,report_cost/* fullPrice */.du)(ask.price);
+    const p = (0,prices/* fullPrice */.du)(ask.price);
     const cost = ask.inputBound * inputRate(p) + (maxTokens * p.output) / 1_000_000 + ask.searches * p.webSearch;
     return { tokens, cost };
 }
@@ -32568,7 +34662,7 @@ function rooms(budgets, ask, standing) {
     const cost = (input, scope, limit) => {
         if (limit === undefined || !ask.price)
             return;
-        const p = (0,report_cost/* fullPrice */.du)(ask.price);
+        const p = (0,prices/* fullPrice */.du)(ask.price);
         const left = limit - standing[scope].cost;
         const fixed = ask.inputBound * inputRate(p) + ask.searches * p.webSearch;
         const output = p.output > 0 ? Math.floor(((left - fixed) * 1_000_000) / p.output) : Infinity;
@@ -32694,11 +34788,11 @@ class Ledger {
     /** A reply's cost: the sum of its passes, each at the price of the model it ran on. */
     costOf(reply, asked) {
         const passes = reply.passes ?? [{ usage: reply.usage ?? domain/* ZERO_USAGE */.fI }];
-        const fallback = (0,report_cost/* priceFor */.VA)(this.prices, asked);
+        const fallback = (0,prices/* priceFor */.VA)(this.prices, asked);
         const own = (reply.replyModel && this.prices?.models[reply.replyModel]) || fallback;
         return passes.reduce((cost, p) => {
-            const price = p.model !== undefined ? ((0,report_cost/* priceFor */.VA)(this.prices, p.model) ?? own) : own;
-            return cost + (price ? (0,report_cost/* costOf */.ho)(p.usage, price) : 0);
+            const price = p.model !== undefined ? ((0,prices/* priceFor */.VA)(this.prices, p.model) ?? own) : own;
+            return cost + (price ? (0,prices/* costOf */.ho)(p.usage, price) : 0);
         }, 0);
     }
     taskUsage(taskId) {
@@ -33533,7 +35627,8 @@ async function discardSealed(file) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   CH: () => (/* binding */ inertProse),
 /* harmony export */   gW: () => (/* binding */ OWN_HOST),
-/* harmony export */   tJ: () => (/* binding */ inert)
+/* harmony export */   tJ: () => (/* binding */ inert),
+/* harmony export */   vd: () => (/* binding */ inertCommitMessage)
 /* harmony export */ });
 /**
  * Text the action did not write — a worker's final message, a verify's output, an issue's words —
@@ -33645,6 +35740,28 @@ function inertProse(text, ownHost = OWN_HOST) {
         .replace(TAG, `<${ZWSP}`)
         .replace(ISSUE_URL, `/$1/${ZWSP}`)
         .replace(LINK_SYNTAX, `$1${ZWSP}`);
+}
+/** A closing keyword as GitHub finds it: not inside a word, though emphasis (`_fixes_`) may wrap it. */
+const KEYWORD = String.raw `(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])`;
+/** Between keyword and issue: emphasis marks, a colon with or without a space, spaces. */
+const BETWEEN = String.raw `[*_~:\s]{0,12}`;
+/** The issue: `#1`, `GH-1`, `owner/repo#1`, or its URL (with or without a scheme, maybe in `<>`). */
+const ISSUE = String.raw `(?:#\d|GH-\d|[\w.-]+\/[\w.-]+#\d|<?(?:https?:\/\/)?[\w.-]+(?:\.[\w-]+)+\/[^\s/]+\/[^\s/]+\/(?:issues|pull)\/\d)`;
+/**
+ * What would act once the commit is merged: a closing keyword naming an issue or an @mention.
+ * Beyond GitHub's documented forms (`Fixes #1`, `closes owner/repo#2`, `resolves
+ * https://github.com/o/r/issues/3`, `fix: GH-4`) the ones it may also honour: a colon with no
+ * space (`fixes:#1`), a URL without its scheme, and emphasis around the keyword (`**fixes** #1`,
+ * `_closes_ #2`).
+ */
+const LIVE = new RegExp(`${KEYWORD}${BETWEEN}${ISSUE}|@[\\p{L}\\p{N}_-]`, 'iu');
+/**
+ * A commit message as the fleet pushes it: unchanged unless something in it would act on GitHub,
+ * then made inert the way PR bodies are (a zero-width space in each such word: still readable).
+ * A plain "Fix the parser" stays as it was written.
+ */
+function inertCommitMessage(message) {
+    return LIVE.test(message) ? inert(message) : message;
 }
 
 
@@ -33961,6 +36078,114 @@ function readInputs(env) {
             given === '' && spec.default && !spec.default.startsWith('${{') ? spec.default : given;
     }
     return raw;
+}
+
+
+/***/ }),
+
+/***/ 16593:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   VA: () => (/* binding */ priceFor),
+/* harmony export */   ap: () => (/* binding */ parsePrices),
+/* harmony export */   dR: () => (/* binding */ usd),
+/* harmony export */   du: () => (/* binding */ fullPrice),
+/* harmony export */   ho: () => (/* binding */ costOf)
+/* harmony export */ });
+/* unused harmony export WEB_SEARCH_USD */
+/* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(38815);
+/* harmony import */ var zod__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(92857);
+/**
+ * Prices, in one place: a model's price and the ratios it defaults to, the run's price book, a
+ * usage's cost, the `prices` input read, and a cost as the reports write it. The gateway prices
+ * each request by it, the config reads the inputs into it, the reports print its amounts.
+ */
+
+
+/** Anthropic's published web search price: $10 per 1,000 searches. */
+const WEB_SEARCH_USD = 0.01;
+/** The ratios Anthropic bills: 5-minute cache writes 1.25x input, 1-hour 2x, reads 0.1x. */
+function fullPrice(p) {
+    return {
+        input: p.input,
+        output: p.output,
+        cacheWrite5m: p.cacheWrite5m ?? p.input * 1.25,
+        cacheWrite1h: p.cacheWrite1h ?? p.input * 2,
+        cacheRead: p.cacheRead ?? p.input * 0.1,
+        webSearch: p.webSearch ?? WEB_SEARCH_USD
+    };
+}
+function priceFor(book, model) {
+    if (!book)
+        return undefined;
+    const own = model !== undefined ? book.models[model] : undefined;
+    return own ?? book.fallback;
+}
+/**
+ * A cost from the user's own prices. The CLI's `total_cost_usd` uses Anthropic's list prices for
+ * the model name, which means nothing on other endpoints, so it is never shown. Cache writes the
+ * endpoint did not split by lifetime are priced as 5-minute writes (the API's default lifetime).
+ */
+function costOf(usage, price) {
+    const p = fullPrice(price);
+    const hour = Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, usage.cache_creation_input_tokens);
+    const tokens = usage.input_tokens * p.input +
+        usage.output_tokens * p.output +
+        (usage.cache_creation_input_tokens - hour) * p.cacheWrite5m +
+        hour * p.cacheWrite1h +
+        usage.cache_read_input_tokens * p.cacheRead;
+    const searches = usage.server_tool_use?.web_search_requests ?? 0;
+    return tokens / 1_000_000 + searches * p.webSearch;
+}
+function usd(amount) {
+    return amount < 0.01 && amount > 0 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
+}
+const dollars = zod__WEBPACK_IMPORTED_MODULE_1__/* .number */ .aig().finite().nonnegative();
+const entry = zod__WEBPACK_IMPORTED_MODULE_1__/* .strictObject */ .rej({
+    input: dollars,
+    output: dollars,
+    'cache-write-5m': dollars.optional(),
+    'cache-write-1h': dollars.optional(),
+    'cache-read': dollars.optional(),
+    'web-search': dollars.optional()
+});
+const EXAMPLE = "e.g. 'glm-4.6: {input: 0.6, output: 2.2}' (USD per million tokens; optional cache-write-5m, cache-write-1h, cache-read, and web-search in USD per request)";
+/**
+ * The `prices` input: a YAML mapping of model name to its prices. Returns the prices by model, or
+ * a sentence saying what is wrong and what would be right.
+ */
+function parsePrices(text) {
+    if (text.trim() === '')
+        return {};
+    let raw;
+    try {
+        raw = (0,yaml__WEBPACK_IMPORTED_MODULE_0__/* .parse */ .qg)(text);
+    }
+    catch (error) {
+        return `not YAML (${error instanceof Error ? error.message.split('\n')[0] : String(error)}): expected one line per model, ${EXAMPLE}`;
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+        return `expected a mapping of model names to prices, ${EXAMPLE}`;
+    const out = {};
+    for (const [model, value] of Object.entries(raw)) {
+        const parsed = entry.safeParse(value);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const where = issue?.path.length ? ` at '${issue.path.join('.')}'` : '';
+            return `model '${model}'${where}: ${issue?.message ?? 'invalid'}; expected ${EXAMPLE}`;
+        }
+        const p = parsed.data;
+        out[model] = {
+            input: p.input,
+            output: p.output,
+            ...(p['cache-write-5m'] !== undefined ? { cacheWrite5m: p['cache-write-5m'] } : {}),
+            ...(p['cache-write-1h'] !== undefined ? { cacheWrite1h: p['cache-write-1h'] } : {}),
+            ...(p['cache-read'] !== undefined ? { cacheRead: p['cache-read'] } : {}),
+            ...(p['web-search'] !== undefined ? { webSearch: p['web-search'] } : {})
+        };
+    }
+    return out;
 }
 
 
@@ -34672,92 +36897,6 @@ function huntAllChildren() {
 
 /***/ }),
 
-/***/ 10579:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   v: () => (/* binding */ inertCommitMessage)
-/* harmony export */ });
-/* harmony import */ var _worker_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(7748);
-
-/** A closing keyword as GitHub finds it: not inside a word, though emphasis (`_fixes_`) may wrap it. */
-const KEYWORD = String.raw `(?<![\p{L}\p{N}])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?![\p{L}\p{N}])`;
-/** Between keyword and issue: emphasis marks, a colon with or without a space, spaces. */
-const BETWEEN = String.raw `[*_~:\s]{0,12}`;
-/** The issue: `#1`, `GH-1`, `owner/repo#1`, or its URL (with or without a scheme, maybe in `<>`). */
-const ISSUE = String.raw `(?:#\d|GH-\d|[\w.-]+\/[\w.-]+#\d|<?(?:https?:\/\/)?[\w.-]+(?:\.[\w-]+)+\/[^\s/]+\/[^\s/]+\/(?:issues|pull)\/\d)`;
-/**
- * What would act once the commit is merged: a closing keyword naming an issue or an @mention.
- * Beyond GitHub's documented forms (`Fixes #1`, `closes owner/repo#2`, `resolves
- * https://github.com/o/r/issues/3`, `fix: GH-4`) the ones it may also honour: a colon with no
- * space (`fixes:#1`), a URL without its scheme, and emphasis around the keyword (`**fixes** #1`,
- * `_closes_ #2`).
- */
-const LIVE = new RegExp(`${KEYWORD}${BETWEEN}${ISSUE}|@[\\p{L}\\p{N}_-]`, 'iu');
-/**
- * A commit message as the fleet pushes it: unchanged unless something in it would act on GitHub,
- * then made inert the way PR bodies are (a zero-width space in each such word: still readable).
- * A plain "Fix the parser" stays as it was written.
- */
-function inertCommitMessage(message) {
-    return LIVE.test(message) ? (0,_worker_text_js__WEBPACK_IMPORTED_MODULE_0__/* .inert */ .tJ)(message) : message;
-}
-
-
-/***/ }),
-
-/***/ 8089:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   VA: () => (/* binding */ priceFor),
-/* harmony export */   dR: () => (/* binding */ usd),
-/* harmony export */   du: () => (/* binding */ fullPrice),
-/* harmony export */   ho: () => (/* binding */ costOf)
-/* harmony export */ });
-/* unused harmony export WEB_SEARCH_USD */
-/** Anthropic's published web search price: $10 per 1,000 searches. */
-const WEB_SEARCH_USD = 0.01;
-/** The ratios Anthropic bills: 5-minute cache writes 1.25x input, 1-hour 2x, reads 0.1x. */
-function fullPrice(p) {
-    return {
-        input: p.input,
-        output: p.output,
-        cacheWrite5m: p.cacheWrite5m ?? p.input * 1.25,
-        cacheWrite1h: p.cacheWrite1h ?? p.input * 2,
-        cacheRead: p.cacheRead ?? p.input * 0.1,
-        webSearch: p.webSearch ?? WEB_SEARCH_USD
-    };
-}
-function priceFor(book, model) {
-    if (!book)
-        return undefined;
-    const own = model !== undefined ? book.models[model] : undefined;
-    return own ?? book.fallback;
-}
-/**
- * A cost from the user's own prices. The CLI's `total_cost_usd` uses Anthropic's list prices for
- * the model name, which means nothing on other endpoints, so it is never shown. Cache writes the
- * endpoint did not split by lifetime are priced as 5-minute writes (the API's default lifetime).
- */
-function costOf(usage, price) {
-    const p = fullPrice(price);
-    const hour = Math.min(usage.cache_creation?.ephemeral_1h_input_tokens ?? 0, usage.cache_creation_input_tokens);
-    const tokens = usage.input_tokens * p.input +
-        usage.output_tokens * p.output +
-        (usage.cache_creation_input_tokens - hour) * p.cacheWrite5m +
-        hour * p.cacheWrite1h +
-        usage.cache_read_input_tokens * p.cacheRead;
-    const searches = usage.server_tool_use?.web_search_requests ?? 0;
-    return tokens / 1_000_000 + searches * p.webSearch;
-}
-function usd(amount) {
-    return amount < 0.01 && amount > 0 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
-}
-
-
-/***/ }),
-
 /***/ 9018:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -34823,61 +36962,6 @@ function logText(text) {
 
 /***/ }),
 
-/***/ 7748:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   CH: () => (/* reexport safe */ _inert_text_js__WEBPACK_IMPORTED_MODULE_0__.CH),
-/* harmony export */   DV: () => (/* binding */ codeBlock),
-/* harmony export */   EU: () => (/* binding */ fence),
-/* harmony export */   Hn: () => (/* binding */ cell),
-/* harmony export */   tJ: () => (/* reexport safe */ _inert_text_js__WEBPACK_IMPORTED_MODULE_0__.tJ),
-/* harmony export */   ti: () => (/* binding */ inlineCode)
-/* harmony export */ });
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(92899);
-/**
- * Text the action did not write, as the action posts it: in code (fenced blocks, inline code, as
- * PR bodies show a worker's words and a verify's output) or as table cells. What makes a text
- * inert (no mention, reference, closing keyword, marker, entity, tag or foreign image) lives in
- * inert-text.ts, beside the other shared words, so the pure task lists can use it too.
- */
-
-
-/** A fenced block that no text can close early: its fence is longer than any backtick run in it. */
-function fence(text) {
-    const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map(s => s.length));
-    const ticks = '`'.repeat(longest + 1);
-    return `${ticks}\n${text}\n${ticks}`;
-}
-/** Worker text as a code block: fenced, and inert even if a renderer ignored the fence. */
-function codeBlock(text) {
-    return fence((0,_inert_text_js__WEBPACK_IMPORTED_MODULE_0__/* .inert */ .tJ)(text));
-}
-/** Worker text as inline code (a command line): inert, in a backtick run longer than any in it. */
-function inlineCode(text) {
-    const oneLine = (0,_inert_text_js__WEBPACK_IMPORTED_MODULE_0__/* .inert */ .tJ)(text).replace(/\r\n?|[\n\u2028\u2029]/g, ' ');
-    const longest = Math.max(0, ...(oneLine.match(/`+/g) ?? []).map(s => s.length));
-    const ticks = '`'.repeat(longest + 1);
-    return `${ticks} ${oneLine} ${ticks}`;
-}
-/**
- * Text for one table cell: hidden HTML comments dropped, inert prose (inertProse), and nothing
- * that ends the cell or the row.
- */
-function cell(text, ownHost = _inert_text_js__WEBPACK_IMPORTED_MODULE_0__/* .OWN_HOST */ .gW) {
-    // U+2028/2029 end a line for some renderers. Cut before the escapes and breaks: a cut through
-    // an escape ("\\|") would leave a bare pipe that ends the cell, and one through a code span
-    // would leave its URL outside it.
-    const flat = text
-        .replace(/<!--[\s\S]*?(?:-->|$)/g, '')
-        .replace(/\r\n?|[\n\u2028\u2029]/g, ' ')
-        .slice(0, 200);
-    return (0,_inert_text_js__WEBPACK_IMPORTED_MODULE_0__/* .inertProse */ .CH)(flat, ownHost).replace(/[\\|]/g, '\\$&');
-}
-
-
-/***/ }),
-
 /***/ 43356:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -34932,366 +37016,6 @@ function validateBranchPrefix(prefix) {
     return ok
         ? undefined
         : `expected a ref prefix such as 'fleet/' (letters, digits, . _ - /, no '..'), got '${prefix}'`;
-}
-
-
-/***/ }),
-
-/***/ 88861:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   AI: () => (/* binding */ finishGit),
-/* harmony export */   UL: () => (/* binding */ prepareGit),
-/* harmony export */   Xc: () => (/* binding */ SETUP_EXCLUDE),
-/* harmony export */   kM: () => (/* binding */ chownTree)
-/* harmony export */ });
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(70092);
-/* harmony import */ var _exit_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(24576);
-
-/**
- * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
- * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
- * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
- * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
- */
-
-
-
-
-
-/** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
-const SETUP_EXCLUDE = 'fleet-setup-exclude';
-/** Where the clone's HEAD and index come from: the task's git as the action holds it. */
-async function sourceOf(t, named) {
-    if (typeof t !== 'string') {
-        const git = t.repo;
-        const [head, refs] = await Promise.all([
-            (0,_exit_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptedHead */ .gi)(t),
-            git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
-        ]);
-        return {
-            head,
-            branch: `refs/heads/${t.branch}`,
-            common: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(git.dir, '.git'),
-            gitDir: t.adminDir,
-            refs
-        };
-    }
-    // No task to seal: read from the worktree itself, through its git dir when the caller names it
-    // (keep-fresh's setup and verify); else found through its `.git`, which every cage shows
-    // read-only (the planner's worktree, made by the action a moment ago).
-    const tree = named ? _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t).tree(t, named) : _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(t);
-    const [common, gitDir, head, branch] = (await tree.out([
-        'rev-parse',
-        '--path-format=absolute',
-        '--git-common-dir',
-        '--git-dir',
-        'HEAD',
-        '--symbolic-full-name',
-        'HEAD'
-    ])).split('\n');
-    if (!common || !gitDir || !head || !branch?.startsWith('refs/heads/'))
-        throw new Error(`the worktree ${t} is not on a branch`);
-    const refs = await tree.out([
-        'for-each-ref',
-        '--format=%(objectname) %(refname)',
-        'refs/remotes/origin/'
-    ]);
-    return { head, branch, common, gitDir, refs };
-}
-/**
- * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
- * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
- * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
- * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
- * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
- * which a cage wrote); the worker's new objects go into its clone.
- */
-async function prepareGit(source, cageDir, named) {
-    const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
-    const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
-    const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(cloneDir, { recursive: true });
-    await _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
-    const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
-    const packed = refs
-        .split('\n')
-        .filter(line => /^[0-9a-f]{40,64} refs\/remotes\/origin\//.test(line));
-    packed.push(`${head} ${branch}`);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'index'), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'index')).catch(() => undefined);
-    // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, SETUP_EXCLUDE), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'info', 'exclude')).catch((error) => {
-        if (error.code !== 'ENOENT')
-            throw error;
-    });
-    return { cloneDir, gitDir: cloneGit, objectsDir, head };
-}
-/**
- * `chown -R -h`: a symlink the worker planted is re-owned itself, never what it points at. A dir
- * already gone (a seal's clone, removed by its own finish) has nothing left to re-own.
- */
-async function chownTree(owner, dirs) {
-    const present = dirs.filter(dir => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.existsSync)(dir));
-    if (!present.length)
-        return;
-    await (0,_process_js__WEBPACK_IMPORTED_MODULE_4__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } });
-}
-/**
- * After a caged run (and its seal, worker/exit.ts): ownership restored when `owner` is given, the
- * clone removed. Nothing is read from the clone: what the task made left the cage as a file.
- */
-async function finishGit(state, owner) {
-    if (owner)
-        await chownTree(owner.user, owner.dirs);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(state.cloneDir, { recursive: true, force: true });
-}
-
-
-/***/ }),
-
-/***/ 29773:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   AV: () => (/* binding */ CONTAINER_SEAL_DIR),
-/* harmony export */   Az: () => (/* binding */ DEFAULT_USER),
-/* harmony export */   Be: () => (/* binding */ containerKillCommand),
-/* harmony export */   Jf: () => (/* binding */ ContainerSpecError),
-/* harmony export */   Z7: () => (/* binding */ CONTAINER_OUT_DIR),
-/* harmony export */   Zz: () => (/* binding */ CONTAINER_GIT_DIR),
-/* harmony export */   jF: () => (/* binding */ containerCommand),
-/* harmony export */   vK: () => (/* binding */ containerPath)
-/* harmony export */ });
-/* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GITFILE, DEFAULT_LIMITS */
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
-
-/** Where things live inside the worker image (Dockerfile). */
-const CONTAINER_WORKSPACE = '/workspace';
-const CONTAINER_HOME = '/home/fleet';
-const CONTAINER_CONFIG_DIR = '/home/fleet/.claude-config';
-const CONTAINER_GIT_DIR = '/fleet/git';
-/** The task's `.git` inside: a read-only pointer to CONTAINER_GIT_DIR (ContainerGit.gitFile). */
-const CONTAINER_GITFILE = `${CONTAINER_WORKSPACE}/.git`;
-const CONTAINER_SEAL_DIR = '/fleet/seal';
-const CONTAINER_OUT_DIR = '/fleet/out';
-const DEFAULT_USER = '1001:1001';
-const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 };
-class ContainerSpecError extends Error {
-}
-/**
- * Host-side variables that describe the runner, not the container: the image sets its own, and a
- * host PATH or HOME inside the container would point at paths that do not exist there.
- */
-const HOST_ONLY = new Set([
-    'PATH',
-    'HOME',
-    'TMPDIR',
-    'TMP',
-    'TEMP',
-    'CLAUDE_CONFIG_DIR',
-    'IS_SANDBOX',
-    'GIT_DIR',
-    'GIT_WORK_TREE'
-]);
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// Docker's own rule for container names.
-const CONTAINER_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,127}$/;
-// registry[:port]/path[:tag][@sha256:digest], lower-case path as registries require.
-const IMAGE = /^[a-z0-9][a-z0-9._-]*(?::[0-9]+)?(?:\/[a-z0-9][a-z0-9._-]*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
-const NETWORK = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
-const USER = /^([0-9]+)(?::([0-9]+))?$/;
-const CPUS = /^(?:[0-9]+(?:\.[0-9]+)?)$/;
-const MEMORY = /^[0-9]+[bkmg]?$/i;
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i;
-// Credentials recognisable by shape, whatever variable they came in.
-const SECRET_SHAPE = /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/;
-function fail(message) {
-    throw new ContainerSpecError(message);
-}
-/** An absolute, normalised host path that cannot break `--mount`'s comma-separated syntax. */
-function mountPath(label, value) {
-    if (!node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(value) || node_path__WEBPACK_IMPORTED_MODULE_0___default().normalize(value) !== value || value === '/') {
-        fail(`Invalid ${label} '${value}'. Expected an absolute, normalised path other than /.`);
-    }
-    if (/[,\n\r"]/.test(value))
-        fail(`Invalid ${label} '${value}'. Commas, quotes and newlines cannot be mounted.`);
-    return value;
-}
-/**
- * A view's three paths, which podman's `-v` reads split on ':' and its overlay options on ','
- * (`\\` too is an escape to overlayfs): refused rather than misread.
- */
-function viewPath(label, value) {
-    const p = mountPath(`view's ${label}`, value);
-    if (/[:\\]/.test(p))
-        fail(`Invalid view's ${label} '${p}'. A copy-on-write view's paths cannot hold ',', ':', '\\' or a newline.`);
-    return p;
-}
-const within = (child, parent) => child === parent || child.startsWith(`${parent}/`);
-/**
- * The view at /workspace: podman's overlay volume (`:O`) with the task's own upper and work dirs,
- * so what the task writes outlives this container and the next one of the task sees it. Docker has
- * no overlay volumes: refused (the container isolation gives docker a worktree instead).
- */
-function viewMount(view, runtime) {
-    if (runtime !== 'podman')
-        fail(`A copy-on-write view needs podman's overlay volumes; container-runtime is '${runtime}'.`);
-    const [lower, upper, work] = [
-        viewPath('lower dir', view.lower),
-        viewPath('upper dir', view.upper),
-        viewPath('work dir', view.work)
-    ];
-    if ([upper, work].some(p => within(p, lower) || within(lower, p)))
-        fail(`A view's private layer (${upper}, ${work}) must lie outside the checkout it shows (${lower}).`);
-    return ['--volume', `${lower}:${CONTAINER_WORKSPACE}:O,upperdir=${upper},workdir=${work}`];
-}
-function bind(src, dst, readonly = false) {
-    return ['--mount', `type=bind,src=${src},dst=${dst}${readonly ? ',readonly' : ''}`];
-}
-function checkUser(user) {
-    const match = USER.exec(user);
-    if (!match)
-        fail(`Invalid user '${user}'. Expected uid or uid:gid, numeric.`);
-    if (Number(match[1]) === 0)
-        fail(`Invalid user '${user}'. A container worker never runs as root.`);
-    return user;
-}
-function checkNetwork(network) {
-    if (network === 'host' || !NETWORK.test(network)) {
-        fail(`Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`);
-    }
-    return network;
-}
-function limits(spec) {
-    const cpus = spec.cpus ?? DEFAULT_LIMITS.cpus;
-    const memory = spec.memory ?? DEFAULT_LIMITS.memory;
-    const pids = spec.pidsLimit ?? DEFAULT_LIMITS.pidsLimit;
-    if (!CPUS.test(cpus) || Number(cpus) <= 0)
-        fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`);
-    if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0)
-        fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`);
-    if (!Number.isSafeInteger(pids) || pids <= 0)
-        fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`);
-    // memory-swap equal to memory: no swap on top, so the limit is the limit.
-    return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)];
-}
-/** Variables set inside the container to container paths; constants, never caller data. */
-function pinnedEnv(spec) {
-    const pinned = [`HOME=${CONTAINER_HOME}`, `CLAUDE_CONFIG_DIR=${CONTAINER_CONFIG_DIR}`];
-    if (spec.git)
-        pinned.push(`GIT_DIR=${CONTAINER_GIT_DIR}`, `GIT_WORK_TREE=${CONTAINER_WORKSPACE}`);
-    return pinned.flatMap(entry => ['--env', entry]);
-}
-function forwardedEnv(env) {
-    return Object.keys(env)
-        .map(name => ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`))
-        .filter(name => !HOST_ONLY.has(name))
-        .sort()
-        .flatMap(name => ['--env', name]);
-}
-/** A last line of defence: the argv is logged and visible in `ps`, so it must hold no credential. */
-function assertNoSecrets(args, env) {
-    const secrets = Object.entries(env)
-        // Shorter values would match by accident (a 'y' in every path); real credentials are longer.
-        .filter(([name, value]) => value.length >= 8 && (SECRET_NAME.test(name) || SECRET_SHAPE.test(value)))
-        .map(([, value]) => value);
-    for (const arg of args) {
-        if (SECRET_SHAPE.test(arg) || secrets.some(secret => arg.includes(secret))) {
-            fail('A credential would appear on the container command line; pass it through the environment.');
-        }
-    }
-}
-/** The task's files (its worktree, or its view), its config dir, its git, its seal's and out dirs. */
-function mounts(spec) {
-    const worktree = mountPath('worktree', spec.worktree);
-    const files = spec.view
-        ? viewMount(spec.view, spec.runtime ?? 'docker')
-        : bind(worktree, CONTAINER_WORKSPACE);
-    const mounts = [...files, ...bind(mountPath('config dir', spec.configDir), CONTAINER_CONFIG_DIR)];
-    if (spec.git) {
-        mounts.push(...bind(mountPath('git dir', spec.git.gitDir), CONTAINER_GIT_DIR));
-        const objects = mountPath('objects dir', spec.git.objectsDir);
-        mounts.push(...bind(objects, objects, true));
-        // After the task's files: over their `.git`, read-only.
-        mounts.push(...bind(mountPath('gitfile', spec.git.gitFile), CONTAINER_GITFILE, true));
-    }
-    if (spec.sealDir)
-        mounts.push(...bind(mountPath('seal dir', spec.sealDir), CONTAINER_SEAL_DIR));
-    if (spec.outDir)
-        mounts.push(...bind(mountPath('out dir', spec.outDir), CONTAINER_OUT_DIR));
-    return mounts;
-}
-/** The argv and environment that start one worker in its own container. */
-function containerCommand(spec) {
-    if (!CONTAINER_NAME.test(spec.name))
-        fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
-    if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
-        fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`);
-    }
-    const args = [
-        'run',
-        '--rm',
-        // Keeps stdin open: the prompt goes there, never on a command line (worker/args.ts).
-        '--interactive',
-        '--name',
-        spec.name,
-        '--label',
-        'fleet-worker=1',
-        '--user',
-        checkUser(spec.user ?? DEFAULT_USER),
-        '--workdir',
-        CONTAINER_WORKSPACE,
-        ...mounts(spec),
-        ...limits(spec),
-        '--network',
-        checkNetwork(spec.network ?? 'bridge'),
-        '--security-opt',
-        'no-new-privileges',
-        '--cap-drop',
-        'ALL',
-        ...pinnedEnv(spec),
-        ...forwardedEnv(spec.env),
-        spec.image,
-        ...(spec.command ?? ['claude', ...spec.claudeArgs])
-    ];
-    assertNoSecrets(args, spec.env);
-    return { file: spec.runtime ?? 'docker', args, env: { ...spec.env } };
-}
-/** The argv that stops a worker's container at once; `--rm` then removes it. */
-function containerKillCommand(name, runtime = 'docker') {
-    if (!CONTAINER_NAME.test(name))
-        fail(`Invalid container name '${name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`);
-    return { file: runtime, args: ['kill', '--signal', 'KILL', name] };
-}
-/**
- * A host path under the worktree or config dir as the container sees it, for claude arguments
- * such as `--settings`; undefined for a path the container cannot see.
- */
-function containerPath(spec, hostPath) {
-    const roots = [
-        [spec.configDir, CONTAINER_CONFIG_DIR],
-        [spec.worktree, CONTAINER_WORKSPACE]
-    ];
-    for (const [host, inside] of roots) {
-        const rel = node_path__WEBPACK_IMPORTED_MODULE_0___default().relative(host, hostPath);
-        if (rel === '')
-            return inside;
-        if (rel !== '..' && !rel.startsWith(`..${(node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)}`) && !node_path__WEBPACK_IMPORTED_MODULE_0___default().isAbsolute(rel))
-            return node_path__WEBPACK_IMPORTED_MODULE_0___default().posix.join(inside, ...rel.split((node_path__WEBPACK_IMPORTED_MODULE_0___default().sep)));
-    }
-    return undefined;
 }
 
 
@@ -35380,7 +37104,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
 /* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
-/* harmony import */ var _report_commit_message_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(10579);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83916);
 /* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83057);
 /**
@@ -35527,7 +37251,7 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .f)(t.repo, t.start, checked.head, _report_commit_message_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .v);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .f)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd);
         await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]);
         // The worktree's index follows the branch (no work tree involved): the next cage starts there.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
@@ -35648,1541 +37372,6 @@ async function resolveClaude(opts) {
 
 /***/ }),
 
-/***/ 54260:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  uy: () => (/* binding */ prepareIsolation),
-  yQ: () => (/* binding */ readsContainerInputs)
-});
-
-// UNUSED EXPORTS: PROCESS_WARNING
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(76760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(70092);
-// EXTERNAL MODULE: ./src/report/log-text.ts
-var log_text = __nccwpck_require__(9018);
-// EXTERNAL MODULE: ./src/worker/cage-git.ts
-var cage_git = __nccwpck_require__(88861);
-// EXTERNAL MODULE: ./src/worker/exit.ts
-var worker_exit = __nccwpck_require__(24576);
-// EXTERNAL MODULE: ./src/worker/container.ts
-var container = __nccwpck_require__(29773);
-// EXTERNAL MODULE: ./src/worker/spawn.ts + 2 modules
-var spawn = __nccwpck_require__(24934);
-// EXTERNAL MODULE: ./src/worker/verify.ts
-var verify = __nccwpck_require__(83057);
-;// CONCATENATED MODULE: ./src/worker/container-run.ts
-/**
- * isolation: container (docs/container.md): one worker attempt, and a cage command (verify,
- * setup), each in its own container of the worker image; the runtime CLI's environment and the
- * kill on cancel. isolation.ts chooses this or the sandbox or a plain process.
- */
-
-
-
-
-
-
-
-
-
-
-/**
- * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:
- * the runtime CLI is the runner's program, found where the runner finds it (a seal's own
- * environment has a fixed PATH), and PATH is never passed inside (container.ts HOST_ONLY).
- */
-const RUNTIME_VARS = [
-    'PATH',
-    'DOCKER_HOST',
-    'DOCKER_CONTEXT',
-    'DOCKER_CONFIG',
-    'DOCKER_CERT_PATH',
-    'DOCKER_TLS_VERIFY',
-    'CONTAINER_HOST',
-    'CONTAINERS_CONF',
-    'CONTAINERS_REGISTRIES_CONF',
-    'CONTAINERS_STORAGE_CONF',
-    'REGISTRY_AUTH_FILE',
-    'XDG_RUNTIME_DIR',
-    'XDG_CONFIG_HOME',
-    'XDG_DATA_HOME',
-    'HOME',
-    'TMPDIR'
-];
-// One per action process: container names of concurrent runs on one machine never collide.
-const RUN_TOKEN = (0,external_node_crypto_.randomBytes)(4).toString('hex');
-function containerName(token, taskId, attempt) {
-    return `fleet-${token}-${taskId}-${attempt}`;
-}
-/**
- * The container's uid:gid: the action's own when it is not root, so bind-mounted files stay the
- * runner's (1001 on GitHub-hosted runners); the image's user (1001) when the action is root.
- */
-function containerUser(uid, gid) {
-    return uid === undefined || uid === 0 || gid === undefined ? container/* DEFAULT_USER */.Az : `${uid}:${gid}`;
-}
-/**
- * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
- * runtime settings. HOME and TMPDIR are the host's, not the worker's temp ones (rootless podman
- * and docker's credentials live under HOME). CLAUDE_CONFIG_DIR is dropped: it names a host path
- * the runtime has no use for.
- */
-function runtimeEnv(workerEnv, host) {
-    const env = { ...workerEnv };
-    delete env.CLAUDE_CONFIG_DIR;
-    delete env.HOME;
-    delete env.TMPDIR;
-    for (const name of RUNTIME_VARS) {
-        const value = host[name];
-        if (value)
-            env[name] = value;
-    }
-    return env;
-}
-/** A runtime command; its own words are the cause a person needs (a daemon down, a name in use). */
-async function runRuntime(file, args, env) {
-    // No run's signal here: the kill and the removal must run after a cancel too.
-    const r = await (0,src_process/* run */.eF)(file, args, { env, timeoutMs: 30_000 });
-    if (r.exitCode !== 0)
-        console.error((0,log_text/* logText */.kc)(`${file} ${args[0] ?? ''} failed: ${r.stderr.trim() || `exit ${r.exitCode}`}`));
-    return r.exitCode;
-}
-/**
- * When a timeout or the run's stop ends a container's CLI, the container is killed through the
- * runtime too: a signal to the runtime CLI alone may not reach it (docker's CLI is only a client);
- * `--rm` removes it.
- */
-function killContainer(name, runtime, env, log) {
-    const kill = (0,container/* containerKillCommand */.Be)(name, runtime);
-    return why => void runRuntime(kill.file, kill.args, env).then(async (code) => {
-        if (code === 0)
-            return log(`${why}: ${kill.file} kill ${name} done`);
-        // The SIGTERM the runtime CLI forwards may have ended the container first (and --rm
-        // removed it): the kill then finds nothing to kill, which is not a failure to stop it.
-        const stopped = !(await isRunning(kill.file, name, env));
-        log(`${why}: ${kill.file} kill ${name} ${stopped ? 'found it already stopped' : `exited ${code}`}`);
-    });
-}
-/** Whether the runtime still has the container running (false once it stopped or is gone). */
-async function isRunning(runtime, name, env) {
-    const r = await (0,src_process/* run */.eF)(runtime, ['container', 'inspect', '--format', '{{.State.Running}}', name], {
-        env,
-        timeoutMs: 30_000
-    });
-    return r.exitCode === 0 && r.stdout.trim() === 'true';
-}
-/**
- * The cage's clone as a container mounts it, with the read-only pointer bound over the task's
- * `.git` (ContainerGit.gitFile). The file lives beside the clone, which no container mounts.
- */
-async function containerGit(git) {
-    const gitFile = external_node_path_default().join(git.cloneDir, 'fleet-gitfile');
-    await (0,promises_.writeFile)(gitFile, `gitdir: ${container/* CONTAINER_GIT_DIR */.Zz}\n`);
-    return { gitDir: git.gitDir, objectsDir: git.objectsDir, gitFile };
-}
-/** The spec of one attempt's container; pure apart from the names it is given. */
-function containerSpecFor(c, w, opts) {
-    const base = { worktree: w.cwd, configDir: w.paths.configDir };
-    const settings = (0,container/* containerPath */.vK)(base, w.settings);
-    if (!settings)
-        throw new Error(`settings file ${w.settings} is outside the container's mounts`);
-    return {
-        ...base,
-        runtime: c.runtime,
-        image: c.image,
-        name: opts.name,
-        env: w.env,
-        git: opts.git,
-        view: opts.view,
-        cpus: c.cpus,
-        memory: c.memory,
-        pidsLimit: c.pidsLimit,
-        network: c.network,
-        user: opts.user,
-        claudeArgs: w.args(settings)
-    };
-}
-async function launchContainer(c, w) {
-    const cageDir = external_node_path_default().dirname(w.paths.configDir);
-    const name = containerName(RUN_TOKEN, w.taskId, w.attempt);
-    const uid = process.getuid?.();
-    const self = `${uid ?? 0}:${process.getgid?.() ?? 0}`;
-    const user = containerUser(uid, process.getgid?.());
-    const git = await (0,cage_git/* prepareGit */.UL)(w.sealing ?? w.cwd, cageDir);
-    const mounted = [w.cwd, w.paths.configDir, git.cloneDir];
-    const cmd = (0,container/* containerCommand */.jF)(containerSpecFor(c, w, {
-        name,
-        user,
-        git: await containerGit(git),
-        view: w.sealing?.view
-    }));
-    const env = runtimeEnv(cmd.env, w.host);
-    w.log(`[${w.taskId}] container ${name} (${c.runtime}, ${c.image}, user ${user})`);
-    // Root action, uid-1001 container: the mounts must be the container user's while it runs.
-    if (uid === 0)
-        await (0,cage_git/* chownTree */.kM)(user, mounted);
-    try {
-        const exit = await (0,spawn/* spawnWorker */.G)({
-            file: cmd.file,
-            args: cmd.args,
-            env,
-            cwd: w.cwd,
-            stdin: w.stdin,
-            timeoutMs: w.timeoutMs,
-            transcriptPath: w.transcriptPath,
-            onProgress: w.onProgress,
-            signal: w.signal,
-            onStop: killContainer(name, c.runtime, env, m => w.log(`[${w.taskId}] ${m}`)),
-            // The runtime's own helpers (conmon) carry the CLI's environment: they are not strays.
-            hunt: false
-        });
-        // A CLI killed before the runtime reaped the container can leave it behind: remove it.
-        if (exit.timedOut || exit.stopped)
-            await runRuntime(c.runtime, ['rm', '--force', name], env);
-        await sealInContainer(c, w, { name: `${name}-seal`, user, git });
-        return exit;
-    }
-    finally {
-        await (0,cage_git/* finishGit */.AI)(git, uid === 0 ? { user: self, dirs: [w.cwd, w.paths.configDir, git.cloneDir] } : undefined);
-    }
-}
-/**
- * The task's exit (worker/exit.ts) in a container of the worker's image with the worker's mounts
- * (its files, its clone) and no network: the seal commits and writes the bundle into a directory
- * mounted for it alone, then the action reads and checks the file.
- */
-async function sealInContainer(c, w, o) {
-    const t = w.sealing;
-    if (!t)
-        return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, container/* CONTAINER_SEAL_DIR */.AV);
-    const uid = process.getuid?.();
-    if (uid === 0)
-        await (0,cage_git/* chownTree */.kM)(o.user, [seal.dir]);
-    const cmd = (0,container/* containerCommand */.jF)({
-        ...containerSpecFor(c, w, {
-            name: o.name,
-            user: o.user,
-            git: await containerGit(o.git),
-            view: t.view
-        }),
-        env: seal.env,
-        network: 'none',
-        sealDir: seal.dir,
-        command: seal.command
-    });
-    const env = runtimeEnv(cmd.env, w.host);
-    const args = cmd.args.filter(a => a !== '--interactive');
-    const ran = await (0,verify/* runVerify */.R)('seal', w.cwd, env, worker_exit/* SEAL_TIMEOUT_MS */.N2, { file: cmd.file, args });
-    await runRuntime(c.runtime, ['rm', '--force', o.name], env);
-    await (0,worker_exit/* acceptSeal */.gj)(t, seal, ran);
-}
-/**
- * What a command's container holds beyond its files and config dir: a clone of the task's git,
- * as the worker's and the sandbox's, whose read-only pointer covers the task's `.git` (so nothing
- * the command does can point the action's git elsewhere). With a view, its files are the task's
- * view, and setup (which lists what it left with git in its cage, fleet/setup-check.ts) gets its
- * out dir, named by its container path.
- */
-async function commandCage(v) {
-    const view = (v.sealing ?? v.task)?.view;
-    const clone = await (0,cage_git/* prepareGit */.UL)(v.sealing ?? v.task ?? v.worktree, external_node_path_default().dirname(v.configDir), v.gitDir);
-    const env = { ...v.env };
-    for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX'])
-        delete env[hostOnly];
-    if (v.outDir)
-        env[v.outDir.variable] = container/* CONTAINER_OUT_DIR */.Z7;
-    const owned = [v.worktree, v.configDir, clone.cloneDir];
-    if (v.outDir)
-        owned.push(v.outDir.path);
-    return { view, clone, git: await containerGit(clone), env, owned };
-}
-/**
- * The verify command (or setup) in a container of the worker's image, with only the task's files
- * and the worker's config dir mounted and the worker's environment minus the model key: in
- * container isolation the worker wrote what verify runs (package.json scripts, Makefiles), so it
- * must not run on the runner. Its git is a clone of the task's (commandCage), never the host's.
- */
-async function verifyInContainer(c, v) {
-    const name = containerName(RUN_TOKEN, v.taskId, 0).replace(/-0$/, '-verify');
-    const uid = process.getuid?.();
-    const user = containerUser(uid, process.getgid?.());
-    const cage = await commandCage(v);
-    const cmd = (0,container/* containerCommand */.jF)({
-        runtime: c.runtime,
-        image: c.image,
-        name,
-        worktree: v.worktree,
-        configDir: v.configDir,
-        env: cage.env,
-        git: cage.git,
-        view: cage.view,
-        outDir: v.outDir?.path,
-        cpus: c.cpus,
-        memory: c.memory,
-        pidsLimit: c.pidsLimit,
-        network: c.network,
-        user,
-        claudeArgs: [],
-        command: ['sh', '-c', v.command]
-    });
-    const runEnv = runtimeEnv(cmd.env, v.host);
-    v.log(`[${v.taskId}] verify in container ${name}`);
-    if (uid === 0)
-        await (0,cage_git/* chownTree */.kM)(user, cage.owned);
-    try {
-        const result = await runCommand(c, v, { name, file: cmd.file, args: cmd.args, env: runEnv });
-        if (v.sealing)
-            await sealAfterCommand(c, v, { name: `${name}-seal`, user });
-        return result;
-    }
-    finally {
-        await runRuntime(c.runtime, ['rm', '--force', name], runEnv);
-        const self = `${uid}:${process.getgid?.() ?? 0}`;
-        if (uid === 0)
-            await (0,cage_git/* chownTree */.kM)(self, cage.owned);
-        await (0,cage_git/* finishGit */.AI)(cage.clone);
-    }
-}
-/** The command's container run to its end, then removed (the seal's container comes after). */
-async function runCommand(c, v, cmd) {
-    // --interactive is for the worker's prompt; verify reads no stdin.
-    const args = cmd.args.filter(a => a !== '--interactive');
-    const result = await (0,verify/* runVerify */.R)(v.command, v.worktree, cmd.env, v.timeoutMs, {
-        file: cmd.file,
-        args,
-        onStop: killContainer(cmd.name, c.runtime, cmd.env, m => v.log(`[${v.taskId}] ${m}`)),
-        hunt: false
-    }, v.signal);
-    await runRuntime(c.runtime, ['rm', '--force', cmd.name], cmd.env);
-    return result;
-}
-/** A command's leftovers sealed: a fresh clone at the task's accepted commit, then the seal. */
-async function sealAfterCommand(c, v, o) {
-    const t = v.sealing;
-    if (!t)
-        return;
-    const git = await (0,cage_git/* prepareGit */.UL)(t, external_node_path_default().dirname(v.configDir));
-    const uid = process.getuid?.();
-    try {
-        if (uid === 0)
-            await (0,cage_git/* chownTree */.kM)(o.user, [git.cloneDir, v.worktree]);
-        const launch = {
-            cwd: v.worktree,
-            paths: { configDir: v.configDir, home: v.configDir, tmp: v.configDir },
-            env: {},
-            settings: external_node_path_default().join(v.configDir, 'settings.json'),
-            args: () => []
-        };
-        await sealInContainer(c, { ...launch, host: v.host, sealing: t }, { ...o, git });
-    }
-    finally {
-        await (0,cage_git/* finishGit */.AI)(git, uid === 0 ? { user: `${uid}:${process.getgid?.() ?? 0}`, dirs: [git.cloneDir] } : undefined);
-    }
-}
-
-// EXTERNAL MODULE: ./src/child-env.ts
-var child_env = __nccwpck_require__(5387);
-;// CONCATENATED MODULE: ./src/worker/container-net.ts
-/**
- * isolation: container — where its workers reach the model gateway. A container on a bridge
- * network cannot reach the runner's loopback, and host networking is refused, so the gateway
- * listens on the bridge's gateway address (docker: docker0, usually 172.17.0.1; podman:
- * 10.88.0.1), which is the runner itself as the container sees it. Only the runner and its
- * containers can reach that address; the token still gates every request.
- */
-
-
-
-/** The gateway's address for container workers: the bridge's gateway, or loopback on network none. */
-async function containerGatewayHost(container, env) {
-    const { runtime, network } = container;
-    if (network === 'none')
-        return '127.0.0.1';
-    const name = network === 'bridge' ? (runtime === 'podman' ? 'podman' : 'bridge') : network;
-    const format = runtime === 'podman'
-        ? '{{range .Subnets}}{{.Gateway}} {{end}}'
-        : '{{range .IPAM.Config}}{{.Gateway}} {{end}}';
-    try {
-        const { stdout } = await (0,src_process/* runOk */.uO)(runtime, ['network', 'inspect', name, '--format', format], {
-            env: (0,child_env/* systemEnv */.NF)(env, RUNTIME_VARS),
-            timeoutMs: 30_000
-        });
-        const host = stdout
-            .trim()
-            .split(/\s+/)
-            .find(a => /^\d+\.\d+\.\d+\.\d+$/.test(a));
-        if (host)
-            return host;
-        throw new Error(`no IPv4 gateway in '${stdout.trim()}'`);
-    }
-    catch (error) {
-        throw new Error(`isolation: container needs the model gateway on network '${name}''s gateway address, and '${runtime} network inspect ${name}' did not give one: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
-    }
-}
-
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-;// CONCATENATED MODULE: ./src/worker/views.ts
-/**
- * Copy-on-write views: a directory shown at a path through an overlay whose upper layer is private
- * to one caged command, so the command may write all it likes there and the directory underneath
- * never changes. Used for setup's view of the runner's package caches; built to also show one
- * shared read-only checkout to many tasks (docs/performance.md, "One checkout, many views").
- *
- * How: bubblewrap 0.9 has `--overlay`, but 0.8 (Debian 12, Ubuntu 22.04) does not. The kernel
- * (5.11+) mounts an overlay inside an unprivileged user namespace, so the sandbox's command line is
- * wrapped: `unshare` makes a user namespace (the runner user as its root) with a private mount
- * namespace, mounts each view there with `mount -t overlay`, and execs bwrap, which nests its own
- * user namespace and maps the runner's uid and gid back (`--uid`, `--gid`). Nothing is mounted on
- * the host: the views vanish with the namespace. fuse-overlayfs would need /dev/fuse open to the
- * runner user, which is not so on every host.
- */
-
-
-
-
-class ViewError extends Error {
-}
-/** One view's mount, its four paths as $1..$4 (VIEWS_INIT, HOLD_VIEW). */
-const MOUNT_VIEW = [
-    'mount -t overlay fleet-view -o "userxattr,lowerdir=$1,upperdir=$3,workdir=$4" -- "$2" ||',
-    '  { echo "fleet: cannot mount a copy-on-write view of $1 at $2" >&2; exit 125; }'
-];
-/**
- * Mounts each view (lower, at, upper, work: four positional arguments each) in the namespace
- * `unshare` made, then becomes the command after `--`. Constant text: paths come as arguments.
- * `userxattr`: overlayfs keeps its whiteouts and opaque-dir marks in user.* xattrs, the only ones
- * a user namespace may set (without it, removing a directory of the lower layer fails with EIO).
- */
-const VIEWS_INIT = [
-    'while [ "$1" != -- ]; do',
-    ...MOUNT_VIEW.map(line => `  ${line}`),
-    '  shift 4',
-    'done',
-    'shift; exec "$@"'
-].join('\n');
-/**
- * A held view (holdView): mounted once, then `ready`, then nothing until stdin ends, which comes
- * when the action ends the holder or dies; the namespace and its mount go with the last process
- * in it. Constant text: the paths come as arguments.
- */
-const HOLD_VIEW = [...MOUNT_VIEW, 'echo ready', 'read -r _ || :'].join('\n');
-/** overlayfs splits its options on `,` and `:` and reads `\` as an escape. */
-function checkPath(name, p) {
-    if (!external_node_path_default().isAbsolute(p) || external_node_path_default().normalize(p) !== p || /[,:\\\n\0]/.test(p) || p === '/')
-        throw new ViewError(`A copy-on-write view's ${name} must be an absolute, normalised path without ',', ':', '\\' or a newline, got '${p}'.`);
-    return p;
-}
-const within = (child, parent) => child === parent || child.startsWith(`${parent}/`);
-/** The views' checked positional arguments for VIEWS_INIT. */
-function viewArgs(views) {
-    return views.flatMap(v => {
-        const [lower, at, upper, work] = [
-            checkPath('lower dir', v.lower),
-            checkPath('mount point', v.at),
-            checkPath('upper dir', v.upper),
-            checkPath('work dir', v.work)
-        ];
-        if ([upper, work].some(p => within(p, lower) || within(p, at)))
-            throw new ViewError(`A view's private layer (${upper}) must lie outside ${lower} and ${at}.`);
-        return [lower, at, upper, work];
-    });
-}
-const OWN_NAMESPACES = ['--user', '--map-root-user', '--mount', '--propagation', 'private'];
-/**
- * The command line that mounts the views, then runs `inner` (bwrap, started with the runner's ids
- * kept: see sandboxCommand). With `held` (the task's view, mounted once by holdView), it enters
- * that namespace with `nsenter`, where the task's view is mounted already, and mounts only
- * `views` (setup's caches) in a mount namespace of its own, so they stay with this command. Pure.
- */
-function withViews(unshare, views, inner, held) {
-    const init = ['sh', '-c', VIEWS_INIT, 'fleet-views', ...viewArgs(views), '--'];
-    if (held) {
-        const enter = [
-            '--target',
-            String(held.pid),
-            '--user',
-            '--mount',
-            '--preserve-credentials',
-            '--'
-        ];
-        const own = views.length > 0 ? [unshare, '--mount', '--propagation', 'private', '--'] : [];
-        return { file: held.nsenter, args: [...enter, ...own, ...init, inner.file, ...inner.args] };
-    }
-    if (views.length === 0)
-        return inner;
-    return { file: unshare, args: [...OWN_NAMESPACES, '--', ...init, inner.file, ...inner.args] };
-}
-/**
- * Mounts `view` once in a user and mount namespace a small holder process keeps, so each of the
- * task's cages (setup, the worker, verify, their seals) enters it (withViews' `held`) instead of
- * mounting an overlay of its own: the overlay's first look at every file (on 20,000 files, a
- * tenth to half a second per cage) is paid once per task. The holder carries the stray marker,
- * is stopped by the run's `signal`, and ends by itself when the action dies (its stdin closes).
- */
-async function holdView(unshare, view, signal) {
-    const args = [...OWN_NAMESPACES, '--', 'sh', '-c', HOLD_VIEW, 'fleet-view', ...viewArgs([view])];
-    const child = (0,src_process/* startChild */.v0)(unshare, args, {
-        env: { PATH: '/usr/bin:/bin' },
-        signal,
-        holdStdin: true
-    });
-    let ended = false;
-    const result = child.result.finally(() => (ended = true));
-    const ready = await new Promise(resolve => {
-        let out = '';
-        child.stdout?.on('data', (chunk) => {
-            out += chunk.toString();
-            if (out.includes('ready\n'))
-                resolve(true);
-        });
-        void result.then(() => resolve(false));
-    });
-    if (!ready || child.pid === undefined) {
-        const r = await result;
-        const said = r.startError ?? (r.stderr.trim().split('\n').pop() || `exit ${r.exitCode}`);
-        throw new ViewError(`The task's view of ${view.lower} could not be mounted: ${said}`);
-    }
-    return {
-        view,
-        pid: child.pid,
-        alive: () => !ended && !signal?.aborted,
-        stop: async () => {
-            child.stdin?.end();
-            await result;
-        }
-    };
-}
-/** Drops a path that lies inside another of the list: the outer view shows it already. */
-function outermost(paths) {
-    const unique = [...new Set(paths)];
-    return unique.filter(p => !unique.some(q => q !== p && within(p, q)));
-}
-/** A fresh private layer for a view of `lower` at `at`, in `dir` (made; removed by dropLayers). */
-async function makeView(dir, lower, at = lower) {
-    const view = { lower, at, upper: external_node_path_default().join(dir, 'upper'), work: external_node_path_default().join(dir, 'work') };
-    await (0,promises_.mkdir)(view.upper, { recursive: true });
-    await (0,promises_.mkdir)(view.work, { recursive: true });
-    return view;
-}
-/**
- * Removes a view's private layers: overlayfs leaves `work/work` with mode 000, which the runner
- * user owns but cannot list, so it is opened first.
- */
-async function dropView(view) {
-    await (0,promises_.chmod)(external_node_path_default().join(view.work, 'work'), 0o700).catch(() => undefined);
-    await (0,promises_.rm)(view.upper, { recursive: true, force: true });
-    await (0,promises_.rm)(view.work, { recursive: true, force: true });
-}
-/**
- * Whether views can be mounted here: one view of an empty directory, mounted and written through
- * (the preflight asks once per run). Undefined when they can, else why not, in a few words.
- */
-async function viewsFail(unshare) {
-    const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-view-probe-'));
-    try {
-        const lower = external_node_path_default().join(dir, 'lower');
-        await (0,promises_.mkdir)(lower);
-        const view = await makeView(external_node_path_default().join(dir, 'layer'), lower);
-        const probe = withViews(unshare, [view], { file: 'sh', args: ['-c', `: > '${lower}/probe'`] });
-        const ran = await (0,src_process/* run */.eF)(probe.file, probe.args, {
-            env: { PATH: '/usr/bin:/bin' },
-            timeoutMs: 30_000
-        });
-        await dropView(view);
-        const leaked = await (0,promises_.readdir)(lower);
-        if (ran.exitCode === 0 && leaked.length === 0)
-            return undefined;
-        return ran.stderr.trim().split('\n').pop() || `exit ${ran.exitCode}`;
-    }
-    finally {
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
-    }
-}
-/**
- * setup's caches, each shown through a view with a private layer in `dir` (one per cache), or an
- * empty private directory where the runner has none yet or views cannot mount here (`unshare`
- * undefined). Nothing setup writes reaches the runner's own directories either way.
- */
-async function cacheLayers(caches, dir, unshare) {
-    const views = [];
-    const scratch = [];
-    for (const [i, at] of outermost(caches).entries()) {
-        const layer = external_node_path_default().join(dir, `cache-${i}`);
-        const exists = await (0,promises_.stat)(at).then(s => s.isDirectory(), () => false);
-        if (exists && unshare)
-            views.push(await makeView(layer, at));
-        else {
-            await (0,promises_.mkdir)(layer, { recursive: true });
-            scratch.push({ dir: layer, at });
-        }
-    }
-    return { views, scratch };
-}
-
-;// CONCATENATED MODULE: ./src/worker/sandbox.ts
-/**
- * isolation: sandbox — the bubblewrap command line that cages one worker (or its verify or setup
- * command): its own user, PID, network, IPC and UTS namespaces, a fresh /proc, no_new_privs (so
- * sudo and setuid are dead), and a filesystem made only of what is listed here. Pure: the host
- * facts it needs (which system directories exist, where bwrap is) are given to it.
- * docs/sandbox.md explains each choice.
- */
-
-
-/**
- * Toolchains and system files, read-only. /opt holds the hosted runners' tool cache; the others
- * are the usual merged-/usr layout, each kept as a symlink where the host has one.
- */
-const SYSTEM_PATHS = ['/usr', '/etc', '/opt', '/bin', '/sbin', '/lib', '/lib32', '/lib64'];
-/** Where the host-side network sockets appear inside; the worker cannot write there. */
-const SOCKET_DIR = '/run/fleet';
-const MODEL_SOCKET = `${SOCKET_DIR}/model.sock`;
-const PROXY_SOCKET = `${SOCKET_DIR}/proxy.sock`;
-class SandboxSpecError extends Error {
-}
-function fail(message) {
-    throw new SandboxSpecError(message);
-}
-/**
- * Runs as the sandbox's first process: starts socat on loopback for each host socket, waits until
- * they listen (read from /proc/net/tcp with shell builtins only: no fork per poll), then becomes
- * the command. Constant text: ports and the command come as positional arguments.
- */
-const SANDBOX_INIT = [
-    'mp=$1 mh=$2 pp=$3 ph=$4; shift 4',
-    `if [ "$mp" != 0 ]; then socat TCP-LISTEN:$mp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${MODEL_SOCKET} </dev/null >/dev/null 2>&1 & fi`,
-    `socat TCP-LISTEN:$pp,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${PROXY_SOCKET} </dev/null >/dev/null 2>&1 &`,
-    'listening() { while IFS= read -r l; do case $l in *":$1 00000000:0000 0A"*) return 0;; esac; done </proc/net/tcp; return 1; }',
-    'n=0; while [ $n -lt 20000 ]; do listening $ph && { [ "$mp" = 0 ] || listening $mh; } && break; n=$((n+1)); done',
-    'exec "$@"'
-].join('\n');
-const hex = (port) => port.toString(16).toUpperCase().padStart(4, '0');
-function checkPort(name, port) {
-    if (!Number.isInteger(port) || port < 1 || port > 65535)
-        fail(`Invalid ${name} port ${port}.`);
-    return port;
-}
-function checkAbsolute(name, p) {
-    if (!external_node_path_default().isAbsolute(p) || external_node_path_default().normalize(p) !== p.replace(/\/+$/, '') || p.includes('\0'))
-        fail(`The sandbox's ${name} must be an absolute, normalised path, got '${p}'.`);
-    return p;
-}
-function systemArgs(system) {
-    return system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
-}
-/** The bwrap argv and environment for one caged command. */
-function sandboxCommand(spec) {
-    const worktree = checkAbsolute('worktree', spec.worktree);
-    const cageDir = checkAbsolute('cage dir', spec.cageDir);
-    const readOnly = [...(spec.extraReadOnly ?? []), ...(spec.claudeDir ? [spec.claudeDir] : [])];
-    const args = [
-        '--unshare-user',
-        '--unshare-pid',
-        '--unshare-net',
-        '--unshare-ipc',
-        '--unshare-uts',
-        '--unshare-cgroup-try',
-        '--die-with-parent',
-        // A new session: the caged command cannot push input into the action's terminal (TIOCSTI).
-        '--new-session',
-        '--hostname',
-        'fleet-sandbox',
-        ...systemArgs(spec.system),
-        '--proc',
-        '/proc',
-        '--dev',
-        '/dev',
-        '--tmpfs',
-        '/tmp',
-        // After the tmpfs: a path under /tmp (RUNNER_TEMP's installed claude, say) must not be hidden.
-        ...readOnly.flatMap(p => ['--ro-bind', checkAbsolute('read-only path', p), p]),
-        '--bind',
-        worktree,
-        worktree,
-        '--bind',
-        cageDir,
-        cageDir,
-        ...cacheArgs(spec),
-        ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
-    ];
-    if (spec.git) {
-        const objects = checkAbsolute('objects dir', spec.git.objectsDir);
-        args.push('--ro-bind', objects, objects);
-        // Over the worktree's own `.git`: the worker's git opens its clone, and cannot rewrite the
-        // pointer the action's git follows afterwards.
-        args.push('--ro-bind', checkAbsolute('gitfile', spec.git.gitFile), external_node_path_default().join(worktree, '.git'));
-    }
-    if (spec.command.length === 0)
-        fail('The sandbox was given no command.');
-    args.push(...networkArgs(spec.network, worktree), ...spec.command);
-    assertNoSecrets(args, spec.env);
-    return { ...viewsAround(spec, { file: spec.bwrap, args }), env: { ...spec.env } };
-}
-/** The sockets and the init that serves them inside, before the command; none without a network. */
-function networkArgs(net, worktree) {
-    if (!net)
-        return ['--chdir', worktree, '--'];
-    const proxyPort = checkPort('proxy', net.proxyPort);
-    const modelPort = net.modelSocket ? checkPort('model', net.modelPort ?? 0) : 0;
-    if (modelPort === proxyPort)
-        fail(`The proxy and the model endpoint share port ${proxyPort}.`);
-    const args = ['--ro-bind', checkAbsolute('proxy socket', net.proxySocket), PROXY_SOCKET];
-    if (net.modelSocket)
-        args.push('--ro-bind', checkAbsolute('model socket', net.modelSocket), MODEL_SOCKET);
-    args.push('--chdir', worktree, '--', 'sh', '-c', SANDBOX_INIT, 'fleet-sandbox');
-    args.push(String(modelPort), hex(modelPort), String(proxyPort), hex(proxyPort));
-    return args;
-}
-/** The caches' binds: a view is mounted over its own path (outside bwrap), a scratch dir bound. */
-function cacheArgs(spec) {
-    return [
-        ...(spec.views ?? []).flatMap(v => ['--bind', checkAbsolute('cache view', v.at), v.at]),
-        ...(spec.scratch ?? []).flatMap(s => {
-            const dir = checkAbsolute('scratch dir', s.dir);
-            return ['--bind', dir, checkAbsolute('scratch path', s.at)];
-        })
-    ];
-}
-/**
- * With views, bwrap starts inside the namespace that mounted them, where the runner user is root:
- * `--uid`/`--gid` map its own ids back, so the command runs as the runner user, as without.
- */
-function viewsAround(spec, bwrap) {
-    const own = spec.worktreeView;
-    if (own && own.at !== spec.worktree)
-        fail(`The task's view is mounted at ${own.at}, not at its worktree ${spec.worktree}.`);
-    const by = spec.viewsBy;
-    const holder = spec.heldView;
-    // Read now, at each command: a holder that has ended is never entered (its pid may be reused).
-    const held = own && by?.nsenter && holder?.view === own && holder.alive()
-        ? { nsenter: by.nsenter, pid: holder.pid }
-        : undefined;
-    const views = [...(own && !held ? [own] : []), ...(spec.views ?? [])];
-    if (views.length === 0 && !held)
-        return bwrap;
-    if (!by)
-        fail('The sandbox was given views but no way to mount them.');
-    const ids = ['--uid', String(by.uid), '--gid', String(by.gid)];
-    return withViews(by.unshare, views, { file: bwrap.file, args: [...ids, ...bwrap.args] }, held);
-}
-const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)/i;
-/** The argv is visible in `ps` to every user of the host: it must hold no value of a secret. */
-function assertNoSecrets(args, env) {
-    const secrets = Object.entries(env)
-        .filter(([name, value]) => value.length >= 8 && SECRET_NAME.test(name))
-        .map(([, value]) => value);
-    if (args.some(arg => secrets.some(secret => arg.includes(secret))))
-        fail('A credential would appear on the sandbox command line; pass it through the environment.');
-}
-/** The paths the sandbox lets its command write: the worktree and the cage dir, nothing else. */
-function writablePaths(args) {
-    const out = [];
-    // Wrapped by withViews: bwrap's own arguments start after the views' `--` and bwrap's path.
-    const views = args.indexOf('fleet-views');
-    for (let i = views === -1 ? 0 : args.indexOf('--', views) + 2; i < args.length; i++) {
-        if (args[i] === '--')
-            break;
-        if (args[i] === '--bind' || args[i] === '--bind-try' || args[i] === '--dev-bind')
-            out.push(args[i + 2] ?? '');
-    }
-    return out;
-}
-/** The proxy variables a caged command gets: everything but loopback goes through the proxy. */
-function proxyEnv(proxyPort) {
-    const url = `http://127.0.0.1:${proxyPort}`;
-    const noProxy = 'localhost,127.0.0.1,::1';
-    return {
-        HTTP_PROXY: url,
-        HTTPS_PROXY: url,
-        http_proxy: url,
-        https_proxy: url,
-        ALL_PROXY: url,
-        all_proxy: url,
-        NO_PROXY: noProxy,
-        no_proxy: noProxy
-    };
-}
-
-;// CONCATENATED MODULE: ./src/worker/sandbox-host.ts
-/**
- * The sandbox's preflight, run once before any worker or model request: bubblewrap and socat are
- * there (installed with apt when the runner may elevate), a trivial command runs in a sandbox
- * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
- * and otherwise one sentence naming the fix. It never falls back to isolation: process.
- */
-
-
-
-
-
-
-class SandboxUnavailable extends Error {
-    name = 'SandboxUnavailable';
-}
-const PACKAGES = ['bubblewrap', 'socat', 'ripgrep'];
-const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
-const OTHERWISE = "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)";
-async function onPath(name, pathVar) {
-    for (const dir of (pathVar ?? '').split(':').filter(d => external_node_path_default().isAbsolute(d))) {
-        const file = external_node_path_default().join(dir, name);
-        if (await (0,promises_.access)(file, promises_.constants.X_OK).then(() => true, () => false))
-            return file;
-    }
-    return undefined;
-}
-/** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
-async function systemLayout() {
-    const system = [];
-    for (const p of SYSTEM_PATHS) {
-        const stat = await (0,promises_.lstat)(p).catch(() => undefined);
-        if (stat?.isSymbolicLink())
-            system.push({ kind: 'symlink', path: p, target: await (0,promises_.readlink)(p) });
-        else if (stat?.isDirectory())
-            system.push({ kind: 'dir', path: p });
-    }
-    // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
-    const resolv = await (0,promises_.realpath)('/etc/resolv.conf').catch(() => undefined);
-    const shown = (p) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`));
-    const extraReadOnly = resolv && !shown(resolv) ? [resolv] : [];
-    return { system, extraReadOnly };
-}
-/** Root, or passwordless sudo: the command prefix that elevates, or undefined. */
-async function elevation(env) {
-    if (process.getuid?.() === 0)
-        return [];
-    const sudo = await onPath('sudo', env.PATH);
-    if (sudo &&
-        (await (0,src_process/* run */.eF)(sudo, ['-n', 'true'], { env: (0,child_env/* systemEnv */.NF)(env), timeoutMs: 10_000 })).exitCode === 0)
-        return [sudo, '-n'];
-    return undefined;
-}
-async function elevated(prefix, args, env) {
-    const [file, ...rest] = [...prefix, ...args];
-    return (0,src_process/* run */.eF)(file ?? args[0] ?? 'true', rest, {
-        env: (0,child_env/* systemEnv */.NF)(env, ['DEBIAN_FRONTEND']),
-        timeoutMs: 300_000
-    });
-}
-async function installMissing(env, log) {
-    const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' };
-    const missing = [];
-    for (const pkg of PACKAGES)
-        if (!(await onPath(tools[pkg] ?? pkg, env.PATH)))
-            missing.push(pkg);
-    if (missing.length === 0)
-        return;
-    const prefix = await elevation(env);
-    if (!prefix)
-        return;
-    const aptEnv = { ...env, DEBIAN_FRONTEND: 'noninteractive' };
-    log(`isolation: sandbox needs ${missing.join(', ')}: installing with apt-get (passwordless sudo)`);
-    const install = ['apt-get', 'install', '-y', '-qq', '--no-install-recommends', ...missing];
-    let result = await elevated(prefix, install, aptEnv);
-    if (result.exitCode !== 0) {
-        await elevated(prefix, ['apt-get', 'update', '-qq'], aptEnv);
-        result = await elevated(prefix, install, aptEnv);
-    }
-    if (result.exitCode !== 0)
-        log(`apt-get install failed: ${result.stderr.trim().split('\n').pop()}`);
-}
-/** The trivial command: a sandbox with every namespace, as the workers get. */
-async function probe(bwrap, layout) {
-    const binds = layout.system.flatMap(e => e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]);
-    const args = ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc'];
-    args.push('--die-with-parent', '--new-session', ...binds, '--proc', '/proc', '--dev', '/dev');
-    args.push('--', 'sh', '-c', 'exit 0');
-    return (0,src_process/* run */.eF)(bwrap, args, { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 30_000 });
-}
-/** Ubuntu 24.04: AppArmor forbids unprivileged user namespaces unless lifted (runner-images#10443). */
-async function liftUsernsRestriction(env, log) {
-    const file = `/proc/sys/${USERNS_SYSCTL.replace(/\./g, '/')}`;
-    const value = await (0,promises_.readFile)(file, 'utf8').catch(() => '');
-    if (value.trim() !== '1')
-        return false;
-    const prefix = await elevation(env);
-    if (!prefix)
-        return false;
-    log(`Lifting AppArmor's restriction on user namespaces for this run: sysctl -w ${USERNS_SYSCTL}=0`);
-    const result = await elevated(prefix, ['sysctl', '-w', `${USERNS_SYSCTL}=0`], env);
-    return result.exitCode === 0;
-}
-/** Checks (and where it may, prepares) this machine for isolation: sandbox. */
-async function preflightSandbox(env, log) {
-    if (process.platform !== 'linux')
-        throw new SandboxUnavailable(`isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`);
-    await installMissing(env, log);
-    const bwrap = await onPath('bwrap', env.PATH);
-    const socat = await onPath('socat', env.PATH);
-    if (!bwrap || !socat)
-        throw new SandboxUnavailable(`isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`);
-    if (!(await onPath('rg', env.PATH)))
-        log('ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).');
-    const layout = await systemLayout();
-    let tried = await probe(bwrap, layout);
-    if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log)))
-        tried = await probe(bwrap, layout);
-    if (tried.exitCode !== 0) {
-        const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`;
-        throw new SandboxUnavailable(`isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`);
-    }
-    log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`);
-    const unshare = await viewsHere(env, log);
-    const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined;
-    return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) };
-}
-/** `unshare` if copy-on-write views mount here; otherwise a line in the log saying what setup gets. */
-async function viewsHere(env, log) {
-    const unshare = await onPath('unshare', env.PATH);
-    const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed';
-    if (!why)
-        return unshare;
-    log(`setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`);
-    return undefined;
-}
-
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(77030);
-var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
-// EXTERNAL MODULE: ./src/worker/sandbox-allow.ts
-var sandbox_allow = __nccwpck_require__(91913);
-// EXTERNAL MODULE: ./src/worker/sandbox-ip.ts
-var sandbox_ip = __nccwpck_require__(23375);
-;// CONCATENATED MODULE: external "node:dns/promises"
-const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns/promises");
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(37067);
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
-;// CONCATENATED MODULE: ./src/worker/sandbox-proxy.ts
-/**
- * The sandbox's allowlisting HTTP proxy: CONNECT host:port for TLS, absolute-URI requests for plain
- * HTTP. Each target is judged (sandbox-allow.ts), a name resolved once, and the connection made to
- * that very address, so a second lookup cannot point it elsewhere.
- */
-
-
-
-
-/** The address to connect to, or why not. */
-async function decide(rules, host, port) {
-    const target = (0,sandbox_allow/* judgeTarget */.dM)(rules, host, port);
-    if (!target.ok)
-        return { refused: { says: target.says, allow: target.allow } };
-    if ('ip' in target)
-        return { ip: target.ip };
-    let addresses;
-    try {
-        addresses = (await (0,external_node_dns_promises_namespaceObject.lookup)(target.name, { all: true, verbatim: true })).map(a => a.address);
-    }
-    catch (error) {
-        return { failed: `cannot resolve ${target.name}: ${error.message}` };
-    }
-    if (target.anyAddress && addresses[0])
-        return { ip: addresses[0] };
-    const judged = (0,sandbox_allow/* judgeAddresses */.ec)(rules, port, addresses);
-    if (!judged.ok)
-        return { refused: { says: judged.says, allow: judged.allow } };
-    return 'ip' in judged ? { ip: judged.ip } : { failed: `cannot resolve ${target.name}` };
-}
-/** A target as a worker wrote it, safe for a log line and a summary's code span. */
-function shown(target) {
-    return target.replace(/[^\w.:%[\]-]/g, '?').slice(0, 200);
-}
-function forbidden(target, why) {
-    return why.says === sandbox_allow/* NOT_ALLOWED */.fX
-        ? `fleet sandbox: ${target} is not in allowed-domains\n`
-        : `fleet sandbox: ${target} ${why.says}\n`;
-}
-function pipeBoth(a, b) {
-    a.on('close', () => b.destroy());
-    b.on('close', () => a.destroy());
-    a.on('error', () => b.destroy());
-    b.on('error', () => a.destroy());
-    a.pipe(b);
-    b.pipe(a);
-}
-function plainHttp(o, deny) {
-    return async (req, res) => {
-        const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
-        if (url?.protocol !== 'http:') {
-            res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n');
-            return;
-        }
-        const port = url.port ? Number(url.port) : 80;
-        const target = `${url.hostname}:${port}`;
-        const to = await decide(o.rules, url.hostname, port);
-        if (!('ip' in to)) {
-            if ('refused' in to)
-                deny(target, to.refused);
-            const body = 'refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`;
-            res.writeHead('refused' in to ? 403 : 502, {
-                'content-type': 'text/plain',
-                'content-length': Buffer.byteLength(body),
-                connection: 'close'
-            });
-            res.end(body);
-            return;
-        }
-        const headers = { ...req.headers, host: url.host };
-        delete headers['proxy-connection'];
-        delete headers['proxy-authorization'];
-        const upstream = external_node_http_default().request({ host: to.ip, port, method: req.method, path: url.pathname + url.search, headers }, reply => {
-            res.writeHead(reply.statusCode ?? 502, reply.headers);
-            reply.pipe(res);
-        });
-        upstream.on('error', error => {
-            if (!res.headersSent)
-                res.writeHead(502);
-            res.end(`fleet sandbox: ${target}: ${error.message}\n`);
-        });
-        req.pipe(upstream);
-    };
-}
-function tunnel(o, deny) {
-    return async (req, client, head) => {
-        const target = shown(req.url ?? '?');
-        const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
-        const port = Number(m?.[2] ?? 0);
-        const to = m
-            ? await decide(o.rules, m[1] ?? '', port)
-            : { refused: { says: 'is not host:port' } };
-        if (!('ip' in to)) {
-            if ('refused' in to)
-                deny(target, to.refused);
-            const [status, body] = 'refused' in to
-                ? ['403 Forbidden', forbidden(target, to.refused)]
-                : ['502 Bad Gateway', `fleet sandbox: ${to.failed}\n`];
-            client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-            return;
-        }
-        const upstream = external_node_net_default().connect({ host: to.ip, port }, () => {
-            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-            if (head.length)
-                upstream.write(head);
-            pipeBoth(client, upstream);
-        });
-        upstream.once('error', error => {
-            if (client.writable)
-                client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);
-        });
-    };
-}
-function allowProxy(o) {
-    const logged = new Set();
-    const deny = (target, why) => {
-        if (!logged.has(target))
-            o.log(`sandbox network: refused ${target}: it ${why.says}`);
-        logged.add(target);
-        o.blocked?.set(target, why);
-    };
-    const server = external_node_http_default().createServer((req, res) => void plainHttp(o, deny)(req, res));
-    server.on('connect', (req, client, head) => {
-        client.on('error', () => client.destroy());
-        void tunnel(o, deny)(req, client, head);
-    });
-    return server;
-}
-/** The summary's lines for the run's refused targets, with the entry that would allow each. */
-function blockedLines(blocked) {
-    return [...(blocked ?? [])].map(([target, why]) => `\`${target}\` ${why.says}` +
-        (why.allow ? `; to allow it, add \`${why.allow}\` to \`allowed-domains\`` : ''));
-}
-
-;// CONCATENATED MODULE: ./src/worker/sandbox-net.ts
-/**
- * The host side of a sandbox's network. Inside, the network namespace has only its own loopback;
- * two unix sockets are bound in and served on loopback ports by socat (sandbox.ts):
- * - the model endpoint: a byte pipe to exactly that one host:port (today `base-url`, the gateway
- *   once it exists), so its loopback address works unchanged inside;
- * - an HTTP proxy (CONNECT and plain forwarding) that lets through only the allowlist.
- * Both run in the action's event loop: never block it with a synchronous child process.
- */
-
-
-
-
-
-
-/** The proxy's port inside; any free one will do, the namespace is the sandbox's own. */
-const PROXY_PORT = 3128;
-function endpointOf(url) {
-    const u = new URL(url);
-    const port = u.port ? Number(u.port) : u.protocol === 'https:' ? 443 : 80;
-    return { host: (0,sandbox_allow/* normaliseHost */.f2)(u.hostname), port };
-}
-function listen(server, socket) {
-    return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(socket, () => resolve());
-    });
-}
-/** The model endpoint's pipe: every connection goes to that one host:port, whatever it sends. */
-function modelForward(host, port) {
-    return external_node_net_default().createServer(client => {
-        const upstream = external_node_net_default().connect({ host, port });
-        pipeBoth(client, upstream);
-    });
-}
-/** The model endpoint's own rule: set by the workflow, so its name may resolve anywhere. */
-function endpointRule(host) {
-    const kind = (0,sandbox_ip/* classifyHost */.R)(host);
-    return kind.kind === 'ip'
-        ? { host: kind.address, wildcard: false, ip: true }
-        : { host, wildcard: false, anyAddress: true };
-}
-/**
- * Opens the two sockets for one caged command. A model endpoint off loopback (Anthropic's own,
- * or z.ai) is reached through the proxy instead, allowed by name.
- */
-async function openSandboxNetwork(o) {
-    await (0,promises_.rm)(o.dir, { recursive: true, force: true });
-    await (0,promises_.mkdir)(o.dir, { recursive: true, mode: 0o700 });
-    const endpoint = o.modelUrl ? endpointOf(o.modelUrl) : undefined;
-    const forwarded = endpoint && (0,sandbox_allow/* isLoopback */.U9)(endpoint.host) ? endpoint : undefined;
-    const rules = [...o.allowed];
-    if (endpoint && !forwarded)
-        rules.push({ ...endpointRule(endpoint.host), ports: [endpoint.port] });
-    const servers = [];
-    const open = new Set();
-    const track = (server) => {
-        servers.push(server);
-        server.on('connection', (socket) => {
-            open.add(socket);
-            socket.once('close', () => open.delete(socket));
-        });
-    };
-    const proxySocket = external_node_path_default().join(o.dir, 'proxy.sock');
-    const proxy = allowProxy({ rules, log: o.log, blocked: o.blocked });
-    track(proxy);
-    await listen(proxy, proxySocket);
-    let modelSocket;
-    if (forwarded) {
-        modelSocket = external_node_path_default().join(o.dir, 'model.sock');
-        const forward = modelForward(forwarded.host, forwarded.port);
-        track(forward);
-        await listen(forward, modelSocket);
-    }
-    const proxyPort = forwarded?.port === PROXY_PORT ? PROXY_PORT + 1 : PROXY_PORT;
-    return {
-        proxySocket,
-        proxyPort,
-        modelSocket,
-        modelPort: forwarded?.port,
-        async close() {
-            for (const socket of open)
-                socket.destroy();
-            await Promise.all(servers.map(s => new Promise(resolve => s.close(resolve))));
-            await (0,promises_.rm)(o.dir, { recursive: true, force: true });
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./src/worker/sandbox-run.ts
-/**
- * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
- * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
- * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
- */
-
-
-
-
-
-
-
-
-
-
-
-/** The task's view, mounted at its worktree path: only where views can be mounted. */
-function taskView(c) {
-    const view = (c.sealing ?? c.task)?.view;
-    if (view && !c.setup.host.unshare)
-        throw new Error(`the task's files are a view, but views cannot be mounted here`);
-    return view;
-}
-/** Sockets live in a short host path: a unix socket's path is limited to 107 bytes. */
-async function hostDir() {
-    const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-sbx-'));
-    if (dir.length <= 80)
-        return dir;
-    await (0,promises_.rm)(dir, { recursive: true, force: true });
-    return (0,promises_.mkdtemp)('/tmp/fleet-sbx-');
-}
-/** The directory the binary really lives in, unless the system paths show it already. */
-async function binaryDir(setup, binary) {
-    if (!binary)
-        return { command: undefined, dir: undefined };
-    const real = await (0,promises_.realpath)(binary);
-    const dir = external_node_path_default().dirname(real);
-    const shown = setup.host.system.some(e => e.kind === 'dir' && dir.startsWith(`${e.path}/`));
-    return { command: real, dir: shown ? undefined : dir };
-}
-async function prepare(c) {
-    const dir = await hostDir();
-    let git;
-    let network;
-    let views = [];
-    const release = async () => {
-        await Promise.all([network?.close(), git && (0,cage_git/* finishGit */.AI)(git)]);
-        await Promise.all(views.map(dropView));
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
-    };
-    try {
-        // Independent steps, side by side: each worker start waits for the slowest, not the sum.
-        const [cloned, opened, bin] = await Promise.allSettled([
-            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
-            openSandboxNetwork({
-                dir: external_node_path_default().join(dir, 'net'),
-                modelUrl: c.modelUrl,
-                allowed: c.setup.allowed,
-                blocked: c.setup.blocked,
-                log: m => c.log(`[${c.taskId}] ${m}`)
-            }),
-            binaryDir(c.setup, c.binary)
-        ]);
-        if (cloned.status === 'fulfilled')
-            git = cloned.value;
-        if (opened.status === 'fulfilled')
-            network = opened.value;
-        for (const step of [cloned, opened, bin])
-            if (step.status === 'rejected')
-                throw step.reason;
-        if (!git || !network || bin.status !== 'fulfilled')
-            throw new Error('sandbox setup failed');
-        // The worker's view of its worktree's `.git`: a pointer to its own clone.
-        const gitFile = external_node_path_default().join(dir, 'gitfile');
-        await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
-        const caches = await cacheLayers(c.shared ?? [], external_node_path_default().join(dir, 'caches'), c.setup.host.unshare);
-        views = caches.views;
-        return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release };
-    }
-    catch (error) {
-        await release();
-        throw error;
-    }
-}
-/** The sandbox's spec for one caged command, from what prepare made for it. */
-function specOf(c, made) {
-    const { git, gitFile, network, caches } = made;
-    const { command: real, dir: claudeDir } = made.bin;
-    const command = real ? [real, ...c.command.slice(1)] : c.command;
-    return {
-        bwrap: c.setup.host.bwrap,
-        system: c.setup.host.system,
-        extraReadOnly: c.setup.host.extraReadOnly,
-        worktree: c.worktree,
-        worktreeView: taskView(c),
-        cageDir: c.cageDir,
-        views: caches.views,
-        scratch: caches.scratch,
-        viewsBy: c.setup.host.unshare
-            ? { unshare: c.setup.host.unshare, nsenter: c.setup.host.nsenter, ...runnerIds() }
-            : undefined,
-        heldView: (c.sealing ?? c.task)?.held,
-        git: { gitFile, objectsDir: git.objectsDir },
-        claudeDir,
-        network: {
-            proxySocket: network.proxySocket,
-            proxyPort: network.proxyPort,
-            modelSocket: network.modelSocket,
-            modelPort: network.modelPort
-        },
-        command,
-        env: { ...c.env, ...proxyEnv(network.proxyPort) }
-    };
-}
-function runnerIds() {
-    return { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-}
-/**
- * bwrap reports a command killed by signal N as exit 128+N: read back as the signal, so a killed
- * worker's outcome names it as it would outside the sandbox.
- */
-function signalOf(exit) {
-    const code = exit.exitCode;
-    if (code === null || code <= 128 || code > 128 + 64 || exit.signal)
-        return exit;
-    const names = { 9: 'SIGKILL', 15: 'SIGTERM', 6: 'SIGABRT', 11: 'SIGSEGV' };
-    const signal = names[code - 128];
-    return signal ? { ...exit, exitCode: null, signal } : exit;
-}
-/**
- * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
- * (same files, same clone, no network), writing into a directory bound for it alone; then the
- * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
- * is sealed too.
- */
-async function sealIn(c, prepared) {
-    if (!c.sealing)
-        return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
-    const cmd = sandboxCommand({
-        ...prepared.spec,
-        network: undefined,
-        sealDir: seal.dir,
-        command: seal.command,
-        env: { ...seal.env, HOME: c.cageDir, TMPDIR: c.cageDir }
-    });
-    const ran = await (0,verify/* runVerify */.R)('seal', c.worktree, cmd.env, worker_exit/* SEAL_TIMEOUT_MS */.N2, {
-        file: cmd.file,
-        args: cmd.args
-    });
-    await (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
-}
-/** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
-async function spawnSandboxed(c, io) {
-    const prepared = await prepare(c);
-    try {
-        const cmd = sandboxCommand(prepared.spec);
-        const exit = signalOf(await (0,spawn/* spawnWorker */.G)({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
-        await sealIn(c, prepared);
-        return exit;
-    }
-    finally {
-        await prepared.release();
-    }
-}
-/** A shell command (verify, setup) in the task's sandbox: the same walls as its worker's. */
-async function runSandboxed(c, shell, timeoutMs, signal) {
-    const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
-    try {
-        const cmd = sandboxCommand(prepared.spec);
-        const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
-        await sealIn(c, prepared);
-        return result;
-    }
-    finally {
-        await prepared.release();
-    }
-}
-/**
- * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
- * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
- * paths the sandbox shows) exits 127 there; the sentence says what to do.
- */
-async function checkBinaryInSandbox(setup, binary) {
-    const dir = await hostDir();
-    try {
-        const { command, dir: claudeDir } = await binaryDir(setup, binary);
-        const cmd = sandboxCommand({
-            bwrap: setup.host.bwrap,
-            system: setup.host.system,
-            extraReadOnly: setup.host.extraReadOnly,
-            worktree: dir,
-            cageDir: dir,
-            claudeDir,
-            command: [command ?? binary, '--version'],
-            env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
-        });
-        const ran = await (0,verify/* runVerify */.R)('--version', dir, cmd.env, 60_000, {
-            file: cmd.file,
-            args: cmd.args
-        });
-        if (ran.exitCode === 0)
-            return;
-        const said = ran.tail.trim().split('\n').pop() ?? '';
-        throw new SandboxUnavailable(`the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`);
-    }
-    finally {
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
-    }
-}
-
-;// CONCATENATED MODULE: ./src/worker/sandbox-launch.ts
-/**
- * isolation: sandbox — a worker attempt and a cage command (verify, setup) in the sandbox the
- * preflight prepared: the calls isolation.ts makes, in the sandbox's words.
- */
-
-
-/** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */
-function launchSandboxed(w, setup) {
-    return spawnSandboxed({
-        setup,
-        taskId: w.taskId,
-        worktree: w.cwd,
-        cageDir: external_node_path_default().dirname(w.paths.configDir),
-        modelUrl: w.modelUrl,
-        command: [w.claude, ...w.args(w.settings)],
-        binary: w.claude,
-        env: w.env,
-        log: w.log,
-        sealing: w.sealing
-    }, {
-        stdin: w.stdin,
-        timeoutMs: w.timeoutMs,
-        transcriptPath: w.transcriptPath,
-        onProgress: w.onProgress,
-        signal: w.signal
-    });
-}
-/** A shell command in the task's sandbox: its HOME, TMPDIR and config dir in the task's cage dir. */
-function runSandboxedCommand(c, env, setup) {
-    const configDir = env.CLAUDE_CONFIG_DIR;
-    const cageDir = configDir ? external_node_path_default().dirname(configDir) : '';
-    const inside = (p) => !!p && !!cageDir && p.startsWith(`${cageDir}/`);
-    if (!inside(configDir) || !inside(env.HOME) || !inside(env.TMPDIR))
-        throw new Error(`${c.label} needs HOME, TMPDIR and CLAUDE_CONFIG_DIR in one cage dir`);
-    c.log(`[${c.taskId}] ${c.label} in the sandbox`);
-    return runSandboxed({
-        setup,
-        taskId: c.taskId,
-        worktree: c.cwd,
-        cageDir,
-        env,
-        log: c.log,
-        shared: c.shared,
-        sealing: c.sealing,
-        task: c.task,
-        gitDir: c.gitDir
-    }, c.command, c.timeoutMs, c.signal);
-}
-
-;// CONCATENATED MODULE: ./src/worker/isolation.ts
-
-
-
-
-
-
-
-
-
-
-const PROCESS_WARNING = "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text.";
-const LOOPBACK = () => Promise.resolve('127.0.0.1');
-/** The runner's claude, its version logged. */
-async function runnerClaude(resolve, log) {
-    const claude = await resolve();
-    log(`claude: ${claude.version} (${claude.file})`);
-    return claude;
-}
-function sandboxKind(setup) {
-    return {
-        launch: w => launchSandboxed(w, setup),
-        run: (c, env) => runSandboxedCommand(c, env, setup),
-        keepsRunnerUser: true,
-        seesRunnerPaths: true,
-        bindsCaches: true,
-        gatewayHost: LOOPBACK,
-        claude: async (resolve, log) => {
-            const claude = await runnerClaude(resolve, log);
-            await checkBinaryInSandbox(setup, claude.file);
-            return claude;
-        },
-        refused: () => blockedLines(setup.blocked),
-        views: !!setup.host.unshare,
-        ...(setup.host.unshare && setup.host.nsenter
-            ? { hold: holdView.bind(undefined, setup.host.unshare) }
-            : {})
-    };
-}
-function containerKind(config) {
-    return {
-        launch: w => launchContainer(config.container, w),
-        run: (c, env) => {
-            const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd;
-            return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env });
-        },
-        keepsRunnerUser: false,
-        seesRunnerPaths: false,
-        bindsCaches: false,
-        gatewayHost: env => containerGatewayHost(config.container, env),
-        claude: (_resolve, log) => {
-            const claude = { file: 'claude', version: `the one in ${config.container.image}` };
-            log(`claude: ${claude.version} (${claude.file})`);
-            return Promise.resolve(claude);
-        },
-        refused: () => [],
-        views: config.container.runtime === 'podman',
-        viewOwner: rootAction() ? containerUser(0, 0) : undefined
-    };
-}
-/** The action runs as root: a container's user is then the image's own, not the action's. */
-const rootAction = () => process.getuid?.() === 0;
-const processKind = {
-    launch: async (w) => {
-        const exit = await (0,spawn/* spawnWorker */.G)({
-            file: w.claude,
-            args: w.args(w.settings),
-            env: w.env,
-            cwd: w.cwd,
-            stdin: w.stdin,
-            timeoutMs: w.timeoutMs,
-            transcriptPath: w.transcriptPath,
-            onProgress: w.onProgress,
-            signal: w.signal
-        });
-        if (w.sealing)
-            await (0,worker_exit/* sealAsChild */.Ii)(w.sealing, w.cwd);
-        return exit;
-    },
-    run: async (c, env) => {
-        const result = await (0,verify/* runVerify */.R)(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal);
-        if (c.sealing)
-            await (0,worker_exit/* sealAsChild */.Ii)(c.sealing, c.cwd);
-        return result;
-    },
-    keepsRunnerUser: true,
-    seesRunnerPaths: true,
-    bindsCaches: false,
-    warning: PROCESS_WARNING,
-    gatewayHost: LOOPBACK,
-    claude: runnerClaude,
-    refused: () => [],
-    views: false
-};
-/** A kind as the run sees it: a caged command never gets the model key. */
-function isolationOf(kind) {
-    return {
-        ...kind,
-        run: c => {
-            const env = { ...c.env };
-            delete env.ANTHROPIC_API_KEY;
-            delete env.ANTHROPIC_AUTH_TOKEN;
-            return kind.run(c, env);
-        }
-    };
-}
-/** Whether the run's workers run in containers, so the `container-*` inputs are checked up front. */
-function readsContainerInputs(name) {
-    return name === 'container';
-}
-/**
- * The one place the `isolation` input is read: the run's sandbox (after its preflight, which
- * fails closed with one sentence naming the fix and never falls back to process), container, or
- * plain process. `group` wraps the preflight for the log.
- */
-async function prepareIsolation(config, at) {
-    switch (config.isolation) {
-        case 'sandbox': {
-            const preflight = () => preflightSandbox(at.host, at.log);
-            const host = await (at.group ? at.group('Sandbox', preflight) : preflight());
-            return isolationOf(sandboxKind({ host, allowed: config.allowedDomains, blocked: new Map() }));
-        }
-        case 'container':
-            return isolationOf(containerKind(config));
-        case 'process':
-            return isolationOf(processKind);
-    }
-}
-
-
-/***/ }),
-
 /***/ 66649:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -37293,250 +37482,6 @@ function judge(exit, limits) {
         error: `the worker reported an error: ${detail.slice(0, 300)}`,
         retryable: false
     };
-}
-
-
-/***/ }),
-
-/***/ 91913:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   U9: () => (/* binding */ isLoopback),
-/* harmony export */   dM: () => (/* binding */ judgeTarget),
-/* harmony export */   ec: () => (/* binding */ judgeAddresses),
-/* harmony export */   f2: () => (/* binding */ normaliseHost),
-/* harmony export */   fX: () => (/* binding */ NOT_ALLOWED),
-/* harmony export */   jR: () => (/* binding */ parseAllowList)
-/* harmony export */ });
-/* unused harmony exports parseAllowEntry, entryFor, isAllowed */
-/* harmony import */ var _sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(23375);
-/**
- * The sandbox's egress allowlist (`allowed-domains`): which host:port a caged command may reach
- * through the action's proxy, and why one is refused. Pure.
- */
-
-const LABEL = '[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?';
-const ENTRY = new RegExp(`^(\\*\\.)?(${LABEL}(?:\\.${LABEL})*)(?::(\\d{1,5}))?$`);
-const ENTRY6 = /^\[([0-9a-f:.]+)\](?::(\d{1,5}))?$/;
-function ruleOf(host, wildcard, port) {
-    const p = port === undefined ? undefined : Number(port);
-    if (p !== undefined && (p < 1 || p > 65535))
-        return undefined;
-    const ports = p ? [p] : [80, 443];
-    const kind = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(host);
-    if (kind.kind === 'invalid' || (kind.kind === 'ip' && wildcard))
-        return undefined;
-    if (kind.kind === 'ip')
-        return { host: kind.address, wildcard: false, ports, ip: true };
-    return { host: kind.name, wildcard, ports };
-}
-/**
- * One `allowed-domains` entry: `host`, `*.host` (its subdomains, not itself), an IP address
- * (`10.0.0.5`, `[fd00::5]`), or any of these with `:port`. Returns the rule, or a sentence saying
- * what would be right.
- */
-function parseAllowEntry(entry) {
-    const e = entry.trim().toLowerCase();
-    const v6 = ENTRY6.exec(e);
-    const m = v6 ? undefined : ENTRY.exec(e);
-    const rule = v6
-        ? ruleOf(v6[1] ?? '', false, v6[2])
-        : m?.[2] && ruleOf(m[2], m[1] !== undefined, m[3]);
-    return (rule ||
-        `'${entry}' is not a host name: expected e.g. registry.npmjs.org, *.pythonhosted.org, localhost:8080, 10.0.0.5:8080 or [fd00::5]:8080`);
-}
-function parseAllowList(entries) {
-    const rules = [];
-    for (const entry of entries) {
-        const rule = parseAllowEntry(entry);
-        if (typeof rule === 'string')
-            return rule;
-        rules.push(rule);
-    }
-    return rules;
-}
-/** The host as a proxy request names it: lower case, no trailing dot, no IPv6 brackets. */
-function normaliseHost(host) {
-    return host
-        .toLowerCase()
-        .replace(/^\[(.*)\]$/, '$1')
-        .replace(/\.$/, '');
-}
-/** The rules a name matches on this port (never an IP rule). */
-function nameRules(rules, name, port) {
-    return rules.filter(r => !r.ip &&
-        r.ports.includes(port) &&
-        (r.wildcard ? name.endsWith(`.${r.host}`) : name === r.host));
-}
-function namesIp(rules, address, port) {
-    return rules.some(r => r.ip && r.host === address && r.ports.includes(port));
-}
-/** The `allowed-domains` entry that allows exactly this host and port. */
-function entryFor(host, port) {
-    const h = host.includes(':') ? `[${host}]` : host;
-    return port === 80 || port === 443 ? h : `${h}:${port}`;
-}
-const NOT_ALLOWED = 'is not in allowed-domains';
-/**
- * Whether the proxy may go to host:port as the worker named it. An IP literal, in any form, only
- * when an entry names that address; a name when an entry matches it (its addresses are judged
- * once resolved: judgeAddresses).
- */
-function judgeTarget(rules, host, port) {
-    const kind = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(host);
-    if (kind.kind === 'invalid' || !(port >= 1 && port <= 65535))
-        return { ok: false, says: 'is not a host name or an IP address and port' };
-    if (kind.kind === 'ip')
-        return namesIp(rules, kind.address, port)
-            ? { ok: true, ip: kind.address }
-            : { ok: false, says: NOT_ALLOWED, allow: entryFor(kind.address, port) };
-    const matched = nameRules(rules, kind.name, port);
-    if (matched.length === 0)
-        return { ok: false, says: NOT_ALLOWED, allow: entryFor(kind.name, port) };
-    return { ok: true, name: kind.name, anyAddress: matched.some(r => r.anyAddress) };
-}
-/**
- * An allowed name's resolved addresses: the first to connect to, or the refusal when any of them
- * is loopback, private, link-local, unique-local, multicast or unspecified and no entry names it
- * (a public name pointed at the runner's own network is how an allowlist is bypassed).
- */
-function judgeAddresses(rules, port, addresses) {
-    const judged = addresses.map(a => (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .classifyHost */ .R)(a));
-    for (const k of judged) {
-        if (k.kind !== 'ip')
-            return { ok: false, says: 'did not resolve to an IP address' };
-        const special = (0,_sandbox_ip_js__WEBPACK_IMPORTED_MODULE_0__/* .specialKind */ .I)(k.address, k.family);
-        if (special && !namesIp(rules, k.address, port))
-            return {
-                ok: false,
-                says: `resolves to ${k.address}, a ${special} address not in allowed-domains`,
-                allow: entryFor(k.address, port)
-            };
-    }
-    const first = judged[0];
-    return first?.kind === 'ip'
-        ? { ok: true, ip: first.address }
-        : { ok: false, says: 'did not resolve' };
-}
-/** Loopback names and addresses: a model endpoint there is forwarded, not proxied. */
-function isLoopback(host) {
-    const h = normaliseHost(host);
-    return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h);
-}
-/** Whether host:port passes the rules before any resolution. */
-function isAllowed(rules, host, port) {
-    return judgeTarget(rules, host, port).ok;
-}
-
-
-/***/ }),
-
-/***/ 23375:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   I: () => (/* binding */ specialKind),
-/* harmony export */   R: () => (/* binding */ classifyHost)
-/* harmony export */ });
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(77030);
-/* harmony import */ var node_net__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_net__WEBPACK_IMPORTED_MODULE_0__);
-/**
- * What a proxy target names: an IP literal (in any of the forms a resolver or URL parser takes) or
- * a host name, and which addresses are the runner's own or its network's. Pure.
- */
-
-const INVALID = { kind: 'invalid' };
-/** `::ffff:7f00:1`, as the URL parser writes `::ffff:127.0.0.1`: the IPv4 address it carries. */
-function unmapped(v6) {
-    const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
-    if (!m)
-        return undefined;
-    const [hi, lo] = [parseInt(m[1] ?? '', 16), parseInt(m[2] ?? '', 16)];
-    return [hi >> 8, hi & 255, lo >> 8, lo & 255].join('.');
-}
-function ipv6(h) {
-    // A zone id (`fe80::1%eth0`) names an interface, not a host: dropped, the address still judged.
-    const address = h.split('%', 1)[0] ?? '';
-    if ((0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(address) !== 6)
-        return INVALID;
-    const canonical = new URL(`http://[${address}]/`).hostname.slice(1, -1);
-    const v4 = unmapped(canonical);
-    return v4 ? { kind: 'ip', address: v4, family: 4 } : { kind: 'ip', address: canonical, family: 6 };
-}
-/**
- * The host as a proxy request or an `allowed-domains` entry names it. IPv4 in any form a URL
- * parser or inet_aton takes (`2130706433`, `0177.0.0.1`, `0x7f.1`, `127.1`) comes back as its
- * dotted quad; IPv6 (brackets, zone id, v4-mapped) as its canonical form or the IPv4 it maps.
- */
-function classifyHost(raw) {
-    const bracketed = /^\[(.*)\]$/.exec(raw.toLowerCase());
-    if (bracketed)
-        return ipv6(bracketed[1] ?? '');
-    const h = raw.toLowerCase().replace(/\.$/, '');
-    if (h.includes(':') || h.includes('%'))
-        return ipv6(h);
-    if (!/^[a-z0-9_.-]+$/.test(h))
-        return INVALID;
-    let parsed;
-    try {
-        // WHATWG's host parser: a name whose last label is a number is an IPv4 address, or invalid.
-        parsed = new URL(`http://${h}/`).hostname;
-    }
-    catch {
-        return INVALID;
-    }
-    return (0,node_net__WEBPACK_IMPORTED_MODULE_0__.isIP)(parsed) === 4 ? { kind: 'ip', address: parsed, family: 4 } : { kind: 'name', name: h };
-}
-const SPECIAL = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
-const RANGES4 = [
-    ['0.0.0.0', 8, 'unspecified'],
-    ['10.0.0.0', 8, 'private'],
-    ['100.64.0.0', 10, 'private'],
-    ['127.0.0.0', 8, 'loopback'],
-    ['169.254.0.0', 16, 'link-local'],
-    ['172.16.0.0', 12, 'private'],
-    ['192.0.0.0', 24, 'private'],
-    ['192.168.0.0', 16, 'private'],
-    ['198.18.0.0', 15, 'private'],
-    ['224.0.0.0', 4, 'multicast'],
-    ['240.0.0.0', 4, 'reserved']
-];
-const RANGES6 = [
-    ['::', 128, 'unspecified'],
-    ['::1', 128, 'loopback'],
-    ['fe80::', 10, 'link-local'],
-    ['fc00::', 7, 'unique-local'],
-    ['ff00::', 8, 'multicast'],
-    // Tunnels and translations that carry an IPv4 address inside: judged as not global.
-    ['2001::', 32, 'tunnelled'],
-    ['2002::', 16, 'tunnelled'],
-    ['2001:db8::', 32, 'reserved']
-];
-for (const [net, bits] of RANGES4)
-    SPECIAL.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of RANGES6)
-    SPECIAL.addSubnet(net, bits, 'ipv6');
-const GLOBAL6 = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
-GLOBAL6.addSubnet('2000::', 3, 'ipv6');
-/**
- * What an address is when the proxy must not reach it unnamed (loopback, private, link-local,
- * unique-local, multicast, unspecified, reserved), or undefined for a public unicast address.
- */
-function specialKind(address, family) {
-    const type = family === 4 ? 'ipv4' : 'ipv6';
-    if (SPECIAL.check(address, type)) {
-        const ranges = family === 4 ? RANGES4 : RANGES6;
-        const one = ranges.find(([net, bits]) => {
-            const list = new node_net__WEBPACK_IMPORTED_MODULE_0__.BlockList();
-            list.addSubnet(net, bits, type);
-            return list.check(address, type);
-        });
-        return one?.[2] ?? 'reserved';
-    }
-    if (family === 6 && !GLOBAL6.check(address, 'ipv6'))
-        return 'reserved';
-    return undefined;
 }
 
 
@@ -64854,10 +64799,51 @@ function outputs(outcomes) {
     };
 }
 
-// EXTERNAL MODULE: ./src/report/cost.ts
-var cost = __nccwpck_require__(8089);
-// EXTERNAL MODULE: ./src/report/worker-text.ts
-var worker_text = __nccwpck_require__(7748);
+// EXTERNAL MODULE: ./src/prices.ts
+var src_prices = __nccwpck_require__(16593);
+// EXTERNAL MODULE: ./src/inert-text.ts
+var inert_text = __nccwpck_require__(92899);
+;// CONCATENATED MODULE: ./src/report/worker-text.ts
+/**
+ * Text the action did not write, as the action posts it: in code (fenced blocks, inline code, as
+ * PR bodies show a worker's words and a verify's output) or as table cells. What makes a text
+ * inert (no mention, reference, closing keyword, marker, entity, tag or foreign image) lives in
+ * inert-text.ts, beside the other shared words, so the pure task lists can use it too.
+ */
+
+
+/** A fenced block that no text can close early: its fence is longer than any backtick run in it. */
+function fence(text) {
+    const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map(s => s.length));
+    const ticks = '`'.repeat(longest + 1);
+    return `${ticks}\n${text}\n${ticks}`;
+}
+/** Worker text as a code block: fenced, and inert even if a renderer ignored the fence. */
+function codeBlock(text) {
+    return fence((0,inert_text/* inert */.tJ)(text));
+}
+/** Worker text as inline code (a command line): inert, in a backtick run longer than any in it. */
+function inlineCode(text) {
+    const oneLine = (0,inert_text/* inert */.tJ)(text).replace(/\r\n?|[\n\u2028\u2029]/g, ' ');
+    const longest = Math.max(0, ...(oneLine.match(/`+/g) ?? []).map(s => s.length));
+    const ticks = '`'.repeat(longest + 1);
+    return `${ticks} ${oneLine} ${ticks}`;
+}
+/**
+ * Text for one table cell: hidden HTML comments dropped, inert prose (inertProse), and nothing
+ * that ends the cell or the row.
+ */
+function cell(text, ownHost = inert_text/* OWN_HOST */.gW) {
+    // U+2028/2029 end a line for some renderers. Cut before the escapes and breaks: a cut through
+    // an escape ("\\|") would leave a bare pipe that ends the cell, and one through a code span
+    // would leave its URL outside it.
+    const flat = text
+        .replace(/<!--[\s\S]*?(?:-->|$)/g, '')
+        .replace(/\r\n?|[\n\u2028\u2029]/g, ' ')
+        .slice(0, 200);
+    return (0,inert_text/* inertProse */.CH)(flat, ownHost).replace(/[\\|]/g, '\\$&');
+}
+
 ;// CONCATENATED MODULE: ./src/report/markdown.ts
 // Text from tasks and workers goes into tables and code blocks: see worker-text.ts.
 
@@ -64895,7 +64881,7 @@ const ICON = {
     deferred: '💤'
 };
 function prCell(o) {
-    return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : (0,worker_text/* cell */.Hn)(o.branch ?? '');
+    return o.prUrl && o.prNumber ? `[#${o.prNumber}](${o.prUrl})` : cell(o.branch ?? '');
 }
 function limitText(p) {
     switch (p.limitedBy) {
@@ -64953,10 +64939,10 @@ function summaryMarkdown(outcomes, note) {
     const out = ['## Fleet Worker', ''];
     if (note)
         out.push(note, '');
-    out.push(`${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens${t.costUsd !== undefined ? `, about ${(0,cost/* usd */.dR)(t.costUsd)} at your prices` : ''}.`, '', '| task | status | PR | turns | tokens in / out | duration | model | note |', '|---|---|---|---|---|---|---|---|');
+    out.push(`${outcomes.length} tasks: ${t.succeeded} succeeded, ${t.failed} failed. ${t.turns} turns, ${tokens(t.tokensIn)} input and ${tokens(t.tokensOut)} output tokens${t.costUsd !== undefined ? `, about ${(0,src_prices/* usd */.dR)(t.costUsd)} at your prices` : ''}.`, '', '| task | status | PR | turns | tokens in / out | duration | model | note |', '|---|---|---|---|---|---|---|---|');
     for (const o of outcomes) {
         const tin = o.usage.input_tokens + o.usage.cache_read_input_tokens + o.usage.cache_creation_input_tokens;
-        out.push(`| ${(0,worker_text/* cell */.Hn)(o.title)} (\`${o.id}\`) | ${ICON[o.status]} ${o.status} | ${prCell(o)} | ${o.turns} | ${tokens(tin)} / ${tokens(o.usage.output_tokens)} | ${duration(o.durationMs)} | ${(0,worker_text/* cell */.Hn)(o.model ?? 'default')} | ${(0,worker_text/* cell */.Hn)(o.error ?? '')} |`);
+        out.push(`| ${cell(o.title)} (\`${o.id}\`) | ${ICON[o.status]} ${o.status} | ${prCell(o)} | ${o.turns} | ${tokens(tin)} / ${tokens(o.usage.output_tokens)} | ${duration(o.durationMs)} | ${cell(o.model ?? 'default')} | ${cell(o.error ?? '')} |`);
     }
     const chart = timeline(outcomes);
     if (chart)
@@ -65613,7 +65599,7 @@ function checkPrices(config, models) {
     const { budgets, prices } = config;
     if (!prices || (budgets.taskCostUsd === undefined && budgets.runCostUsd === undefined))
         return;
-    const unpriced = models.filter(m => !(0,cost/* priceFor */.VA)(prices, m));
+    const unpriced = models.filter(m => !(0,src_prices/* priceFor */.VA)(prices, m));
     if (unpriced.length > 0)
         throw new errors/* InputError */.d('prices', `a cost budget prices every request at its model, and ${unpriced.map(m => `'${m}'`).join(', ')} has no price: add it to prices (e.g. '${unpriced[0] ?? ''}: {input: 3, output: 15}'), or set price-input and price-output for every model`);
 }
@@ -65650,9 +65636,9 @@ function prBody(task, o, run) {
     if (issue)
         lines.push(`Refs #${issue}`, '');
     lines.push(`Opened by Fleet Worker for task \`${task.id}\`. A person reviews and merges.`, '');
-    lines.push('### Task', '', (0,worker_text/* codeBlock */.DV)(task.prompt.slice(0, 6000)), '');
+    lines.push('### Task', '', codeBlock(task.prompt.slice(0, 6000)), '');
     if (o.finalMessage)
-        lines.push("### Worker's final message", '', (0,worker_text/* codeBlock */.DV)(o.finalMessage.slice(0, 6000)), '');
+        lines.push("### Worker's final message", '', codeBlock(o.finalMessage.slice(0, 6000)), '');
     if (o.verify) {
         const v = o.verify;
         const verdict = v.timedOut
@@ -65660,13 +65646,13 @@ function prBody(task, o, run) {
             : v.exitCode === 0
                 ? 'passed'
                 : `failed (exit ${v.exitCode})`;
-        lines.push(`### Verify: ${verdict}`, '', (0,worker_text/* inlineCode */.ti)(v.command), '', (0,worker_text/* codeBlock */.DV)(v.tail || '(no output)'), '');
+        lines.push(`### Verify: ${verdict}`, '', inlineCode(v.command), '', codeBlock(v.tail || '(no output)'), '');
         const first = o.verifyBeforeFixUp;
         if (first) {
-            lines.push(`It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`, '', (0,worker_text/* codeBlock */.DV)(first.tail || '(no output)'), '');
+            lines.push(`It failed first (exit ${first.exitCode ?? 'none'}) and the worker had one fix-up turn. The first run's output ended:`, '', codeBlock(first.tail || '(no output)'), '');
         }
     }
-    lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${(0,worker_text/* cell */.Hn)(o.model ?? 'default')} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`, '');
+    lines.push('### Worker', '', '| model | turns | input tokens | output tokens | cache read | attempts | duration |', '|---|---|---|---|---|---|---|', `| ${cell(o.model ?? 'default')} | ${o.turns} | ${tokens(u.input_tokens)} | ${tokens(u.output_tokens)} | ${tokens(u.cache_read_input_tokens)} | ${o.attempts} | ${duration(o.durationMs)} |`, '');
     if (run.runUrl)
         lines.push(`[The run](${run.runUrl})`, '');
     const fixUps = task.source.kind === 'follow-up' ? (task.source.fixUps ?? 0) : 0;
@@ -65954,18 +65940,6 @@ class Gate {
 
 
 
-function emptyOutcome(task, fields) {
-    return {
-        id: task.id,
-        title: task.title,
-        source: task.source,
-        turns: 0,
-        durationMs: 0,
-        usage: domain/* ZERO_USAGE */.fI,
-        attempts: 0,
-        ...fields
-    };
-}
 /**
  * The fleet failed before its tasks could run (its clone or fetch threw): every task ends
  * `failed`, the error naming the cause, so each is reported like any other outcome.
@@ -65974,7 +65948,7 @@ function fleetBroke(tasks, error, log, onOutcome) {
     const cause = (0,errors/* describeError */.U)(error);
     log(`The fleet could not start: ${cause}`);
     return tasks.map(task => {
-        const outcome = emptyOutcome(task, {
+        const outcome = (0,domain/* emptyOutcome */.we)(task, {
             status: 'failed',
             error: `the fleet could not start: ${cause}`
         });
@@ -66021,8 +65995,8 @@ async function runPool(tasks, opts) {
             const message = (0,errors/* describeError */.U)(error);
             outcome =
                 error instanceof NotStarted
-                    ? emptyOutcome(task, { status: 'not-started', error: message })
-                    : emptyOutcome(task, {
+                    ? (0,domain/* emptyOutcome */.we)(task, { status: 'not-started', error: message })
+                    : (0,domain/* emptyOutcome */.we)(task, {
                         status: 'failed',
                         error: `the fleet could not run this task: ${message}`
                     });
@@ -66472,12 +66446,10 @@ async function handOver(ctx, task, worked) {
 
 // EXTERNAL MODULE: ./src/worker/exit.ts
 var worker_exit = __nccwpck_require__(24576);
-// EXTERNAL MODULE: ./src/report/commit-message.ts
-var commit_message = __nccwpck_require__(10579);
 ;// CONCATENATED MODULE: ./src/fleet/setup-check.ts
 /**
  * What setup left in a task's files, listed inside its cage when those files are a copy-on-write
- * view (worker/views.ts) that the host cannot see: the user's setup command, then two fixed git
+ * view (cage/views.ts) that the host cannot see: the user's setup command, then two fixed git
  * commands writing their output into a directory of setup's own. The action reads the two files
  * as bytes (no symlink followed, size capped) and decides as it does for a worktree (setup.ts).
  */
@@ -66519,8 +66491,8 @@ async function readLeftovers(dir) {
     return { tracked, untracked };
 }
 
-// EXTERNAL MODULE: ./src/worker/cage-git.ts
-var cage_git = __nccwpck_require__(88861);
+// EXTERNAL MODULE: ./src/cage/cage-git.ts
+var cage_git = __nccwpck_require__(18711);
 ;// CONCATENATED MODULE: ./src/fleet/setup.ts
 
 
@@ -66583,7 +66555,7 @@ function setupEnv(isolation, host, paths) {
 }
 /**
  * The runner's caches as the sandbox shows them to setup alone, each through a copy-on-write view
- * (worker/views.ts): setup reads what the runner restored and nothing it writes survives it. One
+ * (cage/views.ts): setup reads what the runner restored and nothing it writes survives it. One
  * the runner lacks is not made: setup gets an empty private one. The worker and verify see none.
  */
 async function cacheDirs(host) {
@@ -66843,7 +66815,7 @@ function taskGit(ctx, task, tree) {
         keepDir: ctx.land.preserveDir,
         author: ctx.land.config.commitAuthor,
         // The title comes from issue text: nothing in the action's own commit may act once merged.
-        message: (0,commit_message/* inertCommitMessage */.v)(`fleet(${task.id}): ${task.title}`)
+        message: (0,inert_text/* inertCommitMessage */.vd)(`fleet(${task.id}): ${task.title}`)
     };
 }
 /**
@@ -66911,7 +66883,7 @@ async function salvage(ctx, task, t, startedAt, error) {
     const cause = (0,errors/* describeError */.U)(error);
     ctx.worker.log(`[${task.id}] the task broke off: ${cause}`);
     const outcome = {
-        ...emptyOutcome(task, { status: 'failed' }),
+        ...(0,domain/* emptyOutcome */.we)(task, { status: 'failed' }),
         startedAt
     };
     const reason = `the fleet could not finish this task: ${cause}`;
@@ -67055,7 +67027,7 @@ function lateStart(ctx, task, startedAt, setup) {
     ctx.worker.log(`[${task.id}] ${error}`);
     return {
         kind: 'done',
-        outcome: { ...emptyOutcome(task, { status: 'not-started', error }), startedAt }
+        outcome: { ...(0,domain/* emptyOutcome */.we)(task, { status: 'not-started', error }), startedAt }
     };
 }
 /** worker -> verify -> commit, in the task's worktree. */
@@ -67069,7 +67041,7 @@ async function workIn(ctx, task, t, startedAt) {
         const status = setup.cancelled ? 'cancelled' : 'failed';
         return {
             kind: 'done',
-            outcome: { ...emptyOutcome(task, { status, error: setup.error }), startedAt }
+            outcome: { ...(0,domain/* emptyOutcome */.we)(task, { status, error: setup.error }), startedAt }
         };
     }
     const afterSetup = lateStart(ctx, task, startedAt, ctx.land.config.setup);
@@ -67392,8 +67364,8 @@ function onCancelSignals(io, stop, onCancel) {
     };
 }
 
-// EXTERNAL MODULE: ./src/config.ts + 1 modules
-var src_config = __nccwpck_require__(74876);
+// EXTERNAL MODULE: ./src/config.ts
+var src_config = __nccwpck_require__(22973);
 // EXTERNAL MODULE: ./node_modules/@actions/github/lib/github.js
 var github = __nccwpck_require__(61351);
 // EXTERNAL MODULE: ./node_modules/@octokit/plugin-retry/dist-bundle/index.js
@@ -67730,7 +67702,7 @@ function stateCell(s) {
         return s.state;
     const o = s.outcome;
     const pr = o.prUrl ? ` [#${o.prNumber}](${o.prUrl})` : '';
-    return `${o.status}${pr}${o.error ? `: ${(0,worker_text/* cell */.Hn)(o.error)}` : ''}`;
+    return `${o.status}${pr}${o.error ? `: ${cell(o.error)}` : ''}`;
 }
 function liveBody(tasks, states, runUrl) {
     const lines = [
@@ -67739,7 +67711,7 @@ function liveBody(tasks, states, runUrl) {
         '',
         '| task | state |',
         '|---|---|',
-        ...tasks.map(t => `| ${(0,worker_text/* cell */.Hn)(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`)
+        ...tasks.map(t => `| ${cell(t.title)} (\`${t.id}\`) | ${stateCell(states.get(t.id) ?? { state: 'queued' })} |`)
     ];
     if (runUrl)
         lines.push('', `[Latest run](${runUrl})`);
@@ -67861,7 +67833,7 @@ function verdict(o) {
     if (o.status === 'verify-failed')
         return 'pushed a change, but verify failed';
     // The error may quote a setup's or a worker's output: one line of inert prose.
-    const why = o.error ? `: ${(0,worker_text/* inertProse */.CH)(oneLine(o.error).slice(0, 200))}` : '';
+    const why = o.error ? `: ${(0,inert_text/* inertProse */.CH)(oneLine(o.error).slice(0, 200))}` : '';
     return `did not finish (${o.status}${why})`;
 }
 /** One thread's reply: what the worker said for it, or what happened to the turn. */
@@ -67870,7 +67842,7 @@ function threadReply(o, said) {
     if (!said)
         return `${head} See the summary comment on the pull request.`;
     const short = said.length > MAX_REPLY ? `${said.slice(0, MAX_REPLY)}…` : said;
-    return `${head} The worker says: ${(0,worker_text/* inlineCode */.ti)(short)}`;
+    return `${head} The worker says: ${inlineCode(short)}`;
 }
 const ASKED = {
     review: from => `the review by @${from}`,
@@ -67885,14 +67857,14 @@ function answerSummary(answer, o) {
     if (answer.turn)
         lines.push(`Fix-up turn ${answer.turn.n} of at most ${answer.turn.max} (max-fix-ups).`, '');
     if (o.finalMessage)
-        lines.push("### Worker's final message", '', (0,worker_text/* codeBlock */.DV)(o.finalMessage.slice(0, 6000)), '');
+        lines.push("### Worker's final message", '', codeBlock(o.finalMessage.slice(0, 6000)), '');
     lines.push(`${o.turns} turns, ${tokens(o.usage.input_tokens)} input and ${tokens(o.usage.output_tokens)} output tokens, ${duration(o.durationMs)}.`, '', answerMarker(answer.key));
     return lines.join('\n');
 }
 /** Said once, when a failed run arrives and the PR has had its max-fix-ups turns. */
 function fixUpsStopped(max, run, phrase) {
     return [
-        `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (max-fix-ups: ${max}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${(0,worker_text/* inlineCode */.ti)(phrase)} still asks for more work.`,
+        `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (max-fix-ups: ${max}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${inlineCode(phrase)} still asks for more work.`,
         '',
         FIX_UPS_STOPPED
     ].join('\n');
@@ -68359,8 +68331,8 @@ function artifactStore(tempDir) {
 
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
-// EXTERNAL MODULE: ./src/worker/isolation.ts + 10 modules
-var worker_isolation = __nccwpck_require__(54260);
+// EXTERNAL MODULE: ./src/cage/isolation.ts + 10 modules
+var cage_isolation = __nccwpck_require__(19478);
 ;// CONCATENATED MODULE: ./src/workspace.ts
 
 
@@ -68462,7 +68434,7 @@ class Preparation {
     }
     async #prepareIsolation() {
         const { config, io, env } = this.run;
-        const isolation = await (0,worker_isolation/* prepareIsolation */.uy)(config, { host: env, log: io.info, group: io.group });
+        const isolation = await (0,cage_isolation/* prepareIsolation */.uy)(config, { host: env, log: io.info, group: io.group });
         if (isolation.warning)
             io.warning(isolation.warning);
         return isolation;
@@ -68555,7 +68527,7 @@ function trackingFor(run, github, tasks, queue) {
 /** Tasks reported without running, each saying why. */
 function planned(tasks, error) {
     return tasks.map(t => ({
-        ...emptyOutcome(t, { status: 'not-started', error }),
+        ...(0,domain/* emptyOutcome */.we)(t, { status: 'not-started', error }),
         branch: t.branch
     }));
 }
@@ -97580,8 +97552,6 @@ function visibleText(markdown) {
     return { text, hidden: ctx.hidden + shown.dropped };
 }
 
-// EXTERNAL MODULE: ./src/inert-text.ts
-var inert_text = __nccwpck_require__(92899);
 ;// CONCATENATED MODULE: ./src/tasks/parse.ts
 
 
@@ -98248,7 +98218,7 @@ function planTable(items, tasks, phrase) {
     const open = new Map(tasks.map(t => [t.source.kind === 'issue' ? t.source.item : 0, t]));
     const rows = items.map((item, i) => {
         const task = open.get(i + 1);
-        return `| ${(0,worker_text/* cell */.Hn)(item.title)}${task ? ` (\`${task.id}\`)` : ''} | ${task ? 'planned' : 'done'} |`;
+        return `| ${cell(item.title)}${task ? ` (\`${task.id}\`)` : ''} | ${task ? 'planned' : 'done'} |`;
     });
     return [
         `Planned ${items.length} task${items.length === 1 ? '' : 's'}, added to the issue's description under **Plan**. Review and edit them there, then comment \`${phrase}\` to run the unchecked ones (\`${phrase} plan\` plans again). Nothing has run yet.`,
@@ -98274,9 +98244,9 @@ function plannerOutcome(issue, run) {
     };
     const error = run.answer.ok ? undefined : run.answer.error;
     return {
-        ...emptyOutcome(task, { status: 'failed', error }),
+        ...(0,domain/* emptyOutcome */.we)(task, { status: 'failed', error }),
         turns: run.worker?.turns ?? 0,
-        usage: run.worker?.usage ?? emptyOutcome(task, { status: 'failed' }).usage,
+        usage: run.worker?.usage ?? (0,domain/* emptyOutcome */.we)(task, { status: 'failed' }).usage,
         attempts: run.worker?.attempts ?? 0,
         model: run.worker?.model,
         finalMessage: run.worker?.finalMessage
@@ -98287,7 +98257,7 @@ async function writePlan(deps, issue, section, live) {
     const latest = (await getIssue(deps.github, issue)).body ?? '';
     await setIssueBody(deps.github, issue, replacePlanSection(latest, section)).catch(async (error) => {
         const why = error instanceof Error ? error.message : String(error);
-        await live.say(`Could not write the plan into the description: ${(0,worker_text/* inertProse */.CH)(why)}.`);
+        await live.say(`Could not write the plan into the description: ${(0,inert_text/* inertProse */.CH)(why)}.`);
         throw new Error(`could not write the plan into the description of #${issue} (the token needs issues: write): ${why}`, { cause: error });
     });
     return section;
@@ -98314,7 +98284,7 @@ async function planOnIssue(deps, ask) {
     const usage = plannerOutcome(ask.number, run);
     const spent = plannerSpent(usage);
     if (!run.answer.ok) {
-        await live.say(`Could not plan: ${(0,worker_text/* inertProse */.CH)(run.answer.error)}. The description was not changed and nothing ran.`);
+        await live.say(`Could not plan: ${(0,inert_text/* inertProse */.CH)(run.answer.error)}. The description was not changed and nothing ran.`);
         return { outcomes: [usage], note: `Planning #${ask.number} failed. ${spent}` };
     }
     const done = new Set(current.filter(i => i.checked).map(i => titleKey(i.title)));
@@ -98324,7 +98294,7 @@ async function planOnIssue(deps, ask) {
     const tasks = tasksFromPlan(issue, readPlanSection(section) ?? items, ask.prefix);
     await live.say(planTable(items, tasks, ask.phrase));
     const outcomes = tasks.map(t => ({
-        ...emptyOutcome(t, {
+        ...(0,domain/* emptyOutcome */.we)(t, {
             status: 'not-started',
             error: `planned, not run: comment ${ask.phrase} on #${ask.number} to run it`
         }),
@@ -98391,7 +98361,7 @@ async function planGoal(deps, goal) {
         branch: '',
         source: { kind: 'input' }
     };
-    const failed = emptyOutcome(task, { status: 'failed', error: run.answer.error });
+    const failed = (0,domain/* emptyOutcome */.we)(task, { status: 'failed', error: run.answer.error });
     return {
         failed: {
             ...failed,
@@ -98411,11 +98381,11 @@ function goalReport(tasks) {
     return [
         "The planned tasks, ready for `tasks:` (the `plan` output holds them too, for `tasks:` or mode: run's `plan`):",
         '',
-        (0,worker_text/* fence */.EU)(tasksYaml(tasks).trimEnd()).replace(/^(`+)\n/, '$1yaml\n')
+        fence(tasksYaml(tasks).trimEnd()).replace(/^(`+)\n/, '$1yaml\n')
     ].join('\n');
 }
 
-;// CONCATENATED MODULE: ./src/planning.ts
+;// CONCATENATED MODULE: ./src/run/planning.ts
 // The planner's turn in a run, as the action takes it: read the run's context and the asked-for
 // plan, hand the planner (planner/) plain options, keep its transcript, shape its answer for the
 // run. It is band 6 (docs/architecture.md), so planner/ only plans.
@@ -98534,9 +98504,9 @@ function verifyLines(v) {
     return [
         `### Verify: ${verdict}`,
         '',
-        (0,worker_text/* inlineCode */.ti)(v.command),
+        inlineCode(v.command),
         '',
-        (0,worker_text/* codeBlock */.DV)(v.tail || '(no output)'),
+        codeBlock(v.tail || '(no output)'),
         ''
     ];
 }
@@ -98553,7 +98523,7 @@ function refreshedBody(body, change) {
     if (marker >= 0)
         kept.splice(marker, 1);
     const added = [
-        `### Up to date with ${(0,worker_text/* inert */.tJ)(change.how)}`,
+        `### Up to date with ${(0,inert_text/* inert */.tJ)(change.how)}`,
         '',
         ...(change.runUrl ? [`By [this run](${change.runUrl}).`, ''] : []),
         ...(change.verify ? verifyLines(change.verify) : [])
@@ -98583,9 +98553,9 @@ function taskOfBody(body) {
 }
 /** The one comment on a PR whose conflict the action could not resolve. */
 function conflictComment(c) {
-    const files = c.files.slice(0, 50).map(f => `- ${(0,worker_text/* inlineCode */.ti)(f)}`);
+    const files = c.files.slice(0, 50).map(f => `- ${inlineCode(f)}`);
     return [
-        `This branch conflicts with \`${c.base}\` and Fleet Worker could not bring it up to date: ${(0,worker_text/* inert */.tJ)(c.reason)}. The branch is untouched.`,
+        `This branch conflicts with \`${c.base}\` and Fleet Worker could not bring it up to date: ${(0,inert_text/* inert */.tJ)(c.reason)}. The branch is untouched.`,
         '',
         'The conflicting files:',
         ...files,
@@ -98610,9 +98580,9 @@ function mergeOrder(base, prs) {
             .filter(s => s.files.length > 0)
             .map(s => `#${s.o.number} (${s.files
             .slice(0, 3)
-            .map(f => (0,worker_text/* cell */.Hn)(f))
+            .map(f => cell(f))
             .join(', ')}${s.files.length > 3 ? ', …' : ''})`);
-        return `| #${pr.number} | ${(0,worker_text/* cell */.Hn)(pr.title)} | ${pr.status ?? ''} | ${pr.files.length} | ${shared.join('; ') || 'none'} |`;
+        return `| #${pr.number} | ${cell(pr.title)} | ${pr.status ?? ''} | ${pr.files.length} | ${shared.join('; ') || 'none'} |`;
     });
     const alone = prs.filter(pr => prs.every(o => o.number === pr.number || !o.files.some(f => pr.files.includes(f))));
     return [
@@ -98651,16 +98621,16 @@ function refreshSection(r) {
         const said = pr.conflicted && pr.status === 'pr-updated'
             ? `${words}: a worker resolved the conflict`
             : words;
-        const why = pr.error && pr.status !== 'pr-updated' ? `: ${(0,worker_text/* cell */.Hn)(pr.error)}` : '';
+        const why = pr.error && pr.status !== 'pr-updated' ? `: ${cell(pr.error)}` : '';
         const shares = pr.shares.length ? pr.shares.map(n => `#${n}`).join(', ') : 'none';
-        return `| ${i + 1} | #${pr.number} ${(0,worker_text/* cell */.Hn)(pr.title)} | ${said}${why} | ${shares} |`;
+        return `| ${i + 1} | #${pr.number} ${cell(pr.title)} | ${said}${why} | ${shares} |`;
     });
     const conflicted = r.prs.filter(pr => pr.conflicted).map(pr => `#${pr.number}`);
     return [
         REFRESH_START,
-        `### Merge order on \`${(0,worker_text/* inert */.tJ)(r.base)}\``,
+        `### Merge order on \`${(0,inert_text/* inert */.tJ)(r.base)}\``,
         '',
-        `\`${(0,worker_text/* inert */.tJ)(r.base)}\` moved; its fleet PRs from this issue were brought up to date in this order${r.runUrl ? ` by [this run](${r.runUrl})` : ''}. ${conflicted.length ? `Conflicted: ${conflicted.join(', ')}.` : 'None conflicted.'} Merge a PR that shares no file with another in any order; of those that share files, merge one and the action brings the others up to date on the next push.`,
+        `\`${(0,inert_text/* inert */.tJ)(r.base)}\` moved; its fleet PRs from this issue were brought up to date in this order${r.runUrl ? ` by [this run](${r.runUrl})` : ''}. ${conflicted.length ? `Conflicted: ${conflicted.join(', ')}.` : 'None conflicted.'} Merge a PR that shares no file with another in any order; of those that share files, merge one and the action brings the others up to date on the next push.`,
         '',
         '| order | PR | outcome | shares files with |',
         '|---|---|---|---|',
@@ -98858,13 +98828,13 @@ const BLOCKED_LABEL = 'fleet:blocked';
 function trainComment(c) {
     const lines = c.status === 'blocked'
         ? [
-            `Fleet Worker's landing train did not merge this PR: brought up to date with \`${(0,worker_text/* inert */.tJ)(c.base)}\`, its verify failed, so it is labelled \`${BLOCKED_LABEL}\` and the branch is left as it was. ${(0,worker_text/* inert */.tJ)(c.reason)}.`,
-            ...(c.tail ? ['', 'Its output ended:', '', (0,worker_text/* codeBlock */.DV)(c.tail)] : []),
+            `Fleet Worker's landing train did not merge this PR: brought up to date with \`${(0,inert_text/* inert */.tJ)(c.base)}\`, its verify failed, so it is labelled \`${BLOCKED_LABEL}\` and the branch is left as it was. ${(0,inert_text/* inert */.tJ)(c.reason)}.`,
+            ...(c.tail ? ['', 'Its output ended:', '', codeBlock(c.tail)] : []),
             '',
             'Fix the branch (or ask for a follow-up with the trigger phrase); the next train tries it again.'
         ]
         : [
-            `Fleet Worker's landing train is waiting to merge this PR into \`${(0,worker_text/* inert */.tJ)(c.base)}\`: ${(0,worker_text/* inert */.tJ)(c.reason)}.`,
+            `Fleet Worker's landing train is waiting to merge this PR into \`${(0,inert_text/* inert */.tJ)(c.base)}\`: ${(0,inert_text/* inert */.tJ)(c.reason)}.`,
             '',
             'The next train (or GitHub, where auto-merge is on) lands it once that is met.'
         ];
@@ -98878,8 +98848,8 @@ const trainKey = (what) => `${TRAIN_MARKER} ${what} -->`;
 function trainSection(t) {
     const landed = t.stops.filter(o => o.status === 'merged');
     const rows = t.stops.map((o, i) => {
-        const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${(0,cost/* usd */.dR)(o.costUsd)}` : ''}`;
-        return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${(0,worker_text/* cell */.Hn)(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${(0,worker_text/* cell */.Hn)(o.error ?? '')} |`;
+        const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${(0,src_prices/* usd */.dR)(o.costUsd)}` : ''}`;
+        return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`;
     });
     return [
         `### Landing train on \`${t.base}\``,
@@ -98897,10 +98867,10 @@ function trainSection(t) {
  * became of each.
  */
 function trainIssueSection(t) {
-    const rows = t.stops.map((o, i) => `| ${i + 1} | #${o.prNumber} ${(0,worker_text/* cell */.Hn)(o.title)} | ${o.status}${o.error ? `: ${(0,worker_text/* cell */.Hn)(o.error)}` : ''} |`);
+    const rows = t.stops.map((o, i) => `| ${i + 1} | #${o.prNumber} ${cell(o.title)} | ${o.status}${o.error ? `: ${cell(o.error)}` : ''} |`);
     return [
         REFRESH_START,
-        `### Landing train on \`${(0,worker_text/* inert */.tJ)(t.base)}\``,
+        `### Landing train on \`${(0,inert_text/* inert */.tJ)(t.base)}\``,
         '',
         `The train took this issue's fleet PRs in this order${t.runUrl ? ` ([the run](${t.runUrl}))` : ''}: each approved one was brought up to date, verified again and merged, one at a time.`,
         '',
@@ -99357,7 +99327,7 @@ function mergeGit(ctx, pr, tree, at) {
         adminDir: tree.gitDir,
         keepDir: external_node_path_default().join(ctx.root, 'preserved'),
         author: ctx.config.commitAuthor,
-        message: (0,commit_message/* inertCommitMessage */.v)(mergeSubject(ctx.base, pr.branch))
+        message: (0,inert_text/* inertCommitMessage */.vd)(mergeSubject(ctx.base, pr.branch))
     };
 }
 /**
@@ -99615,7 +99585,7 @@ async function putRefreshSection(octokit, repo, issue, section, log) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/refreshing.ts
+;// CONCATENATED MODULE: ./src/run/refreshing.ts
 // Keeping fleet PRs fresh, as the action takes it: a push to a base (a merge, say), or update-prs on
 // dispatch or schedule. Band 6 (docs/architecture.md): it reads the run's context and hands
 // fleet/refresh-run.ts plain options. Idle costs one API listing: no clone, no cage, no binary.
@@ -100994,7 +100964,7 @@ async function refuse(deps, issue, actor, reason, id) {
         branch: '',
         source: { kind: 'issue', issue: issue.number }
     };
-    return { tasks: [], refused: [emptyOutcome(task, { status: 'refused', error: reason })] };
+    return { tasks: [], refused: [(0,domain/* emptyOutcome */.we)(task, { status: 'refused', error: reason })] };
 }
 /** Only write access delegates; an accepted comment gets an 👀 reaction. */
 async function authorise(deps, issue, actor, commentId) {
@@ -101610,7 +101580,7 @@ async function landOne(ctx, opts, o) {
     const checked = await (0,git_sealed/* checkSealed */.jY)(ctx.repo.git, copy, { branch: task.branch, start: s.start });
     if (checked.kind === 'refused')
         return refused(o, checked.reason, copy);
-    const head = await (0,messages/* rewriteMessages */.f)(ctx.repo.git, s.start, checked.head, commit_message/* inertCommitMessage */.v);
+    const head = await (0,messages/* rewriteMessages */.f)(ctx.repo.git, s.start, checked.head, inert_text/* inertCommitMessage */.vd);
     await ctx.repo.git.exec(['update-ref', `refs/heads/${task.branch}`, head]);
     await (0,git_sealed/* dropSealedRef */.hk)(ctx.repo.git, task.branch);
     opts.log(`[${o.id}] handed-over work checked (${checked.commits} commits): landing`);
@@ -101646,7 +101616,7 @@ function againstPlan(plan, files) {
             continue;
         missing.push(shard);
         const error = `shard ${shard} left no outcome`;
-        outcomes.push(...lost.map(t => ({ ...emptyOutcome(t, { status: 'not-started', error }), branch: t.branch })));
+        outcomes.push(...lost.map(t => ({ ...(0,domain/* emptyOutcome */.we)(t, { status: 'not-started', error }), branch: t.branch })));
     }
     // Refusals are saved by shard 0: without its file they are reported from the plan.
     if (!files.some(f => f.shard === 0))
@@ -102095,7 +102065,7 @@ function deferOverCaps(run, spend, tasks) {
             start.push(task);
         else
             deferred.push({
-                ...emptyOutcome(task, { status: 'deferred', error: d.reason }),
+                ...(0,domain/* emptyOutcome */.we)(task, { status: 'deferred', error: d.reason }),
                 branch: task.branch
             });
     }
@@ -102309,7 +102279,7 @@ function report_totals(entries, prs) {
 }
 const perMerged = (t) => (t.merged.size > 0 ? usd(t.cost / t.merged.size) : '—');
 /** Markdown's table cells hold no pipe and no newline. */
-const cell = (s) => s.replace(/[|\n\r]/g, ' ');
+const report_cell = (s) => s.replace(/[|\n\r]/g, ' ');
 function table(title, key, groups, prs) {
     const rows = [...groups].sort(([a], [b]) => a.localeCompare(b));
     return [
@@ -102319,7 +102289,7 @@ function table(title, key, groups, prs) {
         '|---|---:|---:|---:|---:|---:|',
         ...rows.map(([name, entries]) => {
             const t = report_totals(entries, prs);
-            return `| ${cell(name)} | ${t.tasks} | ${t.opened.size} | ${t.merged.size} | ${usd(t.cost)} | ${perMerged(t)} |`;
+            return `| ${report_cell(name)} | ${t.tasks} | ${t.opened.size} | ${t.merged.size} | ${usd(t.cost)} | ${perMerged(t)} |`;
         }),
         ''
     ];

@@ -13,7 +13,7 @@ import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
 import { keyVariable } from '../worker/env.js'
 import type { WorkerGateway } from '../worker/run.js'
-import type { Isolation } from '../worker/isolation.js'
+import type { Isolation } from '../cage/isolation.js'
 
 export interface FleetOptions {
   config: FleetConfig

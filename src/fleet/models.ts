@@ -1,6 +1,6 @@
 import type { Task } from '../domain.js'
 import { InputError } from '../errors.js'
-import { priceFor } from '../report/cost.js'
+import { priceFor } from '../prices.js'
 import type { FleetConfig } from './options.js'
 
 /**

@@ -1,5 +1,5 @@
 import type { Budgets } from '../gateway/budgets.js'
-import type { Price, PriceBook } from '../report/cost.js'
+import type { Price, PriceBook } from '../prices.js'
 import type { WorkerOptions } from '../worker/options.js'
 
 /**

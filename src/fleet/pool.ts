@@ -1,5 +1,5 @@
 import { describeError } from '../errors.js'
-import { type Outcome, type Parallelism, type Task, ZERO_USAGE } from '../domain.js'
+import { emptyOutcome, type Outcome, type Parallelism, type Task } from '../domain.js'
 import { Gate, NotStarted } from './gate.js'
 import { type Machine, thisMachine } from './machine.js'
 import { limitsFor } from './scheduler.js'
@@ -29,19 +29,6 @@ export interface PoolOptions {
   stopReason?: () => string | undefined
   /** The run's stop (a cancel): no task starts after it. */
   signal?: AbortSignal
-}
-
-export function emptyOutcome(task: Task, fields: Pick<Outcome, 'status' | 'error'>): Outcome {
-  return {
-    id: task.id,
-    title: task.title,
-    source: task.source,
-    turns: 0,
-    durationMs: 0,
-    usage: ZERO_USAGE,
-    attempts: 0,
-    ...fields
-  }
 }
 
 /**

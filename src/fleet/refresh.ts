@@ -14,11 +14,11 @@ import {
 } from '../report/refresh.js'
 import { mergePrompt } from '../tasks/merge-prompt.js'
 import { withCarried } from '../report/train.js'
-import type { Isolation } from '../worker/isolation.js'
+import type { Isolation } from '../cage/isolation.js'
 import { runWorker, type WorkerContext } from '../worker/run.js'
 import type { FleetConfig } from './options.js'
 import { runSetup, setupEnv, sharedCaches } from './setup.js'
-import { inertCommitMessage } from '../report/commit-message.js'
+import { inertCommitMessage } from '../inert-text.js'
 import { acceptedHead, type TaskGit } from '../worker/exit.js'
 import {
   abandonMerge,

@@ -1,6 +1,6 @@
 /**
  * What setup left in a task's files, listed inside its cage when those files are a copy-on-write
- * view (worker/views.ts) that the host cannot see: the user's setup command, then two fixed git
+ * view (cage/views.ts) that the host cannot see: the user's setup command, then two fixed git
  * commands writing their output into a directory of setup's own. The action reads the two files
  * as bytes (no symlink followed, size capped) and decides as it does for a worktree (setup.ts).
  */

@@ -3,9 +3,9 @@ import { readLeftovers, SETUP_CHECK } from './setup-check.js'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
-import { SETUP_EXCLUDE } from '../worker/cage-git.js'
+import { SETUP_EXCLUDE } from '../cage/cage-git.js'
 import { PASS_THROUGH } from '../worker/env.js'
-import type { Isolation } from '../worker/isolation.js'
+import type { Isolation } from '../cage/isolation.js'
 import type { TaskGit } from '../worker/exit.js'
 import type { VerifyResult } from '../domain.js'
 
@@ -68,7 +68,7 @@ export function setupEnv(
 
 /**
  * The runner's caches as the sandbox shows them to setup alone, each through a copy-on-write view
- * (worker/views.ts): setup reads what the runner restored and nothing it writes survives it. One
+ * (cage/views.ts): setup reads what the runner restored and nothing it writes survives it. One
  * the runner lacks is not made: setup gets an empty private one. The worker and verify see none.
  */
 async function cacheDirs(host: NodeJS.ProcessEnv): Promise<string[]> {

@@ -9,12 +9,13 @@ import { pastDeadline, runWorker } from '../worker/run.js'
 import { land, type LandContext } from './land.js'
 import { handOver } from './hand-over.js'
 import { acceptedHead, type TaskGit } from '../worker/exit.js'
-import { inertCommitMessage } from '../report/commit-message.js'
+import { inertCommitMessage } from '../inert-text.js'
 import type { Outcome, VerifyResult } from '../domain.js'
-import { emptyOutcome, type Slot } from './pool.js'
+import { emptyOutcome } from '../domain.js'
+import type { Slot } from './pool.js'
 import { describeError } from '../errors.js'
 import { runSetup } from './setup.js'
-import type { HeldView } from '../worker/views.js'
+import type { HeldView } from '../cage/views.js'
 
 export interface TaskContext {
   worker: WorkerContext

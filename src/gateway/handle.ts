@@ -1,5 +1,5 @@
 import type http from 'node:http'
-import { priceFor } from '../report/cost.js'
+import { priceFor } from '../prices.js'
 import { forward, type ForwardContext, type Forwarded, sendError } from './forward.js'
 import type { Hold, Ledger, WorkerPass } from './ledger.js'
 import type { RequestRecord } from './request-log.js'

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
-import { costOf, type PriceBook, priceFor } from '../report/cost.js'
+import { costOf, type PriceBook, priceFor } from '../prices.js'
 import {
   addSpend,
   type Breach,

@@ -1,4 +1,4 @@
-import { type FullPrice, fullPrice, type Price } from '../report/cost.js'
+import { type FullPrice, fullPrice, type Price } from '../prices.js'
 import type { Budgets, Spend } from './budgets.js'
 
 /** What a task or the run has spent (settled) or holds for requests in flight (reserved). */

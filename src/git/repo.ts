@@ -25,7 +25,7 @@ export interface Worktree extends AsyncDisposable {
   /** Where its files are on the host once kept: the worktree, or a view's private layer. */
   keptAt: string
   /**
-   * Set when the task's files are a copy-on-write view (worker/views.ts) of the run's shared
+   * Set when the task's files are a copy-on-write view (cage/views.ts) of the run's shared
    * checkout of `startSha`: `dir` is then an empty mount point on the host, and only a cage that
    * mounts the view sees the files. The host never reads them.
    */

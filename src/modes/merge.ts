@@ -25,7 +25,7 @@ import {
 import { inertProse } from '../inert-text.js'
 import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
 import { putRefreshSection } from '../github/refresh-comment.js'
-import type { RefreshAction } from '../refreshing.js'
+import type { RefreshAction } from '../run/refreshing.js'
 
 /** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
 export type Train = Extract<Request, { kind: 'train' }>

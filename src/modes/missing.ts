@@ -1,5 +1,5 @@
 import type { Outcome } from '../domain.js'
-import { emptyOutcome } from '../fleet/pool.js'
+import { emptyOutcome } from '../domain.js'
 import { type SavedPlan, shardOf } from './plan.js'
 import type { ShardFile } from './store.js'
 

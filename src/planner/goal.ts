@@ -1,6 +1,6 @@
 import { stringify } from 'yaml'
 import type { Outcome } from '../domain.js'
-import { emptyOutcome } from '../fleet/pool.js'
+import { emptyOutcome } from '../domain.js'
 import { branchFor } from '../tasks/ids.js'
 import { planItemId } from '../tasks/plan-section.js'
 import { titleOf } from '../tasks/parse.js'

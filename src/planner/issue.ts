@@ -1,5 +1,5 @@
 import type { Outcome } from '../domain.js'
-import { emptyOutcome } from '../fleet/pool.js'
+import { emptyOutcome } from '../domain.js'
 import type { GitHub } from '../github/client.js'
 import { getIssue, setIssueBody } from '../github/issues.js'
 import { LiveComment } from '../github/live-comment.js'

@@ -1,5 +1,5 @@
 import type { Outcome, Parallelism } from '../domain.js'
-import { usd } from './cost.js'
+import { usd } from '../prices.js'
 import { cell, duration, tokens } from './markdown.js'
 import { totals } from './results.js'
 

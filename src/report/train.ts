@@ -1,5 +1,5 @@
 import type { Outcome } from '../domain.js'
-import { usd } from './cost.js'
+import { usd } from '../prices.js'
 import { duration, tokens } from './markdown.js'
 import { REFRESH_END, REFRESH_START } from './refresh.js'
 import { cell, codeBlock, inert } from './worker-text.js'

@@ -11,7 +11,7 @@ import { InputError } from '../errors.js'
 import { Git, withoutUserinfo } from '../git/git.js'
 import type { Io } from '../io.js'
 import { resolveClaude } from '../worker/install.js'
-import { type Isolation, prepareIsolation } from '../worker/isolation.js'
+import { type Isolation, prepareIsolation } from '../cage/isolation.js'
 import { resolveSkills } from '../worker/skills.js'
 
 /** What every worker of a run needs before the first starts. */

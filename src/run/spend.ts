@@ -6,7 +6,7 @@
 import path from 'node:path'
 import { z } from 'zod'
 import { type Outcome, type Task, addUsage, ZERO_USAGE } from '../domain.js'
-import { emptyOutcome } from '../fleet/pool.js'
+import { emptyOutcome } from '../domain.js'
 import { labelledBy } from '../github/label-actor.js'
 import { LedgerBranch } from '../spend/branch.js'
 import { admit, estimate, hasCaps, spendLines, spentAt } from '../spend/caps.js'

@@ -20,10 +20,10 @@ import {
   readSealed,
   type SealCaps
 } from '../git/sealed.js'
-import { inertCommitMessage } from '../report/commit-message.js'
+import { inertCommitMessage } from '../inert-text.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
-import type { HeldView, View } from './views.js'
+import type { HeldView, View } from '../cage/views.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'

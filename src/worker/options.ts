@@ -1,4 +1,4 @@
-import type { ContainerConfig } from './container.js'
+import type { ContainerConfig } from '../cage/container.js'
 
 /** Where a run's workers run (the `isolation` input). */
 export type IsolationName = 'sandbox' | 'container' | 'process'

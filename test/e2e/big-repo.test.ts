@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { viewsFail } from '../../src/worker/views.js'
+import { viewsFail } from '../../src/cage/views.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`

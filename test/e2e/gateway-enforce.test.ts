@@ -9,7 +9,7 @@ import { RICH_BILLED } from '../../demo/model-billing.js'
 import { type RecordedRequest, type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { costOf } from '../../src/report/cost.js'
+import { costOf } from '../../src/prices.js'
 import { burst, directCurl } from '../support/gateway-curl.js'
 
 const task = (id: string, s: Omit<Script, 'key'>) => ({

@@ -1,4 +1,4 @@
-// One checkout, many views (worker/views.ts), with the real kernel, unshare and bubblewrap: each
+// One checkout, many views (cage/views.ts), with the real kernel, unshare and bubblewrap: each
 // task sees one shared read-only checkout through a copy-on-write view of its own, in a sandbox.
 // What a task writes lands in its private layer only (its disk is what it changed); another task
 // sees none of it; the shared checkout never changes; the view is gone once dropped.
@@ -17,7 +17,7 @@ import {
   type View,
   viewsFail,
   withViews
-} from '../../src/worker/views.js'
+} from '../../src/cage/views.js'
 
 const exec = promisify(execFile)
 const support = await sandboxSupport()

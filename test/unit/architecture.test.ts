@@ -28,16 +28,16 @@ const BANDS: Record<string, number> = {
   io: 6,
   doctor: 6,
   progress: 6,
-  planning: 6,
-  refreshing: 6,
-  // a run's pieces the entry strings together: preparing workers, cancel, shards' reports
+  // a run's pieces the entry strings together: preparing workers, the planner's and the refresh's
+  // turns, cancel, shards' reports
   run: 6,
   planner: 5,
   fleet: 4,
   // spend held over every run: the ledger on its branch, the caps, the report
   spend: 4,
-  // the edges: a worker, the model gateway, git, GitHub
+  // the edges: a worker, its cage (sandbox, container, views), the model gateway, git, GitHub
   worker: 3,
+  cage: 3,
   gateway: 3,
   git: 3,
   github: 3,
@@ -51,7 +51,9 @@ const BANDS: Record<string, number> = {
   workspace: 0,
   process: 0,
   'child-env': 0,
-  'inert-text': 0
+  'inert-text': 0,
+  // a model's price, a usage's cost, the prices input, a cost written out: gateway and reports
+  prices: 0
 }
 
 /**
@@ -124,6 +126,29 @@ function importGraph(dir = SRC): { from: string; to: string }[] {
     }
   }
   return edges
+}
+
+/** The imports and re-exports of `file` into `room` that bring values, not types alone. */
+function valueImportsOf(file: string, text: string, room: string): string[] {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest)
+  return source.statements.flatMap(s => {
+    if (!(ts.isImportDeclaration(s) || ts.isExportDeclaration(s))) return []
+    if (!s.moduleSpecifier || !ts.isStringLiteral(s.moduleSpecifier)) return []
+    const to = path.resolve(path.dirname(file), s.moduleSpecifier.text)
+    if (roomOf(to) !== room) return []
+    const clause = ts.isImportDeclaration(s) ? s.importClause : undefined
+    const bindings = clause?.namedBindings
+    const typeOnly = ts.isExportDeclaration(s)
+      ? s.isTypeOnly
+      : clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            bindings !== undefined &&
+            ts.isNamedImports(bindings) &&
+            bindings.elements.length > 0 &&
+            bindings.elements.every(e => e.isTypeOnly)))
+    return typeOnly ? [] : [`${path.relative(ROOT, file)} -> ${path.relative(ROOT, to)}`]
+  })
 }
 
 const graph = importGraph()
@@ -210,6 +235,33 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(fresh.flat()).toEqual([])
     const gone = Object.keys(EXCEPTIONS).filter(key => !upward.has(key))
     expect(gone).toEqual([])
+  })
+
+  it('worker/ imports nothing from report/ (its words are made inert below both)', () => {
+    const reporting = graph
+      .filter(e => roomOf(e.from) === 'worker' && roomOf(e.to) === 'report')
+      .map(e => `${rel(e.from)} -> ${rel(e.to)}`)
+    expect(reporting).toEqual([])
+  })
+
+  it('worker/ takes only types from cage/: the cage runs the worker, not the other way', () => {
+    const worker = sources(path.join(SRC, 'worker'))
+    const cageEdges = graph.filter(e => roomOf(e.from) === 'worker' && roomOf(e.to) === 'cage')
+    expect(cageEdges.length).toBeGreaterThan(0)
+    expect(worker.flatMap(f => valueImportsOf(f, readFileSync(f, 'utf8'), 'cage'))).toEqual([])
+  })
+
+  it('tells a value import from a type-only one (the check can fail)', () => {
+    const made = path.join(SRC, 'worker', 'made-up.ts')
+    const found = (text: string) => valueImportsOf(made, text, 'cage').length
+    expect(found("import { holdView } from '../cage/views.js'")).toBe(1)
+    expect(found("import { type View, holdView } from '../cage/views.js'")).toBe(1)
+    expect(found("export { holdView } from '../cage/views.js'")).toBe(1)
+    expect(found("import '../cage/views.js'")).toBe(1)
+    expect(found("import type { View } from '../cage/views.js'")).toBe(0)
+    expect(found("import { type View } from '../cage/views.js'")).toBe(0)
+    expect(found("export type { View } from '../cage/views.js'")).toBe(0)
+    expect(found("import { holdView } from '../git/git.js'")).toBe(0)
   })
 
   it('no import cycle, even between two files of one room, but for the listed ones', () => {

@@ -10,7 +10,7 @@ import {
   containerKillCommand,
   containerPath,
   type ContainerSpec
-} from '../../src/worker/container.js'
+} from '../../src/cage/container.js'
 
 const secrets = {
   ANTHROPIC_API_KEY: 'sk-secret-123',
@@ -195,6 +195,31 @@ describe('containerCommand', () => {
   ] satisfies [string, Partial<ContainerSpec>][])('rejects %s', (_label, over) => {
     expect(() => containerCommand(spec(over))).toThrow(ContainerSpecError)
   })
+
+  // The config names the input at fault from this field, never from the message's words.
+  it.each([
+    [{ image: '--privileged' }, 'image'],
+    [{ cpus: '0' }, 'cpus'],
+    [{ memory: 'lots' }, 'memory'],
+    [{ pidsLimit: 0 }, 'pids-limit'],
+    [{ network: 'host' }, 'network'],
+    [{ user: '0' }, undefined],
+    [{ name: 'fleet 1' }, undefined],
+    [{ worktree: 'wt/fix' }, undefined],
+    [{ env: { 'A=B': 'x' } }, undefined]
+  ] satisfies [Partial<ContainerSpec>, string | undefined][])(
+    'a refusal of %j names its setting: %s',
+    (over, setting) => {
+      let refused: unknown
+      try {
+        containerCommand(spec(over))
+      } catch (error) {
+        refused = error
+      }
+      expect(refused).toBeInstanceOf(ContainerSpecError)
+      expect((refused as ContainerSpecError).setting).toBe(setting)
+    }
+  )
 
   it('accepts registry ports and digests', () => {
     const image = `localhost:5000/fleet-worker:v1@sha256:${'a'.repeat(64)}`

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
-import { costOf, usd } from '../../src/report/cost.js'
+import { costOf, usd } from '../../src/prices.js'
 
 describe('cost from the price inputs', () => {
   it('prices input, cache and output tokens per million', () => {

@@ -9,7 +9,7 @@ import {
   CONTAINER_HOME,
   CONTAINER_WORKSPACE,
   DEFAULT_USER
-} from '../../src/worker/container.js'
+} from '../../src/cage/container.js'
 
 const root = path.resolve(import.meta.dirname, '../..')
 const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8')

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ZERO_USAGE, type Usage } from '../../src/domain.js'
 import { type Gateway, startGateway } from '../../src/gateway/gateway.js'
-import { costOf, type Price } from '../../src/report/cost.js'
+import { costOf, type Price } from '../../src/prices.js'
 
 const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'sse')
 const fixture = (name: string) => readFile(path.join(FIXTURES, name))

@@ -1,18 +1,18 @@
-// Issue 27: worker/isolation.ts is the one file that knows which isolation a run uses. Every
+// Issue 27: cage/isolation.ts is the one file that knows which isolation a run uses. Every
 // other file of src/ asks the Isolation it prepared; none compares against an isolation's name.
-// The files that implement one isolation (worker/sandbox*.ts, worker/container*.ts) are its own.
+// The files that implement one isolation (cage/sandbox*.ts, cage/container*.ts) are its own.
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../src/config.js'
 import { inputEnvName } from '../../src/inputs.js'
-import { PROCESS_WARNING, prepareIsolation } from '../../src/worker/isolation.js'
+import { PROCESS_WARNING, prepareIsolation } from '../../src/cage/isolation.js'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SRC = path.join(ROOT, 'src')
 const NAMES = new Set(['sandbox', 'container', 'process'])
-const OWN = /^src\/worker\/(isolation|sandbox[^/]*|container[^/]*)\.ts$/
+const OWN = /^src\/cage\/(isolation|sandbox[^/]*|container[^/]*)\.ts$/
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
@@ -63,7 +63,7 @@ export function branchesOnIsolation(file: string, text: string): string[] {
   return found
 }
 
-describe('the isolation kind is known in one place (worker/isolation.ts)', () => {
+describe('the isolation kind is known in one place (cage/isolation.ts)', () => {
   it('no file of src/ outside the isolation and its implementations compares an isolation name', () => {
     const files = sources(SRC).map(f => path.relative(ROOT, f))
     expect(files.length).toBeGreaterThan(100)
@@ -74,7 +74,7 @@ describe('the isolation kind is known in one place (worker/isolation.ts)', () =>
   })
 
   it('the isolation module itself is found branching (the check reads real code)', () => {
-    const own = 'src/worker/isolation.ts'
+    const own = 'src/cage/isolation.ts'
     expect(branchesOnIsolation(own, readFileSync(path.join(ROOT, own), 'utf8'))).not.toEqual([])
   })
 

@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { InputError, parseConfig } from '../../src/config.js'
 import { INPUTS, inputEnvName } from '../../src/inputs.js'
-import { containerCommand, DEFAULT_LIMITS } from '../../src/worker/container.js'
+import { containerCommand, DEFAULT_LIMITS } from '../../src/cage/container.js'
 import {
   containerName,
   containerSpecFor,
   containerUser,
   runtimeEnv
-} from '../../src/worker/container-run.js'
+} from '../../src/cage/container-run.js'
 
 const root = new URL('../../', import.meta.url)
 const read = (file: string) => readFileSync(new URL(file, root), 'utf8')

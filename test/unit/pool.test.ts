@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { Outcome } from '../../src/domain.js'
-import { emptyOutcome, runPool } from '../../src/fleet/pool.js'
+import { emptyOutcome } from '../../src/domain.js'
+import { runPool } from '../../src/fleet/pool.js'
 import type { Task } from '../../src/domain.js'
 
 const task = (id: string): Task => ({

@@ -7,7 +7,7 @@ import { readEvent, type EventSettings } from '../../src/event.js'
 import { checksPrompt, logTail, reviewPrompt } from '../../src/tasks/pr-turn.js'
 import { answerSummary, repliesFrom, threadReply } from '../../src/report/pr-answer.js'
 import { prBody, prMarker } from '../../src/report/pr-body.js'
-import { emptyOutcome } from '../../src/fleet/pool.js'
+import { emptyOutcome } from '../../src/domain.js'
 import type { Task } from '../../src/domain.js'
 import {
   pullRequestReview,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { emptyOutcome } from '../../src/fleet/pool.js'
+import { emptyOutcome } from '../../src/domain.js'
 import type { Outcome, Task, VerifyResult } from '../../src/domain.js'
 import { prBody, prMarker } from '../../src/report/pr-body.js'
 import {

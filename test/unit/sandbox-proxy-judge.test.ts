@@ -7,9 +7,9 @@ import {
   judgeTarget,
   parseAllowEntry,
   parseAllowList
-} from '../../src/worker/sandbox-allow.js'
-import { classifyHost, specialKind } from '../../src/worker/sandbox-ip.js'
-import { blockedLines } from '../../src/worker/sandbox-proxy.js'
+} from '../../src/cage/sandbox-allow.js'
+import { classifyHost, specialKind } from '../../src/cage/sandbox-ip.js'
+import { blockedLines } from '../../src/cage/sandbox-proxy.js'
 
 function rulesOf(entries: string[]): AllowRule[] {
   const rules = parseAllowList(entries)

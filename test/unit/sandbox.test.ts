@@ -11,13 +11,13 @@ import {
   SandboxSpecError,
   type SandboxSpec,
   writablePaths
-} from '../../src/worker/sandbox.js'
+} from '../../src/cage/sandbox.js'
 import {
   isAllowed,
   isLoopback,
   parseAllowEntry,
   parseAllowList
-} from '../../src/worker/sandbox-allow.js'
+} from '../../src/cage/sandbox-allow.js'
 
 const KEY = 'sk-ant-model-key-0123456789'
 const GITHUB_TOKEN = 'ghs_runner-token-0123456789'

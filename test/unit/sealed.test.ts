@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { rewriteMessages } from '../../src/git/messages.js'
 import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
-import { inertCommitMessage } from '../../src/report/commit-message.js'
+import { inertCommitMessage } from '../../src/inert-text.js'
 import { git } from '../support/git.js'
 
 /** The fleet's clone with a base commit, and a worker's clone of it on fleet/t. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { sandboxCommand, type SandboxSpec, writablePaths } from '../../src/worker/sandbox.js'
-import { outermost, type View, ViewError, VIEWS_INIT, withViews } from '../../src/worker/views.js'
+import { sandboxCommand, type SandboxSpec, writablePaths } from '../../src/cage/sandbox.js'
+import { outermost, type View, ViewError, VIEWS_INIT, withViews } from '../../src/cage/views.js'
 
 const view = (at: string, layer = '/tmp/fleet-sbx-1/caches/cache-0'): View => ({
   lower: at,

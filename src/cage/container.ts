@@ -90,7 +90,18 @@ export interface ContainerCommand {
   env: Record<string, string>
 }
 
-export class ContainerSpecError extends Error {}
+/** The container settings an input names, as a refusal of one of them says (ContainerSpecError). */
+export type ContainerSetting = 'image' | 'cpus' | 'memory' | 'pids-limit' | 'network'
+
+/** A container command refused; `setting` names the container setting at fault, when one is. */
+export class ContainerSpecError extends Error {
+  constructor(
+    message: string,
+    readonly setting?: ContainerSetting
+  ) {
+    super(message)
+  }
+}
 
 /**
  * Host-side variables that describe the runner, not the container: the image sets its own, and a
@@ -123,8 +134,8 @@ const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH/i
 const SECRET_SHAPE =
   /\b(?:sk-ant-[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/
 
-function fail(message: string): never {
-  throw new ContainerSpecError(message)
+function fail(message: string, setting?: ContainerSetting): never {
+  throw new ContainerSpecError(message, setting)
 }
 
 /** An absolute, normalised host path that cannot break `--mount`'s comma-separated syntax. */
@@ -186,7 +197,8 @@ function checkUser(user: string): string {
 function checkNetwork(network: string): string {
   if (network === 'host' || !NETWORK.test(network)) {
     fail(
-      `Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`
+      `Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`,
+      'network'
     )
   }
   return network
@@ -197,11 +209,11 @@ function limits(spec: ContainerSpec): string[] {
   const memory = spec.memory ?? DEFAULT_LIMITS.memory
   const pids = spec.pidsLimit ?? DEFAULT_LIMITS.pidsLimit
   if (!CPUS.test(cpus) || Number(cpus) <= 0)
-    fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`)
+    fail(`Invalid cpus '${cpus}'. Expected a positive number such as 1.5.`, 'cpus')
   if (!MEMORY.test(memory) || parseInt(memory, 10) <= 0)
-    fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`)
+    fail(`Invalid memory '${memory}'. Expected a size such as 2g or 512m.`, 'memory')
   if (!Number.isSafeInteger(pids) || pids <= 0)
-    fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`)
+    fail(`Invalid pids-limit '${pids}'. Expected a positive integer.`, 'pids-limit')
   // memory-swap equal to memory: no swap on top, so the limit is the limit.
   return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)]
 }
@@ -264,7 +276,7 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
   if (!CONTAINER_NAME.test(spec.name))
     fail(`Invalid container name '${spec.name}'. Expected [a-zA-Z0-9][a-zA-Z0-9_.-]*.`)
   if (spec.image.length > 255 || !IMAGE.test(spec.image)) {
-    fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`)
+    fail(`Invalid image '${spec.image}'. Expected registry/name[:tag][@sha256:digest].`, 'image')
   }
   const args = [
     'run',

@@ -4,8 +4,8 @@
  */
 import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
-import type { CageCommand, WorkerLaunch } from './launch.js'
-import type { WorkerExit } from './result.js'
+import type { CageCommand, WorkerLaunch } from '../worker/launch.js'
+import type { WorkerExit } from '../worker/result.js'
 import { runSandboxed, type SandboxSetup, spawnSandboxed } from './sandbox-run.js'
 
 /** One worker attempt in its sandbox: the cage built, the worker run, its commits brought back. */

@@ -9,7 +9,7 @@ import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
 import { runOk } from '../process.js'
-import { acceptedHead, type TaskGit } from './exit.js'
+import { acceptedHead, type TaskGit } from '../worker/exit.js'
 
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 export const SETUP_EXCLUDE = 'fleet-setup-exclude'

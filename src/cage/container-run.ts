@@ -10,7 +10,7 @@ import type { VerifyResult } from '../domain.js'
 import { run } from '../process.js'
 import { logText } from '../report/log-text.js'
 import { type CageGit, chownTree, finishGit, prepareGit } from './cage-git.js'
-import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from './exit.js'
+import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from '../worker/exit.js'
 import {
   CONTAINER_GIT_DIR,
   CONTAINER_SEAL_DIR,
@@ -25,10 +25,10 @@ import {
   containerPath,
   DEFAULT_USER
 } from './container.js'
-import type { WorkerLaunch } from './launch.js'
-import type { WorkerExit } from './result.js'
-import { spawnWorker } from './spawn.js'
-import { runVerify } from './verify.js'
+import type { WorkerLaunch } from '../worker/launch.js'
+import type { WorkerExit } from '../worker/result.js'
+import { spawnWorker } from '../worker/spawn.js'
+import { runVerify } from '../worker/verify.js'
 
 /**
  * Runtime CLI configuration taken from the host; never forwarded into the container. PATH too:

@@ -2,19 +2,19 @@
 // dispatch or schedule. Band 6 (docs/architecture.md): it reads the run's context and hands
 // fleet/refresh-run.ts plain options. Idle costs one API listing: no clone, no cage, no binary.
 import path from 'node:path'
-import type { Config } from './config.js'
-import { type RunContext, runUrl } from './context.js'
-import type { Outcome } from './domain.js'
-import type { Request } from './event.js'
-import { outcomeOf } from './fleet/refresh.js'
-import { refreshFleet } from './fleet/refresh-run.js'
-import type { GitHub } from './github/client.js'
-import { type FleetPr, listFleetPrs } from './github/fleet-prs.js'
-import { putRefreshSection } from './github/refresh-comment.js'
-import { defaultBranch } from './github/issues.js'
-import type { Io } from './io.js'
-import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from './report/refresh.js'
-import type { Preparation } from './run/prepare.js'
+import type { Config } from '../config.js'
+import { type RunContext, runUrl } from '../context.js'
+import type { Outcome } from '../domain.js'
+import type { Request } from '../event.js'
+import { outcomeOf } from '../fleet/refresh.js'
+import { refreshFleet } from '../fleet/refresh-run.js'
+import type { GitHub } from '../github/client.js'
+import { type FleetPr, listFleetPrs } from '../github/fleet-prs.js'
+import { putRefreshSection } from '../github/refresh-comment.js'
+import { defaultBranch } from '../github/issues.js'
+import type { Io } from '../io.js'
+import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from '../report/refresh.js'
+import type { Preparation } from './prepare.js'
 
 export type Refresh = Extract<Request, { kind: 'refresh' }>
 

@@ -2,17 +2,17 @@
 // plan, hand the planner (planner/) plain options, keep its transcript, shape its answer for the
 // run. It is band 6 (docs/architecture.md), so planner/ only plans.
 import path from 'node:path'
-import type { Config } from './config.js'
-import { type RunContext, runUrl } from './context.js'
-import type { Outcome } from './domain.js'
-import type { GitHub } from './github/client.js'
-import type { Io } from './io.js'
-import { type SavedPlan, shardCount } from './modes/plan.js'
-import { planGoal } from './planner/goal.js'
-import { planOnIssue } from './planner/issue.js'
-import { keepWork } from './report/artifacts.js'
-import type { Plan } from './triggers.js'
-import type { Preparation } from './run/prepare.js'
+import type { Config } from '../config.js'
+import { type RunContext, runUrl } from '../context.js'
+import type { Outcome } from '../domain.js'
+import type { GitHub } from '../github/client.js'
+import type { Io } from '../io.js'
+import { type SavedPlan, shardCount } from '../modes/plan.js'
+import { planGoal } from '../planner/goal.js'
+import { planOnIssue } from '../planner/issue.js'
+import { keepWork } from '../report/artifacts.js'
+import type { Plan } from '../triggers.js'
+import type { Preparation } from './prepare.js'
 
 /** What the action's run hands the planner. */
 export interface PlannerAction {
