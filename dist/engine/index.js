@@ -65262,8 +65262,12 @@ async function borrowObjects(checkout, into) {
  */
 async function shallowOf(gitDir) {
     const file = external_node_path_default().join(gitDir, 'shallow');
-    if (!(await isFile(file)))
+    const info = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!info)
         return undefined;
+    // Not a regular file (a symlink, a directory): the history is cut, where is not read.
+    if (!info.isFile())
+        return [];
     const lines = (await (0,promises_.readFile)(file, 'utf8')).split('\n').filter(Boolean);
     return lines.every(l => SHA.test(l)) ? lines : [];
 }
@@ -65356,8 +65360,11 @@ class FleetRepo {
             return undefined;
         const dotGit = external_node_path_default().join(this.git.dir, '.git');
         const borrowed = await borrowObjects(checkout, external_node_path_default().join(dotGit, 'objects'));
-        if (!borrowed?.head || borrowed.partial || borrowed.shallow?.length === 0)
-            return borrowed;
+        if (!borrowed)
+            return undefined;
+        // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
+        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+            return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed;
         if (borrowed.shallow) {
             await (0,promises_.writeFile)(external_node_path_default().join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`);
             this.shallow = true;
@@ -67322,7 +67329,7 @@ function borrowedNote(b) {
         : b.shallow?.length
             ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
             : b.shallow
-                ? "its history is cut at an unreadable boundary, so the base's history was fetched whole"
+                ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
                 : 'the fetch brought only what it lacked';
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }

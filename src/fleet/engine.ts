@@ -136,7 +136,7 @@ function borrowedNote(b: {
     : b.shallow?.length
       ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
       : b.shallow
-        ? "its history is cut at an unreadable boundary, so the base's history was fetched whole"
+        ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
         : 'the fetch brought only what it lacked'
   return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
 }

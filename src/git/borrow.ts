@@ -113,7 +113,10 @@ export async function borrowObjects(checkout: string, into: string): Promise<Bor
  */
 async function shallowOf(gitDir: string): Promise<string[] | undefined> {
   const file = path.join(gitDir, 'shallow')
-  if (!(await isFile(file))) return undefined
+  const info = await lstat(file).catch(() => undefined)
+  if (!info) return undefined
+  // Not a regular file (a symlink, a directory): the history is cut, where is not read.
+  if (!info.isFile()) return []
   const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean)
   return lines.every(l => SHA.test(l)) ? lines : []
 }

@@ -131,7 +131,10 @@ export class FleetRepo {
     if (!checkout) return undefined
     const dotGit = path.join(this.git.dir, '.git')
     const borrowed = await borrowObjects(checkout, path.join(dotGit, 'objects'))
-    if (!borrowed?.head || borrowed.partial || borrowed.shallow?.length === 0) return borrowed
+    if (!borrowed) return undefined
+    // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
+    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+      return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed
     if (borrowed.shallow) {
       await writeFile(path.join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`)
       this.shallow = true
