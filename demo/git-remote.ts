@@ -19,6 +19,8 @@ export interface GitRemoteRequest {
   /** The permission of the token the request carried, when it carried a known one. */
   permission?: TokenPermission
   service?: string
+  /** For an upload-pack POST: the objects its pack held (the count in the pack's header), once answered. */
+  objects?: number
 }
 
 export interface CommitInfo {
@@ -217,12 +219,40 @@ function writeCgiHead(res: ServerResponse, head: string): number {
   return status
 }
 
+/**
+ * The objects in the pack an upload-pack response carries (protocol v0 or v2, side-band): the
+ * pkt-lines of band 1 joined, then the count in the pack's header. 0 when it carries no pack.
+ */
+export function packObjects(response: Buffer): number {
+  const band: Buffer[] = []
+  for (let at = 0; at + 4 <= response.length;) {
+    const length = Number.parseInt(response.subarray(at, at + 4).toString('latin1'), 16)
+    if (!Number.isFinite(length)) break
+    if (length < 4) {
+      at += 4
+      continue
+    }
+    const line = response.subarray(at + 4, at + length)
+    if (line[0] === 1) band.push(line.subarray(1))
+    at += length
+  }
+  const pack = Buffer.concat(band)
+  return pack.subarray(0, 4).toString('latin1') === 'PACK' && pack.length >= 12
+    ? pack.readUInt32BE(8)
+    : 0
+}
+
 /** One request through `git http-backend`: its CGI output relayed as the HTTP response. */
 function serveBackend(
   req: IncomingMessage,
   res: ServerResponse,
   url: URL,
-  base: { env: NodeJS.ProcessEnv; root: string; backends: Set<ReturnType<typeof spawn>> }
+  base: {
+    env: NodeJS.ProcessEnv
+    root: string
+    backends: Set<ReturnType<typeof spawn>>
+    seen: GitRemoteRequest
+  }
 ): void {
   const child = spawn('git', ['http-backend'], {
     env: cgiEnvOf(req, url, base),
@@ -236,7 +266,10 @@ function serveBackend(
 
   let head = Buffer.alloc(0)
   let headersSent = false
+  const body: Buffer[] = []
+  const counting = base.seen.service === 'git-upload-pack' && req.method === 'POST'
   child.stdout.on('data', (chunk: Buffer) => {
+    if (counting) body.push(chunk)
     if (headersSent) {
       res.write(chunk)
       return
@@ -252,6 +285,11 @@ function serveBackend(
   const stderr: Buffer[] = []
   child.stderr.on('data', (c: Buffer) => stderr.push(c))
   child.on('close', code => {
+    if (counting) {
+      const whole = Buffer.concat(body).toString('latin1')
+      const end = headersEnd(whole)
+      if (end >= 0) base.seen.objects = packObjects(Buffer.from(whole.slice(end), 'latin1'))
+    }
     if (!headersSent) {
       res.writeHead(500, { 'content-type': 'text/plain' })
       res.end(`git http-backend exited ${code}: ${Buffer.concat(stderr).toString()}`)
@@ -308,7 +346,7 @@ function answer(
     refusePush(res, url.pathname)
     return
   }
-  serveBackend(req, res, url, state)
+  serveBackend(req, res, url, { ...state, seen })
 }
 
 /** A bare repository at `dir` whose `branch` holds one commit of `files`. */

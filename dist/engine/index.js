@@ -30834,6 +30834,12 @@ async function prepareGit(source, cageDir, named) {
     packed.push(`${head} ${branch}`);
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'packed-refs'), `# pack-refs with: peeled\n${packed.join('\n')}\n`);
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'index'), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'index')).catch(() => undefined);
+    // A shallow fleet clone's boundary (git/repo.ts borrow): without it the worker's `git log` would
+    // walk into parents the borrowed objects lack.
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'shallow'), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'shallow')).catch((error) => {
+        if (error.code !== 'ENOENT')
+            throw error;
+    });
     // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.copyFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, SETUP_EXCLUDE), node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'info', 'exclude')).catch((error) => {
         if (error.code !== 'ENOENT')
@@ -65234,12 +65240,31 @@ async function borrowObjects(checkout, into) {
     for (let i = 0; i < files.length; i += 64)
         await Promise.all(files.slice(i, i + 64).map(f => linkOrCopy(external_node_path_default().join(objects, f), external_node_path_default().join(into, f))));
     const packDir = external_node_path_default().join(objects, 'pack');
-    const promisor = (await isDir(packDir))
+    const partial = (await isDir(packDir))
         ? (await (0,promises_.readdir)(packDir)).some(f => f.endsWith('.promisor'))
         : false;
-    const incomplete = promisor ||
-        (await (0,promises_.lstat)(external_node_path_default().join(gitDir, 'shallow')).then(() => true, () => false));
-    return { files: files.length, head: await headOf(gitDir), incomplete };
+    return {
+        files: files.length,
+        head: await headOf(gitDir),
+        shallow: await shallowOf(gitDir),
+        partial
+    };
+}
+/**
+ * The commits the checkout's `.git/shallow` names (read as data, a regular file only); undefined
+ * when it has none (its history is whole). A line that is not a commit id makes the whole list
+ * unusable: `[]`, a cut history whose boundary is unknown.
+ */
+async function shallowOf(gitDir) {
+    const file = external_node_path_default().join(gitDir, 'shallow');
+    const info = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!info)
+        return undefined;
+    // Not a regular file (a symlink, a directory): the history is cut, where is not read.
+    if (!info.isFile())
+        return [];
+    const lines = (await (0,promises_.readFile)(file, 'utf8')).split('\n').filter(Boolean);
+    return lines.every(l => SHA.test(l)) ? lines : [];
 }
 
 ;// CONCATENATED MODULE: ./src/git/repo.ts
@@ -65271,6 +65296,11 @@ class FleetRepo {
     }
     /** The run's read-only checkouts of a start commit, one per commit (see view). */
     checkouts = new Map();
+    /**
+     * Its history is cut, as the checkout's it borrowed: every fetch is then at depth 1 (the tips
+     * alone, less what the clone has), so no branch's history comes with it.
+     */
+    shallow = false;
     constructor(git, remoteUrl, token, env) {
         this.git = git;
         this.remoteUrl = remoteUrl;
@@ -65314,16 +65344,62 @@ class FleetRepo {
     }
     /**
      * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
-     * sends only what it lacks. Not when its history is cut: the fetch would then claim commits the
+     * sends only what it lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
+     * checkout's boundary as its own `.git/shallow` and stays shallow: its fetches are then at depth
+     * 1 (fetchArgs), so the base's history is never fetched; only what the work needs (deepen).
+     * Not when its objects are partial (a `filter:` checkout): the fetch would then claim objects the
      * clone does not have, so it brings the base's history whole, as without a checkout.
      */
     async borrow(checkout) {
         if (!checkout)
             return undefined;
-        const borrowed = await borrowObjects(checkout, external_node_path_default().join(this.git.dir, '.git', 'objects'));
-        if (borrowed?.head && !borrowed.incomplete)
-            await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true });
+        const dotGit = external_node_path_default().join(this.git.dir, '.git');
+        const borrowed = await borrowObjects(checkout, external_node_path_default().join(dotGit, 'objects'));
+        if (!borrowed)
+            return undefined;
+        // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
+        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+            return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed;
+        if (borrowed.shallow) {
+            await (0,promises_.writeFile)(external_node_path_default().join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`);
+            this.shallow = true;
+        }
+        await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true });
         return borrowed;
+    }
+    /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
+    fetchArgs(branches) {
+        return [
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            ...(this.shallow ? ['--depth=1'] : []),
+            'origin',
+            ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
+        ];
+    }
+    /**
+     * In a shallow clone, `sha` made an ancestor of origin's `branch` if the remote has it so:
+     * `branch`'s history deepened a step at a time (8 commits, then 4 times as many each time, at
+     * most 6 steps, then whole) until it is. True when it is an ancestor. A whole clone fetches nothing.
+     */
+    async reach(sha, branch) {
+        const ref = `refs/remotes/origin/${branch}`;
+        const isAncestor = async () => (await this.git.exec(['merge-base', '--is-ancestor', sha, ref], { allowFailure: true }))
+            .exitCode === 0;
+        if (await isAncestor())
+            return true;
+        if (!this.shallow)
+            return false;
+        for (let step = 0, depth = 8; step <= 6; step++, depth *= 4) {
+            const deepen = step < 6 ? `--deepen=${depth}` : '--unshallow';
+            await this.git.exec(['fetch', '--quiet', '--no-tags', deepen, 'origin', `+refs/heads/${branch}:${ref}`], { env: this.auth(), allowFailure: true });
+            if (await isAncestor())
+                return true;
+            if (deepen === '--unshallow')
+                break;
+        }
+        return false;
     }
     /** Objects in the clone, loose and packed (`git count-objects`): what a fetch added. */
     async objectCount() {
@@ -65337,24 +65413,12 @@ class FleetRepo {
         if (!branch)
             throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`);
         const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`));
-        await this.git.exec([
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            'origin',
-            ...[branch, ...existing].map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-        ], { env: this.auth() });
+        await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() });
         return branch;
     }
     /** Fetches these branches again: the base after the landing train merged a PR into it. */
     async refetch(branches) {
-        await this.git.exec([
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            'origin',
-            ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-        ], { env: this.auth() });
+        await this.git.exec(this.fetchArgs(branches), { env: this.auth() });
     }
     remoteSha(branch) {
         return this.git.tryRevParse(`refs/remotes/origin/${branch}`);
@@ -67241,9 +67305,13 @@ function taskContext(opts, run, prBodyFor) {
 }
 /** One line for the log: what the fleet's clone took from the checkout, and what it fetched. */
 function borrowedNote(b) {
-    const history = b.incomplete
-        ? "its history is cut (fetch-depth: 1), so the base's history was fetched whole"
-        : 'the fetch brought only what it lacked';
+    const history = b.partial
+        ? "its objects are partial (a filter: checkout), so the base's history was fetched whole"
+        : b.shallow?.length
+            ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
+            : b.shallow
+                ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
+                : 'the fetch brought only what it lacked';
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
@@ -101551,11 +101619,13 @@ function refused(o, reason, kept) {
         preserved: kept
     };
 }
-/** The start commit must be where the task could have started: the base, or the PR's branch. */
+/**
+ * The start commit must be where the task could have started: the base, or the PR's branch. Behind
+ * a shallow checkout that branch's history is deepened only as far as the start (FleetRepo.reach).
+ */
 async function startIsKnown(ctx, o, start) {
     const from = o.source.kind === 'follow-up' ? o.branch : ctx.base;
-    const on = await ctx.repo.git.exec(['merge-base', '--is-ancestor', start, `refs/remotes/origin/${from}`], { allowFailure: true });
-    return on.exitCode === 0;
+    return from ? ctx.repo.reach(start, from) : false;
 }
 /** One handed-over result: copied, checked as the exit checks it, then pushed and PR'd. */
 async function landOne(ctx, opts, o) {

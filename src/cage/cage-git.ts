@@ -94,6 +94,13 @@ export async function prepareGit(
     `# pack-refs with: peeled\n${packed.join('\n')}\n`
   )
   await copyFile(path.join(gitDir, 'index'), path.join(cloneGit, 'index')).catch(() => undefined)
+  // A shallow fleet clone's boundary (git/repo.ts borrow): without it the worker's `git log` would
+  // walk into parents the borrowed objects lack.
+  await copyFile(path.join(common, 'shallow'), path.join(cloneGit, 'shallow')).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error
+    }
+  )
   // What the task's setup left (fleet/setup.ts) stays out of the worker's own commits here too.
   await copyFile(path.join(gitDir, SETUP_EXCLUDE), path.join(cloneGit, 'info', 'exclude')).catch(
     (error: NodeJS.ErrnoException) => {

@@ -125,10 +125,19 @@ function taskContext(
 }
 
 /** One line for the log: what the fleet's clone took from the checkout, and what it fetched. */
-function borrowedNote(b: { files: number; incomplete: boolean; fetched: number }): string {
-  const history = b.incomplete
-    ? "its history is cut (fetch-depth: 1), so the base's history was fetched whole"
-    : 'the fetch brought only what it lacked'
+function borrowedNote(b: {
+  files: number
+  shallow?: string[]
+  partial: boolean
+  fetched: number
+}): string {
+  const history = b.partial
+    ? "its objects are partial (a filter: checkout), so the base's history was fetched whole"
+    : b.shallow?.length
+      ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
+      : b.shallow
+        ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
+        : 'the fetch brought only what it lacked'
   return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
 }
 

@@ -17,10 +17,15 @@ import path from 'node:path'
 export interface Borrowed {
   /** Object files linked or copied (packs, their indexes, loose objects). */
   files: number
-  /** The checkout's HEAD commit, a "have" for the fetch when its history is whole. */
+  /** The checkout's HEAD commit, a "have" for the fetch when its history is whole or cut. */
   head?: string
-  /** Its history is cut (a `fetch-depth: 1` checkout) or partial (a `filter:` checkout). */
-  incomplete: boolean
+  /**
+   * Its history is cut (a `fetch-depth: 1` checkout): the commits its `.git/shallow` names, whose
+   * parents it lacks. The fleet's clone takes the same boundary, so it stays shallow too.
+   */
+  shallow?: string[]
+  /** Its objects are partial (a `filter:` checkout): some the fleet's git would need are missing. */
+  partial: boolean
 }
 
 const PACK_FILE = /^pack-[0-9a-f]{40,64}\.(pack|idx|rev)$/
@@ -90,14 +95,28 @@ export async function borrowObjects(checkout: string, into: string): Promise<Bor
       files.slice(i, i + 64).map(f => linkOrCopy(path.join(objects, f), path.join(into, f)))
     )
   const packDir = path.join(objects, 'pack')
-  const promisor = (await isDir(packDir))
+  const partial = (await isDir(packDir))
     ? (await readdir(packDir)).some(f => f.endsWith('.promisor'))
     : false
-  const incomplete =
-    promisor ||
-    (await lstat(path.join(gitDir, 'shallow')).then(
-      () => true,
-      () => false
-    ))
-  return { files: files.length, head: await headOf(gitDir), incomplete }
+  return {
+    files: files.length,
+    head: await headOf(gitDir),
+    shallow: await shallowOf(gitDir),
+    partial
+  }
+}
+
+/**
+ * The commits the checkout's `.git/shallow` names (read as data, a regular file only); undefined
+ * when it has none (its history is whole). A line that is not a commit id makes the whole list
+ * unusable: `[]`, a cut history whose boundary is unknown.
+ */
+async function shallowOf(gitDir: string): Promise<string[] | undefined> {
+  const file = path.join(gitDir, 'shallow')
+  const info = await lstat(file).catch(() => undefined)
+  if (!info) return undefined
+  // Not a regular file (a symlink, a directory): the history is cut, where is not read.
+  if (!info.isFile()) return []
+  const lines = (await readFile(file, 'utf8')).split('\n').filter(Boolean)
+  return lines.every(l => SHA.test(l)) ? lines : []
 }

@@ -1,4 +1,4 @@
-import { chmod, copyFile, mkdir, rm } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
@@ -62,6 +62,12 @@ export class FleetRepo {
   /** The run's read-only checkouts of a start commit, one per commit (see view). */
   private readonly checkouts = new Map<string, Promise<{ dir: string; index: string }>>()
 
+  /**
+   * Its history is cut, as the checkout's it borrowed: every fetch is then at depth 1 (the tips
+   * alone, less what the clone has), so no branch's history comes with it.
+   */
+  private shallow = false
+
   private constructor(
     readonly git: Git,
     readonly remoteUrl: string,
@@ -115,15 +121,62 @@ export class FleetRepo {
 
   /**
    * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
-   * sends only what it lacks. Not when its history is cut: the fetch would then claim commits the
+   * sends only what it lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
+   * checkout's boundary as its own `.git/shallow` and stays shallow: its fetches are then at depth
+   * 1 (fetchArgs), so the base's history is never fetched; only what the work needs (deepen).
+   * Not when its objects are partial (a `filter:` checkout): the fetch would then claim objects the
    * clone does not have, so it brings the base's history whole, as without a checkout.
    */
   private async borrow(checkout: string | undefined): Promise<Borrowed | undefined> {
     if (!checkout) return undefined
-    const borrowed = await borrowObjects(checkout, path.join(this.git.dir, '.git', 'objects'))
-    if (borrowed?.head && !borrowed.incomplete)
-      await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+    const dotGit = path.join(this.git.dir, '.git')
+    const borrowed = await borrowObjects(checkout, path.join(dotGit, 'objects'))
+    if (!borrowed) return undefined
+    // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
+    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+      return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed
+    if (borrowed.shallow) {
+      await writeFile(path.join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`)
+      this.shallow = true
+    }
+    await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
     return borrowed
+  }
+
+  /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
+  private fetchArgs(branches: string[]): string[] {
+    return [
+      'fetch',
+      '--quiet',
+      '--no-tags',
+      ...(this.shallow ? ['--depth=1'] : []),
+      'origin',
+      ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
+    ]
+  }
+
+  /**
+   * In a shallow clone, `sha` made an ancestor of origin's `branch` if the remote has it so:
+   * `branch`'s history deepened a step at a time (8 commits, then 4 times as many each time, at
+   * most 6 steps, then whole) until it is. True when it is an ancestor. A whole clone fetches nothing.
+   */
+  async reach(sha: string, branch: string): Promise<boolean> {
+    const ref = `refs/remotes/origin/${branch}`
+    const isAncestor = async () =>
+      (await this.git.exec(['merge-base', '--is-ancestor', sha, ref], { allowFailure: true }))
+        .exitCode === 0
+    if (await isAncestor()) return true
+    if (!this.shallow) return false
+    for (let step = 0, depth = 8; step <= 6; step++, depth *= 4) {
+      const deepen = step < 6 ? `--deepen=${depth}` : '--unshallow'
+      await this.git.exec(
+        ['fetch', '--quiet', '--no-tags', deepen, 'origin', `+refs/heads/${branch}:${ref}`],
+        { env: this.auth(), allowFailure: true }
+      )
+      if (await isAncestor()) return true
+      if (deepen === '--unshallow') break
+    }
+    return false
   }
 
   /** Objects in the clone, loose and packed (`git count-objects`): what a fetch added. */
@@ -143,31 +196,13 @@ export class FleetRepo {
     if (!branch)
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
     const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
-    await this.git.exec(
-      [
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        'origin',
-        ...[branch, ...existing].map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-      ],
-      { env: this.auth() }
-    )
+    await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() })
     return branch
   }
 
   /** Fetches these branches again: the base after the landing train merged a PR into it. */
   async refetch(branches: string[]): Promise<void> {
-    await this.git.exec(
-      [
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        'origin',
-        ...branches.map(b => `+refs/heads/${b}:refs/remotes/origin/${b}`)
-      ],
-      { env: this.auth() }
-    )
+    await this.git.exec(this.fetchArgs(branches), { env: this.auth() })
   }
 
   remoteSha(branch: string): Promise<string | undefined> {

@@ -155,14 +155,13 @@ function refused(o: Outcome, reason: string, kept?: string): Outcome {
   }
 }
 
-/** The start commit must be where the task could have started: the base, or the PR's branch. */
+/**
+ * The start commit must be where the task could have started: the base, or the PR's branch. Behind
+ * a shallow checkout that branch's history is deepened only as far as the start (FleetRepo.reach).
+ */
 async function startIsKnown(ctx: LandContext, o: Outcome, start: string): Promise<boolean> {
   const from = o.source.kind === 'follow-up' ? o.branch : ctx.base
-  const on = await ctx.repo.git.exec(
-    ['merge-base', '--is-ancestor', start, `refs/remotes/origin/${from}`],
-    { allowFailure: true }
-  )
-  return on.exitCode === 0
+  return from ? ctx.repo.reach(start, from) : false
 }
 
 /** One handed-over result: copied, checked as the exit checks it, then pushed and PR'd. */

@@ -237,3 +237,30 @@ describe('makeWorkspace', () => {
     expect(await remote.readFile('acme/ws6', 'fleet/wt', 'w.txt')).toBe('w\n')
   })
 })
+
+describe('objects sent', () => {
+  it("records the objects of each pack it sends, as the pack's header counts them", async () => {
+    const url = await remote.createRepo('acme/counted', {
+      files: { 'a.txt': 'a\n', 'b.txt': 'b\n', 'dir/c.txt': 'c\n' }
+    })
+    const from = remote.requests.length
+    const dir = join(tmp, 'counted')
+    const clone = await git([
+      '-c',
+      'protocol.version=2',
+      ...withHeader(extraheaderValue(TOKEN)),
+      'clone',
+      '-q',
+      url,
+      dir
+    ])
+    expect(clone.exitCode, clone.stderr).toBe(0)
+    // The ls-refs request (protocol v2) sends no pack; then a commit, two trees, three blobs.
+    const posts = remote.requests.slice(from).filter(r => r.objects !== undefined)
+    expect(posts.map(r => r.objects)).toEqual([0, 6])
+    // A fetch with nothing new sends no pack.
+    const again = await git([...withHeader(extraheaderValue(TOKEN)), 'fetch', '-q', 'origin'], dir)
+    expect(again.exitCode, again.stderr).toBe(0)
+    expect(remote.requests.slice(from).reduce((n, r) => n + (r.objects ?? 0), 0)).toBe(6)
+  })
+})
