@@ -165,6 +165,11 @@ export interface Outcome {
   finalMessage?: string
   /** From the price inputs, when given. */
   costUsd?: number
+  /**
+   * A PR the landing train merged: what it cost over all its runs (its first run and every
+   * follow-up turn), from the spend ledger; undefined when no ledger is kept.
+   */
+  landedCostUsd?: number
   startedAt?: number
   /**
    * When its first worker was started (epoch ms): after its files (a worktree or a view) and its

@@ -64766,7 +64766,8 @@ function resultEntry(o) {
         model: o.model ?? null,
         attempts: o.attempts,
         preserved: o.preserved ?? null,
-        'cost-usd': o.costUsd ?? null,
+        // A merged PR's whole cost (its runs, from the ledger); else what this run spent on the task.
+        'cost-usd': o.landedCostUsd ?? o.costUsd ?? null,
         'worker-start-ms': workerStartMs(o)
     };
 }
@@ -98909,23 +98910,37 @@ function trainComment(c) {
     return [...lines, ...(c.runUrl ? ['', `[The run](${c.runUrl})`] : []), '', c.key].join('\n');
 }
 const trainKey = (what) => `${TRAIN_MARKER} ${what} -->`;
+/** The cost column's note: what a landed PR's cost is, or why it is unknown (—). */
+function costNote(source) {
+    switch (source.kind) {
+        case 'ledger':
+            return `A landed PR's cost is everything its runs cost, its first run and each follow-up turn, as ${source.name} records them.`;
+        case 'none':
+            return "A landed PR's cost is unknown (—): no spend ledger is kept, so its earlier runs were not recorded (set `spend-ledger`, or a spend cap, to keep one; docs/budgets.md).";
+        case 'unread':
+            return `A landed PR's cost is unknown (—): ${(0,inert_text/* inert */.tJ)(source.reason)}.`;
+    }
+}
 /**
- * The train in the summary: its order, what landed (each with what landing it took: time, and the
- * tokens and cost of a conflict's worker turn), and why the rest wait or are blocked.
+ * The train in the summary: its order, what landed (each with its cost over all its runs, from the
+ * spend ledger, and what landing it took here: time, and the tokens and cost of a conflict's worker
+ * turn), and why the rest wait or are blocked.
  */
 function trainSection(t) {
     const landed = t.stops.filter(o => o.status === 'merged');
     const rows = t.stops.map((o, i) => {
         const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${(0,src_prices/* usd */.dR)(o.costUsd)}` : ''}`;
-        return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`;
+        const cost = o.status !== 'merged' ? '' : o.landedCostUsd !== undefined ? (0,src_prices/* usd */.dR)(o.landedCostUsd) : '—';
+        return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${cost} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`;
     });
     return [
         `### Landing train on \`${t.base}\``,
         '',
         `${landed.length} of ${t.stops.length} fleet PRs landed${t.method ? ` (${t.method})` : ''}, one at a time in this order; each was brought up to date with \`${t.base}\` as it then was and verified again before its merge.`,
+        ...(landed.length ? ['', costNote(t.cost ?? { kind: 'none' })] : []),
         '',
-        '| order | PR | outcome | time | model use in this run | why |',
-        '|---|---|---|---|---|---|',
+        '| order | PR | outcome | cost | time | model use in this run | why |',
+        '|---|---|---|---:|---|---|---|',
         ...rows
     ].join('\n');
 }
@@ -100502,11 +100517,313 @@ async function checkAccess(octokit, repo, actor, allowedBots) {
     }
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(43759);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+
+
+
+function datetime(params) {
+    return api/* _isoDateTime */.G1(engine_schemas/* ZodISODateTime */.You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function iso_duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
+;// CONCATENATED MODULE: ./src/spend/entry.ts
+/**
+ * The spend ledger's words: one entry per task that ran, as one JSON line of the ledger file on
+ * its own branch (docs/budgets.md). The file comes from the repository, where anyone with push
+ * access can change it: every line is parsed with the schema, and a line that is not an entry
+ * ends the run with a sentence naming the ledger (never a crash, never caps silently lifted).
+ */
+
+/** How the work was started: the per-user cap counts comment, label and review. */
+const TRIGGERS = [
+    'dispatch',
+    'comment',
+    'label',
+    'review',
+    'schedule',
+    'push',
+    'other'
+];
+/** Triggers started by a person, each counted against that person's daily cap. */
+const PERSONAL = ['comment', 'label', 'review', 'schedule'];
+const login = engine_schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'not a GitHub login');
+const entrySchema = engine_schemas/* strictObject */.rej({
+    /** The format's version. */
+    v: engine_schemas/* literal */.euz(1),
+    /** When the task's cost was recorded (UTC, ISO 8601): its day and month. */
+    at: datetime({ offset: false }),
+    /** The workflow run (GITHUB_RUN_ID) and job shard that ran it. */
+    run: engine_schemas/* string */.YjP().max(64),
+    task: engine_schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'not a task id'),
+    status: engine_schemas/* string */.YjP().regex(/^[a-z-]{1,32}$/, 'not a status'),
+    /** USD at the run's prices. */
+    cost: engine_schemas/* number */.aig().nonnegative().max(1_000_000),
+    tokens: engine_schemas/* number */.aig().int().nonnegative(),
+    model: engine_schemas/* string */.YjP().max(200).optional(),
+    trigger: engine_schemas/* enum */.k5n(TRIGGERS),
+    /** Who started it (comment, label, review), for max-user-daily-cost-usd. */
+    user: login.optional(),
+    /** The PR it opened or updated. */
+    pr: engine_schemas/* number */.aig().int().positive().optional()
+});
+const LEDGER_FILE = 'ledger.jsonl';
+/** A ledger that is not what the action writes: the run stops with this sentence. */
+class LedgerError extends Error {
+    name = 'LedgerError';
+}
+/** Where the ledger is, in the words of every sentence about it. */
+const ledgerName = (branch) => `the spend ledger (${LEDGER_FILE} on branch ${branch})`;
+/**
+ * The ledger's entries, or a LedgerError naming the ledger, the line and what is wrong with it.
+ * Blank lines are allowed (an editor's trailing newline); nothing else is skipped.
+ */
+function parseLedger(text, branch) {
+    const entries = [];
+    const lines = text.split('\n');
+    for (const [i, line] of lines.entries()) {
+        if (line.trim() === '')
+            continue;
+        const where = `${ledgerName(branch)} line ${i + 1}`;
+        let json;
+        try {
+            json = JSON.parse(line);
+        }
+        catch {
+            throw new LedgerError(`${where} is not JSON: the ledger was garbled or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        const parsed = entrySchema.safeParse(json);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const field = issue?.path.join('.') || 'entry';
+            throw new LedgerError(`${where} is not a ledger entry (${field}: ${issue?.message ?? 'invalid'}): the ledger was tampered with or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        entries.push(parsed.data);
+    }
+    return entries;
+}
+/** Entries as the ledger's lines, each ending in a newline. */
+function ledgerLines(entries) {
+    return entries.map(e => `${JSON.stringify(entrySchema.parse(e))}\n`).join('');
+}
+
+;// CONCATENATED MODULE: ./src/spend/branch.ts
+/**
+ * The spend ledger on GitHub: one JSON-lines file on a branch of its own that nobody merges,
+ * appended by compare-and-swap. Each append is one commit on top of the tip just read, pushed
+ * without force: when another run (a matrix shard, a concurrent workflow) appended first, the
+ * push is refused, and the append reads the ledger again and goes on top of it. So no entry is
+ * lost, and `contents: write` is all it needs. The credential is scoped to each command.
+ */
+
+
+
+
+const README = `# Fleet Worker's spend ledger
+
+\`${LEDGER_FILE}\` holds one JSON line per task a Fleet Worker run ran: when (\`at\`, UTC), the run,
+the task, its status, its cost in USD (\`cost\`) and tokens, its model, how it was started
+(\`trigger\`, \`user\`) and its PR. The action appends to it (one commit per append, never forced)
+and checks its daily and monthly spend caps against it. Do not merge this branch; to reset the
+caps, delete it (see the action's docs/budgets.md).
+`;
+/** Attempts at an append before giving up: each lost race means another run's append landed. */
+const ATTEMPTS = 12;
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+class LedgerBranch {
+    git;
+    place;
+    auth;
+    constructor(git, place, auth) {
+        this.git = git;
+        this.place = place;
+        this.auth = auth;
+    }
+    static async open(place) {
+        await (0,promises_.mkdir)(place.dir, { recursive: true });
+        const git = git_git/* Git */.TU.create(place.dir, place.env ?? process.env);
+        await git.exec(['init', '--quiet', '--bare', '.']);
+        return new LedgerBranch(git, place, (0,git_git/* authEnv */.mx)(place.remoteUrl, place.token, place.env ?? process.env));
+    }
+    get ref() {
+        return `refs/heads/${this.place.branch}`;
+    }
+    /** The branch's tip on the remote, or undefined when it does not exist. */
+    async remoteTip() {
+        const out = await this.git.exec(['ls-remote', this.place.remoteUrl, this.ref], {
+            env: this.auth
+        });
+        const line = out.stdout.split('\n').find(l => l.endsWith(`\t${this.ref}`));
+        return line?.split('\t')[0];
+    }
+    /** The branch the remote's HEAD names (the repository's default branch), when it says. */
+    async defaultBranch() {
+        const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
+            env: this.auth
+        });
+        return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
+    }
+    /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
+    async read() {
+        const tip = await this.remoteTip();
+        if (!tip)
+            return { entries: [], text: '' };
+        await this.git.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--depth=1',
+            this.place.remoteUrl,
+            `+${this.ref}:refs/ledger/tip`
+        ], { env: this.auth });
+        const fetched = await this.git.out(['rev-parse', 'refs/ledger/tip']);
+        const blob = await this.git.exec(['cat-file', 'blob', `${fetched}:${LEDGER_FILE}`], {
+            allowFailure: true
+        });
+        if (blob.exitCode !== 0)
+            throw new LedgerError(`${ledgerName(this.place.branch)} is missing: branch ${this.place.branch} exists but holds no ${LEDGER_FILE}, so spend caps cannot be checked (delete the branch to reset the ledger, see docs/budgets.md)`);
+        return { tip: fetched, text: blob.stdout, entries: parseLedger(blob.stdout, this.place.branch) };
+    }
+    /**
+     * Appends the entries on top of the ledger's current tip; a refused push (someone appended
+     * first) reads again and retries. Returns the ledger after the append.
+     */
+    async append(entries, message) {
+        let last;
+        for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            const now = await this.read();
+            const text = `${now.text}${now.text === '' || now.text.endsWith('\n') ? '' : '\n'}${ledgerLines(entries)}`;
+            const commit = await this.commit(text, now.tip, message);
+            const pushed = await this.git.exec(['push', '--quiet', this.place.remoteUrl, `${commit}:${this.ref}`], { env: this.auth, allowFailure: true });
+            if (pushed.exitCode === 0)
+                return { tip: commit, text, entries: [...now.entries, ...entries] };
+            last = new git_git/* GitError */.XS(['push'], pushed);
+            // Lost the race only if the tip moved; else the push was refused for its own reason.
+            if ((await this.remoteTip()) === now.tip)
+                throw last;
+            this.place.log?.(`${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`);
+            await sleep(50 + Math.random() * 150 * attempt);
+        }
+        throw new Error(`${ledgerName(this.place.branch)}: ${ATTEMPTS} appends in a row lost the race to other runs`, { cause: last });
+    }
+    /** One commit holding the ledger's new text, on top of `parent` (an orphan root without one). */
+    async commit(text, parent, message) {
+        const work = external_node_path_default().join(this.place.dir, 'append');
+        await (0,promises_.mkdir)(work, { recursive: true });
+        const file = external_node_path_default().join(work, LEDGER_FILE);
+        await (0,promises_.writeFile)(file, text);
+        const index = { GIT_INDEX_FILE: external_node_path_default().join(work, 'index') };
+        const blob = await this.git.out(['hash-object', '-w', file]);
+        await this.git.exec(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: index });
+        if (!parent) {
+            const readme = external_node_path_default().join(work, 'README.md');
+            await (0,promises_.writeFile)(readme, README);
+            const readmeBlob = await this.git.out(['hash-object', '-w', readme]);
+            await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${readmeBlob},README.md`], {
+                env: index
+            });
+        }
+        await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${blob},${LEDGER_FILE}`], {
+            env: index
+        });
+        const tree = (await this.git.exec(['write-tree'], { env: index })).stdout.trim();
+        const { name, email } = this.place.author;
+        const who = {
+            GIT_AUTHOR_NAME: name,
+            GIT_AUTHOR_EMAIL: email,
+            GIT_COMMITTER_NAME: name,
+            GIT_COMMITTER_EMAIL: email
+        };
+        const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
+        return (await this.git.exec(args, { env: who })).stdout.trim();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/spend/pr-cost.ts
+/**
+ * The ledger's entries for the PR: every run that opened or updated it (its first run and each
+ * follow-up turn record its number in `pr`). An entry without `pr` counts when it is the PR's task
+ * and was recorded once the PR existed: a turn on the PR that left no PR outcome (no changes, a
+ * failure) in a ledger written before such entries named the PR.
+ */
+function entriesOfPr(entries, pr) {
+    const opened = Date.parse(pr.createdAt);
+    return entries.filter(e => e.pr !== undefined
+        ? e.pr === pr.number
+        : e.task === pr.task && !Number.isNaN(opened) && Date.parse(e.at) >= opened);
+}
+/** The PR's cost in USD: the sum over its entries, rounded to the ledger's micro-dollars. */
+function costOfPr(entries, pr) {
+    const mine = entriesOfPr(entries, pr);
+    const cost = mine.reduce((s, e) => s + e.cost, 0);
+    return { cost: Math.round(cost * 1e6) / 1e6, runs: mine.length };
+}
+
+;// CONCATENATED MODULE: ./src/modes/train-cost.ts
+/**
+ * Each PR the landing train merged, with what it cost over all its runs (its first run and every
+ * follow-up turn), read from the spend ledger when the run keeps one (a cap, or spend-ledger).
+ * Without a ledger, or when it cannot be read, the cost is unknown and the summary says why; a
+ * ledger that cannot be read never stops a train that has already merged.
+ */
+
+
+
+
+
+async function withLandedCosts(run, prs, outcomes) {
+    const branch = run.config.spend.ledger;
+    if (!branch)
+        return { outcomes, source: { kind: 'none' } };
+    if (!outcomes.some(o => o.status === 'merged'))
+        return { outcomes, source: { kind: 'ledger', name: ledgerName(branch) } };
+    let entries;
+    try {
+        const ledger = await LedgerBranch.open({
+            remoteUrl: await run.prepare.remoteUrl(),
+            token: run.config.githubToken,
+            branch,
+            dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', `train-${run.ctx.runId ?? process.pid}-${run.config.shard}`),
+            env: run.env,
+            author: run.config.commitAuthor
+        });
+        entries = (await ledger.read()).entries;
+    }
+    catch (error) {
+        const reason = `${ledgerName(branch)} could not be read: ${(0,errors/* describeError */.U)(error)}`;
+        run.io.warning(`The landed PRs' costs are unknown: ${reason}`);
+        return { outcomes, source: { kind: 'unread', reason } };
+    }
+    const landed = outcomes.map(o => {
+        const pr = o.status === 'merged' ? prs.find(p => p.number === o.prNumber) : undefined;
+        if (!pr)
+            return o;
+        const { cost, runs } = costOfPr(entries, {
+            number: pr.number,
+            task: pr.id,
+            createdAt: pr.createdAt
+        });
+        run.io.info(`[${o.id}] #${pr.number} cost $${cost.toFixed(4)} over ${runs} runs (the ledger)`);
+        return { ...o, landedCostUsd: cost };
+    });
+    return { outcomes: landed, source: { kind: 'ledger', name: ledgerName(branch) } };
+}
+
 ;// CONCATENATED MODULE: ./src/modes/merge.ts
 // The landing train, as the action takes it: mode: merge (dispatch, schedule, push, a review
 // submitted), or `/fleet merge` from a person with write access on a fleet PR or an issue. It reads
 // which open fleet PRs may land (the action's own, approved by a writer, no changes requested, not a
 // draft) and hands them to fleet/train-run.ts; every PR considered ends in one outcome.
+
 
 
 
@@ -100641,9 +100958,10 @@ async function landingTrain(run, ask) {
             method: choice.method,
             autoMerge: settings.autoMerge
         });
-    const outcomes = [...landed, ...held];
+    const costed = await withLandedCosts(run, riding, landed);
+    const outcomes = [...costed.outcomes, ...held];
     await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info });
-    await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes }));
+    await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes, cost: costed.source }));
     return outcomes;
 }
 /** Each source issue's live comment gets the train's section for its own fleet PRs. */
@@ -101694,237 +102012,6 @@ function againstPlan(plan, files) {
     return { outcomes, missing };
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(43759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function datetime(params) {
-    return api/* _isoDateTime */.G1(engine_schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function iso_duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
-;// CONCATENATED MODULE: ./src/spend/entry.ts
-/**
- * The spend ledger's words: one entry per task that ran, as one JSON line of the ledger file on
- * its own branch (docs/budgets.md). The file comes from the repository, where anyone with push
- * access can change it: every line is parsed with the schema, and a line that is not an entry
- * ends the run with a sentence naming the ledger (never a crash, never caps silently lifted).
- */
-
-/** How the work was started: the per-user cap counts comment, label and review. */
-const TRIGGERS = [
-    'dispatch',
-    'comment',
-    'label',
-    'review',
-    'schedule',
-    'push',
-    'other'
-];
-/** Triggers started by a person, each counted against that person's daily cap. */
-const PERSONAL = ['comment', 'label', 'review', 'schedule'];
-const login = engine_schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'not a GitHub login');
-const entrySchema = engine_schemas/* strictObject */.rej({
-    /** The format's version. */
-    v: engine_schemas/* literal */.euz(1),
-    /** When the task's cost was recorded (UTC, ISO 8601): its day and month. */
-    at: datetime({ offset: false }),
-    /** The workflow run (GITHUB_RUN_ID) and job shard that ran it. */
-    run: engine_schemas/* string */.YjP().max(64),
-    task: engine_schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'not a task id'),
-    status: engine_schemas/* string */.YjP().regex(/^[a-z-]{1,32}$/, 'not a status'),
-    /** USD at the run's prices. */
-    cost: engine_schemas/* number */.aig().nonnegative().max(1_000_000),
-    tokens: engine_schemas/* number */.aig().int().nonnegative(),
-    model: engine_schemas/* string */.YjP().max(200).optional(),
-    trigger: engine_schemas/* enum */.k5n(TRIGGERS),
-    /** Who started it (comment, label, review), for max-user-daily-cost-usd. */
-    user: login.optional(),
-    /** The PR it opened or updated. */
-    pr: engine_schemas/* number */.aig().int().positive().optional()
-});
-const LEDGER_FILE = 'ledger.jsonl';
-/** A ledger that is not what the action writes: the run stops with this sentence. */
-class LedgerError extends Error {
-    name = 'LedgerError';
-}
-/** Where the ledger is, in the words of every sentence about it. */
-const ledgerName = (branch) => `the spend ledger (${LEDGER_FILE} on branch ${branch})`;
-/**
- * The ledger's entries, or a LedgerError naming the ledger, the line and what is wrong with it.
- * Blank lines are allowed (an editor's trailing newline); nothing else is skipped.
- */
-function parseLedger(text, branch) {
-    const entries = [];
-    const lines = text.split('\n');
-    for (const [i, line] of lines.entries()) {
-        if (line.trim() === '')
-            continue;
-        const where = `${ledgerName(branch)} line ${i + 1}`;
-        let json;
-        try {
-            json = JSON.parse(line);
-        }
-        catch {
-            throw new LedgerError(`${where} is not JSON: the ledger was garbled or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
-        }
-        const parsed = entrySchema.safeParse(json);
-        if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const field = issue?.path.join('.') || 'entry';
-            throw new LedgerError(`${where} is not a ledger entry (${field}: ${issue?.message ?? 'invalid'}): the ledger was tampered with or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
-        }
-        entries.push(parsed.data);
-    }
-    return entries;
-}
-/** Entries as the ledger's lines, each ending in a newline. */
-function ledgerLines(entries) {
-    return entries.map(e => `${JSON.stringify(entrySchema.parse(e))}\n`).join('');
-}
-
-;// CONCATENATED MODULE: ./src/spend/branch.ts
-/**
- * The spend ledger on GitHub: one JSON-lines file on a branch of its own that nobody merges,
- * appended by compare-and-swap. Each append is one commit on top of the tip just read, pushed
- * without force: when another run (a matrix shard, a concurrent workflow) appended first, the
- * push is refused, and the append reads the ledger again and goes on top of it. So no entry is
- * lost, and `contents: write` is all it needs. The credential is scoped to each command.
- */
-
-
-
-
-const README = `# Fleet Worker's spend ledger
-
-\`${LEDGER_FILE}\` holds one JSON line per task a Fleet Worker run ran: when (\`at\`, UTC), the run,
-the task, its status, its cost in USD (\`cost\`) and tokens, its model, how it was started
-(\`trigger\`, \`user\`) and its PR. The action appends to it (one commit per append, never forced)
-and checks its daily and monthly spend caps against it. Do not merge this branch; to reset the
-caps, delete it (see the action's docs/budgets.md).
-`;
-/** Attempts at an append before giving up: each lost race means another run's append landed. */
-const ATTEMPTS = 12;
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
-class LedgerBranch {
-    git;
-    place;
-    auth;
-    constructor(git, place, auth) {
-        this.git = git;
-        this.place = place;
-        this.auth = auth;
-    }
-    static async open(place) {
-        await (0,promises_.mkdir)(place.dir, { recursive: true });
-        const git = git_git/* Git */.TU.create(place.dir, place.env ?? process.env);
-        await git.exec(['init', '--quiet', '--bare', '.']);
-        return new LedgerBranch(git, place, (0,git_git/* authEnv */.mx)(place.remoteUrl, place.token, place.env ?? process.env));
-    }
-    get ref() {
-        return `refs/heads/${this.place.branch}`;
-    }
-    /** The branch's tip on the remote, or undefined when it does not exist. */
-    async remoteTip() {
-        const out = await this.git.exec(['ls-remote', this.place.remoteUrl, this.ref], {
-            env: this.auth
-        });
-        const line = out.stdout.split('\n').find(l => l.endsWith(`\t${this.ref}`));
-        return line?.split('\t')[0];
-    }
-    /** The branch the remote's HEAD names (the repository's default branch), when it says. */
-    async defaultBranch() {
-        const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
-            env: this.auth
-        });
-        return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
-    }
-    /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
-    async read() {
-        const tip = await this.remoteTip();
-        if (!tip)
-            return { entries: [], text: '' };
-        await this.git.exec([
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            '--depth=1',
-            this.place.remoteUrl,
-            `+${this.ref}:refs/ledger/tip`
-        ], { env: this.auth });
-        const fetched = await this.git.out(['rev-parse', 'refs/ledger/tip']);
-        const blob = await this.git.exec(['cat-file', 'blob', `${fetched}:${LEDGER_FILE}`], {
-            allowFailure: true
-        });
-        if (blob.exitCode !== 0)
-            throw new LedgerError(`${ledgerName(this.place.branch)} is missing: branch ${this.place.branch} exists but holds no ${LEDGER_FILE}, so spend caps cannot be checked (delete the branch to reset the ledger, see docs/budgets.md)`);
-        return { tip: fetched, text: blob.stdout, entries: parseLedger(blob.stdout, this.place.branch) };
-    }
-    /**
-     * Appends the entries on top of the ledger's current tip; a refused push (someone appended
-     * first) reads again and retries. Returns the ledger after the append.
-     */
-    async append(entries, message) {
-        let last;
-        for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            const now = await this.read();
-            const text = `${now.text}${now.text === '' || now.text.endsWith('\n') ? '' : '\n'}${ledgerLines(entries)}`;
-            const commit = await this.commit(text, now.tip, message);
-            const pushed = await this.git.exec(['push', '--quiet', this.place.remoteUrl, `${commit}:${this.ref}`], { env: this.auth, allowFailure: true });
-            if (pushed.exitCode === 0)
-                return { tip: commit, text, entries: [...now.entries, ...entries] };
-            last = new git_git/* GitError */.XS(['push'], pushed);
-            // Lost the race only if the tip moved; else the push was refused for its own reason.
-            if ((await this.remoteTip()) === now.tip)
-                throw last;
-            this.place.log?.(`${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`);
-            await sleep(50 + Math.random() * 150 * attempt);
-        }
-        throw new Error(`${ledgerName(this.place.branch)}: ${ATTEMPTS} appends in a row lost the race to other runs`, { cause: last });
-    }
-    /** One commit holding the ledger's new text, on top of `parent` (an orphan root without one). */
-    async commit(text, parent, message) {
-        const work = external_node_path_default().join(this.place.dir, 'append');
-        await (0,promises_.mkdir)(work, { recursive: true });
-        const file = external_node_path_default().join(work, LEDGER_FILE);
-        await (0,promises_.writeFile)(file, text);
-        const index = { GIT_INDEX_FILE: external_node_path_default().join(work, 'index') };
-        const blob = await this.git.out(['hash-object', '-w', file]);
-        await this.git.exec(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: index });
-        if (!parent) {
-            const readme = external_node_path_default().join(work, 'README.md');
-            await (0,promises_.writeFile)(readme, README);
-            const readmeBlob = await this.git.out(['hash-object', '-w', readme]);
-            await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${readmeBlob},README.md`], {
-                env: index
-            });
-        }
-        await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${blob},${LEDGER_FILE}`], {
-            env: index
-        });
-        const tree = (await this.git.exec(['write-tree'], { env: index })).stdout.trim();
-        const { name, email } = this.place.author;
-        const who = {
-            GIT_AUTHOR_NAME: name,
-            GIT_AUTHOR_EMAIL: email,
-            GIT_COMMITTER_NAME: name,
-            GIT_COMMITTER_EMAIL: email
-        };
-        const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
-        return (await this.git.exec(args, { env: who })).stdout.trim();
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/spend/caps.ts
 const CAP_INPUTS = {
     daily: 'max-daily-cost-usd',
@@ -102147,6 +102234,14 @@ const tokensOf = (o) => {
     const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
     return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
 };
+/**
+ * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
+ * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
+ */
+const prOf = (o) => {
+    const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined);
+    return pr ? { pr } : {};
+};
 /** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
 function entriesFor(run, spend, outcomes) {
     const at = new Date().toISOString();
@@ -102166,7 +102261,7 @@ function entriesFor(run, spend, outcomes) {
             ...(o.model ? { model: o.model } : {}),
             trigger: s.trigger,
             ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
-            ...(o.prNumber ? { pr: o.prNumber } : {})
+            ...prOf(o)
         };
     });
 }

@@ -26,6 +26,7 @@ import { inertProse } from '../inert-text.js'
 import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
 import { putRefreshSection } from '../github/refresh-comment.js'
 import type { RefreshAction } from '../run/refreshing.js'
+import { withLandedCosts } from './train-cost.js'
 
 /** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
 export type Train = Extract<Request, { kind: 'train' }>
@@ -173,9 +174,13 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
           method: choice.method,
           autoMerge: settings.autoMerge
         })
-  const outcomes = [...landed, ...held]
+  const costed = await withLandedCosts(run, riding, landed)
+  const outcomes = [...costed.outcomes, ...held]
   await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info })
-  await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes }))
+  await io.report(
+    outcomes,
+    trainSection({ base, method: choice.method, stops: outcomes, cost: costed.source })
+  )
   return outcomes
 }
 

@@ -24,7 +24,8 @@ export function resultEntry(o: Outcome) {
     model: o.model ?? null,
     attempts: o.attempts,
     preserved: o.preserved ?? null,
-    'cost-usd': o.costUsd ?? null,
+    // A merged PR's whole cost (its runs, from the ledger); else what this run spent on the task.
+    'cost-usd': o.landedCostUsd ?? o.costUsd ?? null,
     'worker-start-ms': workerStartMs(o)
   }
 }

@@ -74,23 +74,48 @@ export function trainComment(c: {
 
 export const trainKey = (what: string): string => `${TRAIN_MARKER} ${what} -->`
 
+/** Where the landed PRs' costs come from: the spend ledger, none kept, or a ledger not read. */
+export type LandedCostSource =
+  { kind: 'ledger'; name: string } | { kind: 'none' } | { kind: 'unread'; reason: string }
+
+/** The cost column's note: what a landed PR's cost is, or why it is unknown (—). */
+function costNote(source: LandedCostSource): string {
+  switch (source.kind) {
+    case 'ledger':
+      return `A landed PR's cost is everything its runs cost, its first run and each follow-up turn, as ${source.name} records them.`
+    case 'none':
+      return "A landed PR's cost is unknown (—): no spend ledger is kept, so its earlier runs were not recorded (set `spend-ledger`, or a spend cap, to keep one; docs/budgets.md)."
+    case 'unread':
+      return `A landed PR's cost is unknown (—): ${inert(source.reason)}.`
+  }
+}
+
 /**
- * The train in the summary: its order, what landed (each with what landing it took: time, and the
- * tokens and cost of a conflict's worker turn), and why the rest wait or are blocked.
+ * The train in the summary: its order, what landed (each with its cost over all its runs, from the
+ * spend ledger, and what landing it took here: time, and the tokens and cost of a conflict's worker
+ * turn), and why the rest wait or are blocked.
  */
-export function trainSection(t: { base: string; method?: string; stops: Outcome[] }): string {
+export function trainSection(t: {
+  base: string
+  method?: string
+  stops: Outcome[]
+  cost?: LandedCostSource
+}): string {
   const landed = t.stops.filter(o => o.status === 'merged')
   const rows = t.stops.map((o, i) => {
     const spent = `${tokens(o.usage.input_tokens + o.usage.output_tokens)} tokens${o.costUsd !== undefined ? `, ${usd(o.costUsd)}` : ''}`
-    return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`
+    const cost =
+      o.status !== 'merged' ? '' : o.landedCostUsd !== undefined ? usd(o.landedCostUsd) : '—'
+    return `| ${i + 1} | [#${o.prNumber}](${o.prUrl}) ${cell(o.title)} | ${o.status} | ${cost} | ${duration(o.durationMs)} | ${spent} | ${cell(o.error ?? '')} |`
   })
   return [
     `### Landing train on \`${t.base}\``,
     '',
     `${landed.length} of ${t.stops.length} fleet PRs landed${t.method ? ` (${t.method})` : ''}, one at a time in this order; each was brought up to date with \`${t.base}\` as it then was and verified again before its merge.`,
+    ...(landed.length ? ['', costNote(t.cost ?? { kind: 'none' })] : []),
     '',
-    '| order | PR | outcome | time | model use in this run | why |',
-    '|---|---|---|---|---|---|',
+    '| order | PR | outcome | cost | time | model use in this run | why |',
+    '|---|---|---|---:|---|---|---|',
     ...rows
   ].join('\n')
 }

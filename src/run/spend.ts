@@ -154,6 +154,15 @@ const tokensOf = (o: Outcome) => {
   )
 }
 
+/**
+ * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
+ * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
+ */
+const prOf = (o: Outcome): { pr?: number } => {
+  const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined)
+  return pr ? { pr } : {}
+}
+
 /** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
 export function entriesFor(
   run: Run,
@@ -177,7 +186,7 @@ export function entriesFor(
         ...(o.model ? { model: o.model } : {}),
         trigger: s.trigger,
         ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
-        ...(o.prNumber ? { pr: o.prNumber } : {})
+        ...prOf(o)
       }
     })
 }
