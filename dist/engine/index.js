@@ -67955,8 +67955,8 @@ async function fleet_prs_conflictComment({ octokit, repo }, pr) {
     return comments.find(c => writtenBy(identity, c) && (c.body ?? '').includes(CONFLICT_MARKER));
 }
 /** Whether the PR's conflict comment already says exactly this (a rerun with nothing new). */
-async function conflictSaid({ octokit, repo }, pr, key) {
-    return ((await fleet_prs_conflictComment({ octokit, repo }, pr))?.body ?? '').includes(key);
+async function conflictSaid(gh, pr, key) {
+    return ((await fleet_prs_conflictComment(gh, pr))?.body ?? '').includes(key);
 }
 /**
  * A conflict the action could not resolve: one comment on the PR (kept up to date, never a second)
@@ -68451,8 +68451,8 @@ async function markedOnPr({ octokit, repo }, pr, marker) {
     return comments.some(c => markedBy(identity, c, marker, 'last'));
 }
 /** Whether a turn already answered this review, comment or run (the event was re-run). */
-async function alreadyAnswered({ octokit, repo }, pr, key) {
-    return markedOnPr({ octokit, repo }, pr, answerMarker(key));
+async function alreadyAnswered(gh, pr, key) {
+    return markedOnPr(gh, pr, answerMarker(key));
 }
 /**
  * Past max-fix-ups: one comment says the check loop stopped, unless the token already said so on
@@ -97182,8 +97182,8 @@ async function reviewThreads({ octokit, repo }, pr, reviewId) {
     return threadsOf({ octokit, repo }, pr, mine.map(c => c.in_reply_to_id ?? c.id));
 }
 /** One comment's whole thread (the comment included). */
-async function commentThread({ octokit, repo }, pr, threadId) {
-    const [thread] = await threadsOf({ octokit, repo }, pr, [threadId]);
+async function commentThread(gh, pr, threadId) {
+    const [thread] = await threadsOf(gh, pr, [threadId]);
     return thread ?? { id: threadId, comments: [] };
 }
 const FAILED = ['failure', 'timed_out'];

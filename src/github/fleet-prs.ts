@@ -100,12 +100,8 @@ async function conflictComment({ octokit, repo }: Client, pr: number) {
 }
 
 /** Whether the PR's conflict comment already says exactly this (a rerun with nothing new). */
-export async function conflictSaid(
-  { octokit, repo }: Client,
-  pr: number,
-  key: string
-): Promise<boolean> {
-  return ((await conflictComment({ octokit, repo }, pr))?.body ?? '').includes(key)
+export async function conflictSaid(gh: Client, pr: number, key: string): Promise<boolean> {
+  return ((await conflictComment(gh, pr))?.body ?? '').includes(key)
 }
 
 /**

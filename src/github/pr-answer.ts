@@ -58,12 +58,8 @@ async function markedOnPr({ octokit, repo }: Client, pr: number, marker: string)
 }
 
 /** Whether a turn already answered this review, comment or run (the event was re-run). */
-export async function alreadyAnswered(
-  { octokit, repo }: Client,
-  pr: number,
-  key: string
-): Promise<boolean> {
-  return markedOnPr({ octokit, repo }, pr, answerMarker(key))
+export async function alreadyAnswered(gh: Client, pr: number, key: string): Promise<boolean> {
+  return markedOnPr(gh, pr, answerMarker(key))
 }
 
 /**

@@ -70,12 +70,8 @@ export async function reviewThreads(
 }
 
 /** One comment's whole thread (the comment included). */
-export async function commentThread(
-  { octokit, repo }: Client,
-  pr: number,
-  threadId: number
-): Promise<Thread> {
-  const [thread] = await threadsOf({ octokit, repo }, pr, [threadId])
+export async function commentThread(gh: Client, pr: number, threadId: number): Promise<Thread> {
+  const [thread] = await threadsOf(gh, pr, [threadId])
   return thread ?? { id: threadId, comments: [] }
 }
 
