@@ -3,19 +3,13 @@ import type { RunContext } from './context.js'
 import type { Actor, Outcome } from './domain.js'
 import { type IssueRef, type Request, unlistedBot } from './event.js'
 import { emptyOutcome } from './domain.js'
-import { checkAccess } from './github/access.js'
-import type { GitHub, Octokit } from './github/client.js'
-import { ackComment, commentOn, getPull } from './github/issues.js'
-import { labelledBy } from './github/label-actor.js'
-import { abandonedBy } from './github/reclaim.js'
-import { listQueue, moveIssue, queueLabels, type QueueLabels } from './github/queue.js'
+import type { GitHub, PullJson } from './github/github.js'
+import { queueLabels, type QueueLabels } from './github/queue.js'
 import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
 import { issueOfPrBody, prMarker, type PrMarker } from './report/pr-body.js'
 import type { PrAnswer, Task } from './domain.js'
-import { commentThread, failedJobs, openPrOf, reviewThreads } from './github/pr-turns.js'
-import { alreadyAnswered, sayFixUpsStopped } from './github/pr-answer.js'
 import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
 import { inertProse } from './inert-text.js'
 
@@ -51,10 +45,9 @@ async function refuse(
   reason: string,
   id: string
 ): Promise<Plan> {
-  const { octokit, repo } = needGithub(deps, 'comment')
+  const github = needGithub(deps, 'comment')
   deps.log(`refused: ${reason}`)
-  await commentOn(
-    { octokit, repo },
+  await github.commentOn(
     issue.number,
     `@${actor.login} Fleet Worker did not start: ${inertProse(reason)}.`
   )
@@ -75,29 +68,28 @@ async function authorise(
   actor: Actor,
   commentId?: number
 ): Promise<string | undefined> {
-  const { octokit, repo } = needGithub(deps, 'comment')
-  const access = await checkAccess(octokit, repo, actor, deps.config.allowedBots)
+  const github = needGithub(deps, 'comment')
+  const access = await github.checkAccess(actor, deps.config.allowedBots)
   if (!access.allowed) return access.reason
   if (commentId) {
     // The reaction only acknowledges: a deleted comment must not stop the work it asked for.
-    await ackComment({ octokit, repo }, { id: commentId }, deps.log)
+    await github.ackComment({ id: commentId }, deps.log)
   }
   return undefined
 }
-
-type PullJson = Awaited<ReturnType<Octokit['rest']['pulls']['get']>>['data']
 
 /** An open fleet PR of this repository: its task id and the action's marker, when it carries one. */
 type FleetPr = { pr: PullJson; id: string; marker?: PrMarker } | { problem: string }
 
 async function fleetPr(deps: Deps, number: number): Promise<FleetPr> {
-  const { octokit, repo } = needGithub(deps, 'follow-up')
+  const github = needGithub(deps, 'follow-up')
   const prefix = deps.config.branchPrefix
-  const pr = await getPull({ octokit, repo }, number)
+  const pr = await github.getPull(number)
   const id = pr.head.ref.startsWith(prefix) ? pr.head.ref.slice(prefix.length) : ''
   // A fork's PR may have a branch called fleet/x too: it is not ours to continue.
   const fromFork =
-    pr.head.repo?.full_name !== undefined && pr.head.repo.full_name !== `${repo.owner}/${repo.repo}`
+    pr.head.repo?.full_name !== undefined &&
+    pr.head.repo.full_name !== `${github.repo.owner}/${github.repo.repo}`
   if (!id || idProblem(id) || pr.state !== 'open' || fromFork) {
     const problem =
       pr.state !== 'open'
@@ -184,7 +176,7 @@ async function answerReview(
   deps: Deps,
   request: Extract<Request, { kind: 'review' | 'review-comment' }>
 ): Promise<Plan> {
-  const { octokit, repo } = needGithub(deps, request.kind)
+  const github = needGithub(deps, request.kind)
   const found = await ownPr(deps, request.pr.number)
   if ('problem' in found) return ignored(deps, found.problem)
   const { pr } = found
@@ -193,12 +185,12 @@ async function answerReview(
   if (denied) return refuse(deps, ref, request.actor, denied, found.id)
   const key =
     request.kind === 'review' ? `review=${request.reviewId}` : `comment=${request.comment.id}`
-  if (await alreadyAnswered(octokit, repo, pr.number, key))
+  if (await github.alreadyAnswered(pr.number, key))
     return ignored(deps, `#${pr.number}: ${key} was answered already (a rerun of the event)`)
   const threads =
     request.kind === 'review'
-      ? await reviewThreads(octokit, repo, pr.number, request.reviewId)
-      : [await commentThread(octokit, repo, pr.number, request.comment.threadId)]
+      ? await github.reviewThreads(pr.number, request.reviewId)
+      : [await github.commentThread(pr.number, request.comment.threadId)]
   if (request.kind === 'review-comment') await ackReviewComment(deps, request.comment.id)
   const prompt = reviewPrompt({
     pr: pr.number,
@@ -218,7 +210,7 @@ async function answerReview(
 
 /** 👀 on the inline comment; only an acknowledgement, so a failure is logged, not fatal. */
 async function ackReviewComment(deps: Deps, commentId: number): Promise<void> {
-  await ackComment(needGithub(deps, 'review-comment'), { id: commentId, review: true }, deps.log)
+  await needGithub(deps, 'review-comment').ackComment({ id: commentId, review: true }, deps.log)
 }
 
 /**
@@ -230,9 +222,9 @@ async function fixChecks(
   deps: Deps,
   request: Extract<Request, { kind: 'failed-run' }>
 ): Promise<Plan> {
-  const { octokit, repo } = needGithub(deps, 'workflow_run')
+  const github = needGithub(deps, 'workflow_run')
   const { run } = request
-  const number = await openPrOf(octokit, repo, run.headBranch)
+  const number = await github.openPrOf(run.headBranch)
   if (number === undefined)
     return ignored(deps, `no open pull request has ${run.headBranch} as its branch`)
   const found = await ownPr(deps, number)
@@ -245,7 +237,7 @@ async function fixChecks(
   const done = found.marker?.fixUps ?? 0
   const max = deps.config.maxFixUps
   if (done >= max) {
-    const said = await sayFixUpsStopped(octokit, repo, number, {
+    const said = await github.sayFixUpsStopped(number, {
       max,
       run: run.name,
       phrase: deps.config.triggerPhrase
@@ -256,9 +248,9 @@ async function fixChecks(
     )
   }
   const key = `run=${run.id}`
-  if (await alreadyAnswered(octokit, repo, number, key))
+  if (await github.alreadyAnswered(number, key))
     return ignored(deps, `#${number}: ${key} was answered already (a rerun of the event)`)
-  const jobs = await failedJobs(octokit, repo, run.id)
+  const jobs = await github.failedJobs(run.id)
   if (jobs.length === 0) return ignored(deps, `run ${run.id} has no failed job to fix`)
   const prompt = checksPrompt({ pr: number, run: run.name, jobs })
   const answer: PrAnswer = {
@@ -280,10 +272,10 @@ async function fixChecks(
  * label taken off).
  */
 async function queued(deps: Deps): Promise<Plan> {
-  const { octokit, repo } = needGithub(deps, 'schedule')
+  const github = needGithub(deps, 'schedule')
   const labels = queueLabels(deps.config.queueLabel)
-  const issues = await listQueue(octokit, repo, labels, deps.config.maxTasks, async issue => {
-    const left = await abandonedBy(octokit, repo, issue, deps.ctx.runId)
+  const issues = await github.listQueue(labels, deps.config.maxTasks, async issue => {
+    const left = await github.abandonedBy(issue, deps.ctx.runId)
     if (left)
       deps.log(
         `queue: #${issue} was left ${labels.inProgress} by run ${left.run} (${left.status}): taken back`
@@ -293,7 +285,7 @@ async function queued(deps: Deps): Promise<Plan> {
   deps.log(`queue: ${issues.length} issues labelled '${labels.queued}' and not in progress`)
   const plan: Plan = { tasks: [], refused: [], queue: labels }
   for (const issue of issues) {
-    const actor = await labelledBy(octokit, repo, issue.number, labels.queued)
+    const actor = await github.labelledBy(issue.number, labels.queued)
     // A bot allowed-bots does not list is ignored quietly, as its comment would be: no reply, and
     // its label left as it is.
     const bot = actor && unlistedBot(actor, deps.config)
@@ -309,7 +301,7 @@ async function queued(deps: Deps): Promise<Plan> {
       plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix, deps.log))
       continue
     }
-    await moveIssue(octokit, repo, issue.number, [], [labels.queued])
+    await github.moveIssue(issue.number, [], [labels.queued])
     const who = actor ?? { login: 'ghost', isBot: false }
     const refusal = await refuse(deps, ref, who, denied, `issue-${issue.number}`)
     plan.refused.push(...refusal.refused)
@@ -364,8 +356,8 @@ export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
       const denied = await authorise(deps, request.issue, request.actor)
       if (denied) {
         // Take the label off too, or the next scheduled batch would run what was refused here.
-        const { octokit, repo } = needGithub(deps, 'label')
-        await moveIssue(octokit, repo, request.issue.number, [], [deps.config.queueLabel])
+        const github = needGithub(deps, 'label')
+        await github.moveIssue(request.issue.number, [], [deps.config.queueLabel])
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       }
       return {

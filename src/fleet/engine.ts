@@ -1,7 +1,7 @@
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import { FleetRepo } from '../git/repo.js'
-import type { GitHub } from '../github/client.js'
+import type { GitHub } from '../github/github.js'
 import { checkPrices, namedModels, runModels } from './models.js'
 import { prBody } from '../report/pr-body.js'
 import type { Outcome, Parallelism, Task } from '../domain.js'

@@ -1,8 +1,7 @@
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { FleetRepo } from '../git/repo.js'
-import type { GitHub } from '../github/client.js'
-import { upsertPullRequest } from '../github/pulls.js'
+import type { GitHub } from '../github/github.js'
 import type { Task } from '../domain.js'
 import type { Outcome } from '../domain.js'
 import { describeError } from '../errors.js'
@@ -52,7 +51,7 @@ export async function land(
     }
   try {
     const verifyFailed = draft.status === 'verify-failed'
-    const pr = await upsertPullRequest(ctx.github.octokit, ctx.github.repo, {
+    const pr = await ctx.github.upsertPullRequest({
       branch: task.branch,
       base: ctx.base,
       title: verifyFailed ? `[verify failed] ${task.title}` : task.title,

@@ -3,8 +3,8 @@ import path from 'node:path'
 import { addUsage, type Outcome, type Task, type VerifyResult, ZERO_USAGE } from '../domain.js'
 import { describeError } from '../errors.js'
 import type { FleetRepo, Worktree } from '../git/repo.js'
-import type { GitHub } from '../github/client.js'
-import { conflictSaid, type FleetPr, sayConflict, updateFleetPr } from '../github/fleet-prs.js'
+import type { GitHub } from '../github/github.js'
+import type { FleetPr } from '../github/fleet-prs.js'
 import {
   CONFLICT_LABEL,
   conflictComment,
@@ -218,7 +218,7 @@ async function landRefresh(
   const pushed = await ctx.repo.push(pr.branch, how.head)
   if (!pushed.ok) return notPushed(ctx, pr, pushed.reason, how.turn)
   const ok = passed(verify)
-  const { octokit, repo } = ctx.github
+  const github = ctx.github
   const marker = { ...pr.marker, fixUps: how.fixUps ?? pr.marker.fixUps }
   const title = outcomeOf(pr, { status: 'pr-updated' }).title
   // A clean update carries the content a person approved (the landing train reads this); a
@@ -231,7 +231,7 @@ async function landRefresh(
     how: how.how,
     runUrl: ctx.runUrl
   })
-  await updateFleetPr(octokit, repo, pr, {
+  await github.updateFleetPr(pr, {
     title: ok ? title : `[verify failed] ${title}`,
     body: withCarried(body, landed ? { head: landed.trim(), from: how.head } : undefined),
     add: ok ? [] : [VERIFY_FAILED],
@@ -284,7 +284,7 @@ async function cannotResolve(
     status?: 'conflict' | 'failed'
   }
 ): Promise<Outcome> {
-  const { octokit, repo } = ctx.github
+  const github = ctx.github
   const body = conflictComment({
     base: ctx.base,
     files: c.files,
@@ -292,7 +292,7 @@ async function cannotResolve(
     key: c.key,
     runUrl: ctx.runUrl
   })
-  await sayConflict(octokit, repo, pr, body, CONFLICT_LABEL)
+  await github.sayConflict(pr, body, CONFLICT_LABEL)
   ctx.log(
     `[${pr.id}] #${pr.number} conflicts with ${ctx.base} (${c.files.join(', ')}): ${c.reason}`
   )
@@ -318,8 +318,8 @@ export async function resolveConflict(
 ): Promise<Outcome> {
   const files = await unmergedFiles(tree)
   const key = conflictKey(at.baseSha, at.head)
-  const { octokit, repo } = ctx.github
-  if (await conflictSaid(octokit, repo, pr.number, key)) {
+  const github = ctx.github
+  if (await github.conflictSaid(pr.number, key)) {
     await abandonMerge(tree, at.head)
     ctx.log(`[${pr.id}] #${pr.number}: this conflict was reported already (a rerun): nothing new`)
     return outcomeOf(pr, {

@@ -2,18 +2,7 @@ import type { Outcome, VerifyResult } from '../domain.js'
 import { describeError } from '../errors.js'
 import type { Worktree } from '../git/repo.js'
 import type { FleetPr } from '../github/fleet-prs.js'
-import { updateFleetPr } from '../github/fleet-prs.js'
-import {
-  enableAutoMerge,
-  enqueue,
-  headNow,
-  markReady,
-  type MergeMethod,
-  mergePr,
-  passedChecks,
-  relabel,
-  sayOnPr
-} from '../github/merge.js'
+import type { MergeMethod } from '../github/merge.js'
 import { CONFLICT_LABEL, refreshedBody } from '../report/refresh.js'
 import {
   BLOCKED_LABEL,
@@ -132,7 +121,7 @@ async function pushUpdate(
         : `pushing #${pr.number} up to date failed: ${pushed.reason}`
     })
   }
-  const { octokit, repo } = ctx.github
+  const github = ctx.github
   const body = refreshedBody(pr.body, {
     id: pr.id,
     marker: pr.marker,
@@ -141,7 +130,7 @@ async function pushUpdate(
     runUrl: ctx.runUrl
   })
   // The action's own update carries the approved content: an approval of `head` still counts.
-  await updateFleetPr(octokit, repo, pr, {
+  await github.updateFleetPr(pr, {
     title: outcomeOf(pr, { status: 'pr-updated' }).title,
     body: withCarried(body, { head: landing, from: at.head }),
     add: [],
@@ -159,8 +148,8 @@ async function blocked(
 ): Promise<Outcome> {
   const v = at.verify
   const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${short(at.baseSha)}`
-  const { octokit, repo } = ctx.github
-  await sayOnPr(octokit, repo, pr.number, {
+  const github = ctx.github
+  await github.sayOnPr(pr.number, {
     marker: TRAIN_MARKER,
     key: trainKey(`blocked base=${at.baseSha} head=${at.head}`),
     body: trainComment({
@@ -172,7 +161,7 @@ async function blocked(
       runUrl: ctx.runUrl
     })
   })
-  await relabel(octokit, repo, pr, { add: [BLOCKED_LABEL], remove: [] })
+  await github.relabel(pr, { add: [BLOCKED_LABEL], remove: [] })
   ctx.log(`[${pr.id}] #${pr.number} blocked: ${reason}`)
   return outcomeOf(pr, { status: 'blocked', verify: v, error: reason })
 }
@@ -191,7 +180,7 @@ async function draftStop(ctx: TrainContext, pr: FleetPr, tree: Worktree): Promis
       verify,
       error: `#${pr.number} is a draft and verify fails on its head (exit ${verify?.exitCode}): left a draft`
     })
-  const refused = await markReady(ctx.github.octokit, pr.nodeId)
+  const refused = await ctx.github.markReady(pr.nodeId)
   if (!refused)
     ctx.log(`[${pr.id}] #${pr.number}: verify passed on its head; marked ready for review`)
   return outcomeOf(pr, {
@@ -209,9 +198,9 @@ async function merge(
   pr: FleetPr,
   at: { landing: string; verify?: VerifyResult; pushed: boolean }
 ): Promise<Outcome> {
-  const { octokit, repo } = ctx.github
+  const github = ctx.github
   if (ctx.rules.mergeQueue) {
-    const refused = await enqueue(octokit, { nodeId: pr.nodeId, sha: at.landing })
+    const refused = await github.enqueue({ nodeId: pr.nodeId, sha: at.landing })
     return waiting(ctx, pr, {
       landing: at.landing,
       verify: at.verify,
@@ -222,7 +211,7 @@ async function merge(
     })
   }
   const verdict = readMergeReply(
-    await mergePr(octokit, repo, {
+    await github.mergePr({
       number: pr.number,
       sha: at.landing,
       method: ctx.method,
@@ -232,10 +221,10 @@ async function merge(
   switch (verdict.kind) {
     case 'merged':
       ctx.log(`[${pr.id}] #${pr.number} merged into ${ctx.base} (${short(verdict.sha)})`)
-      await relabel(octokit, repo, pr, { add: [], remove: [BLOCKED_LABEL] })
+      await github.relabel(pr, { add: [], remove: [BLOCKED_LABEL] })
       return outcomeOf(pr, { status: 'merged', verify: at.verify })
     case 'head-moved': {
-      const now = await headNow(octokit, repo, pr.number)
+      const now = await github.headNow(pr.number)
       return outcomeOf(pr, {
         status: 'waiting',
         verify: at.verify,
@@ -261,11 +250,8 @@ async function explained(
   at: { landing: string; pushed: boolean }
 ): Promise<string> {
   if (verdict.about !== 'checks' || ctx.rules.requiredChecks.length === 0) return verdict.reason
-  const { octokit, repo } = ctx.github
-  const missing = missingChecks(
-    ctx.rules.requiredChecks,
-    await passedChecks(octokit, repo, at.landing)
-  )
+  const github = ctx.github
+  const missing = missingChecks(ctx.rules.requiredChecks, await github.passedChecks(at.landing))
   const named = missing.length
     ? ` Required checks not passed on ${short(at.landing)}: ${missing.join(', ')}.`
     : ''
@@ -281,10 +267,10 @@ async function waiting(
   pr: FleetPr,
   w: { landing: string; verify?: VerifyResult; reason: string; autoMerge: boolean }
 ): Promise<Outcome> {
-  const { octokit, repo } = ctx.github
+  const github = ctx.github
   let reason = w.reason
   if (w.autoMerge) {
-    const refused = await enableAutoMerge(octokit, {
+    const refused = await github.enableAutoMerge({
       nodeId: pr.nodeId,
       method: ctx.method,
       sha: w.landing
@@ -294,12 +280,12 @@ async function waiting(
       : ' Auto-merge is on: GitHub merges it once its requirements pass.'
   }
   const key = trainKey(`waiting head=${w.landing} reason=${hash(w.reason)}`)
-  await sayOnPr(octokit, repo, pr.number, {
+  await github.sayOnPr(pr.number, {
     marker: TRAIN_MARKER,
     key,
     body: trainComment({ status: 'waiting', base: ctx.base, reason, key, runUrl: ctx.runUrl })
   })
-  await relabel(octokit, repo, pr, { add: [], remove: [BLOCKED_LABEL] })
+  await github.relabel(pr, { add: [], remove: [BLOCKED_LABEL] })
   ctx.log(`[${pr.id}] #${pr.number} waits: ${reason}`)
   return outcomeOf(pr, { status: 'waiting', verify: w.verify, error: reason })
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../domain.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { isGitHubError } from './errors.js'
 
 const WRITERS = ['admin', 'maintain', 'write']
@@ -8,8 +8,7 @@ export type Access = { allowed: true } | { allowed: false; reason: string }
 
 /** Only people with write access (admin, maintain, write) delegate; bots only when named. */
 export async function checkAccess(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   actor: Actor,
   allowedBots: string[]
 ): Promise<Access> {

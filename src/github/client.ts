@@ -11,8 +11,11 @@ export interface Repo {
   repo: string
 }
 
-/** GitHub bound to one repository: the client and owner/repo, passed together everywhere. */
-export interface GitHub {
+/**
+ * The client bound to one repository, as the files of src/github/ pass it between them. Nothing
+ * outside src/github/ sees it: they hold the GitHub object (github.ts), which owns one.
+ */
+export interface Client {
   octokit: Octokit
   repo: Repo
 }

@@ -1,7 +1,7 @@
 import { type PrMarker, prMarker } from '../report/pr-body.js'
 import { CONFLICT_MARKER } from '../report/refresh.js'
 import { idProblem } from '../tasks/ids.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { tokenIdentity, writtenBy } from './identity.js'
 
 /**
@@ -30,8 +30,7 @@ export interface FleetPr {
 
 /** The open fleet PRs targeting `base`, oldest first: one listing (paged past 100). */
 export async function listFleetPrs(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   base: string,
   prefix: string
 ): Promise<FleetPr[]> {
@@ -72,8 +71,7 @@ export async function listFleetPrs(
 
 /** A refreshed PR's new title and body, and the labels that now hold or no longer do. */
 export async function updateFleetPr(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: FleetPr,
   change: { title: string; body: string; add: string[]; remove: string[] }
 ): Promise<void> {
@@ -91,7 +89,7 @@ export async function updateFleetPr(
 }
 
 /** The token's own conflict comment on the PR, if it wrote one (anyone can paste the marker). */
-async function conflictComment(octokit: Octokit, repo: Repo, pr: number) {
+async function conflictComment({ octokit, repo }: Client, pr: number) {
   const identity = await tokenIdentity(octokit)
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     ...repo,
@@ -102,13 +100,8 @@ async function conflictComment(octokit: Octokit, repo: Repo, pr: number) {
 }
 
 /** Whether the PR's conflict comment already says exactly this (a rerun with nothing new). */
-export async function conflictSaid(
-  octokit: Octokit,
-  repo: Repo,
-  pr: number,
-  key: string
-): Promise<boolean> {
-  return ((await conflictComment(octokit, repo, pr))?.body ?? '').includes(key)
+export async function conflictSaid(gh: Client, pr: number, key: string): Promise<boolean> {
+  return ((await conflictComment(gh, pr))?.body ?? '').includes(key)
 }
 
 /**
@@ -116,13 +109,12 @@ export async function conflictSaid(
  * and the label. The branch itself is not touched.
  */
 export async function sayConflict(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: FleetPr,
   body: string,
   label: string
 ): Promise<void> {
-  const said = await conflictComment(octokit, repo, pr.number)
+  const said = await conflictComment({ octokit, repo }, pr.number)
   if (said) await octokit.rest.issues.updateComment({ ...repo, comment_id: said.id, body })
   else await octokit.rest.issues.createComment({ ...repo, issue_number: pr.number, body })
   if (!pr.labels.includes(label))

@@ -1,13 +1,12 @@
 import type { Actor } from '../domain.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 
 /**
  * Who last applied `label` to the issue, from its `labeled` events. Label access is triage, not
  * write: the schedule trigger must ask who queued an issue before a worker runs it.
  */
 export async function labelledBy(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   issue: number,
   label: string
 ): Promise<Actor | undefined> {

@@ -2,7 +2,7 @@ import type { Outcome } from '../domain.js'
 import { cell } from '../report/markdown.js'
 import { markedBy, tokenIdentity } from './identity.js'
 import type { Task } from '../domain.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { describeError } from '../errors.js'
 
 export const MARKER = '<!-- fleet-worker:status -->'
@@ -45,8 +45,7 @@ export class LiveComment {
   private readonly states = new Map<string, TaskState>()
 
   constructor(
-    private readonly octokit: Octokit,
-    private readonly repo: Repo,
+    private readonly gh: Client,
     readonly issue: number,
     private readonly tasks: Task[],
     private readonly runUrl: string | undefined,
@@ -92,10 +91,14 @@ export class LiveComment {
           ].join('\n')
     this.id ??= await this.find()
     if (this.id) {
-      await this.octokit.rest.issues.updateComment({ ...this.repo, comment_id: this.id, body })
+      await this.gh.octokit.rest.issues.updateComment({
+        ...this.gh.repo,
+        comment_id: this.id,
+        body
+      })
     } else {
-      const { data } = await this.octokit.rest.issues.createComment({
-        ...this.repo,
+      const { data } = await this.gh.octokit.rest.issues.createComment({
+        ...this.gh.repo,
         issue_number: this.issue,
         body
       })
@@ -104,14 +107,13 @@ export class LiveComment {
   }
 
   private async find(): Promise<number | undefined> {
-    return (await findLiveComment(this.octokit, this.repo, this.issue))?.id
+    return (await findLiveComment(this.gh, this.issue))?.id
   }
 }
 
 /** The issue's live comment: the token's own, its marker on its first line (never anyone else's). */
 export async function findLiveComment(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   issue: number
 ): Promise<{ id: number; body: string } | undefined> {
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {

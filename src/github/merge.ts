@@ -1,4 +1,4 @@
-import type { Octokit, Repo } from './client.js'
+import type { Client, Octokit } from './client.js'
 import { isGitHubError } from './errors.js'
 import { tokenIdentity, writtenBy } from './identity.js'
 
@@ -26,7 +26,7 @@ export interface ReviewSeen {
 }
 
 /** Every review of the PR, oldest first, as the reviews API lists them. */
-export async function reviewsOf(octokit: Octokit, repo: Repo, pr: number): Promise<ReviewSeen[]> {
+export async function reviewsOf({ octokit, repo }: Client, pr: number): Promise<ReviewSeen[]> {
   const reviews = await octokit.paginate(octokit.rest.pulls.listReviews, {
     ...repo,
     pull_number: pr,
@@ -52,7 +52,7 @@ export async function reviewsOf(octokit: Octokit, repo: Repo, pr: number): Promi
  * Which of these people have write access (admin, maintain, write), by the permission API; one
  * call per login, remembered for the run. Someone who is not a collaborator has none.
  */
-export function writersOf(octokit: Octokit, repo: Repo) {
+export function writersOf({ octokit, repo }: Client) {
   const known = new Map<string, Promise<boolean>>()
   const ask = async (login: string): Promise<boolean> => {
     try {
@@ -79,7 +79,7 @@ export function writersOf(octokit: Octokit, repo: Repo) {
 }
 
 /** The merge methods and auto-merge the repository allows (undefined where the token cannot see). */
-export async function repoMergeSettings(octokit: Octokit, repo: Repo) {
+export async function repoMergeSettings({ octokit, repo }: Client) {
   const { data } = await octokit.rest.repos.get({ ...repo })
   return {
     merge: data.allow_merge_commit,
@@ -91,8 +91,7 @@ export async function repoMergeSettings(octokit: Octokit, repo: Repo) {
 
 /** The base's rules that the train reads: its required checks, and whether it has a merge queue. */
 export async function baseRules(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   branch: string
 ): Promise<{ requiredChecks: string[]; mergeQueue: boolean }> {
   const rules = await octokit.paginate(octokit.rest.repos.getBranchRules, {
@@ -109,7 +108,7 @@ export async function baseRules(
 }
 
 /** The check runs on a commit that completed well (success, neutral, skipped), by name. */
-export async function passedChecks(octokit: Octokit, repo: Repo, sha: string): Promise<string[]> {
+export async function passedChecks({ octokit, repo }: Client, sha: string): Promise<string[]> {
   const runs = await octokit.paginate(octokit.rest.checks.listForRef, {
     ...repo,
     ref: sha,
@@ -129,8 +128,7 @@ export type MergeReply =
 
 /** The merge, with the head pinned: GitHub merges only if the PR's head is still `sha`. */
 export async function mergePr(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: { number: number; sha: string; method: MergeMethod; title: string }
 ): Promise<MergeReply> {
   try {
@@ -158,7 +156,7 @@ export async function mergePr(
 }
 
 /** The PR's head as GitHub has it now (after a 409: someone pushed). */
-export async function headNow(octokit: Octokit, repo: Repo, pr: number) {
+export async function headNow({ octokit, repo }: Client, pr: number) {
   const { data } = await octokit.rest.pulls.get({ ...repo, pull_number: pr })
   return { sha: data.head.sha, state: data.state, merged: data.merged }
 }
@@ -184,7 +182,7 @@ async function mutate(
   }
 }
 
-export function markReady(octokit: Octokit, nodeId: string): Promise<string | undefined> {
+export function markReady({ octokit }: Client, nodeId: string): Promise<string | undefined> {
   return mutate(
     octokit,
     'mutation($id: ID!) { markPullRequestReadyForReview(input: {pullRequestId: $id}) { pullRequest { isDraft } } }',
@@ -194,7 +192,7 @@ export function markReady(octokit: Octokit, nodeId: string): Promise<string | un
 
 /** Auto-merge on the PR: GitHub merges it once its requirements pass, if the head is still `sha`. */
 export function enableAutoMerge(
-  octokit: Octokit,
+  { octokit }: Client,
   pr: { nodeId: string; method: MergeMethod; sha: string }
 ): Promise<string | undefined> {
   return mutate(
@@ -207,7 +205,7 @@ export function enableAutoMerge(
 
 /** The PR added to the base's merge queue, if its head is still `sha`. */
 export function enqueue(
-  octokit: Octokit,
+  { octokit }: Client,
   pr: { nodeId: string; sha: string }
 ): Promise<string | undefined> {
   return mutate(
@@ -222,8 +220,7 @@ export function enqueue(
  * once, edited when what it says changes, left alone when it already says `key`.
  */
 export async function sayOnPr(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: number,
   said: { marker: string; key: string; body: string }
 ): Promise<'new' | 'edited' | 'same'> {
@@ -245,8 +242,7 @@ export async function sayOnPr(
 
 /** Labels added and removed, each only if it is (not) there. */
 export async function relabel(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: { number: number; labels: string[] },
   change: { add: string[]; remove: string[] }
 ): Promise<void> {

@@ -1,13 +1,12 @@
 import { describeError } from '../errors.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 
 /**
  * Whether each PR is merged, as the API says now (the spend report's cost per merged PR). A PR
  * the API cannot give is left out (counted as not merged) and said in the log.
  */
 export async function mergedStates(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   numbers: readonly number[],
   log: (m: string) => void
 ): Promise<Map<number, { merged: boolean }>> {

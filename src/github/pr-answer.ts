@@ -8,7 +8,7 @@ import {
   repliesFrom,
   threadReply
 } from '../report/pr-answer.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { markedBy, tokenIdentity } from './identity.js'
 
 /**
@@ -16,8 +16,7 @@ import { markedBy, tokenIdentity } from './identity.js'
  * comment. A reply that fails is logged and the others still go: the work itself has landed.
  */
 export async function answerOnPr(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   task: Task,
   outcome: Outcome,
   log: (m: string) => void
@@ -48,12 +47,7 @@ export async function answerOnPr(
  * Whether the token's own comment on the PR ends with `marker`, the line the action ends it with
  * (anyone can paste a marker, and a worker's or setup's text could quote one: only this counts).
  */
-async function markedOnPr(
-  octokit: Octokit,
-  repo: Repo,
-  pr: number,
-  marker: string
-): Promise<boolean> {
+async function markedOnPr({ octokit, repo }: Client, pr: number, marker: string): Promise<boolean> {
   const identity = await tokenIdentity(octokit)
   const comments = await octokit.paginate(octokit.rest.issues.listComments, {
     ...repo,
@@ -64,13 +58,8 @@ async function markedOnPr(
 }
 
 /** Whether a turn already answered this review, comment or run (the event was re-run). */
-export async function alreadyAnswered(
-  octokit: Octokit,
-  repo: Repo,
-  pr: number,
-  key: string
-): Promise<boolean> {
-  return markedOnPr(octokit, repo, pr, answerMarker(key))
+export async function alreadyAnswered(gh: Client, pr: number, key: string): Promise<boolean> {
+  return markedOnPr(gh, pr, answerMarker(key))
 }
 
 /**
@@ -78,12 +67,11 @@ export async function alreadyAnswered(
  * this PR (only its own comment counts: anyone can paste the marker).
  */
 export async function sayFixUpsStopped(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: number,
   text: { max: number; run: string; phrase: string }
 ): Promise<boolean> {
-  if (await markedOnPr(octokit, repo, pr, FIX_UPS_STOPPED)) return false
+  if (await markedOnPr({ octokit, repo }, pr, FIX_UPS_STOPPED)) return false
   await octokit.rest.issues.createComment({
     ...repo,
     issue_number: pr,

@@ -1,7 +1,7 @@
 import type { FailedJob, ThreadComment } from '../tasks/pr-turn.js'
 import { logTail } from '../tasks/pr-turn.js'
 import { describeError } from '../errors.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 
 /**
  * What a turn on a fleet PR reads from GitHub before any model request: a review's inline
@@ -34,7 +34,7 @@ const asThreadComment = (c: ReviewCommentJson): ThreadComment => ({
 })
 
 /** Every inline comment of the PR, grouped into threads by their first comment. */
-async function threadsOf(octokit: Octokit, repo: Repo, pr: number, ids: number[]) {
+async function threadsOf({ octokit, repo }: Client, pr: number, ids: number[]) {
   const all = (await octokit.paginate(octokit.rest.pulls.listReviewComments, {
     ...repo,
     pull_number: pr,
@@ -51,8 +51,7 @@ async function threadsOf(octokit: Octokit, repo: Repo, pr: number, ids: number[]
 
 /** The threads a review's inline comments start or reply in, in the order the review lists them. */
 export async function reviewThreads(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   pr: number,
   reviewId: number
 ): Promise<Thread[]> {
@@ -64,21 +63,15 @@ export async function reviewThreads(
   })) as ReviewCommentJson[]
   if (mine.length === 0) return []
   return threadsOf(
-    octokit,
-    repo,
+    { octokit, repo },
     pr,
     mine.map(c => c.in_reply_to_id ?? c.id)
   )
 }
 
 /** One comment's whole thread (the comment included). */
-export async function commentThread(
-  octokit: Octokit,
-  repo: Repo,
-  pr: number,
-  threadId: number
-): Promise<Thread> {
-  const [thread] = await threadsOf(octokit, repo, pr, [threadId])
+export async function commentThread(gh: Client, pr: number, threadId: number): Promise<Thread> {
+  const [thread] = await threadsOf(gh, pr, [threadId])
   return thread ?? { id: threadId, comments: [] }
 }
 
@@ -86,7 +79,7 @@ const FAILED = ['failure', 'timed_out']
 const MAX_JOBS = 5
 
 /** A job's log text: GitHub answers with a redirect to it, which the client follows. */
-async function jobLog(octokit: Octokit, repo: Repo, jobId: number): Promise<string> {
+async function jobLog({ octokit, repo }: Client, jobId: number): Promise<string> {
   try {
     const { data } = await octokit.rest.actions.downloadJobLogsForWorkflowRun({
       ...repo,
@@ -101,11 +94,7 @@ async function jobLog(octokit: Octokit, repo: Repo, jobId: number): Promise<stri
 }
 
 /** The failed jobs of the run's latest attempt, each with its failed steps and log tail. */
-export async function failedJobs(
-  octokit: Octokit,
-  repo: Repo,
-  runId: number
-): Promise<FailedJob[]> {
+export async function failedJobs({ octokit, repo }: Client, runId: number): Promise<FailedJob[]> {
   const jobs = await octokit.paginate(octokit.rest.actions.listJobsForWorkflowRun, {
     ...repo,
     run_id: runId,
@@ -120,15 +109,14 @@ export async function failedJobs(
       failedSteps: (job.steps ?? [])
         .filter(s => FAILED.includes(s.conclusion ?? ''))
         .map(s => s.name),
-      tail: await jobLog(octokit, repo, job.id)
+      tail: await jobLog({ octokit, repo }, job.id)
     })
   return out
 }
 
 /** The open PR whose head is this repository's `branch`, if any. */
 export async function openPrOf(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   branch: string
 ): Promise<number | undefined> {
   const { data } = await octokit.rest.pulls.list({

@@ -1,4 +1,4 @@
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 
 export interface PullRequestSpec {
   branch: string
@@ -21,8 +21,7 @@ export interface PullRequestRef {
 
 /** The open PR whose head is this branch of the repository, as GitHub says. */
 export async function findOpenPullRequest(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   branch: string
 ): Promise<{ number: number; url: string } | undefined> {
   const head = `${repo.owner}:${branch}`
@@ -37,8 +36,7 @@ export async function findOpenPullRequest(
  * its history stays as it was reviewed.
  */
 export async function upsertPullRequest(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   spec: PullRequestSpec
 ): Promise<PullRequestRef> {
   const head = `${repo.owner}:${spec.branch}`

@@ -1,5 +1,5 @@
 import { describeError } from '../errors.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { isGitHubError } from './errors.js'
 
 export interface QueueLabels {
@@ -23,8 +23,7 @@ export function queueLabels(queueLabel: string): QueueLabels {
  * false when it cannot be read.
  */
 export async function isQueued(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   labels: QueueLabels,
   issue: number,
   log: (m: string) => void
@@ -51,8 +50,7 @@ export interface QueuedIssue {
  * issue marked in progress is taken back when `reclaim` says its run was abandoned.
  */
 export async function listQueue(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   labels: QueueLabels,
   max: number,
   reclaim: (issue: number) => Promise<boolean> = () => Promise.resolve(false)
@@ -71,7 +69,7 @@ export async function listQueue(
       const names = issue.labels.map(l => (typeof l === 'string' ? l : (l.name ?? '')))
       if (names.includes(labels.inProgress)) {
         if (!(await reclaim(issue.number))) continue
-        await moveIssue(octokit, repo, issue.number, [], [labels.inProgress])
+        await moveIssue({ octokit, repo }, issue.number, [], [labels.inProgress])
       }
       taken.push({ number: issue.number, title: issue.title, body: issue.body ?? '' })
       if (taken.length >= max) return taken
@@ -82,8 +80,7 @@ export async function listQueue(
 
 /** Moves an issue along queued -> in progress -> done | failed (or back to queued). */
 export async function moveIssue(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   issue: number,
   add: string[],
   remove: string[]

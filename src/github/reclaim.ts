@@ -1,4 +1,4 @@
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { isGitHubError } from './errors.js'
 import { findLiveComment } from './live-comment.js'
 
@@ -8,12 +8,11 @@ import { findLiveComment } from './live-comment.js'
  * gone. A run killed outright never got to move the labels back. Undefined when it cannot tell.
  */
 export async function abandonedBy(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   issue: number,
   currentRun: string | undefined
 ): Promise<{ run: number; status: string } | undefined> {
-  const comment = await findLiveComment(octokit, repo, issue)
+  const comment = await findLiveComment({ octokit, repo }, issue)
   const id = /\/actions\/runs\/(\d+)\)/.exec(comment?.body ?? '')?.[1]
   if (!id || id === currentRun) return undefined
   const run = Number(id)

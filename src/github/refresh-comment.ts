@@ -1,6 +1,6 @@
 import { describeError } from '../errors.js'
 import { withRefreshSection } from '../report/refresh.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { findLiveComment, MARKER } from './live-comment.js'
 
 /**
@@ -9,14 +9,13 @@ import { findLiveComment, MARKER } from './live-comment.js'
  * the issue has none. Never fails the run: a refresh's outcomes are reported anyway.
  */
 export async function putRefreshSection(
-  octokit: Octokit,
-  repo: Repo,
+  { octokit, repo }: Client,
   issue: number,
   section: string,
   log: (m: string) => void
 ): Promise<void> {
   try {
-    const found = await findLiveComment(octokit, repo, issue)
+    const found = await findLiveComment({ octokit, repo }, issue)
     if (found) {
       const body = withRefreshSection(found.body, section)
       if (body !== found.body)

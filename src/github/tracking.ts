@@ -1,6 +1,6 @@
 import type { Outcome } from '../domain.js'
 import type { Task } from '../domain.js'
-import type { Octokit, Repo } from './client.js'
+import type { Client } from './client.js'
 import { LiveComment } from './live-comment.js'
 import { answerOnPr } from './pr-answer.js'
 import { moveIssue, type QueueLabels } from './queue.js'
@@ -35,8 +35,7 @@ export class IssueTracking {
   }
 
   constructor(
-    private readonly octokit: Octokit,
-    private readonly repo: Repo,
+    private readonly gh: Client,
     tasks: Task[],
     private readonly queue: QueueLabels | undefined,
     runUrl: string | undefined,
@@ -51,7 +50,7 @@ export class IssueTracking {
       this.tasksOf.set(issue, [...(this.tasksOf.get(issue) ?? []), task])
     }
     for (const [issue, issueTasks] of this.tasksOf) {
-      this.comments.set(issue, new LiveComment(octokit, repo, issue, issueTasks, runUrl, log))
+      this.comments.set(issue, new LiveComment(gh, issue, issueTasks, runUrl, log))
     }
   }
 
@@ -59,8 +58,7 @@ export class IssueTracking {
     for (const [issue, tasks] of this.tasksOf) {
       if (this.queue)
         await moveIssue(
-          this.octokit,
-          this.repo,
+          this.gh,
           issue,
           [this.queue.inProgress],
           [this.queue.done, this.queue.failed]
@@ -88,7 +86,7 @@ export class IssueTracking {
   private async answer(tasks: Task[]): Promise<void> {
     for (const task of tasks) {
       const outcome = this.done.get(task.id)
-      if (outcome) await answerOnPr(this.octokit, this.repo, task, outcome, this.log)
+      if (outcome) await answerOnPr(this.gh, task, outcome, this.log)
     }
   }
 
@@ -106,12 +104,11 @@ export class IssueTracking {
       try {
         const later = (o: Outcome) => o.status === 'not-started' || o.status === 'deferred'
         if (outcomes.some(o => !o || later(o) || stopped(o))) {
-          await moveIssue(this.octokit, this.repo, issue, [], [this.queue.inProgress])
+          await moveIssue(this.gh, issue, [], [this.queue.inProgress])
         } else {
           const ok = outcomes.every(o => o && LANDED.includes(o.status))
           await moveIssue(
-            this.octokit,
-            this.repo,
+            this.gh,
             issue,
             [ok ? this.queue.done : this.queue.failed],
             [this.queue.queued, this.queue.inProgress]

@@ -11,7 +11,7 @@ import type { FleetConfig } from '../fleet/options.js'
 import { FleetRepo } from '../git/repo.js'
 import { checkSealed, DEFAULT_CAPS, dropSealedRef, readSealed } from '../git/sealed.js'
 import { rewriteMessages } from '../git/messages.js'
-import type { Octokit, Repo } from '../github/client.js'
+import type { GitHub } from '../github/github.js'
 import { inertCommitMessage } from '../inert-text.js'
 import { prBody } from '../report/pr-body.js'
 import { branchFor, idProblem } from '../tasks/ids.js'
@@ -25,7 +25,7 @@ export interface LandOptions {
   store: OutcomeStore
   remoteUrl: string
   gitToken?: string
-  github?: { octokit: Octokit; repo: Repo }
+  github?: GitHub
   /** A fresh directory of the action's: the clone, and the bundles it copies in. */
   root: string
   checkout?: string

@@ -10,21 +10,11 @@ import { runUrl } from '../context.js'
 import { outcomeOf } from '../fleet/refresh.js'
 import { runTrain } from '../fleet/train-run.js'
 import { approvalOf, mergeMethodFor } from '../fleet/train-rules.js'
-import { checkAccess } from '../github/access.js'
-import type { GitHub } from '../github/client.js'
-import { type FleetPr, listFleetPrs } from '../github/fleet-prs.js'
-import { tokenIdentity } from '../github/identity.js'
-import { ackComment, commentOn, defaultBranch } from '../github/issues.js'
-import {
-  baseRules,
-  type MergeMethod,
-  repoMergeSettings,
-  reviewsOf,
-  writersOf
-} from '../github/merge.js'
+import type { GitHub } from '../github/github.js'
+import type { FleetPr } from '../github/fleet-prs.js'
+import type { MergeMethod } from '../github/merge.js'
 import { inertProse } from '../inert-text.js'
 import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
-import { putRefreshSection } from '../github/refresh-comment.js'
 import type { RefreshAction } from '../run/refreshing.js'
 import { withLandedCosts } from './train-cost.js'
 
@@ -38,8 +28,8 @@ async function considered(
   ask: Train,
   base: string
 ): Promise<FleetPr[]> {
-  const all = await listFleetPrs(github.octokit, github.repo, base, run.config.branchPrefix)
-  const identity = await tokenIdentity(github.octokit)
+  const all = await github.listFleetPrs(base, run.config.branchPrefix)
+  const identity = await github.tokenIdentity()
   // A PR someone else opened is never the train's, whatever its body says.
   const own = all.filter(pr =>
     identity.kind === 'user' ? pr.author.login === identity.login : pr.author.type === 'Bot'
@@ -60,8 +50,7 @@ async function refusedCommand(run: RefreshAction, github: GitHub, ask: Train, re
   const issue = ask.issue
   run.io.info(`refused: ${reason}`)
   if (issue && ask.actor)
-    await commentOn(
-      github,
+    await github.commentOn(
       issue.number,
       `@${ask.actor.login} Fleet Worker did not start the landing train: ${inertProse(reason)}.`
     )
@@ -87,10 +76,10 @@ async function refusedCommand(run: RefreshAction, github: GitHub, ask: Train, re
 
 /** Each PR's approval, read from its reviews and its reviewers' access. */
 async function approvals(github: GitHub, prs: FleetPr[]) {
-  const writers = writersOf(github.octokit, github.repo)
+  const writers = github.writersOf()
   return Promise.all(
     prs.map(async pr => {
-      const reviews = await reviewsOf(github.octokit, github.repo, pr.number)
+      const reviews = await github.reviewsOf(pr.number)
       const people = [...new Set(reviews.filter(r => !r.isBot).map(r => r.login))]
       return {
         pr,
@@ -108,9 +97,9 @@ async function approvals(github: GitHub, prs: FleetPr[]) {
 /** Whether this train may start: `/fleet merge` only from a person with write access. */
 async function allowedToStart(run: RefreshAction, github: GitHub, ask: Train) {
   if (!ask.actor) return undefined
-  const access = await checkAccess(github.octokit, github.repo, ask.actor, run.config.allowedBots)
+  const access = await github.checkAccess(ask.actor, run.config.allowedBots)
   if (!access.allowed) return access.reason
-  if (ask.commentId) await ackComment(github, { id: ask.commentId }, run.io.info)
+  if (ask.commentId) await github.ackComment({ id: ask.commentId }, run.io.info)
   return undefined
 }
 
@@ -143,7 +132,7 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
     throw new Error(`the landing train (${ask.why}) needs 'github-token' to read and merge PRs`)
   const denied = await allowedToStart(run, github, ask)
   if (denied) return refusedCommand(run, github, ask, denied)
-  const base = config.baseBranch ?? (await defaultBranch(github))
+  const base = config.baseBranch ?? (await github.defaultBranch())
   const prs = await considered(run, github, ask, base)
   if (ask.issue?.isPullRequest && prs.length === 0)
     return refusedCommand(
@@ -158,7 +147,7 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
     await io.report([], note)
     return []
   }
-  const settings = await repoMergeSettings(github.octokit, github.repo)
+  const settings = await github.repoMergeSettings()
   const choice = mergeMethodFor(config.mergeMethod, settings)
   if (!choice.ok) throw new InputError('merge-method', choice.error)
   const { riding, held } = await sortOut(run, github, prs)
@@ -196,7 +185,7 @@ async function onIssues(
       prs.some(p => p.number === o.prNumber && p.marker.issue === issue)
     )
     const section = trainIssueSection({ base: t.base, stops, runUrl: t.runUrl })
-    await putRefreshSection(github.octokit, github.repo, issue, section, t.log)
+    await github.putRefreshSection(issue, section, t.log)
   }
 }
 
@@ -225,7 +214,7 @@ async function ride(
     method: t.method,
     markReady: config.markReady,
     autoMerge: t.autoMerge,
-    rules: await baseRules(github.octokit, github.repo, t.base)
+    rules: await github.baseRules(t.base)
   })
   for (const o of landed)
     io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)

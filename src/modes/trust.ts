@@ -7,9 +7,8 @@
  * still reported in the summary, but tells no issue about itself.
  */
 import type { Outcome, TaskSource } from '../domain.js'
-import type { GitHub } from '../github/client.js'
-import { findOpenPullRequest } from '../github/pulls.js'
-import { isQueued, type QueueLabels } from '../github/queue.js'
+import type { GitHub } from '../github/github.js'
+import type { QueueLabels } from '../github/queue.js'
 import type { SavedPlan } from './plan.js'
 
 /** The issues (and PRs) this job can vouch for, and the queue's labels when the run was queued. */
@@ -58,8 +57,7 @@ export async function vouch(opts: {
     const claimed = [
       ...new Set(opts.outcomes.flatMap(o => (o.source.kind === 'issue' ? [o.source.issue] : [])))
     ].filter(n => !issues.has(n))
-    for (const n of claimed)
-      if (await isQueued(opts.github.octokit, opts.github.repo, queue, n, opts.log)) issues.add(n)
+    for (const n of claimed) if (await opts.github.isQueued(queue, n, opts.log)) issues.add(n)
   }
   return { issues, queue }
 }
@@ -103,7 +101,7 @@ export async function prFromGitHub(
 ): Promise<Outcome> {
   const bare = withoutPr(o)
   if (!github || !o.branch?.startsWith(prefix)) return bare
-  const pr = await findOpenPullRequest(github.octokit, github.repo, o.branch).catch(() => undefined)
+  const pr = await github.findOpenPullRequest(o.branch).catch(() => undefined)
   return pr ? { ...bare, prNumber: pr.number, prUrl: pr.url } : bare
 }
 

@@ -1,7 +1,6 @@
 import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
-import type { GitHub } from '../github/client.js'
-import { getIssue, setIssueBody } from '../github/issues.js'
+import type { GitHub } from '../github/github.js'
 import { LiveComment } from '../github/live-comment.js'
 import { cell, tokens } from '../report/markdown.js'
 import { inertProse } from '../report/worker-text.js'
@@ -81,17 +80,17 @@ async function writePlan(
   section: string,
   live: LiveComment
 ): Promise<string> {
-  const latest = (await getIssue(deps.github, issue)).body ?? ''
-  await setIssueBody(deps.github, issue, replacePlanSection(latest, section)).catch(
-    async (error: unknown) => {
+  const latest = (await deps.github.getIssue(issue)).body ?? ''
+  await deps.github
+    .setIssueBody(issue, replacePlanSection(latest, section))
+    .catch(async (error: unknown) => {
       const why = error instanceof Error ? error.message : String(error)
       await live.say(`Could not write the plan into the description: ${inertProse(why)}.`)
       throw new Error(
         `could not write the plan into the description of #${issue} (the token needs issues: write): ${why}`,
         { cause: error }
       )
-    }
-  )
+    })
   return section
 }
 
@@ -104,10 +103,10 @@ export async function planOnIssue(
   deps: IssuePlanDeps,
   ask: { number: number; text: string; phrase: string; prefix: string }
 ): Promise<{ outcomes: Outcome[]; note: string }> {
-  const { octokit, repo } = deps.github
-  const read = () => getIssue(deps.github, ask.number)
+  const github = deps.github
+  const read = () => github.getIssue(ask.number)
   const issue = await read()
-  const live = new LiveComment(octokit, repo, ask.number, [], deps.runUrl, deps.log)
+  const live = github.liveComment(ask.number, [], deps.runUrl, deps.log)
   await live.say(
     'Planning: a planner is reading the repository and this issue. The plan will appear here and in the description.'
   )

@@ -8,10 +8,8 @@ import type { Outcome } from '../domain.js'
 import type { Request } from '../event.js'
 import { outcomeOf } from '../fleet/refresh.js'
 import { refreshFleet } from '../fleet/refresh-run.js'
-import type { GitHub } from '../github/client.js'
-import { type FleetPr, listFleetPrs } from '../github/fleet-prs.js'
-import { putRefreshSection } from '../github/refresh-comment.js'
-import { defaultBranch } from '../github/issues.js'
+import type { GitHub } from '../github/github.js'
+import type { FleetPr } from '../github/fleet-prs.js'
 import type { Io } from '../io.js'
 import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from '../report/refresh.js'
 import type { Preparation } from './prepare.js'
@@ -42,7 +40,7 @@ async function baseOf(
 ) {
   if (ask.base) return ask.base
   if (run.config.baseBranch) return run.config.baseBranch
-  return defaultBranch(github)
+  return github.defaultBranch()
 }
 
 /**
@@ -57,7 +55,7 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
       `bringing fleet PRs up to date (${ask.why}) needs 'github-token' to list and update them`
     )
   const base = await baseOf(run, github, ask)
-  const prs = await listFleetPrs(github.octokit, github.repo, base, config.branchPrefix)
+  const prs = await github.listFleetPrs(base, config.branchPrefix)
   if (prs.length === 0) {
     const note = `Nothing to do: no open fleet PR targets ${base} (${ask.why}).`
     io.info(note)
@@ -131,6 +129,6 @@ async function orderOnIssues(
         }
       })
     })
-    await putRefreshSection(github.octokit, github.repo, issue, section, r.log)
+    await github.putRefreshSection(issue, section, r.log)
   }
 }

@@ -8,8 +8,8 @@ import { type RunContext, readContext, runUrl } from '../context.js'
 import { type Outcome, type Task } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
 import { tokenForms } from '../git/git.js'
-import { createClient, type GitHub } from '../github/client.js'
-import { IssueTracking } from '../github/tracking.js'
+import { GitHub } from '../github/github.js'
+import type { IssueTracking } from '../github/tracking.js'
 import type { Io } from '../io.js'
 import type { SavedPlan } from '../modes/plan.js'
 import { artifactStore, dirStore, type OutcomeStore } from '../modes/store.js'
@@ -42,9 +42,14 @@ export async function startRun(env: NodeJS.ProcessEnv, io: Io): Promise<Run> {
   for (const form of tokenForms(config.githubToken)) io.setSecret(form)
   const apiKey = modelKey(config, env, io)
   const ctx = await readContext(env)
-  const octokit =
+  const github =
     config.githubToken && ctx.owner
-      ? createClient(config.githubToken, ctx.apiUrl, io.info)
+      ? GitHub.connect(
+          config.githubToken,
+          ctx.apiUrl,
+          { owner: ctx.owner, repo: ctx.repo },
+          io.info
+        )
       : undefined
   return {
     config,
@@ -54,7 +59,7 @@ export async function startRun(env: NodeJS.ProcessEnv, io: Io): Promise<Run> {
     startedAt: Date.now(),
     stop: new AbortController(),
     apiKey,
-    github: octokit ? { octokit, repo: { owner: ctx.owner, repo: ctx.repo } } : undefined,
+    github,
     prepare: new Preparation({ config, ctx, io, env, apiKey })
   }
 }
@@ -73,9 +78,7 @@ export function trackingFor(
   tasks: Task[],
   queue: SavedPlan['queue']
 ): IssueTracking {
-  const { octokit, repo } = github
-  const url = runUrl(run.ctx)
-  return new IssueTracking(octokit, repo, tasks, queue, url, run.io.info, run.stop.signal)
+  return github.tracking(tasks, queue, runUrl(run.ctx), run.io.info, run.stop.signal)
 }
 
 /** Tasks reported without running, each saying why. */

@@ -5,7 +5,6 @@
  */
 import path from 'node:path'
 import type { Outcome } from '../domain.js'
-import { mergedStates } from '../github/merged.js'
 import { LedgerBranch } from '../spend/branch.js'
 import { type Entry, ledgerName } from '../spend/entry.js'
 import { inWindow, type PrState, spendReportMarkdown, windowDays } from '../spend/report.js'
@@ -16,7 +15,7 @@ import type { Run } from './run.js'
 async function prStates(run: Run, entries: readonly Entry[]): Promise<Map<number, PrState>> {
   if (!run.github) return new Map()
   const numbers = entries.flatMap(e => (e.pr === undefined ? [] : [e.pr]))
-  return mergedStates(run.github.octokit, run.github.repo, numbers, run.io.info)
+  return run.github.mergedStates(numbers, run.io.info)
 }
 
 export async function spendReport(run: Run): Promise<Outcome[]> {

@@ -7,7 +7,6 @@ import path from 'node:path'
 import { z } from 'zod'
 import { type Outcome, type Task, addUsage, ZERO_USAGE } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
-import { labelledBy } from '../github/label-actor.js'
 import { LedgerBranch } from '../spend/branch.js'
 import { admit, estimate, hasCaps, spendLines, spentAt } from '../spend/caps.js'
 import { type Entry, ledgerName, PERSONAL, type Trigger } from '../spend/entry.js'
@@ -60,10 +59,7 @@ async function scheduled(run: Run, tasks: readonly Task[]): Promise<Map<string, 
   for (const t of tasks) {
     const issue = t.source.kind === 'issue' ? t.source.issue : undefined
     if (issue !== undefined && github && !byIssue.has(issue))
-      byIssue.set(
-        issue,
-        (await labelledBy(github.octokit, github.repo, issue, config.queueLabel))?.login
-      )
+      byIssue.set(issue, (await github.labelledBy(issue, config.queueLabel))?.login)
     starters.set(t.id, {
       trigger: 'schedule',
       user: issue === undefined ? undefined : byIssue.get(issue)

@@ -220,6 +220,17 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     expect(call.test('await gh.octokit.rest.issues.get({})')).toBe(true)
   })
 
+  it('no Octokit outside src/github/: not its name, its type nor a client (the GitHub object owns it)', () => {
+    const named = /octokit/i
+    const outside = sources(SRC)
+      .filter(f => !f.startsWith(path.join(SRC, 'github') + path.sep))
+      .filter(f => named.test(readFileSync(f, 'utf8')))
+      .map(rel)
+    expect(outside).toEqual([])
+    // The rule can fail: src/github/ itself names it, as any file outside would.
+    expect(named.test(readFileSync(path.join(SRC, 'github', 'client.ts'), 'utf8'))).toBe(true)
+  })
+
   it('arrows point down, but for the listed exceptions, and every exception still exists', () => {
     const upward = new Map<string, string[]>()
     for (const { from, to } of graph) {
