@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { stringify } from 'yaml'
-import { INPUTS, type InputSpec } from '../src/inputs.js'
+import { CURRENT_INPUTS, INPUTS, type InputSpec, newForm } from '../src/inputs.js'
 import { groupInputs } from './input-groups.js'
 
 export const OUTPUTS = {
@@ -21,14 +21,25 @@ export const OUTPUTS = {
     'With mode: report and report-days, the totals of the spend report (JSON): days, tasks, cost-usd, prs-opened, prs-merged, cost-per-merged-pr-usd (null without a merged PR).'
 }
 
+/** What the runner logs when a workflow still gives a deprecated name. */
+export const deprecationMessage = (name: string) =>
+  `Use ${newForm(name)} instead; '${name}' is read only until the next minor release.`
+
 const inputs = Object.fromEntries(
   Object.entries(INPUTS as Record<string, InputSpec>).map(([name, spec]) => [
     name,
-    {
-      description: spec.description,
-      required: spec.required ?? false,
-      ...(spec.default !== undefined ? { default: spec.default } : {})
-    }
+    spec.deprecated
+      ? {
+          // No default: the runner then passes the old name only when a workflow gives it.
+          description: spec.description,
+          required: false,
+          deprecationMessage: deprecationMessage(name)
+        }
+      : {
+          description: spec.description,
+          required: spec.required ?? false,
+          ...(spec.default !== undefined ? { default: spec.default } : {})
+        }
   ])
 )
 
@@ -64,7 +75,7 @@ const inputTable = (heading: string, names: string[]) => [
   ...names.map(inputRow),
   ''
 ]
-const { groups, unplaced } = groupInputs(Object.keys(specs))
+const { groups, unplaced } = groupInputs(CURRENT_INPUTS)
 if (unplaced.length)
   console.warn(`Inputs under no heading of scripts/input-groups.ts: ${unplaced.join(', ')}`)
 const outputRows = Object.entries(OUTPUTS).map(
