@@ -9,7 +9,7 @@ import { groupInputs } from './input-groups.js'
 
 export const OUTPUTS = {
   results:
-    'JSON array, one object per task: id, status, branch, pr-number, pr-url, turns, duration-ms, usage {input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, error (a sentence, when it failed), plus title, model, attempts, preserved, cost-usd (from price-input and price-output; null without them), worker-start-ms (milliseconds from the start of the task to the start of its first worker: its files and setup; null when no worker ran). [] when the run failed before any task (e.g. a bad input).',
+    'JSON array, one object per task: id, status, branch, pr-number, pr-url, turns, duration-ms, usage {input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, error (a sentence, when it failed), plus title, model, attempts, preserved, cost-usd (from prices; null without them), worker-start-ms (milliseconds from the start of the task to the start of its first worker: its files and setup; null when no worker ran). [] when the run failed before any task (e.g. a bad input).',
   'pull-requests': 'JSON array of the PR URLs opened or updated.',
   succeeded:
     'Count of tasks that ended pr-opened, pr-updated, pushed (the CLI without a repository: branch only), no-changes, up-to-date, or ready (land: false: sealed and handed to mode: land).',

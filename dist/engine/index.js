@@ -33698,6 +33698,8 @@ function inertProse(text, ownHost = OWN_HOST) {
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(83916);
 
 
+/** This release's worker image (the release workflow checks it names the tagged version). */
+const WORKER_IMAGE = 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0';
 const INPUTS = {
     tasks: {
         contract: true,
@@ -33869,18 +33871,18 @@ const INPUTS = {
     isolation: {
         contract: true,
         default: 'sandbox',
-        description: "Where each worker (and verify) runs. sandbox: bubblewrap on Linux, with its own PID and network namespaces, no way to gain privileges (sudo is dead), only its own clone and files visible, and the network only to the model endpoint and allowed-domains (see docs/sandbox.md). container: its own container of container-image (needs Docker or Podman; see docs/container.md). process: a plain child process, no boundary: a worker can read the runner's secrets and use sudo (the run warns)."
+        description: "Where each worker (and verify) runs. sandbox: bubblewrap on Linux, with its own PID and network namespaces, no way to gain privileges (sudo is dead), only its own clone and files visible, and the network only to the model endpoint and allowed-domains (see docs/sandbox.md). container: its own container (the container input's image; needs Docker or Podman; see docs/container.md). process: a plain child process, no boundary: a worker can read the runner's secrets and use sudo (the run warns)."
     },
     'allowed-domains': {
         contract: true,
         description: 'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
     },
     container: {
-        description: "With isolation: container, a YAML mapping: image (default ghcr.io/fleet-worker/fleet-worker-worker:0.1.0, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none or a named network, default bridge; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'."
+        description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none or a named network, default bridge; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
     },
     'container-image': {
         deprecated: { input: 'container', key: 'image' },
-        default: 'ghcr.io/fleet-worker/fleet-worker-worker:0.1.0',
+        default: WORKER_IMAGE,
         description: "With isolation: container, the worker image: this release's image from the repository's Dockerfile (published by the release workflow as ghcr.io/<owner>/<repo>-worker:<version> and :<major>), or your own built from it."
     },
     'container-runtime': {
@@ -34027,7 +34029,7 @@ const INPUTS = {
         description: 'Branch of the spend ledger: one JSON-lines file of what each task cost, appended by every run (compare-and-swap, never forced) and read by the spend caps and report-days. Kept when a spend cap is set, or when this is given; never merged, never the base branch (see docs/budgets.md). Empty = fleet-ledger when a cap is set.'
     },
     'report-days': {
-        description: 'With mode: report, report spend instead of merging shards: the last this many UTC days of the spend ledger, with tasks, PRs opened and merged (read from the API) and the cost per merged PR, by model and by trigger, and a chart of spend per day against max-daily-cost-usd. Empty = merge shards.'
+        description: 'With mode: report, report spend instead of merging shards: the last this many UTC days of the spend ledger, with tasks, PRs opened and merged (read from the API) and the cost per merged PR, by model and by trigger, and a chart of spend per day against the daily cap (budgets: daily-cost-usd). Empty = merge shards.'
     },
     prices: {
         description: "Prices per model, a YAML mapping: 'glm-4.6: {input: 0.6, output: 2.2}' in USD per million tokens, with optional cache-write-5m, cache-write-1h, cache-read (default 1.25x, 2x and 0.1x input) and web-search (USD per search, default 0.01). The entry 'default' prices every model not listed ('default: {input: 3, output: 15}'). Cost budgets price each request at its own model; with prices the summary shows a cost."
