@@ -33689,11 +33689,12 @@ function inertProse(text, ownHost = OWN_HOST) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Jv: () => (/* binding */ newForm),
 /* harmony export */   Ko: () => (/* binding */ readInputs),
 /* harmony export */   d_: () => (/* binding */ inputEnvName),
 /* harmony export */   mc: () => (/* binding */ INPUTS)
 /* harmony export */ });
-/* unused harmony exports MAPPING_INPUTS, CURRENT_INPUTS, newForm */
+/* unused harmony exports MAPPING_INPUTS, CURRENT_INPUTS */
 /* harmony import */ var yaml__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(38815);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(83916);
 
@@ -102884,7 +102885,12 @@ Usage:
 Options (the action's inputs):
 ${Object.entries(inputs/* INPUTS */.mc)
     .map(([name, spec]) => {
-    const [description, fallback] = CLI_SPEC[name] ?? [spec.description, spec.default];
+    const [description, fallback] = spec.deprecated
+        ? [
+            `Deprecated: use --${spec.deprecated.input} '${(0,inputs/* newForm */.Jv)(name).replace(/^[^:]+: /, '')}'.`,
+            undefined
+        ]
+        : (CLI_SPEC[name] ?? [spec.description, spec.default]);
     return `  --${name.padEnd(24)} ${description}${fallback ? ` [default: ${fallback}]` : ''}`;
 })
     .join('\n')}
