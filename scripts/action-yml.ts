@@ -4,12 +4,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs'
 import { stringify } from 'yaml'
-import { INPUTS, type InputSpec } from '../src/inputs.js'
+import { CURRENT_INPUTS, INPUTS, type InputSpec, newForm } from '../src/inputs.js'
 import { groupInputs } from './input-groups.js'
 
 export const OUTPUTS = {
   results:
-    'JSON array, one object per task: id, status, branch, pr-number, pr-url, turns, duration-ms, usage {input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, error (a sentence, when it failed), plus title, model, attempts, preserved, cost-usd (from price-input and price-output; null without them), worker-start-ms (milliseconds from the start of the task to the start of its first worker: its files and setup; null when no worker ran). [] when the run failed before any task (e.g. a bad input).',
+    'JSON array, one object per task: id, status, branch, pr-number, pr-url, turns, duration-ms, usage {input_tokens, output_tokens, cache_read_input_tokens, cache_creation_input_tokens}, error (a sentence, when it failed), plus title, model, attempts, preserved, cost-usd (from prices; null without them), worker-start-ms (milliseconds from the start of the task to the start of its first worker: its files and setup; null when no worker ran). [] when the run failed before any task (e.g. a bad input).',
   'pull-requests': 'JSON array of the PR URLs opened or updated.',
   succeeded:
     'Count of tasks that ended pr-opened, pr-updated, pushed (the CLI without a repository: branch only), no-changes, up-to-date, or ready (land: false: sealed and handed to mode: land).',
@@ -21,14 +21,25 @@ export const OUTPUTS = {
     'With mode: report and report-days, the totals of the spend report (JSON): days, tasks, cost-usd, prs-opened, prs-merged, cost-per-merged-pr-usd (null without a merged PR).'
 }
 
+/** What the runner logs when a workflow still gives a deprecated name. */
+export const deprecationMessage = (name: string) =>
+  `Use ${newForm(name)} instead; '${name}' is read only until the next minor release.`
+
 const inputs = Object.fromEntries(
   Object.entries(INPUTS as Record<string, InputSpec>).map(([name, spec]) => [
     name,
-    {
-      description: spec.description,
-      required: spec.required ?? false,
-      ...(spec.default !== undefined ? { default: spec.default } : {})
-    }
+    spec.deprecated
+      ? {
+          // No default: the runner then passes the old name only when a workflow gives it.
+          description: spec.description,
+          required: false,
+          deprecationMessage: deprecationMessage(name)
+        }
+      : {
+          description: spec.description,
+          required: spec.required ?? false,
+          ...(spec.default !== undefined ? { default: spec.default } : {})
+        }
   ])
 )
 
@@ -64,7 +75,7 @@ const inputTable = (heading: string, names: string[]) => [
   ...names.map(inputRow),
   ''
 ]
-const { groups, unplaced } = groupInputs(Object.keys(specs))
+const { groups, unplaced } = groupInputs(CURRENT_INPUTS)
 if (unplaced.length)
   console.warn(`Inputs under no heading of scripts/input-groups.ts: ${unplaced.join(', ')}`)
 const outputRows = Object.entries(OUTPUTS).map(

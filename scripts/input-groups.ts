@@ -24,12 +24,8 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'model',
       'small-model',
       'effort',
-      'max-attempts',
-      'retry-delay-seconds',
-      'model-concurrency',
-      'max-requests-per-worker',
-      'allowed-betas',
-      'record-bodies'
+      'retries',
+      'gateway'
     ]
   },
   {
@@ -38,7 +34,7 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'max-parallel',
       'max-turns',
       'timeout-minutes',
-      'deadline-minutes',
+      'timeouts',
       'permission-mode',
       'allowed-tools',
       'disallowed-tools',
@@ -51,20 +47,11 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
   },
   {
     heading: 'Setup and verify',
-    names: ['setup', 'setup-timeout-minutes', 'verify', 'verify-timeout-minutes', 'verify-fix-up']
+    names: ['setup', 'verify', 'verify-fix-up']
   },
   {
     heading: 'Isolation',
-    names: [
-      'isolation',
-      'allowed-domains',
-      'container-image',
-      'container-runtime',
-      'container-cpus',
-      'container-memory',
-      'container-pids-limit',
-      'container-network'
-    ]
+    names: ['isolation', 'allowed-domains', 'container']
   },
   {
     heading: 'Branches and pull requests',
@@ -72,9 +59,7 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'base-branch',
       'branch-prefix',
       'draft',
-      'labels',
-      'reviewers',
-      'assignees',
+      'pull-request',
       'github-token',
       'commit-author',
       'merge-method',
@@ -88,28 +73,13 @@ export const INPUT_GROUPS: readonly InputGroup[] = [
       'queue-label',
       'max-tasks',
       'allowed-bots',
-      'address-reviews',
-      'fix-failing-checks',
-      'max-fix-ups',
+      'follow-ups',
       'update-prs'
     ]
   },
   {
     heading: 'Budgets and prices',
-    names: [
-      'max-task-tokens',
-      'max-run-tokens',
-      'max-task-cost-usd',
-      'max-run-cost-usd',
-      'max-daily-cost-usd',
-      'max-monthly-cost-usd',
-      'max-user-daily-cost-usd',
-      'spend-ledger',
-      'report-days',
-      'prices',
-      'price-input',
-      'price-output'
-    ]
+    names: ['budgets', 'prices', 'spend-ledger', 'report-days']
   },
   {
     heading: 'Scaling out',

@@ -10,7 +10,7 @@
  */
 import { parseArgs } from 'node:util'
 import { InputError } from './config.js'
-import { INPUTS, inputEnvName, type InputName, type InputSpec } from './inputs.js'
+import { INPUTS, inputEnvName, type InputName, type InputSpec, newForm } from './inputs.js'
 import { fleetAction, type Io } from './main.js'
 import { type Outcome, UNFINISHED } from './domain.js'
 import { Board } from './progress.js'
@@ -56,7 +56,12 @@ Usage:
 Options (the action's inputs):
 ${Object.entries(INPUTS)
   .map(([name, spec]: [string, InputSpec]) => {
-    const [description, fallback] = CLI_SPEC[name] ?? [spec.description, spec.default]
+    const [description, fallback] = spec.deprecated
+      ? [
+          `Deprecated: use --${spec.deprecated.input} '${newForm(name).replace(/^[^:]+: /, '')}'.`,
+          undefined
+        ]
+      : (CLI_SPEC[name] ?? [spec.description, spec.default])
     return `  --${name.padEnd(24)} ${description}${fallback ? ` [default: ${fallback}]` : ''}`
   })
   .join('\n')}

@@ -1,5 +1,5 @@
 import { z } from 'zod'
-import { type InputName, readInputs } from './inputs.js'
+import { INPUTS, type InputName, type InputSpec, readInputs, type ReadInputs } from './inputs.js'
 import { EFFORTS } from './domain.js'
 import { InputError } from './errors.js'
 import type { Price, PriceBook } from './prices.js'
@@ -236,7 +236,15 @@ const schema = z.object({
     })
     return z.NEVER
   }),
-  'record-bodies': bool('record-bodies')
+  'record-bodies': bool('record-bodies'),
+  // The mappings, already spread onto their keys by readInputs (src/inputs.ts).
+  container: z.string(),
+  budgets: z.string(),
+  retries: z.string(),
+  gateway: z.string(),
+  'pull-request': z.string(),
+  'follow-ups': z.string(),
+  timeouts: z.string()
 } satisfies Record<InputName, z.ZodType>)
 
 type Parsed = z.infer<typeof schema>
@@ -288,13 +296,14 @@ function checkContainer(c: ContainerConfig): ContainerConfig {
   return c
 }
 
+/** The deprecated price-input / price-output pair: both or neither. */
 function parsePrice(input: string, output: string): Price | undefined {
   if (input === '' && output === '') return undefined
   const value = (name: string, v: string) => {
     if (/^(\d+(\.\d*)?|\.\d+)$/.test(v)) return Number(v)
     throw new InputError(
       name,
-      `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output)`
+      `expected USD per million tokens such as 0.6, got '${v}' (set both price-input and price-output, or better prices: {default: {input: 0.6, output: 2.2}})`
     )
   }
   return { input: value('price-input', input), output: value('price-output', output) }
@@ -352,13 +361,38 @@ export type Config = z.infer<typeof configSchema>
 
 /** The inputs to a Config; the first problem names its input. */
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
-  const result = configSchema.safeParse(readInputs(env))
+  return readConfig(env).config
+}
+
+/**
+ * The inputs to a Config, and one warning per deprecated name given. The first problem names its
+ * input as the workflow wrote it: a mapping's key as `container: cpus`, an old name as itself.
+ */
+export function readConfig(env: NodeJS.ProcessEnv): { config: Config; deprecations: string[] } {
+  const read = readInputs(env)
+  let result: ReturnType<typeof configSchema.safeParse>
+  try {
+    result = configSchema.safeParse(read.values)
+  } catch (error) {
+    throw error instanceof InputError ? asWritten(error, read) : error
+  }
   if (!result.success) {
     const issue = result.error.issues[0]
     const input = String(issue?.path[0] ?? 'inputs')
-    throw new InputError(input, issue?.message ?? 'invalid', { cause: result.error })
+    const error = new InputError(input, issue?.message ?? 'invalid', { cause: result.error })
+    throw asWritten(error, read)
   }
-  return result.data
+  return { config: result.data, deprecations: read.deprecations }
+}
+
+/** An error about a setting a mapping holds, named as the mapping's key unless the old name was given. */
+function asWritten(error: InputError, read: ReadInputs): InputError {
+  const name = error.input as InputName
+  const to = (INPUTS[name] as InputSpec | undefined)?.deprecated
+  // price-input and price-output are read only as the deprecated pair: an error is about them.
+  if (!to || to.input === 'prices' || read.oldGiven.includes(name)) return error
+  const message = error.message.replace(/^Input '[^']*': /, '')
+  return new InputError(to.input, `${to.key}: ${message}`, { cause: error.cause ?? error })
 }
 
 /** Rules across inputs the schema cannot state alone; returns the prices, when given. */
@@ -376,8 +410,9 @@ function checkAcross(p: Parsed): { price?: Price; prices?: PriceBook } {
       `'${reserved}' is set by the action itself (use the input of the same name) and cannot be overridden here`
     )
   }
-  const price = parsePrice(p['price-input'], p['price-output'])
-  const priced = price !== undefined || Object.keys(p.prices).length > 0
+  const { default: fallback, ...models } = p.prices
+  const price = fallback ?? parsePrice(p['price-input'], p['price-output'])
+  const priced = price !== undefined || Object.keys(models).length > 0
   for (const name of [
     'max-task-cost-usd',
     'max-run-cost-usd',
@@ -388,10 +423,10 @@ function checkAcross(p: Parsed): { price?: Price; prices?: PriceBook } {
     if (p[name] !== undefined && !priced)
       throw new InputError(
         name,
-        'a cost budget needs your prices: set prices, or price-input and price-output (USD per million tokens)'
+        "a cost budget needs your prices: set prices (USD per million tokens per model, e.g. 'default: {input: 3, output: 15}' for every model)"
       )
   }
-  return priced ? { price, prices: { models: p.prices, fallback: price } } : {}
+  return priced ? { price, prices: { models, fallback: price } } : {}
 }
 
 /** What a worker is and may do: the tasks, the model, tools, verify, PRs, isolation. */
@@ -465,7 +500,7 @@ function runOptions(p: Parsed, priced: { price?: Price; prices?: PriceBook }) {
     plan: p.plan,
     outcomesDir: p['outcomes-dir'],
     price: priced.price,
-    /** Prices by model, price-input/price-output for the rest; undefined when none is given. */
+    /** Prices by model, the 'default' entry for the rest; undefined when none is given. */
     prices: priced.prices,
     /** anthropic-beta values the gateway passes besides the pinned CLI's own. */
     allowedBetas: p['allowed-betas'],

@@ -4,7 +4,7 @@
  */
 import os from 'node:os'
 import path from 'node:path'
-import { type Config, parseConfig } from './config.js'
+import { type Config, readConfig } from './config.js'
 import { startGateway } from './gateway/gateway.js'
 import { inputEnvName } from './inputs.js'
 import { keyVariable } from './worker/env.js'
@@ -89,8 +89,10 @@ export async function doctor(env: NodeJS.ProcessEnv, opts: { offline: boolean })
   const checks: Check[] = []
   let config: Config | undefined
   try {
-    config = parseConfig(env)
-    checks.push({ name: 'inputs', ok: true, detail: 'coherent' })
+    const read = readConfig(env)
+    config = read.config
+    const old = read.deprecations.length ? ` (${read.deprecations.join(' ')})` : ''
+    checks.push({ name: 'inputs', ok: true, detail: `coherent${old}` })
   } catch (error) {
     checks.push({
       name: 'inputs',

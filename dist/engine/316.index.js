@@ -104,8 +104,10 @@ async function doctor(env, opts) {
     const checks = [];
     let config;
     try {
-        config = (0,_config_js__WEBPACK_IMPORTED_MODULE_2__/* .parseConfig */ .o4)(env);
-        checks.push({ name: 'inputs', ok: true, detail: 'coherent' });
+        const read = (0,_config_js__WEBPACK_IMPORTED_MODULE_2__/* .readConfig */ .Xg)(env);
+        config = read.config;
+        const old = read.deprecations.length ? ` (${read.deprecations.join(' ')})` : '';
+        checks.push({ name: 'inputs', ok: true, detail: `coherent${old}` });
     }
     catch (error) {
         checks.push({

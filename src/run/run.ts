@@ -3,7 +3,7 @@
  * GitHub client, the run's stop and its preparation (run/prepare.ts), made once by startRun.
  */
 import path from 'node:path'
-import { type Config, parseConfig } from '../config.js'
+import { type Config, readConfig } from '../config.js'
 import { type RunContext, readContext, runUrl } from '../context.js'
 import { type Outcome, type Task } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
@@ -38,7 +38,8 @@ function modelKey(config: Config, env: NodeJS.ProcessEnv, io: Io): string | unde
 
 /** Inputs parsed, secrets masked, the runner's context read, the GitHub client made. */
 export async function startRun(env: NodeJS.ProcessEnv, io: Io): Promise<Run> {
-  const config = parseConfig(env)
+  const { config, deprecations } = readConfig(env)
+  for (const sentence of deprecations) io.warning(sentence)
   for (const form of tokenForms(config.githubToken)) io.setSecret(form)
   const apiKey = modelKey(config, env, io)
   const ctx = await readContext(env)

@@ -33,7 +33,7 @@ const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
 const LEDGER = 'fleet-ledger'
 // High prices, so a two-turn task costs about $0.25 and the caps below are a few tasks wide.
-const PRICED = { 'price-input': '1000', 'price-output': '1000' }
+const PRICED = { prices: 'default: {input: 1000, output: 1000}' }
 
 /** A task that writes one file in `turns` model turns (the last one says it is done). */
 function task(id: string, turns = 2) {
@@ -123,9 +123,13 @@ describe('a daily cap held over the runs of one workflow', () => {
   it('records the first run, then defers what would cross the cap, never stopping a started task', async () => {
     // Run 1: no history, nothing spent: both start, and the ledger branch is made.
     const first = await stack.run({
-      inputs: { ...PRICED, tasks: tasks(task('t1'), task('t2')), 'max-daily-cost-usd': '100' }
+      inputs: { ...PRICED, tasks: tasks(task('t1'), task('t2')), budgets: 'daily-cost-usd: 100' }
     })
     expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    // (demo/stack.ts still passes retry-delay-seconds, whose warning is expected here.)
+    expect(first.stdout).not.toMatch(
+      /Input '(max-[a-z-]*cost-usd|price-input|price-output)' is deprecated/
+    )
     expect(results(first).map(r => r.status)).toEqual(['pr-opened', 'pr-opened'])
     const spent1 = cost(first, 't1') + cost(first, 't2')
     expect(spent1).toBeGreaterThan(0)
@@ -149,7 +153,7 @@ describe('a daily cap held over the runs of one workflow', () => {
       inputs: {
         ...PRICED,
         tasks: tasks(task('t3', 5), task('t4')),
-        'max-daily-cost-usd': cap.toFixed(6)
+        budgets: `{daily-cost-usd: ${cap.toFixed(6)}}`
       }
     })
     expect(second.exitCode, second.stdout + second.stderr).toBe(0)
@@ -177,11 +181,28 @@ describe('a daily cap held over the runs of one workflow', () => {
     expect(third.exitCode, third.stdout + third.stderr).toBe(0)
     expect(byId(third).get('t4')?.status).toBe('deferred')
     expect(stack.model.requestsFor('t4')).toHaveLength(0)
-    // A monthly cap is held the same way.
+    // A monthly cap is held the same way; its old name still works, with a warning naming the new form.
     const monthly = await stack.run({
       inputs: { ...PRICED, tasks: tasks(task('t5')), 'max-monthly-cost-usd': cap.toFixed(6) }
     })
     expect(byId(monthly).get('t5')?.error).toMatch(/^max-monthly-cost-usd is/)
+    expect(monthly.stdout).toMatch(
+      /::warning::Input 'max-monthly-cost-usd' is deprecated .*use budgets: \{monthly-cost-usd: [\d.]+\} instead/
+    )
+    // The old name and its new key together: refused before any worker, naming both.
+    const both = await stack.run({
+      inputs: {
+        ...PRICED,
+        tasks: tasks(task('t6')),
+        'max-monthly-cost-usd': '5',
+        budgets: 'monthly-cost-usd: 5'
+      }
+    })
+    expect(both.exitCode).not.toBe(0)
+    expect(both.stdout + both.stderr).toContain(
+      "Input 'budgets': 'max-monthly-cost-usd' and 'budgets: monthly-cost-usd' both set the same thing"
+    )
+    expect(stack.model.requestsFor('t6')).toHaveLength(0)
     expect(monthly.summary).toMatch(
       /this month \(\d{4}-\d{2}\): \$[\d.]+ of \$[\d.]+ \(max-monthly-cost-usd\)/
     )

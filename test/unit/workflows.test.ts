@@ -197,6 +197,15 @@ describe('example workflows', () => {
     }
   })
 
+  it.each(allFiles)('%s gives the fleet action no deprecated input name', file => {
+    const deprecated = Object.entries(actionYml.inputs)
+      .filter(([, spec]) => (spec as { deprecationMessage?: string }).deprecationMessage)
+      .map(([name]) => name)
+    expect(deprecated.length).toBeGreaterThan(0)
+    for (const step of fleetSteps(load(file).workflow))
+      expect(Object.keys(step.with ?? {}).filter(k => deprecated.includes(k))).toEqual([])
+  })
+
   it.each(examples)('%s takes the model key from a secret wherever a worker runs', file => {
     const steps = fleetSteps(load(file).workflow)
     const running = steps.filter(
