@@ -9,6 +9,7 @@ import { checkAccess } from '../../src/github/access.js'
 import type { Client } from '../../src/github/client.js'
 import { GitHubError } from '../../src/github/errors.js'
 import { inputEnvName } from '../../src/inputs.js'
+import type { PullJson } from '../../src/github/github.js'
 import { planRequest } from '../../src/triggers.js'
 import { RequestError } from '@octokit/request-error'
 import { fakeGitHub, type GitHubMethods } from '../support/fake-github.js'
@@ -123,5 +124,67 @@ describe('the scheduled queue: the person who applied the label decides', () => 
     // The bot's issue: no reply and its label left as it is.
     expect(g.moved.map(m => m.issue)).toEqual([2])
     expect(g.said).toHaveLength(1)
+  })
+})
+
+describe('a red run on a fleet PR: a fix-up turn, or not', () => {
+  const fleetPull = (fixUps: number, fork = false) =>
+    ({
+      number: 12,
+      title: 'Fix the widget',
+      state: 'open',
+      body: `<!-- fleet-worker:task=t12 fix-ups=${fixUps} -->`,
+      head: {
+        ref: 'fleet/t12',
+        sha: 'c0ffee',
+        repo: { full_name: fork ? 'x/widgets' : 'acme/widgets' }
+      }
+    }) as unknown as PullJson
+  const red = (headSha: string) =>
+    ({
+      kind: 'failed-run',
+      run: {
+        id: 9,
+        name: 'ci',
+        url: 'https://example.com/runs/9',
+        headBranch: 'fleet/t12',
+        headSha,
+        conclusion: 'failure'
+      }
+    }) as const
+
+  it('stops at max-fix-ups and says so on the PR, reading no job log', async () => {
+    const stopped: number[] = []
+    const gh = fakeGitHub({
+      openPrOf: () => Promise.resolve(12),
+      getPull: () => Promise.resolve(fleetPull(config.maxFixUps)),
+      sayFixUpsStopped: n => Promise.resolve(stopped.push(n) > 0)
+    })
+    const plan = await planRequest(red('c0ffee'), { config, ctx, github: gh, log() {} })
+    expect(plan.tasks).toEqual([])
+    expect(plan.ignore).toBe(
+      `#12 has had its ${config.maxFixUps} fix-up turns (max-fix-ups); said so on it`
+    )
+    expect(stopped).toEqual([12])
+  })
+
+  it("ignores a run on a commit that is no longer the PR's head", async () => {
+    const gh = fakeGitHub({
+      openPrOf: () => Promise.resolve(12),
+      getPull: () => Promise.resolve(fleetPull(0))
+    })
+    const plan = await planRequest(red('0ld'), { config, ctx, github: gh, log() {} })
+    expect(plan.ignore).toMatch(/^#12's branch has moved on since run 9/)
+  })
+
+  it("refuses a /fleet follow-up on a fork's PR with a fleet/ branch, before asking who asked", async () => {
+    const g = github({ wri: 'write' }, { getPull: () => Promise.resolve(fleetPull(0, true)) })
+    const ref = { ...issue, number: 12, isPullRequest: true }
+    const plan = await planRequest(
+      { kind: 'follow-up', issue: ref, commentId: 1, actor: person('wri'), text: 'again' },
+      { config, ctx, github: g.gh, log() {} }
+    )
+    expect(plan.refused[0]?.error).toBe('the pull request comes from a fork')
+    expect(g.acked).toEqual([])
   })
 })
