@@ -107,6 +107,36 @@ describe('which fleet PRs the train takes (a dry run: nothing is cloned or merge
   })
 })
 
+describe('/fleet merge: who may start the train', () => {
+  it('refuses someone without write access with a reply, and lists no PR', async () => {
+    const said: string[] = []
+    const github = fakeGitHub({
+      checkAccess: () =>
+        Promise.resolve({ allowed: false, reason: '@rea has read access; delegating needs write' }),
+      commentOn: (_n, body) => Promise.resolve(void said.push(body))
+    })
+    const run = {
+      config: parseConfig({}),
+      ctx: { runId: '1', runnerTemp: '/nowhere' } as RunContext,
+      io: io(),
+      env: {},
+      github,
+      prepare: {} as RefreshAction['prepare']
+    }
+    const issue = { number: 3, title: 'pr', body: '', isPullRequest: true }
+    const got = await landingTrain(run, {
+      kind: 'train',
+      why: '/fleet merge',
+      issue,
+      commentId: 4,
+      actor: { login: 'rea', isBot: false }
+    })
+    expect(got.map(o => [o.id, o.status])).toEqual([['pr-3', 'refused']])
+    expect(said).toHaveLength(1)
+    expect(said[0]).toMatch(/^@rea Fleet Worker did not start the landing train: .*read access/)
+  })
+})
+
 describe("GitHub's answer to the train's merge", () => {
   const ctx = (github: TrainContext['github'], autoMerge: boolean): TrainContext =>
     ({
