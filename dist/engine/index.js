@@ -100875,7 +100875,7 @@ async function draftStop(ctx, pr, tree) {
             : `#${pr.number} was a draft; verify passed on its head, so it is marked ready for review: it lands once a person with write access approves it`
     });
 }
-/** The merge, the head pinned; or the merge queue, where the base has one. */
+/** The merge, the head pinned; or the merge queue, where the base has one (exported for its tests). */
 async function merge(ctx, pr, at) {
     const github = ctx.github;
     if (ctx.rules.mergeQueue) {

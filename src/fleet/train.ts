@@ -192,8 +192,8 @@ async function draftStop(ctx: TrainContext, pr: FleetPr, tree: Worktree): Promis
   })
 }
 
-/** The merge, the head pinned; or the merge queue, where the base has one. */
-async function merge(
+/** The merge, the head pinned; or the merge queue, where the base has one (exported for its tests). */
+export async function merge(
   ctx: TrainContext,
   pr: FleetPr,
   at: { landing: string; verify?: VerifyResult; pushed: boolean }
