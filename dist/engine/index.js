@@ -99992,21 +99992,28 @@ function outcomeOf(pr, fields) {
     };
 }
 async function refreshPr(ctx, pr) {
+    return timedPr(ctx, pr, () => refreshBranch(ctx, pr), {
+        log: 'could not be brought up to date',
+        error: `bringing #${pr.number} up to date failed`
+    });
+}
+/**
+ * One PR's work, timed; a throw ends it `failed` with the cause, logged as `[id] <log>: cause` and
+ * told as `<error>: cause` (keep-fresh's refresh, the train's ride).
+ */
+async function timedPr(ctx, pr, work, said) {
     const startedAt = Date.now();
     const timed = (o) => {
         const endedAt = Date.now();
         return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt };
     };
     try {
-        return timed(await refreshBranch(ctx, pr));
+        return timed(await work());
     }
     catch (error) {
         const cause = (0,errors/* describeError */.U)(error);
-        ctx.log(`[${pr.id}] could not be brought up to date: ${cause}`);
-        return timed(outcomeOf(pr, {
-            status: 'failed',
-            error: `bringing #${pr.number} up to date failed: ${cause}`
-        }));
+        ctx.log(`[${pr.id}] ${said.log}: ${cause}`);
+        return timed(outcomeOf(pr, { status: 'failed', error: `${said.error}: ${cause}` }));
     }
 }
 async function refreshBranch(ctx, pr) {
@@ -100369,28 +100376,8 @@ var refresh_run_disposeResources = (undefined && undefined.__disposeResources) |
 async function refreshFleet(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
-        const { repo } = await FleetRepo.clone({
-            dir: external_node_path_default().join(opts.root, 'repo'),
-            remoteUrl: opts.remoteUrl,
-            token: opts.gitToken,
-            base: opts.base,
-            branches: opts.prs.map(pr => pr.branch)
-        });
         const stack = refresh_run_addDisposableResource(env_1, new AsyncDisposableStack(), true);
-        let worker;
-        const ctx = {
-            config: opts.config,
-            repo,
-            base: opts.base,
-            github: opts.github,
-            root: opts.root,
-            host: opts.hostEnv,
-            isolation: opts.isolation,
-            worker: () => (worker ??= workerContext(opts, ctx, stack)),
-            log: opts.log,
-            runUrl: opts.runUrl,
-            signal: opts.signal
-        };
+        const ctx = await openRefresh(opts, stack);
         const outcomes = [];
         for (const pr of opts.prs) {
             if (opts.signal?.aborted) {
@@ -100403,7 +100390,7 @@ async function refreshFleet(opts) {
             number: pr.number,
             title: pr.title,
             status: outcomes.find(o => o.prNumber === pr.number)?.status,
-            files: await changedFiles(repo, opts.base, pr.branch)
+            files: await changedFiles(ctx.repo, opts.base, pr.branch)
         })));
         return { outcomes, open };
     }
@@ -100416,6 +100403,34 @@ async function refreshFleet(opts) {
         if (result_1)
             await result_1;
     }
+}
+/**
+ * The fleet's clone of the base and the PRs' branches, and the context their refreshes (or the
+ * train's rides) share; the model gateway opens on `stack` only when a conflict needs a worker.
+ */
+async function openRefresh(opts, stack) {
+    const { repo } = await FleetRepo.clone({
+        dir: external_node_path_default().join(opts.root, 'repo'),
+        remoteUrl: opts.remoteUrl,
+        token: opts.gitToken,
+        base: opts.base,
+        branches: opts.prs.map(pr => pr.branch)
+    });
+    let worker;
+    const ctx = {
+        config: opts.config,
+        repo,
+        base: opts.base,
+        github: opts.github,
+        root: opts.root,
+        host: opts.hostEnv,
+        isolation: opts.isolation,
+        worker: () => (worker ??= workerContext(opts, ctx, stack)),
+        log: opts.log,
+        runUrl: opts.runUrl,
+        signal: opts.signal
+    };
+    return ctx;
 }
 /** What a merge turn's worker needs: the gateway (closed with the run), the binary, the cage. */
 async function workerContext(opts, ctx, stack) {
@@ -100504,24 +100519,8 @@ async function refreshPrs(run, ask) {
         await io.report(listed, `Dry run: ${prs.length} open fleet PRs on ${base}; nothing was pushed.`);
         return listed;
     }
-    const { outcomes, open } = await refreshFleet({
-        config,
-        base,
-        prs,
-        remoteUrl: await run.prepare.remoteUrl(),
-        gitToken: config.githubToken,
-        root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-refresh`),
-        github,
-        isolation: await run.prepare.isolation(),
-        claude: () => run.prepare.claude(),
-        apiKey: run.apiKey,
-        hostEnv: run.env,
-        log: io.info,
-        runUrl: runUrl(ctx),
-        signal: run.signal
-    });
-    for (const o of outcomes)
-        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
+    const { outcomes, open } = await refreshFleet(await refreshOptions(run, github, base, prs, 'refresh'));
+    logOutcomes(io, outcomes);
     await io.report(outcomes, mergeOrder(base, open));
     await orderOnIssues(github, { base, prs, outcomes, open, runUrl: runUrl(ctx), log: io.info });
     return outcomes;
@@ -100552,6 +100551,31 @@ async function orderOnIssues(github, r) {
         });
         await github.putRefreshSection(issue, section, r.log);
     }
+}
+/** What keep-fresh and the train run with: the run's remote, cage, worker and model, a fresh root. */
+async function refreshOptions(run, github, base, prs, kind) {
+    const { config, ctx } = run;
+    return {
+        config,
+        base,
+        prs,
+        remoteUrl: await run.prepare.remoteUrl(),
+        gitToken: config.githubToken,
+        root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${kind}`),
+        github,
+        isolation: await run.prepare.isolation(),
+        claude: () => run.prepare.claude(),
+        apiKey: run.apiKey,
+        hostEnv: run.env,
+        log: run.io.info,
+        runUrl: runUrl(ctx),
+        signal: run.signal
+    };
+}
+/** One log line per outcome: its status, its PR, its error. */
+function logOutcomes(io, outcomes) {
+    for (const o of outcomes)
+        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/train-rules.ts
@@ -100719,22 +100743,12 @@ var train_disposeResources = (undefined && undefined.__disposeResources) || (fun
 
 
 
-
 const train_short = (sha) => sha.slice(0, 7);
 async function ridePr(ctx, pr) {
-    const startedAt = Date.now();
-    const timed = (o) => {
-        const endedAt = Date.now();
-        return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt };
-    };
-    try {
-        return timed(await ride(ctx, pr));
-    }
-    catch (error) {
-        const cause = (0,errors/* describeError */.U)(error);
-        ctx.log(`[${pr.id}] the train could not land #${pr.number}: ${cause}`);
-        return timed(outcomeOf(pr, { status: 'failed', error: `landing #${pr.number} failed: ${cause}` }));
-    }
+    return timedPr(ctx, pr, () => ride(ctx, pr), {
+        log: `the train could not land #${pr.number}`,
+        error: `landing #${pr.number} failed`
+    });
 }
 async function ride(ctx, pr) {
     const env_1 = { stack: [], error: void 0, hasError: false };
@@ -101022,7 +101036,6 @@ var train_run_disposeResources = (undefined && undefined.__disposeResources) || 
 
 
 
-
 /**
  * The landing train over the PRs that may land: one clone of the base and their branches, the
  * order of the merge-order map (those sharing no file first), then one PR at a time, each against
@@ -101031,33 +101044,18 @@ var train_run_disposeResources = (undefined && undefined.__disposeResources) || 
 async function runTrain(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
-        const { repo } = await FleetRepo.clone({
-            dir: `${opts.root}/repo`,
-            remoteUrl: opts.remoteUrl,
-            token: opts.gitToken,
-            base: opts.base,
-            branches: opts.prs.map(pr => pr.branch)
-        });
         const stack = train_run_addDisposableResource(env_1, new AsyncDisposableStack(), true);
-        let worker;
         const ctx = {
-            config: opts.config,
-            repo,
-            base: opts.base,
-            github: opts.github,
-            root: opts.root,
-            host: opts.hostEnv,
-            isolation: opts.isolation,
-            worker: () => (worker ??= workerContext({ ...opts }, ctx, stack)),
-            log: opts.log,
-            runUrl: opts.runUrl,
-            signal: opts.signal,
+            ...(await openRefresh(opts, stack)),
             method: opts.method,
             markReady: opts.markReady,
             autoMerge: opts.autoMerge,
             rules: opts.rules
         };
-        const order = trainOrder(await Promise.all(opts.prs.map(async (pr) => ({ ...pr, files: await train_run_changedFiles(repo, opts.base, pr) }))));
+        const order = trainOrder(await Promise.all(opts.prs.map(async (pr) => ({
+            ...pr,
+            files: await changedFiles(ctx.repo, opts.base, pr.branch)
+        }))));
         opts.log(`The train's order: ${order.map(pr => `#${pr.number}`).join(', ')}`);
         const outcomes = [];
         for (const pr of order) {
@@ -101081,11 +101079,6 @@ async function runTrain(opts) {
         if (result_1)
             await result_1;
     }
-}
-/** The files the PR changes against the base, as it stands before the train moves anything. */
-async function train_run_changedFiles(repo, base, pr) {
-    const r = await repo.git.exec(['diff', '--name-only', '-z', `refs/remotes/origin/${base}...refs/remotes/origin/${pr.branch}`], { allowFailure: true });
-    return r.stdout.split('\0').filter(Boolean);
 }
 
 // EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
@@ -101540,29 +101533,14 @@ async function onIssues(github, prs, t) {
 }
 /** The train itself, over the PRs that may land (fleet/train-run.ts). */
 async function merge_ride(run, github, t) {
-    const { config, ctx, io } = run;
     const landed = await runTrain({
-        config,
-        base: t.base,
-        prs: t.riding,
-        remoteUrl: await run.prepare.remoteUrl(),
-        gitToken: config.githubToken,
-        root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-train`),
-        github,
-        isolation: await run.prepare.isolation(),
-        claude: () => run.prepare.claude(),
-        apiKey: run.apiKey,
-        hostEnv: run.env,
-        log: io.info,
-        runUrl: runUrl(ctx),
-        signal: run.signal,
+        ...(await refreshOptions(run, github, t.base, t.riding, 'train')),
         method: t.method,
-        markReady: config.markReady,
+        markReady: run.config.markReady,
         autoMerge: t.autoMerge,
         rules: await github.baseRules(t.base)
     });
-    for (const o of landed)
-        io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`);
+    logOutcomes(run.io, landed);
     return landed;
 }
 

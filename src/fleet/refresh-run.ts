@@ -37,6 +37,35 @@ export interface RefreshOptions {
 export async function refreshFleet(
   opts: RefreshOptions
 ): Promise<{ outcomes: Outcome[]; open: OpenFleetPr[] }> {
+  await using stack = new AsyncDisposableStack()
+  const ctx = await openRefresh(opts, stack)
+  const outcomes: Outcome[] = []
+  for (const pr of opts.prs) {
+    if (opts.signal?.aborted) {
+      outcomes.push(cancelled(pr, String(opts.signal.reason)))
+      continue
+    }
+    outcomes.push(await refreshPr(ctx, pr))
+  }
+  const open = await Promise.all(
+    opts.prs.map(async pr => ({
+      number: pr.number,
+      title: pr.title,
+      status: outcomes.find(o => o.prNumber === pr.number)?.status,
+      files: await changedFiles(ctx.repo, opts.base, pr.branch)
+    }))
+  )
+  return { outcomes, open }
+}
+
+/**
+ * The fleet's clone of the base and the PRs' branches, and the context their refreshes (or the
+ * train's rides) share; the model gateway opens on `stack` only when a conflict needs a worker.
+ */
+export async function openRefresh(
+  opts: RefreshOptions,
+  stack: AsyncDisposableStack
+): Promise<RefreshContext> {
   const { repo } = await FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
@@ -44,7 +73,6 @@ export async function refreshFleet(
     base: opts.base,
     branches: opts.prs.map(pr => pr.branch)
   })
-  await using stack = new AsyncDisposableStack()
   let worker: Promise<WorkerContext> | undefined
   const ctx: RefreshContext = {
     config: opts.config,
@@ -59,23 +87,7 @@ export async function refreshFleet(
     runUrl: opts.runUrl,
     signal: opts.signal
   }
-  const outcomes: Outcome[] = []
-  for (const pr of opts.prs) {
-    if (opts.signal?.aborted) {
-      outcomes.push(cancelled(pr, String(opts.signal.reason)))
-      continue
-    }
-    outcomes.push(await refreshPr(ctx, pr))
-  }
-  const open = await Promise.all(
-    opts.prs.map(async pr => ({
-      number: pr.number,
-      title: pr.title,
-      status: outcomes.find(o => o.prNumber === pr.number)?.status,
-      files: await changedFiles(repo, opts.base, pr.branch)
-    }))
-  )
-  return { outcomes, open }
+  return ctx
 }
 
 /** What a merge turn's worker needs: the gateway (closed with the run), the binary, the cage. */
@@ -128,7 +140,11 @@ function cancelled(pr: FleetPr, reason: string): Outcome {
 }
 
 /** The files the branch changes against the base, as the PR shows them (the remote's heads). */
-async function changedFiles(repo: FleetRepo, base: string, branch: string): Promise<string[]> {
+export async function changedFiles(
+  repo: FleetRepo,
+  base: string,
+  branch: string
+): Promise<string[]> {
   const r = await repo.git.exec(
     ['diff', '--name-only', '-z', `refs/remotes/origin/${base}...refs/remotes/origin/${branch}`],
     { allowFailure: true }

@@ -90,22 +90,33 @@ export function outcomeOf(
 }
 
 export async function refreshPr(ctx: RefreshContext, pr: FleetPr): Promise<Outcome> {
+  return timedPr(ctx, pr, () => refreshBranch(ctx, pr), {
+    log: 'could not be brought up to date',
+    error: `bringing #${pr.number} up to date failed`
+  })
+}
+
+/**
+ * One PR's work, timed; a throw ends it `failed` with the cause, logged as `[id] <log>: cause` and
+ * told as `<error>: cause` (keep-fresh's refresh, the train's ride).
+ */
+export async function timedPr(
+  ctx: { log: (message: string) => void },
+  pr: FleetPr,
+  work: () => Promise<Outcome>,
+  said: { log: string; error: string }
+): Promise<Outcome> {
   const startedAt = Date.now()
   const timed = (o: Outcome): Outcome => {
     const endedAt = Date.now()
     return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt }
   }
   try {
-    return timed(await refreshBranch(ctx, pr))
+    return timed(await work())
   } catch (error) {
     const cause = describeError(error)
-    ctx.log(`[${pr.id}] could not be brought up to date: ${cause}`)
-    return timed(
-      outcomeOf(pr, {
-        status: 'failed',
-        error: `bringing #${pr.number} up to date failed: ${cause}`
-      })
-    )
+    ctx.log(`[${pr.id}] ${said.log}: ${cause}`)
+    return timed(outcomeOf(pr, { status: 'failed', error: `${said.error}: ${cause}` }))
   }
 }
 

@@ -1,10 +1,7 @@
-import { FleetRepo } from '../git/repo.js'
-import type { FleetPr } from '../github/fleet-prs.js'
 import type { MergeMethod } from '../github/merge.js'
 import type { Outcome } from '../domain.js'
-import type { WorkerContext } from '../worker/run.js'
 import { outcomeOf, type RefreshConfig } from './refresh.js'
-import { type RefreshOptions, workerContext } from './refresh-run.js'
+import { changedFiles, openRefresh, type RefreshOptions } from './refresh-run.js'
 import { type TrainContext, ridePr } from './train.js'
 import { trainOrder } from './train-rules.js'
 
@@ -22,27 +19,9 @@ export interface TrainOptions extends Omit<RefreshOptions, 'config'> {
  * the base as the previous merge left it. The model gateway opens only if a conflict needs a worker.
  */
 export async function runTrain(opts: TrainOptions): Promise<Outcome[]> {
-  const { repo } = await FleetRepo.clone({
-    dir: `${opts.root}/repo`,
-    remoteUrl: opts.remoteUrl,
-    token: opts.gitToken,
-    base: opts.base,
-    branches: opts.prs.map(pr => pr.branch)
-  })
   await using stack = new AsyncDisposableStack()
-  let worker: Promise<WorkerContext> | undefined
   const ctx: TrainContext = {
-    config: opts.config,
-    repo,
-    base: opts.base,
-    github: opts.github,
-    root: opts.root,
-    host: opts.hostEnv,
-    isolation: opts.isolation,
-    worker: () => (worker ??= workerContext({ ...opts }, ctx, stack)),
-    log: opts.log,
-    runUrl: opts.runUrl,
-    signal: opts.signal,
+    ...(await openRefresh(opts, stack)),
     method: opts.method,
     markReady: opts.markReady,
     autoMerge: opts.autoMerge,
@@ -50,7 +29,10 @@ export async function runTrain(opts: TrainOptions): Promise<Outcome[]> {
   }
   const order = trainOrder(
     await Promise.all(
-      opts.prs.map(async pr => ({ ...pr, files: await changedFiles(repo, opts.base, pr) }))
+      opts.prs.map(async pr => ({
+        ...pr,
+        files: await changedFiles(ctx.repo, opts.base, pr.branch)
+      }))
     )
   )
   opts.log(`The train's order: ${order.map(pr => `#${pr.number}`).join(', ')}`)
@@ -68,13 +50,4 @@ export async function runTrain(opts: TrainOptions): Promise<Outcome[]> {
     outcomes.push(await ridePr(ctx, pr))
   }
   return outcomes
-}
-
-/** The files the PR changes against the base, as it stands before the train moves anything. */
-async function changedFiles(repo: FleetRepo, base: string, pr: FleetPr): Promise<string[]> {
-  const r = await repo.git.exec(
-    ['diff', '--name-only', '-z', `refs/remotes/origin/${base}...refs/remotes/origin/${pr.branch}`],
-    { allowFailure: true }
-  )
-  return r.stdout.split('\0').filter(Boolean)
 }

@@ -1,5 +1,4 @@
 import type { Outcome, VerifyResult } from '../domain.js'
-import { describeError } from '../errors.js'
 import type { Worktree } from '../git/repo.js'
 import type { FleetPr } from '../github/fleet-prs.js'
 import type { MergeMethod } from '../github/merge.js'
@@ -12,7 +11,14 @@ import {
   withCarried
 } from '../report/train.js'
 import { isAncestor, onlyOurs, tryMerge, tryRebase } from './refresh-git.js'
-import { outcomeOf, passed, type RefreshContext, resolveConflict, verifyAgain } from './refresh.js'
+import {
+  outcomeOf,
+  passed,
+  type RefreshContext,
+  resolveConflict,
+  timedPr,
+  verifyAgain
+} from './refresh.js'
 import { missingChecks, readMergeReply } from './train-rules.js'
 
 /**
@@ -34,20 +40,10 @@ export interface TrainContext extends RefreshContext {
 const short = (sha: string) => sha.slice(0, 7)
 
 export async function ridePr(ctx: TrainContext, pr: FleetPr): Promise<Outcome> {
-  const startedAt = Date.now()
-  const timed = (o: Outcome): Outcome => {
-    const endedAt = Date.now()
-    return { ...o, startedAt, endedAt, durationMs: endedAt - startedAt }
-  }
-  try {
-    return timed(await ride(ctx, pr))
-  } catch (error) {
-    const cause = describeError(error)
-    ctx.log(`[${pr.id}] the train could not land #${pr.number}: ${cause}`)
-    return timed(
-      outcomeOf(pr, { status: 'failed', error: `landing #${pr.number} failed: ${cause}` })
-    )
-  }
+  return timedPr(ctx, pr, () => ride(ctx, pr), {
+    log: `the train could not land #${pr.number}`,
+    error: `landing #${pr.number} failed`
+  })
 }
 
 async function ride(ctx: TrainContext, pr: FleetPr): Promise<Outcome> {

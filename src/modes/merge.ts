@@ -2,7 +2,6 @@
 // submitted), or `/fleet merge` from a person with write access on a fleet PR or an issue. It reads
 // which open fleet PRs may land (the action's own, approved by a writer, no changes requested, not a
 // draft) and hands them to fleet/train-run.ts; every PR considered ends in one outcome.
-import path from 'node:path'
 import { InputError } from '../errors.js'
 import type { Outcome } from '../domain.js'
 import type { Request } from '../event.js'
@@ -15,7 +14,7 @@ import type { FleetPr } from '../github/fleet-prs.js'
 import type { MergeMethod } from '../github/merge.js'
 import { inertProse } from '../inert-text.js'
 import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
-import type { RefreshAction } from '../run/refreshing.js'
+import { logOutcomes, type RefreshAction, refreshOptions } from '../run/refreshing.js'
 import { withLandedCosts } from './train-cost.js'
 
 /** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
@@ -195,28 +194,13 @@ async function ride(
   github: GitHub,
   t: { base: string; riding: FleetPr[]; method: MergeMethod; autoMerge: boolean }
 ): Promise<Outcome[]> {
-  const { config, ctx, io } = run
   const landed = await runTrain({
-    config,
-    base: t.base,
-    prs: t.riding,
-    remoteUrl: await run.prepare.remoteUrl(),
-    gitToken: config.githubToken,
-    root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-train`),
-    github,
-    isolation: await run.prepare.isolation(),
-    claude: () => run.prepare.claude(),
-    apiKey: run.apiKey,
-    hostEnv: run.env,
-    log: io.info,
-    runUrl: runUrl(ctx),
-    signal: run.signal,
+    ...(await refreshOptions(run, github, t.base, t.riding, 'train')),
     method: t.method,
-    markReady: config.markReady,
+    markReady: run.config.markReady,
     autoMerge: t.autoMerge,
     rules: await github.baseRules(t.base)
   })
-  for (const o of landed)
-    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+  logOutcomes(run.io, landed)
   return landed
 }

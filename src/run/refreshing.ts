@@ -7,7 +7,7 @@ import { type RunContext, runUrl } from '../context.js'
 import type { Outcome } from '../domain.js'
 import type { Request } from '../event.js'
 import { outcomeOf } from '../fleet/refresh.js'
-import { refreshFleet } from '../fleet/refresh-run.js'
+import { refreshFleet, type RefreshOptions } from '../fleet/refresh-run.js'
 import type { GitHub } from '../github/github.js'
 import type { FleetPr } from '../github/fleet-prs.js'
 import type { Io } from '../io.js'
@@ -72,24 +72,10 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
     await io.report(listed, `Dry run: ${prs.length} open fleet PRs on ${base}; nothing was pushed.`)
     return listed
   }
-  const { outcomes, open } = await refreshFleet({
-    config,
-    base,
-    prs,
-    remoteUrl: await run.prepare.remoteUrl(),
-    gitToken: config.githubToken,
-    root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-refresh`),
-    github,
-    isolation: await run.prepare.isolation(),
-    claude: () => run.prepare.claude(),
-    apiKey: run.apiKey,
-    hostEnv: run.env,
-    log: io.info,
-    runUrl: runUrl(ctx),
-    signal: run.signal
-  })
-  for (const o of outcomes)
-    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
+  const { outcomes, open } = await refreshFleet(
+    await refreshOptions(run, github, base, prs, 'refresh')
+  )
+  logOutcomes(io, outcomes)
   await io.report(outcomes, mergeOrder(base, open))
   await orderOnIssues(github, { base, prs, outcomes, open, runUrl: runUrl(ctx), log: io.info })
   return outcomes
@@ -131,4 +117,37 @@ async function orderOnIssues(
     })
     await github.putRefreshSection(issue, section, r.log)
   }
+}
+
+/** What keep-fresh and the train run with: the run's remote, cage, worker and model, a fresh root. */
+export async function refreshOptions(
+  run: RefreshAction,
+  github: GitHub,
+  base: string,
+  prs: FleetPr[],
+  kind: 'refresh' | 'train'
+): Promise<RefreshOptions> {
+  const { config, ctx } = run
+  return {
+    config,
+    base,
+    prs,
+    remoteUrl: await run.prepare.remoteUrl(),
+    gitToken: config.githubToken,
+    root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${kind}`),
+    github,
+    isolation: await run.prepare.isolation(),
+    claude: () => run.prepare.claude(),
+    apiKey: run.apiKey,
+    hostEnv: run.env,
+    log: run.io.info,
+    runUrl: runUrl(ctx),
+    signal: run.signal
+  }
+}
+
+/** One log line per outcome: its status, its PR, its error. */
+export function logOutcomes(io: Io, outcomes: Outcome[]): void {
+  for (const o of outcomes)
+    io.info(`[${o.id}] ${o.status}${o.prUrl ? ` ${o.prUrl}` : ''}${o.error ? `: ${o.error}` : ''}`)
 }
