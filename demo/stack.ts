@@ -129,7 +129,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           'api-key': MODEL_KEY,
           'base-url': model.url,
           'max-parallel': '2',
-          'retry-delay-seconds': '0.2',
+          retries: 'delay-seconds: 0.2',
           ...fallback,
           ...r.inputs
         },

@@ -228,7 +228,7 @@ function reviewRequest(payload: Obj, s: EventSettings): Request {
   if (text === undefined)
     return {
       kind: 'ignore',
-      reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set address-reviews: true to answer every review that requests changes)' : ''}`
+      reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set follow-ups: {address-reviews: true} to answer every review that requests changes)' : ''}`
     }
   const actor = actorOf(review.user)
   const ours = notForUs(payload, event, actor, s)
@@ -278,7 +278,10 @@ function failedRunRequest(payload: Obj, s: EventSettings): Request {
   if (action !== 'completed' || !RED.includes(conclusion))
     return { kind: 'ignore', reason: `${event} ${action} ${conclusion}: not red` }
   if (!s.fixFailingChecks)
-    return { kind: 'ignore', reason: 'failed checks are fixed only with fix-failing-checks: true' }
+    return {
+      kind: 'ignore',
+      reason: 'failed checks are fixed only with follow-ups: {fix-failing-checks: true}'
+    }
   const branch = run.head_branch ?? ''
   const prefix = s.branchPrefix ?? 'fleet/'
   if (!branch.startsWith(prefix))

@@ -244,7 +244,7 @@ async function fixChecks(
     })
     return ignored(
       deps,
-      `#${number} has had its ${max} fix-up turns (max-fix-ups)${said ? '; said so on it' : ''}`
+      `#${number} has had its ${max} fix-up turns (follow-ups: max-fix-ups)${said ? '; said so on it' : ''}`
     )
   }
   const key = `run=${run.id}`

@@ -30963,7 +30963,7 @@ const within = (child, parent) => child === parent || child.startsWith(`${parent
  */
 function viewMount(view, runtime) {
     if (runtime !== 'podman')
-        fail(`A copy-on-write view needs podman's overlay volumes; container-runtime is '${runtime}'.`);
+        fail(`A copy-on-write view needs podman's overlay volumes; container: runtime is '${runtime}'.`);
     const [lower, upper, work] = [
         viewPath('lower dir', view.lower),
         viewPath('upper dir', view.upper),
@@ -33651,16 +33651,16 @@ const tokens = (n) => n.toLocaleString('en-US');
 const dollars = (n) => `$${n < 1 ? n.toFixed(4) : n.toFixed(2)}`;
 function checks(budgets, priced) {
     return [
-        { input: 'max-task-tokens', scope: 'task', limit: budgets.taskTokens, kind: 'token' },
-        { input: 'max-run-tokens', scope: 'run', limit: budgets.runTokens, kind: 'token' },
+        { input: 'budgets: task-tokens', scope: 'task', limit: budgets.taskTokens, kind: 'token' },
+        { input: 'budgets: run-tokens', scope: 'run', limit: budgets.runTokens, kind: 'token' },
         {
-            input: 'max-task-cost-usd',
+            input: 'budgets: task-cost-usd',
             scope: 'task',
             limit: priced ? budgets.taskCostUsd : undefined,
             kind: 'cost'
         },
         {
-            input: 'max-run-cost-usd',
+            input: 'budgets: run-cost-usd',
             scope: 'run',
             limit: priced ? budgets.runCostUsd : undefined,
             kind: 'cost'
@@ -34698,8 +34698,8 @@ function rooms(budgets, ask, standing) {
             left: `${fmt(Math.max(0, left))} of ${fmt(limit)} tokens`
         });
     };
-    token('max-task-tokens', 'task', budgets.taskTokens);
-    token('max-run-tokens', 'run', budgets.runTokens);
+    token('budgets: task-tokens', 'task', budgets.taskTokens);
+    token('budgets: run-tokens', 'run', budgets.runTokens);
     const cost = (input, scope, limit) => {
         if (limit === undefined || !ask.price)
             return;
@@ -34709,8 +34709,8 @@ function rooms(budgets, ask, standing) {
         const output = p.output > 0 ? Math.floor(((left - fixed) * 1_000_000) / p.output) : Infinity;
         out.push({ input, scope, output, left: `${dollars(Math.max(0, left))} of ${dollars(limit)}` });
     };
-    cost('max-task-cost-usd', 'task', budgets.taskCostUsd);
-    cost('max-run-cost-usd', 'run', budgets.runCostUsd);
+    cost('budgets: task-cost-usd', 'task', budgets.taskCostUsd);
+    cost('budgets: run-cost-usd', 'run', budgets.runCostUsd);
     return out;
 }
 /**
@@ -65858,7 +65858,7 @@ function checkPrices(config, models) {
         return;
     const unpriced = models.filter(m => !(0,src_prices/* priceFor */.VA)(prices, m));
     if (unpriced.length > 0)
-        throw new errors/* InputError */.d('prices', `a cost budget prices every request at its model, and ${unpriced.map(m => `'${m}'`).join(', ')} has no price: add it to prices (e.g. '${unpriced[0] ?? ''}: {input: 3, output: 15}'), or set price-input and price-output for every model`);
+        throw new errors/* InputError */.d('prices', `a cost budget prices every request at its model, and ${unpriced.map(m => `'${m}'`).join(', ')} has no price: add it to prices (e.g. '${unpriced[0] ?? ''}: {input: 3, output: 15}'), or give prices a default entry for every model (default: {input: 3, output: 15})`);
 }
 
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
@@ -66227,7 +66227,7 @@ function gateFor(opts) {
             if (cancel.aborted)
                 return `${String(cancel.reason)} before this task started`;
             if (now() >= opts.deadline())
-                return 'the run reached its deadline (deadline-minutes) before this task started';
+                return 'the run reached its deadline (timeouts: deadline) before this task started';
             const stop = opts.stopReason?.();
             return stop ? `${stop} before this task started` : undefined;
         }
@@ -66374,7 +66374,7 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
 
 
 /** The sentence for work the run's deadline kept from starting. */
-const DEADLINE_REACHED = 'the run reached its deadline (deadline-minutes)';
+const DEADLINE_REACHED = 'the run reached its deadline (timeouts: deadline)';
 /**
  * Whether the run's deadline has passed `inMs` from now, as the sentence saying so; undefined when
  * it has not, or when the run was cancelled (the cancel is the reason then, and says so itself).
@@ -66798,7 +66798,7 @@ async function excludeLeftovers(tree, checked) {
 /** Why a setup that ran failed, or undefined when it passed. */
 function setupFailure(command, result) {
     if (result.timedOut)
-        return `setup '${command}' ran past setup-timeout-minutes`;
+        return `setup '${command}' ran past its time limit (timeouts: setup)`;
     if (result.signal)
         return `setup '${command}' was killed by ${result.signal}`;
     if (result.exitCode !== 0)
@@ -67198,7 +67198,7 @@ function landing(outcome, verify, durationMs) {
     if (verify && !verified) {
         const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : '';
         const failed = verify.timedOut
-            ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
+            ? `verify '${verify.command}' ran past its time limit (timeouts: verify)${fixUp}`
             : verify.signal
                 ? `verify '${verify.command}' was killed by ${verify.signal}${fixUp}`
                 : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`;
@@ -68637,7 +68637,7 @@ function answerSummary(answer, o) {
     if (answer.threads.length)
         lines.push(`Each of the ${answer.threads.length} inline threads has a reply.`, '');
     if (answer.turn)
-        lines.push(`Fix-up turn ${answer.turn.n} of at most ${answer.turn.max} (max-fix-ups).`, '');
+        lines.push(`Fix-up turn ${answer.turn.n} of at most ${answer.turn.max} (follow-ups: max-fix-ups).`, '');
     if (o.finalMessage)
         lines.push("### Worker's final message", '', codeBlock(o.finalMessage.slice(0, 6000)), '');
     lines.push(`${o.turns} turns, ${tokens(o.usage.input_tokens)} input and ${tokens(o.usage.output_tokens)} output tokens, ${duration(o.durationMs)}.`, '', answerMarker(answer.key));
@@ -68646,7 +68646,7 @@ function answerSummary(answer, o) {
 /** Said once, when a failed run arrives and the PR has had its max-fix-ups turns. */
 function fixUpsStopped(max, run, phrase) {
     return [
-        `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (max-fix-ups: ${max}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${inlineCode(phrase)} still asks for more work.`,
+        `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (follow-ups: {max-fix-ups: ${max}}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${inlineCode(phrase)} still asks for more work.`,
         '',
         FIX_UPS_STOPPED
     ].join('\n');
@@ -98593,7 +98593,7 @@ function reviewRequest(payload, s) {
     if (text === undefined)
         return {
             kind: 'ignore',
-            reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set address-reviews: true to answer every review that requests changes)' : ''}`
+            reason: `the review does not start with ${s.triggerPhrase}${changes ? ' (set follow-ups: {address-reviews: true} to answer every review that requests changes)' : ''}`
         };
     const actor = actorOf(review.user);
     const ours = notForUs(payload, event, actor, s);
@@ -98642,7 +98642,10 @@ function failedRunRequest(payload, s) {
     if (action !== 'completed' || !RED.includes(conclusion))
         return { kind: 'ignore', reason: `${event} ${action} ${conclusion}: not red` };
     if (!s.fixFailingChecks)
-        return { kind: 'ignore', reason: 'failed checks are fixed only with fix-failing-checks: true' };
+        return {
+            kind: 'ignore',
+            reason: 'failed checks are fixed only with follow-ups: {fix-failing-checks: true}'
+        };
     const branch = run.head_branch ?? '';
     const prefix = s.branchPrefix ?? 'fleet/';
     if (!branch.startsWith(prefix))
@@ -100016,16 +100019,22 @@ async function timedPr(ctx, pr, work, said) {
         return timed(outcomeOf(pr, { status: 'failed', error: `${said.error}: ${cause}` }));
     }
 }
+/** The PR's head and its base's tip on the remote, or a failed outcome naming the one that is gone. */
+async function remoteTips(ctx, pr) {
+    const head = await ctx.repo.remoteSha(pr.branch);
+    const baseSha = await ctx.repo.remoteSha(ctx.base);
+    if (head && baseSha)
+        return { head, baseSha };
+    const error = `${head ? ctx.base : pr.branch} is not on the remote`;
+    return { gone: outcomeOf(pr, { status: 'failed', error }) };
+}
 async function refreshBranch(ctx, pr) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
-        const head = await ctx.repo.remoteSha(pr.branch);
-        const baseSha = await ctx.repo.remoteSha(ctx.base);
-        if (!head || !baseSha)
-            return outcomeOf(pr, {
-                status: 'failed',
-                error: `${head ? ctx.base : pr.branch} is not on the remote`
-            });
+        const tips = await remoteTips(ctx, pr);
+        if ('gone' in tips)
+            return tips.gone;
+        const { head, baseSha } = tips;
         const tree = refresh_addDisposableResource(env_1, await ctx.repo.worktree(`${pr.id}.refresh`, pr.branch, `refs/remotes/origin/${pr.branch}`), true);
         if (await isAncestor(tree, baseSha, head)) {
             ctx.log(`[${pr.id}] #${pr.number} is up to date with ${ctx.base}`);
@@ -100145,7 +100154,7 @@ async function landRefresh(ctx, pr, tree, how) {
         ...(ok
             ? {}
             : {
-                error: `verify '${verify?.command}' ${verify?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${verify?.exitCode}`} after bringing the branch up to date`
+                error: `verify '${verify?.command}' ${verify?.timedOut ? 'ran past its time limit (timeouts: verify)' : `exited with ${verify?.exitCode}`} after bringing the branch up to date`
             })
     });
 }
@@ -100205,7 +100214,7 @@ async function resolveConflict(ctx, pr, tree, at) {
         return cannotResolve(ctx, pr, {
             files,
             key,
-            reason: `it has had its ${ctx.config.maxFixUps} worker turns (max-fix-ups)`
+            reason: `it has had its ${ctx.config.maxFixUps} worker turns (follow-ups: max-fix-ups)`
         });
     }
     const turn = await mergeTurn(ctx, pr, { tree, files, ...at });
@@ -100755,13 +100764,10 @@ async function ride(ctx, pr) {
     try {
         // The base as it is now: the train's previous merge moved it.
         await ctx.repo.refetch([ctx.base, pr.branch]);
-        const head = await ctx.repo.remoteSha(pr.branch);
-        const baseSha = await ctx.repo.remoteSha(ctx.base);
-        if (!head || !baseSha)
-            return outcomeOf(pr, {
-                status: 'failed',
-                error: `${head ? ctx.base : pr.branch} is not on the remote`
-            });
+        const tips = await remoteTips(ctx, pr);
+        if ('gone' in tips)
+            return tips.gone;
+        const { head, baseSha } = tips;
         if (head !== pr.headSha)
             return outcomeOf(pr, {
                 status: 'waiting',
@@ -100846,7 +100852,7 @@ async function pushUpdate(ctx, pr, tree, at) {
 /** Verify failed on the tree that would land: one comment, the label, the branch as it was. */
 async function blocked(ctx, pr, at) {
     const v = at.verify;
-    const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${train_short(at.baseSha)}`;
+    const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past its time limit (timeouts: verify)' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${train_short(at.baseSha)}`;
     const github = ctx.github;
     await github.sayOnPr(pr.number, {
         marker: TRAIN_MARKER,
@@ -101312,6 +101318,298 @@ class LedgerBranch {
     }
 }
 
+;// CONCATENATED MODULE: ./src/spend/caps.ts
+const CAP_INPUTS = {
+    daily: 'budgets: daily-cost-usd',
+    monthly: 'budgets: monthly-cost-usd',
+    userDaily: 'budgets: user-daily-cost-usd'
+};
+const CAP_WORDS = {
+    daily: 'The daily cap',
+    monthly: 'The monthly cap',
+    userDaily: "The person's daily cap"
+};
+const hasCaps = (caps) => caps.daily !== undefined || caps.monthly !== undefined || caps.userDaily !== undefined;
+/** The UTC day (YYYY-MM-DD) and month (YYYY-MM) of a time. */
+const dayOf = (at) => new Date(at).toISOString().slice(0, 10);
+const monthOf = (at) => new Date(at).toISOString().slice(0, 7);
+const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
+function spentAt(entries, now) {
+    const [day, month] = [dayOf(now), monthOf(now)];
+    const spent = { day: 0, month: 0, users: new Map() };
+    for (const e of entries) {
+        if (monthOf(e.at) !== month)
+            continue;
+        spent.month += e.cost;
+        if (dayOf(e.at) !== day)
+            continue;
+        spent.day += e.cost;
+        if (e.user)
+            spent.users.set(e.user, (spent.users.get(e.user) ?? 0) + e.cost);
+    }
+    return spent;
+}
+/** Recent tasks whose median stands in for a task's cost when it has no cap of its own. */
+const RECENT = 20;
+/** What a task may cost: its max-task-cost-usd, else the median of recent tasks that spent. */
+function estimate(taskCap, entries) {
+    if (taskCap !== undefined)
+        return { cost: taskCap, basis: 'budgets: task-cost-usd' };
+    const recent = entries
+        .filter(e => e.tokens > 0)
+        .slice(-RECENT)
+        .map(e => e.cost)
+        .sort((a, b) => a - b);
+    if (recent.length === 0)
+        return { cost: 0, basis: 'no recent task to go by' };
+    const mid = Math.floor(recent.length / 2);
+    const median = recent.length % 2 ? (recent[mid] ?? 0) : ((recent[mid - 1] ?? 0) + (recent[mid] ?? 0)) / 2;
+    return { cost: median, basis: `the median of the last ${recent.length} tasks` };
+}
+/** A cap crossed by spending `cost` on top of `spent`: reached already, or past it after. */
+const crosses = (spent, cost, cap) => spent >= cap || spent + cost > cap;
+/**
+ * Whether a task may start: each cap given is checked against what is spent plus what the task
+ * may cost. The first cap it would cross is named, with the numbers, in the words the live
+ * comment and the summary show.
+ */
+function caps_decide(caps, spent, cost, user) {
+    const checks = [
+        { key: 'daily', amount: spent.day, what: 'spent today (UTC)' },
+        { key: 'monthly', amount: spent.month, what: 'spent this month (UTC)' },
+        {
+            key: 'userDaily',
+            amount: user === undefined ? undefined : (spent.user ?? 0),
+            what: `spent today (UTC) on work ${user ?? ''} started`
+        }
+    ];
+    for (const c of checks) {
+        const cap = caps[c.key];
+        if (cap === undefined || c.amount === undefined || !crosses(c.amount, cost.cost, cap))
+            continue;
+        const input = CAP_INPUTS[c.key];
+        return {
+            kind: 'defer',
+            input,
+            reason: `${CAP_WORDS[c.key]} (${input}) is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
+        };
+    }
+    return { kind: 'start' };
+}
+/**
+ * Which tasks start, in order: each is checked against the ledger's spend plus what the tasks
+ * admitted before it may cost, so a run cannot cross a cap with its own later tasks either.
+ */
+function admit(candidates, caps, spent, cost) {
+    const held = { day: spent.day, month: spent.month, users: new Map(spent.users) };
+    const decisions = new Map();
+    for (const c of candidates) {
+        const user = c.user === undefined ? undefined : (held.users.get(c.user) ?? 0);
+        const decision = caps_decide(caps, { day: held.day, month: held.month, user }, cost, c.user);
+        decisions.set(c.id, decision);
+        if (decision.kind === 'defer')
+            continue;
+        held.day += cost.cost;
+        held.month += cost.cost;
+        if (c.user !== undefined)
+            held.users.set(c.user, (user ?? 0) + cost.cost);
+    }
+    return decisions;
+}
+/** The summary's lines: today's and the month's spend, against each cap given. */
+function spendLines(caps, spent, now, users = []) {
+    const against = (amount, cap, input) => cap === undefined ? usd(amount) : `${usd(amount)} of ${usd(cap)} (${input})`;
+    const lines = [
+        `today (${dayOf(now)} UTC): ${against(spent.day, caps.daily, CAP_INPUTS.daily)}`,
+        `this month (${monthOf(now)}): ${against(spent.month, caps.monthly, CAP_INPUTS.monthly)}`
+    ];
+    if (caps.userDaily !== undefined)
+        for (const user of [...new Set(users)].sort())
+            lines.push(`${user} today: ${against(spent.users.get(user) ?? 0, caps.userDaily, CAP_INPUTS.userDaily)}`);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/run/spend.ts
+/**
+ * The spend held over every run (src/spend/) as a run uses it: the ledger read before the tasks
+ * start, the tasks a cap would cross deferred, what ran appended once this job lands the work,
+ * and the summary's lines of today's and the month's spend against each cap.
+ */
+
+
+
+
+
+
+
+
+const spend_login = engine_schemas/* object */.Ikc({ login: engine_schemas/* string */.YjP() });
+const byComment = engine_schemas/* object */.Ikc({ comment: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const byReview = engine_schemas/* object */.Ikc({ review: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const bySender = engine_schemas/* object */.Ikc({ sender: spend_login });
+/** The event's trigger and its person; on a schedule, each queued issue's labeller. */
+async function startersOf(run, tasks) {
+    const { eventName, payload } = run.ctx;
+    const one = (s) => new Map(tasks.map(t => [t.id, s]));
+    switch (eventName) {
+        case 'issue_comment':
+            return one({
+                trigger: 'comment',
+                user: byComment.safeParse(payload).data?.comment.user.login
+            });
+        case 'pull_request_review_comment':
+            return one({ trigger: 'review', user: byComment.safeParse(payload).data?.comment.user.login });
+        case 'pull_request_review':
+            return one({ trigger: 'review', user: byReview.safeParse(payload).data?.review.user.login });
+        case 'issues':
+            return one({ trigger: 'label', user: bySender.safeParse(payload).data?.sender.login });
+        case 'schedule':
+            return scheduled(run, tasks);
+        case 'workflow_dispatch':
+            return one({ trigger: 'dispatch' });
+        case 'push':
+            return one({ trigger: 'push' });
+        default:
+            return one({ trigger: 'other' });
+    }
+}
+/** The scheduled queue: each issue's work was started by whoever applied the queue label. */
+async function scheduled(run, tasks) {
+    const { github, config } = run;
+    const starters = new Map();
+    const byIssue = new Map();
+    for (const t of tasks) {
+        const issue = t.source.kind === 'issue' ? t.source.issue : undefined;
+        if (issue !== undefined && github && !byIssue.has(issue))
+            byIssue.set(issue, (await github.labelledBy(issue, config.queueLabel))?.login);
+        starters.set(t.id, {
+            trigger: 'schedule',
+            user: issue === undefined ? undefined : byIssue.get(issue)
+        });
+    }
+    return starters;
+}
+/** The ledger branch, in a bare repository of its own under the runner's temp (`name` keeps runs apart). */
+async function openLedger(run, branch, name) {
+    return LedgerBranch.open({
+        remoteUrl: await run.prepare.remoteUrl(),
+        token: run.config.githubToken,
+        branch,
+        dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', name),
+        env: run.env,
+        author: run.config.commitAuthor,
+        log: run.io.info
+    });
+}
+/** The ledger, when the run keeps one (a cap, or spend-ledger); a LedgerError ends the run. */
+async function openSpend(run, tasks) {
+    const branch = run.config.spend.ledger;
+    if (!branch)
+        return undefined;
+    const ledger = await openLedger(run, branch, `${run.ctx.runId ?? process.pid}-${run.config.shard}`);
+    if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
+        throw new errors/* InputError */.d('spend-ledger', `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`);
+    const read = await ledger.read().catch((error) => {
+        if (error instanceof Error && error.name === 'LedgerError')
+            throw error;
+        throw new Error(`could not read ${ledgerName(branch)}, so spend caps cannot be checked: ${(0,errors/* describeError */.U)(error)}`, { cause: error });
+    });
+    run.io.info(`${ledgerName(branch)}: ${read.entries.length} entries`);
+    return { branch, entries: read.entries, starters: await startersOf(run, tasks), ledger };
+}
+/** The tasks that may start, and the others ended `deferred`, each with the cap it would cross. */
+function deferOverCaps(run, spend, tasks) {
+    const { caps, ledger } = run.config.spend;
+    if (!hasCaps(caps) || !ledger)
+        return { start: tasks, deferred: [] };
+    const cost = estimate(run.config.budgets.taskCostUsd, spend.entries);
+    const personal = (id) => {
+        const s = spend.starters.get(id);
+        return s && PERSONAL.includes(s.trigger) ? s.user : undefined;
+    };
+    const decisions = admit(tasks.map(t => ({ id: t.id, user: personal(t.id) })), caps, spentAt(spend.entries, Date.now()), cost);
+    const start = [];
+    const deferred = [];
+    for (const task of tasks) {
+        const d = decisions.get(task.id);
+        if (d?.kind !== 'defer')
+            start.push(task);
+        else
+            deferred.push({
+                ...(0,domain/* emptyOutcome */.we)(task, { status: 'deferred', error: d.reason }),
+                branch: task.branch
+            });
+    }
+    for (const o of deferred)
+        run.io.info(`[${o.id}] deferred: ${o.error ?? ''}`);
+    return { start, deferred };
+}
+const tokensOf = (o) => {
+    const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
+    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
+};
+/**
+ * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
+ * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
+ */
+const prOf = (o) => {
+    const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined);
+    return pr ? { pr } : {};
+};
+/** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
+function entriesFor(run, spend, outcomes) {
+    const at = new Date().toISOString();
+    const job = `${run.ctx.runId ?? 'local'}-${run.config.shard}`;
+    return outcomes
+        .filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
+        .map(o => {
+        const s = spend.starters.get(o.id) ?? { trigger: 'other' };
+        return {
+            v: 1,
+            at,
+            run: job,
+            task: o.id,
+            status: o.status,
+            cost: Math.round((o.costUsd ?? 0) * 1e6) / 1e6,
+            tokens: tokensOf(o),
+            ...(o.model ? { model: o.model } : {}),
+            trigger: s.trigger,
+            ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
+            ...prOf(o)
+        };
+    });
+}
+/**
+ * After the tasks: what ran appended to the ledger when this job lands the work (land: false
+ * leaves it to mode: land), and the summary's spend lines. An append that fails fails the step:
+ * spend left out of the ledger would lift the caps for the next runs.
+ */
+async function settleSpend(run, spend, outcomes, lands) {
+    const entries = entriesFor(run, spend, outcomes);
+    let all = spend.entries;
+    let error;
+    if (lands && entries.length > 0) {
+        try {
+            all = (await spend.ledger.append(entries, `fleet-worker: ${entries.length} tasks of run ${run.ctx.runId ?? 'local'}`)).entries;
+            run.io.info(`${ledgerName(spend.branch)}: appended ${entries.length} entries`);
+        }
+        catch (e) {
+            error = new Error(`could not append to ${ledgerName(spend.branch)}: ${(0,errors/* describeError */.U)(e)}`, {
+                cause: e
+            });
+            run.io.warning(error.message);
+        }
+    }
+    else
+        all = [...all, ...entries];
+    const users = [...spend.starters.values()].flatMap(s => s.user && PERSONAL.includes(s.trigger) ? [s.user] : []);
+    const lines = spendLines(run.config.spend.caps, spentAt(all, Date.now()), Date.now(), users);
+    const where = lands
+        ? ledgerName(spend.branch)
+        : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`;
+    return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error };
+}
+
 ;// CONCATENATED MODULE: ./src/spend/pr-cost.ts
 /**
  * The ledger's entries for the PR: every run that opened or updated it (its first run and each
@@ -101333,13 +101631,6 @@ function costOfPr(entries, pr) {
 }
 
 ;// CONCATENATED MODULE: ./src/modes/train-cost.ts
-/**
- * Each PR the landing train merged, with what it cost over all its runs (its first run and every
- * follow-up turn), read from the spend ledger when the run keeps one (a cap, or spend-ledger).
- * Without a ledger, or when it cannot be read, the cost is unknown and the summary says why; a
- * ledger that cannot be read never stops a train that has already merged.
- */
-
 
 
 
@@ -101352,14 +101643,8 @@ async function withLandedCosts(run, prs, outcomes) {
         return { outcomes, source: { kind: 'ledger', name: ledgerName(branch) } };
     let entries;
     try {
-        const ledger = await LedgerBranch.open({
-            remoteUrl: await run.prepare.remoteUrl(),
-            token: run.config.githubToken,
-            branch,
-            dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', `train-${run.ctx.runId ?? process.pid}-${run.config.shard}`),
-            env: run.env,
-            author: run.config.commitAuthor
-        });
+        const name = `train-${run.ctx.runId ?? process.pid}-${run.config.shard}`;
+        const ledger = await openLedger(run, branch, name);
         entries = (await ledger.read()).entries;
     }
     catch (error) {
@@ -101830,7 +102115,7 @@ async function fixChecks(deps, request) {
             run: run.name,
             phrase: deps.config.triggerPhrase
         });
-        return ignored(deps, `#${number} has had its ${max} fix-up turns (max-fix-ups)${said ? '; said so on it' : ''}`);
+        return ignored(deps, `#${number} has had its ${max} fix-up turns (follow-ups: max-fix-ups)${said ? '; said so on it' : ''}`);
     }
     const key = `run=${run.id}`;
     if (await github.alreadyAnswered(number, key))
@@ -102343,289 +102628,6 @@ function againstPlan(plan, files) {
     return { outcomes, missing };
 }
 
-;// CONCATENATED MODULE: ./src/spend/caps.ts
-const CAP_INPUTS = {
-    daily: 'max-daily-cost-usd',
-    monthly: 'max-monthly-cost-usd',
-    userDaily: 'max-user-daily-cost-usd'
-};
-const hasCaps = (caps) => caps.daily !== undefined || caps.monthly !== undefined || caps.userDaily !== undefined;
-/** The UTC day (YYYY-MM-DD) and month (YYYY-MM) of a time. */
-const dayOf = (at) => new Date(at).toISOString().slice(0, 10);
-const monthOf = (at) => new Date(at).toISOString().slice(0, 7);
-const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
-function spentAt(entries, now) {
-    const [day, month] = [dayOf(now), monthOf(now)];
-    const spent = { day: 0, month: 0, users: new Map() };
-    for (const e of entries) {
-        if (monthOf(e.at) !== month)
-            continue;
-        spent.month += e.cost;
-        if (dayOf(e.at) !== day)
-            continue;
-        spent.day += e.cost;
-        if (e.user)
-            spent.users.set(e.user, (spent.users.get(e.user) ?? 0) + e.cost);
-    }
-    return spent;
-}
-/** Recent tasks whose median stands in for a task's cost when it has no cap of its own. */
-const RECENT = 20;
-/** What a task may cost: its max-task-cost-usd, else the median of recent tasks that spent. */
-function estimate(taskCap, entries) {
-    if (taskCap !== undefined)
-        return { cost: taskCap, basis: 'its max-task-cost-usd' };
-    const recent = entries
-        .filter(e => e.tokens > 0)
-        .slice(-RECENT)
-        .map(e => e.cost)
-        .sort((a, b) => a - b);
-    if (recent.length === 0)
-        return { cost: 0, basis: 'no recent task to go by' };
-    const mid = Math.floor(recent.length / 2);
-    const median = recent.length % 2 ? (recent[mid] ?? 0) : ((recent[mid - 1] ?? 0) + (recent[mid] ?? 0)) / 2;
-    return { cost: median, basis: `the median of the last ${recent.length} tasks` };
-}
-/** A cap crossed by spending `cost` on top of `spent`: reached already, or past it after. */
-const crosses = (spent, cost, cap) => spent >= cap || spent + cost > cap;
-/**
- * Whether a task may start: each cap given is checked against what is spent plus what the task
- * may cost. The first cap it would cross is named, with the numbers, in the words the live
- * comment and the summary show.
- */
-function caps_decide(caps, spent, cost, user) {
-    const checks = [
-        { key: 'daily', amount: spent.day, what: 'spent today (UTC)' },
-        { key: 'monthly', amount: spent.month, what: 'spent this month (UTC)' },
-        {
-            key: 'userDaily',
-            amount: user === undefined ? undefined : (spent.user ?? 0),
-            what: `spent today (UTC) on work ${user ?? ''} started`
-        }
-    ];
-    for (const c of checks) {
-        const cap = caps[c.key];
-        if (cap === undefined || c.amount === undefined || !crosses(c.amount, cost.cost, cap))
-            continue;
-        const input = CAP_INPUTS[c.key];
-        return {
-            kind: 'defer',
-            input,
-            reason: `${input} is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
-        };
-    }
-    return { kind: 'start' };
-}
-/**
- * Which tasks start, in order: each is checked against the ledger's spend plus what the tasks
- * admitted before it may cost, so a run cannot cross a cap with its own later tasks either.
- */
-function admit(candidates, caps, spent, cost) {
-    const held = { day: spent.day, month: spent.month, users: new Map(spent.users) };
-    const decisions = new Map();
-    for (const c of candidates) {
-        const user = c.user === undefined ? undefined : (held.users.get(c.user) ?? 0);
-        const decision = caps_decide(caps, { day: held.day, month: held.month, user }, cost, c.user);
-        decisions.set(c.id, decision);
-        if (decision.kind === 'defer')
-            continue;
-        held.day += cost.cost;
-        held.month += cost.cost;
-        if (c.user !== undefined)
-            held.users.set(c.user, (user ?? 0) + cost.cost);
-    }
-    return decisions;
-}
-/** The summary's lines: today's and the month's spend, against each cap given. */
-function spendLines(caps, spent, now, users = []) {
-    const against = (amount, cap, input) => cap === undefined ? usd(amount) : `${usd(amount)} of ${usd(cap)} (${input})`;
-    const lines = [
-        `today (${dayOf(now)} UTC): ${against(spent.day, caps.daily, CAP_INPUTS.daily)}`,
-        `this month (${monthOf(now)}): ${against(spent.month, caps.monthly, CAP_INPUTS.monthly)}`
-    ];
-    if (caps.userDaily !== undefined)
-        for (const user of [...new Set(users)].sort())
-            lines.push(`${user} today: ${against(spent.users.get(user) ?? 0, caps.userDaily, CAP_INPUTS.userDaily)}`);
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./src/run/spend.ts
-/**
- * The spend held over every run (src/spend/) as a run uses it: the ledger read before the tasks
- * start, the tasks a cap would cross deferred, what ran appended once this job lands the work,
- * and the summary's lines of today's and the month's spend against each cap.
- */
-
-
-
-
-
-
-
-
-const spend_login = engine_schemas/* object */.Ikc({ login: engine_schemas/* string */.YjP() });
-const byComment = engine_schemas/* object */.Ikc({ comment: engine_schemas/* object */.Ikc({ user: spend_login }) });
-const byReview = engine_schemas/* object */.Ikc({ review: engine_schemas/* object */.Ikc({ user: spend_login }) });
-const bySender = engine_schemas/* object */.Ikc({ sender: spend_login });
-/** The event's trigger and its person; on a schedule, each queued issue's labeller. */
-async function startersOf(run, tasks) {
-    const { eventName, payload } = run.ctx;
-    const one = (s) => new Map(tasks.map(t => [t.id, s]));
-    switch (eventName) {
-        case 'issue_comment':
-            return one({
-                trigger: 'comment',
-                user: byComment.safeParse(payload).data?.comment.user.login
-            });
-        case 'pull_request_review_comment':
-            return one({ trigger: 'review', user: byComment.safeParse(payload).data?.comment.user.login });
-        case 'pull_request_review':
-            return one({ trigger: 'review', user: byReview.safeParse(payload).data?.review.user.login });
-        case 'issues':
-            return one({ trigger: 'label', user: bySender.safeParse(payload).data?.sender.login });
-        case 'schedule':
-            return scheduled(run, tasks);
-        case 'workflow_dispatch':
-            return one({ trigger: 'dispatch' });
-        case 'push':
-            return one({ trigger: 'push' });
-        default:
-            return one({ trigger: 'other' });
-    }
-}
-/** The scheduled queue: each issue's work was started by whoever applied the queue label. */
-async function scheduled(run, tasks) {
-    const { github, config } = run;
-    const starters = new Map();
-    const byIssue = new Map();
-    for (const t of tasks) {
-        const issue = t.source.kind === 'issue' ? t.source.issue : undefined;
-        if (issue !== undefined && github && !byIssue.has(issue))
-            byIssue.set(issue, (await github.labelledBy(issue, config.queueLabel))?.login);
-        starters.set(t.id, {
-            trigger: 'schedule',
-            user: issue === undefined ? undefined : byIssue.get(issue)
-        });
-    }
-    return starters;
-}
-/** The ledger, when the run keeps one (a cap, or spend-ledger); a LedgerError ends the run. */
-async function openSpend(run, tasks) {
-    const branch = run.config.spend.ledger;
-    if (!branch)
-        return undefined;
-    const ledger = await LedgerBranch.open({
-        remoteUrl: await run.prepare.remoteUrl(),
-        token: run.config.githubToken,
-        branch,
-        dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', `${run.ctx.runId ?? process.pid}-${run.config.shard}`),
-        env: run.env,
-        author: run.config.commitAuthor,
-        log: run.io.info
-    });
-    if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
-        throw new errors/* InputError */.d('spend-ledger', `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`);
-    const read = await ledger.read().catch((error) => {
-        if (error instanceof Error && error.name === 'LedgerError')
-            throw error;
-        throw new Error(`could not read ${ledgerName(branch)}, so spend caps cannot be checked: ${(0,errors/* describeError */.U)(error)}`, { cause: error });
-    });
-    run.io.info(`${ledgerName(branch)}: ${read.entries.length} entries`);
-    return { branch, entries: read.entries, starters: await startersOf(run, tasks), ledger };
-}
-/** The tasks that may start, and the others ended `deferred`, each with the cap it would cross. */
-function deferOverCaps(run, spend, tasks) {
-    const { caps, ledger } = run.config.spend;
-    if (!hasCaps(caps) || !ledger)
-        return { start: tasks, deferred: [] };
-    const cost = estimate(run.config.budgets.taskCostUsd, spend.entries);
-    const personal = (id) => {
-        const s = spend.starters.get(id);
-        return s && PERSONAL.includes(s.trigger) ? s.user : undefined;
-    };
-    const decisions = admit(tasks.map(t => ({ id: t.id, user: personal(t.id) })), caps, spentAt(spend.entries, Date.now()), cost);
-    const start = [];
-    const deferred = [];
-    for (const task of tasks) {
-        const d = decisions.get(task.id);
-        if (d?.kind !== 'defer')
-            start.push(task);
-        else
-            deferred.push({
-                ...(0,domain/* emptyOutcome */.we)(task, { status: 'deferred', error: d.reason }),
-                branch: task.branch
-            });
-    }
-    for (const o of deferred)
-        run.io.info(`[${o.id}] deferred: ${o.error ?? ''}`);
-    return { start, deferred };
-}
-const tokensOf = (o) => {
-    const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
-    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
-};
-/**
- * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
- * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
- */
-const prOf = (o) => {
-    const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined);
-    return pr ? { pr } : {};
-};
-/** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
-function entriesFor(run, spend, outcomes) {
-    const at = new Date().toISOString();
-    const job = `${run.ctx.runId ?? 'local'}-${run.config.shard}`;
-    return outcomes
-        .filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
-        .map(o => {
-        const s = spend.starters.get(o.id) ?? { trigger: 'other' };
-        return {
-            v: 1,
-            at,
-            run: job,
-            task: o.id,
-            status: o.status,
-            cost: Math.round((o.costUsd ?? 0) * 1e6) / 1e6,
-            tokens: tokensOf(o),
-            ...(o.model ? { model: o.model } : {}),
-            trigger: s.trigger,
-            ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
-            ...prOf(o)
-        };
-    });
-}
-/**
- * After the tasks: what ran appended to the ledger when this job lands the work (land: false
- * leaves it to mode: land), and the summary's spend lines. An append that fails fails the step:
- * spend left out of the ledger would lift the caps for the next runs.
- */
-async function settleSpend(run, spend, outcomes, lands) {
-    const entries = entriesFor(run, spend, outcomes);
-    let all = spend.entries;
-    let error;
-    if (lands && entries.length > 0) {
-        try {
-            all = (await spend.ledger.append(entries, `fleet-worker: ${entries.length} tasks of run ${run.ctx.runId ?? 'local'}`)).entries;
-            run.io.info(`${ledgerName(spend.branch)}: appended ${entries.length} entries`);
-        }
-        catch (e) {
-            error = new Error(`could not append to ${ledgerName(spend.branch)}: ${(0,errors/* describeError */.U)(e)}`, {
-                cause: e
-            });
-            run.io.warning(error.message);
-        }
-    }
-    else
-        all = [...all, ...entries];
-    const users = [...spend.starters.values()].flatMap(s => s.user && PERSONAL.includes(s.trigger) ? [s.user] : []);
-    const lines = spendLines(run.config.spend.caps, spentAt(all, Date.now()), Date.now(), users);
-    const where = lands
-        ? ledgerName(spend.branch)
-        : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`;
-    return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error };
-}
-
 ;// CONCATENATED MODULE: ./src/run/shards.ts
 /**
  * mode: report and mode: land — every shard's outcomes merged into one report: one summary, one
@@ -102798,7 +102800,7 @@ function spendChart(entries, days, dailyCap) {
     const top = Math.max(...perDay, dailyCap ?? 0, 0.01) * 1.1;
     const title = dailyCap === undefined
         ? 'Spend per UTC day (USD)'
-        : 'Spend per UTC day (USD) against max-daily-cost-usd';
+        : 'Spend per UTC day (USD) against budgets: daily-cost-usd';
     return [
         '```mermaid',
         'xychart-beta',
@@ -102818,7 +102820,7 @@ function spendReportMarkdown(input) {
     const span = `${days[0] ?? ''} to ${days.at(-1) ?? ''} (${days.length} UTC days)`;
     const cap = input.dailyCap === undefined
         ? ''
-        : ` The daily cap (max-daily-cost-usd) is ${usd(input.dailyCap)}.`;
+        : ` The daily cap (budgets: daily-cost-usd) is ${usd(input.dailyCap)}.`;
     return [
         `## Fleet Worker: spend, ${span}`,
         '',
@@ -102839,12 +102841,6 @@ function spendReportMarkdown(input) {
 }
 
 ;// CONCATENATED MODULE: ./src/run/spend-report.ts
-/**
- * mode: report with report-days (and `fleet-worker report`): the spend ledger over a window of
- * UTC days, with each PR's merged state read from the API, rendered into the job summary
- * (src/spend/report.ts). Runs no worker and writes nothing.
- */
-
 
 
 
@@ -102859,14 +102855,7 @@ async function prStates(run, entries) {
 async function spendReport(run) {
     const { config, ctx, io } = run;
     const branch = config.spend.ledgerBranch;
-    const ledger = await LedgerBranch.open({
-        remoteUrl: await run.prepare.remoteUrl(),
-        token: config.githubToken,
-        branch,
-        dir: external_node_path_default().join(ctx.runnerTemp, 'fleet-ledger', `report-${ctx.runId ?? process.pid}`),
-        env: run.env,
-        author: config.commitAuthor
-    });
+    const ledger = await openLedger(run, branch, `report-${ctx.runId ?? process.pid}`);
     const read = await ledger.read();
     const days = windowDays(config.spend.reportDays ?? 7, Date.now());
     const entries = inWindow(read.entries, days);

@@ -170,7 +170,7 @@ const within = (child: string, parent: string) => child === parent || child.star
  */
 function viewMount(view: ContainerView, runtime: ContainerRuntime): string[] {
   if (runtime !== 'podman')
-    fail(`A copy-on-write view needs podman's overlay volumes; container-runtime is '${runtime}'.`)
+    fail(`A copy-on-write view needs podman's overlay volumes; container: runtime is '${runtime}'.`)
   const [lower, upper, work] = [
     viewPath('lower dir', view.lower),
     viewPath('upper dir', view.upper),

@@ -53,6 +53,6 @@ export function checkPrices(
   if (unpriced.length > 0)
     throw new InputError(
       'prices',
-      `a cost budget prices every request at its model, and ${unpriced.map(m => `'${m}'`).join(', ')} has no price: add it to prices (e.g. '${unpriced[0] ?? ''}: {input: 3, output: 15}'), or set price-input and price-output for every model`
+      `a cost budget prices every request at its model, and ${unpriced.map(m => `'${m}'`).join(', ')} has no price: add it to prices (e.g. '${unpriced[0] ?? ''}: {input: 3, output: 15}'), or give prices a default entry for every model (default: {input: 3, output: 15})`
     )
 }

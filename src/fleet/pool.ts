@@ -66,7 +66,7 @@ function gateFor(opts: PoolOptions): Gate {
     stopped: () => {
       if (cancel.aborted) return `${String(cancel.reason)} before this task started`
       if (now() >= opts.deadline())
-        return 'the run reached its deadline (deadline-minutes) before this task started'
+        return 'the run reached its deadline (timeouts: deadline) before this task started'
       const stop = opts.stopReason?.()
       return stop ? `${stop} before this task started` : undefined
     }

@@ -120,14 +120,22 @@ export async function timedPr(
   }
 }
 
-async function refreshBranch(ctx: RefreshContext, pr: FleetPr): Promise<Outcome> {
+/** The PR's head and its base's tip on the remote, or a failed outcome naming the one that is gone. */
+export async function remoteTips(
+  ctx: RefreshContext,
+  pr: FleetPr
+): Promise<{ head: string; baseSha: string } | { gone: Outcome }> {
   const head = await ctx.repo.remoteSha(pr.branch)
   const baseSha = await ctx.repo.remoteSha(ctx.base)
-  if (!head || !baseSha)
-    return outcomeOf(pr, {
-      status: 'failed',
-      error: `${head ? ctx.base : pr.branch} is not on the remote`
-    })
+  if (head && baseSha) return { head, baseSha }
+  const error = `${head ? ctx.base : pr.branch} is not on the remote`
+  return { gone: outcomeOf(pr, { status: 'failed', error }) }
+}
+
+async function refreshBranch(ctx: RefreshContext, pr: FleetPr): Promise<Outcome> {
+  const tips = await remoteTips(ctx, pr)
+  if ('gone' in tips) return tips.gone
+  const { head, baseSha } = tips
   await using tree = await ctx.repo.worktree(
     `${pr.id}.refresh`,
     pr.branch,
@@ -258,7 +266,7 @@ async function landRefresh(
     ...(ok
       ? {}
       : {
-          error: `verify '${verify?.command}' ${verify?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${verify?.exitCode}`} after bringing the branch up to date`
+          error: `verify '${verify?.command}' ${verify?.timedOut ? 'ran past its time limit (timeouts: verify)' : `exited with ${verify?.exitCode}`} after bringing the branch up to date`
         })
   })
 }
@@ -344,7 +352,7 @@ export async function resolveConflict(
     return cannotResolve(ctx, pr, {
       files,
       key,
-      reason: `it has had its ${ctx.config.maxFixUps} worker turns (max-fix-ups)`
+      reason: `it has had its ${ctx.config.maxFixUps} worker turns (follow-ups: max-fix-ups)`
     })
   }
   const turn = await mergeTurn(ctx, pr, { tree, files, ...at })

@@ -131,7 +131,7 @@ export interface SetupRun {
 
 /** Why a setup that ran failed, or undefined when it passed. */
 function setupFailure(command: string, result: VerifyResult): string | undefined {
-  if (result.timedOut) return `setup '${command}' ran past setup-timeout-minutes`
+  if (result.timedOut) return `setup '${command}' ran past its time limit (timeouts: setup)`
   if (result.signal) return `setup '${command}' was killed by ${result.signal}`
   if (result.exitCode !== 0) return `setup '${command}' exited with ${result.exitCode}`
   return undefined

@@ -330,7 +330,7 @@ function landing(outcome: Outcome, verify: VerifyResult | undefined, durationMs:
   if (verify && !verified) {
     const fixUp = outcome.verifyBeforeFixUp ? ' after one fix-up turn' : ''
     const failed = verify.timedOut
-      ? `verify '${verify.command}' ran past verify-timeout-minutes${fixUp}`
+      ? `verify '${verify.command}' ran past its time limit (timeouts: verify)${fixUp}`
       : verify.signal
         ? `verify '${verify.command}' was killed by ${verify.signal}${fixUp}`
         : `verify '${verify.command}' exited with ${verify.exitCode}${fixUp}`

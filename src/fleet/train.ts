@@ -15,6 +15,7 @@ import {
   outcomeOf,
   passed,
   type RefreshContext,
+  remoteTips,
   resolveConflict,
   timedPr,
   verifyAgain
@@ -49,13 +50,9 @@ export async function ridePr(ctx: TrainContext, pr: FleetPr): Promise<Outcome> {
 async function ride(ctx: TrainContext, pr: FleetPr): Promise<Outcome> {
   // The base as it is now: the train's previous merge moved it.
   await ctx.repo.refetch([ctx.base, pr.branch])
-  const head = await ctx.repo.remoteSha(pr.branch)
-  const baseSha = await ctx.repo.remoteSha(ctx.base)
-  if (!head || !baseSha)
-    return outcomeOf(pr, {
-      status: 'failed',
-      error: `${head ? ctx.base : pr.branch} is not on the remote`
-    })
+  const tips = await remoteTips(ctx, pr)
+  if ('gone' in tips) return tips.gone
+  const { head, baseSha } = tips
   if (head !== pr.headSha)
     return outcomeOf(pr, {
       status: 'waiting',
@@ -143,7 +140,7 @@ async function blocked(
   at: { verify?: VerifyResult; baseSha: string; head: string }
 ): Promise<Outcome> {
   const v = at.verify
-  const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past verify-timeout-minutes' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${short(at.baseSha)}`
+  const reason = `verify '${v?.command}' ${v?.timedOut ? 'ran past its time limit (timeouts: verify)' : `exited with ${v?.exitCode}`} on #${pr.number} brought up to date with ${ctx.base} at ${short(at.baseSha)}`
   const github = ctx.github
   await github.sayOnPr(pr.number, {
     marker: TRAIN_MARKER,

@@ -36,16 +36,16 @@ type Check = {
 
 function checks(budgets: Budgets, priced: boolean): Check[] {
   return [
-    { input: 'max-task-tokens', scope: 'task', limit: budgets.taskTokens, kind: 'token' },
-    { input: 'max-run-tokens', scope: 'run', limit: budgets.runTokens, kind: 'token' },
+    { input: 'budgets: task-tokens', scope: 'task', limit: budgets.taskTokens, kind: 'token' },
+    { input: 'budgets: run-tokens', scope: 'run', limit: budgets.runTokens, kind: 'token' },
     {
-      input: 'max-task-cost-usd',
+      input: 'budgets: task-cost-usd',
       scope: 'task',
       limit: priced ? budgets.taskCostUsd : undefined,
       kind: 'cost'
     },
     {
-      input: 'max-run-cost-usd',
+      input: 'budgets: run-cost-usd',
       scope: 'run',
       limit: priced ? budgets.runCostUsd : undefined,
       kind: 'cost'

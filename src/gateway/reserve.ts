@@ -60,8 +60,8 @@ function rooms(budgets: Budgets, ask: Ask, standing: Standing): Room[] {
       left: `${fmt(Math.max(0, left))} of ${fmt(limit)} tokens`
     })
   }
-  token('max-task-tokens', 'task', budgets.taskTokens)
-  token('max-run-tokens', 'run', budgets.runTokens)
+  token('budgets: task-tokens', 'task', budgets.taskTokens)
+  token('budgets: run-tokens', 'run', budgets.runTokens)
   const cost = (input: string, scope: 'task' | 'run', limit: number | undefined) => {
     if (limit === undefined || !ask.price) return
     const p = fullPrice(ask.price)
@@ -70,8 +70,8 @@ function rooms(budgets: Budgets, ask: Ask, standing: Standing): Room[] {
     const output = p.output > 0 ? Math.floor(((left - fixed) * 1_000_000) / p.output) : Infinity
     out.push({ input, scope, output, left: `${dollars(Math.max(0, left))} of ${dollars(limit)}` })
   }
-  cost('max-task-cost-usd', 'task', budgets.taskCostUsd)
-  cost('max-run-cost-usd', 'run', budgets.runCostUsd)
+  cost('budgets: task-cost-usd', 'task', budgets.taskCostUsd)
+  cost('budgets: run-cost-usd', 'run', budgets.runCostUsd)
   return out
 }
 

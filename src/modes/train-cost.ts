@@ -4,13 +4,12 @@
  * Without a ledger, or when it cannot be read, the cost is unknown and the summary says why; a
  * ledger that cannot be read never stops a train that has already merged.
  */
-import path from 'node:path'
 import type { Outcome } from '../domain.js'
 import { describeError } from '../errors.js'
 import type { FleetPr } from '../github/fleet-prs.js'
 import type { RefreshAction } from '../run/refreshing.js'
+import { openLedger } from '../run/spend.js'
 import type { LandedCostSource } from '../report/train.js'
-import { LedgerBranch } from '../spend/branch.js'
 import { ledgerName } from '../spend/entry.js'
 import { costOfPr } from '../spend/pr-cost.js'
 
@@ -25,18 +24,8 @@ export async function withLandedCosts(
     return { outcomes, source: { kind: 'ledger', name: ledgerName(branch) } }
   let entries
   try {
-    const ledger = await LedgerBranch.open({
-      remoteUrl: await run.prepare.remoteUrl(),
-      token: run.config.githubToken,
-      branch,
-      dir: path.join(
-        run.ctx.runnerTemp,
-        'fleet-ledger',
-        `train-${run.ctx.runId ?? process.pid}-${run.config.shard}`
-      ),
-      env: run.env,
-      author: run.config.commitAuthor
-    })
+    const name = `train-${run.ctx.runId ?? process.pid}-${run.config.shard}`
+    const ledger = await openLedger(run, branch, name)
     entries = (await ledger.read()).entries
   } catch (error) {
     const reason = `${ledgerName(branch)} could not be read: ${describeError(error)}`

@@ -59,7 +59,10 @@ export function answerSummary(answer: PrAnswer, o: Outcome): string {
   if (answer.threads.length)
     lines.push(`Each of the ${answer.threads.length} inline threads has a reply.`, '')
   if (answer.turn)
-    lines.push(`Fix-up turn ${answer.turn.n} of at most ${answer.turn.max} (max-fix-ups).`, '')
+    lines.push(
+      `Fix-up turn ${answer.turn.n} of at most ${answer.turn.max} (follow-ups: max-fix-ups).`,
+      ''
+    )
   if (o.finalMessage)
     lines.push("### Worker's final message", '', codeBlock(o.finalMessage.slice(0, 6000)), '')
   lines.push(
@@ -73,7 +76,7 @@ export function answerSummary(answer: PrAnswer, o: Outcome): string {
 /** Said once, when a failed run arrives and the PR has had its max-fix-ups turns. */
 export function fixUpsStopped(max: number, run: string, phrase: string): string {
   return [
-    `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (max-fix-ups: ${max}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${inlineCode(phrase)} still asks for more work.`,
+    `Fleet Worker stopped fixing failing checks on this pull request: it has had ${max} fix-up turns (follow-ups: {max-fix-ups: ${max}}) and "${run.replace(/[^\w .:/()-]/g, '')}" still fails. A person should look; a comment or review starting with ${inlineCode(phrase)} still asks for more work.`,
     '',
     FIX_UPS_STOPPED
   ].join('\n')

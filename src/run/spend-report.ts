@@ -3,13 +3,12 @@
  * UTC days, with each PR's merged state read from the API, rendered into the job summary
  * (src/spend/report.ts). Runs no worker and writes nothing.
  */
-import path from 'node:path'
 import type { Outcome } from '../domain.js'
-import { LedgerBranch } from '../spend/branch.js'
 import { type Entry, ledgerName } from '../spend/entry.js'
 import { inWindow, type PrState, spendReportMarkdown, windowDays } from '../spend/report.js'
 import { outputs } from '../report/results.js'
 import type { Run } from './run.js'
+import { openLedger } from './spend.js'
 
 /** Each PR the entries name, merged or not, as the API says now. */
 async function prStates(run: Run, entries: readonly Entry[]): Promise<Map<number, PrState>> {
@@ -21,14 +20,7 @@ async function prStates(run: Run, entries: readonly Entry[]): Promise<Map<number
 export async function spendReport(run: Run): Promise<Outcome[]> {
   const { config, ctx, io } = run
   const branch = config.spend.ledgerBranch
-  const ledger = await LedgerBranch.open({
-    remoteUrl: await run.prepare.remoteUrl(),
-    token: config.githubToken,
-    branch,
-    dir: path.join(ctx.runnerTemp, 'fleet-ledger', `report-${ctx.runId ?? process.pid}`),
-    env: run.env,
-    author: config.commitAuthor
-  })
+  const ledger = await openLedger(run, branch, `report-${ctx.runId ?? process.pid}`)
   const read = await ledger.read()
   const days = windowDays(config.spend.reportDays ?? 7, Date.now())
   const entries = inWindow(read.entries, days)

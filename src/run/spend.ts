@@ -68,6 +68,28 @@ async function scheduled(run: Run, tasks: readonly Task[]): Promise<Map<string, 
   return starters
 }
 
+/** What opening the ledger needs of a run: a fleet run, a train or a report. */
+type LedgerRun = Pick<Run, 'config' | 'ctx' | 'io' | 'env'> & {
+  prepare: Pick<Run['prepare'], 'remoteUrl'>
+}
+
+/** The ledger branch, in a bare repository of its own under the runner's temp (`name` keeps runs apart). */
+export async function openLedger(
+  run: LedgerRun,
+  branch: string,
+  name: string
+): Promise<LedgerBranch> {
+  return LedgerBranch.open({
+    remoteUrl: await run.prepare.remoteUrl(),
+    token: run.config.githubToken,
+    branch,
+    dir: path.join(run.ctx.runnerTemp, 'fleet-ledger', name),
+    env: run.env,
+    author: run.config.commitAuthor,
+    log: run.io.info
+  })
+}
+
 /** The ledger of this run, read once before its tasks start. */
 export interface RunSpend {
   branch: string
@@ -80,19 +102,11 @@ export interface RunSpend {
 export async function openSpend(run: Run, tasks: readonly Task[]): Promise<RunSpend | undefined> {
   const branch = run.config.spend.ledger
   if (!branch) return undefined
-  const ledger = await LedgerBranch.open({
-    remoteUrl: await run.prepare.remoteUrl(),
-    token: run.config.githubToken,
+  const ledger = await openLedger(
+    run,
     branch,
-    dir: path.join(
-      run.ctx.runnerTemp,
-      'fleet-ledger',
-      `${run.ctx.runId ?? process.pid}-${run.config.shard}`
-    ),
-    env: run.env,
-    author: run.config.commitAuthor,
-    log: run.io.info
-  })
+    `${run.ctx.runId ?? process.pid}-${run.config.shard}`
+  )
   if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
     throw new InputError(
       'spend-ledger',

@@ -12,9 +12,15 @@ export interface Caps {
 }
 
 export const CAP_INPUTS = {
-  daily: 'max-daily-cost-usd',
-  monthly: 'max-monthly-cost-usd',
-  userDaily: 'max-user-daily-cost-usd'
+  daily: 'budgets: daily-cost-usd',
+  monthly: 'budgets: monthly-cost-usd',
+  userDaily: 'budgets: user-daily-cost-usd'
+} as const
+
+const CAP_WORDS = {
+  daily: 'The daily cap',
+  monthly: 'The monthly cap',
+  userDaily: "The person's daily cap"
 } as const
 
 export const hasCaps = (caps: Caps) =>
@@ -54,7 +60,7 @@ export function estimate(
   taskCap: number | undefined,
   entries: readonly Entry[]
 ): { cost: number; basis: string } {
-  if (taskCap !== undefined) return { cost: taskCap, basis: 'its max-task-cost-usd' }
+  if (taskCap !== undefined) return { cost: taskCap, basis: 'budgets: task-cost-usd' }
   const recent = entries
     .filter(e => e.tokens > 0)
     .slice(-RECENT)
@@ -99,7 +105,7 @@ export function decide(
     return {
       kind: 'defer',
       input,
-      reason: `${input} is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
+      reason: `${CAP_WORDS[c.key]} (${input}) is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
     }
   }
   return { kind: 'start' }

@@ -119,7 +119,7 @@ export function spendChart(
   const title =
     dailyCap === undefined
       ? 'Spend per UTC day (USD)'
-      : 'Spend per UTC day (USD) against max-daily-cost-usd'
+      : 'Spend per UTC day (USD) against budgets: daily-cost-usd'
   return [
     '```mermaid',
     'xychart-beta',
@@ -141,7 +141,7 @@ export function spendReportMarkdown(input: SpendReportInput): string {
   const cap =
     input.dailyCap === undefined
       ? ''
-      : ` The daily cap (max-daily-cost-usd) is ${usd(input.dailyCap)}.`
+      : ` The daily cap (budgets: daily-cost-usd) is ${usd(input.dailyCap)}.`
   return [
     `## Fleet Worker: spend, ${span}`,
     '',

@@ -50,7 +50,7 @@ export interface WorkerContext {
 }
 
 /** The sentence for work the run's deadline kept from starting. */
-export const DEADLINE_REACHED = 'the run reached its deadline (deadline-minutes)'
+export const DEADLINE_REACHED = 'the run reached its deadline (timeouts: deadline)'
 
 /**
  * Whether the run's deadline has passed `inMs` from now, as the sentence saying so; undefined when

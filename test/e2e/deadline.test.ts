@@ -1,4 +1,4 @@
-// The run's deadline (deadline-minutes) once a task has started, through dist/ and the real CLI:
+// The run's deadline (timeouts: deadline) once a task has started, through dist/ and the real CLI:
 // no worker starts after it (not after a setup that ran past it, not as a fix-up turn, not as a
 // retry); what is already running (setup, a worker, verify) runs on to its own bound, and the work
 // is kept. How each test knows the deadline has passed: the run started before its task did, so a
@@ -68,10 +68,10 @@ describe('the run deadline, once a task has started', () => {
     const fix = out.get('late-fix')
     expect(fix?.status, run.stdout).toBe('verify-failed')
     expect(fix?.error).toBe(
-      "verify 'npm test' exited with 5; no fix-up turn: the run reached its deadline (deadline-minutes)"
+      "verify 'npm test' exited with 5; no fix-up turn: the run reached its deadline (timeouts: deadline)"
     )
     expect(run.stdout).toContain(
-      '[late-fix] verify failed; no fix-up turn: the run reached its deadline (deadline-minutes)'
+      '[late-fix] verify failed; no fix-up turn: the run reached its deadline (timeouts: deadline)'
     )
     // One worker's two answers, no fix-up worker's; its work is on its branch, in a PR.
     expect(stack.model.requestsFor('late-fix')).toHaveLength(2)
@@ -113,7 +113,7 @@ describe('the run deadline, once a task has started', () => {
     const r = byId(run).get('late-setup')
     expect(r?.status, run.stdout).toBe('not-started')
     expect(r?.error).toBe(
-      `the run reached its deadline (deadline-minutes) during setup 'sleep ${PAST_DEADLINE_MS / 1000}; echo setup-finished'; no worker ran`
+      `the run reached its deadline (timeouts: deadline) during setup 'sleep ${PAST_DEADLINE_MS / 1000}; echo setup-finished'; no worker ran`
     )
     expect(r?.attempts).toBe(0)
     expect(stack.model.requestsFor('late-setup')).toEqual([])

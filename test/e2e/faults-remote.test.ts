@@ -184,7 +184,7 @@ describe('the job cancelled', () => {
         inputs: {
           tasks: JSON.stringify(tasks),
           'max-parallel': '3',
-          'retry-delay-seconds': '60'
+          retries: 'delay-seconds: 60'
         }
       })
       await waitFor('every worker busy', () => {

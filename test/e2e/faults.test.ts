@@ -102,8 +102,7 @@ describe('a 429 storm on every worker at once', () => {
       inputs: {
         tasks: JSON.stringify(tasks),
         'max-parallel': '3',
-        'max-attempts': '3',
-        'retry-delay-seconds': '2'
+        retries: '{max-attempts: 3, delay-seconds: 2}'
       }
     })
     expect(run.exitCode, run.stdout).not.toBe(0)

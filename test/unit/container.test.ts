@@ -283,7 +283,7 @@ describe('containerCommand with a copy-on-write view of the shared checkout', ()
 
   it('is refused on docker, which has no overlay volumes', () => {
     expect(() => viewed({ runtime: 'docker' })).toThrow(
-      "A copy-on-write view needs podman's overlay volumes; container-runtime is 'docker'."
+      "A copy-on-write view needs podman's overlay volumes; container: runtime is 'docker'."
     )
     expect(() => containerCommand(spec({ view }))).toThrow(ContainerSpecError)
   })

@@ -53,7 +53,7 @@ describe('spend caps: which tasks start and which are deferred', () => {
       ['c', 'deferred', 'fleet/c']
     ])
     expect(got.deferred[0]?.error).toMatch(
-      /^max-daily-cost-usd is \$10\.00 and \$9\.00 is spent today \(UTC\); this task may cost \$2\.00 \(its max-task-cost-usd\)/
+      /^The daily cap \(budgets: daily-cost-usd\) is \$10\.00 and \$9\.00 is spent today \(UTC\); this task may cost \$2\.00 \(budgets: task-cost-usd\)/
     )
   })
 
@@ -68,7 +68,9 @@ describe('spend caps: which tasks start and which are deferred', () => {
     const entries = [spent(3, 'alice')]
     const got = deferOverCaps(runWith({ userDaily: 4 }, 2), ledger(entries, starters), tasks)
     expect(got.start.map(t => t.id)).toEqual(['bob', 'sched'])
-    expect(got.deferred[0]?.error).toMatch(/^max-user-daily-cost-usd is \$4\.00 .* alice started/)
+    expect(got.deferred[0]?.error).toMatch(
+      /^The person's daily cap \(budgets: user-daily-cost-usd\) is \$4\.00 .* alice started/
+    )
   })
 
   it('without max-task-cost-usd, a task costs the median of recent tasks that spent', () => {

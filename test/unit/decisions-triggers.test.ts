@@ -163,7 +163,7 @@ describe('a red run on a fleet PR: a fix-up turn, or not', () => {
     const plan = await planRequest(red('c0ffee'), { config, ctx, github: gh, log() {} })
     expect(plan.tasks).toEqual([])
     expect(plan.ignore).toBe(
-      `#12 has had its ${config.maxFixUps} fix-up turns (max-fix-ups); said so on it`
+      `#12 has had its ${config.maxFixUps} fix-up turns (follow-ups: max-fix-ups); said so on it`
     )
     expect(stopped).toEqual([12])
   })

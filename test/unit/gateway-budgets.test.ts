@@ -11,12 +11,12 @@ describe('budgets', () => {
     const budgets = { taskTokens: 1000, runTokens: 5000 }
     expect(breach(budgets, false, { task: tokens(999), run: tokens(999) })).toBeUndefined()
     expect(breach(budgets, false, { task: tokens(1213), run: tokens(1213) })).toEqual({
-      input: 'max-task-tokens',
+      input: 'budgets: task-tokens',
       scope: 'task',
-      message: 'token budget spent: 1,213 of 1,000 tokens (max-task-tokens)'
+      message: 'token budget spent: 1,213 of 1,000 tokens (budgets: task-tokens)'
     })
     expect(breach(budgets, false, { task: tokens(1), run: tokens(5000) })?.message).toBe(
-      'token budget spent: 5,000 of 5,000 tokens (max-run-tokens)'
+      'token budget spent: 5,000 of 5,000 tokens (budgets: run-tokens)'
     )
   })
 
@@ -29,13 +29,13 @@ describe('budgets', () => {
     )
     expect(
       breach({ runCostUsd: 0.0019 }, true, { task: dollars(0), run: dollars(0.0019) })?.message
-    ).toBe('cost budget spent: $0.0019 of $0.0019 (max-run-cost-usd)')
+    ).toBe('cost budget spent: $0.0019 of $0.0019 (budgets: run-cost-usd)')
     const run = { tokens: 1005, cost: 0.0019 }
     expect(
       budgetLines({ taskTokens: 1000, runCostUsd: 0.01 }, true, run, [tokens(1000), tokens(5)])
     ).toEqual([
-      'max-task-tokens: 1,000 of 1,000 tokens (the most any task spent)',
-      'max-run-cost-usd: $0.0019 of $0.0100'
+      'budgets: task-tokens: 1,000 of 1,000 tokens (the most any task spent)',
+      'budgets: run-cost-usd: $0.0019 of $0.0100'
     ])
   })
 

@@ -153,10 +153,10 @@ describe('the model gateway server', () => {
     expect(await refused.json()).toMatchObject({
       error: {
         message:
-          'token budget too low for this request: it may use 32 tokens (its input at most 31 tokens), and 30 of 60 tokens are left (max-task-tokens)'
+          'token budget too low for this request: it may use 32 tokens (its input at most 31 tokens), and 30 of 60 tokens are left (budgets: task-tokens)'
       }
     })
-    expect(pass.stoppedBy?.input).toBe('max-task-tokens')
+    expect(pass.stoppedBy?.input).toBe('budgets: task-tokens')
     expect(up.seen).toHaveLength(3)
     expect(gateway.runBudgetSpent()).toBeUndefined()
   })
@@ -204,7 +204,7 @@ describe('the model gateway server', () => {
     )
     expect(billed).toBeLessThanOrEqual(500)
     expect(gateway.taskSpend('t6').tokens).toBe(billed)
-    expect(pass.stoppedBy?.input).toBe('max-task-tokens')
+    expect(pass.stoppedBy?.input).toBe('budgets: task-tokens')
   })
 
   it('refuses a model the run did not configure before any upstream request', async () => {

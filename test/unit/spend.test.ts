@@ -55,7 +55,7 @@ describe('what a task may cost', () => {
   it('is its max-task-cost-usd when given', () => {
     expect(estimate(0.25, [entry({ cost: 9 })])).toEqual({
       cost: 0.25,
-      basis: 'its max-task-cost-usd'
+      basis: 'budgets: task-cost-usd'
     })
   })
 
@@ -71,7 +71,7 @@ describe('what a task may cost', () => {
 })
 
 describe('the caps', () => {
-  const cost = { cost: 0.1, basis: 'its max-task-cost-usd' }
+  const cost = { cost: 0.1, basis: 'budgets: task-cost-usd' }
   const entries = [
     entry({ cost: 0.3 }),
     entry({ cost: 0.15, at: '2026-12-01T23:59:59.000Z' }),
@@ -90,16 +90,16 @@ describe('the caps', () => {
     const d = decide({ daily: 0.4 }, { day: 0.35, month: 0.5 }, cost)
     expect(d).toEqual({
       kind: 'defer',
-      input: 'max-daily-cost-usd',
+      input: 'budgets: daily-cost-usd',
       reason:
-        'max-daily-cost-usd is $0.4000 and $0.3500 is spent today (UTC); this task may cost $0.1000 (its max-task-cost-usd), so it was deferred, not started, and stays queued for a later run'
+        'The daily cap (budgets: daily-cost-usd) is $0.4000 and $0.3500 is spent today (UTC); this task may cost $0.1000 (budgets: task-cost-usd), so it was deferred, not started, and stays queued for a later run'
     })
     expect(decide({ daily: 0.45 }, { day: 0.35, month: 0.5 }, cost).kind).toBe('start')
   })
 
   it('defer on the monthly cap, and on a cap already reached even by a task costing nothing', () => {
     expect(decide({ monthly: 0.55 }, { day: 0.35, month: 0.5 }, cost)).toMatchObject({
-      input: 'max-monthly-cost-usd'
+      input: 'budgets: monthly-cost-usd'
     })
     const free = { cost: 0, basis: 'no recent task to go by' }
     expect(decide({ daily: 0.35 }, { day: 0.35, month: 0.5 }, free).kind).toBe('defer')
@@ -108,7 +108,7 @@ describe('the caps', () => {
   it('hold the per-user cap for the person only', () => {
     const caps = { userDaily: 0.12 }
     expect(decide(caps, { day: 1, month: 1, user: 0.05 }, cost, 'maria')).toMatchObject({
-      input: 'max-user-daily-cost-usd'
+      input: 'budgets: user-daily-cost-usd'
     })
     expect(decide(caps, { day: 1, month: 1 }, cost).kind).toBe('start')
   })
@@ -137,9 +137,9 @@ describe('the caps', () => {
       ['maria']
     )
     expect(lines).toEqual([
-      'today (2026-12-02 UTC): $0.3500 of $1.00 (max-daily-cost-usd)',
-      'this month (2026-12): $0.5000 of $20.00 (max-monthly-cost-usd)',
-      'maria today: $0.0500 of $0.5000 (max-user-daily-cost-usd)'
+      'today (2026-12-02 UTC): $0.3500 of $1.00 (budgets: daily-cost-usd)',
+      'this month (2026-12): $0.5000 of $20.00 (budgets: monthly-cost-usd)',
+      'maria today: $0.0500 of $0.5000 (budgets: user-daily-cost-usd)'
     ])
   })
 })
@@ -207,7 +207,7 @@ describe('the spend report', () => {
       [
         '```mermaid',
         'xychart-beta',
-        '  title "Spend per UTC day (USD) against max-daily-cost-usd"',
+        '  title "Spend per UTC day (USD) against budgets: daily-cost-usd"',
         '  x-axis ["11-26", "11-27", "11-28", "11-29", "11-30", "12-01", "12-02"]',
         '  y-axis "USD" 0 --> 0.55',
         '  bar [0.2, 0.4, 0, 0.1, 0, 0, 0.3]',
