@@ -85,10 +85,10 @@ describe('the run deadline, once a task has started', () => {
     expect(retry?.status, run.stdout).toBe('failed')
     expect(retry?.attempts).toBe(1)
     expect(retry?.error).toMatch(
-      /overloaded \(529\); the run reached its deadline \(deadline-minutes\) before the next attempt$/
+      /overloaded \(529\); the run reached its deadline \(timeouts: deadline\) before the next attempt$/
     )
     expect(run.stdout).toMatch(
-      /\[late-retry\] attempt 1 failed; no retry: the run reached its deadline \(deadline-minutes\) first/
+      /\[late-retry\] attempt 1 failed; no retry: the run reached its deadline \(timeouts: deadline\) first/
     )
     // Every request came from the first worker's cage (its config dir is in the system prompt):
     // no second attempt's cage (late-retry.2) reached the model.

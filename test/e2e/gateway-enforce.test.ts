@@ -75,7 +75,7 @@ describe('budgets against a burst of direct requests', () => {
     const r = byId(run).get('burst')
     expect(r?.status, run.stdout).toBe('failed')
     expect(r?.error).toMatch(
-      /^token budget (spent|too low for this request): .* \(max-task-tokens\); its partial work is on branch fleet\/burst$/
+      /^token budget (spent|too low for this request): .* \(budgets: task-tokens\); its partial work is on branch fleet\/burst$/
     )
     expect(await stack.git.readFile(`${OWNER}/${REPO}`, 'fleet/burst', 'partial.txt')).toBe(
       'half done\n'
@@ -110,7 +110,7 @@ describe('budgets against a burst of direct requests', () => {
     const r = byId(run).get('dear')
     expect(r?.status, run.stdout).toBe('failed')
     expect(r?.error).toMatch(
-      /^cost budget (spent|too low for this request): .* \(max-task-cost-usd\)/
+      /^cost budget (spent|too low for this request): .* \(budgets: task-cost-usd\)/
     )
     const mine = burns(stack).slice(before)
     expect(mine.length).toBeGreaterThanOrEqual(1)
@@ -136,7 +136,7 @@ describe('budgets against a burst of direct requests', () => {
     for (const id of ['r2', 'r3']) {
       expect(out.get(id)?.status).toBe('not-started')
       expect(out.get(id)?.error).toMatch(
-        /^token budget (spent|too low for this request): .* \(max-run-tokens\) before this task started$/
+        /^token budget (spent|too low for this request): .* \(budgets: run-tokens\) before this task started$/
       )
       expect(stack.model.requestsFor(id)).toEqual([])
     }

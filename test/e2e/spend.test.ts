@@ -165,7 +165,9 @@ describe('a daily cap held over the runs of one workflow', () => {
     expect(stack.model.requestsFor('t4')).toHaveLength(0)
     expect(Object.keys(await stack.git.branches(FULL))).not.toContain('fleet/t4')
     expect(second.summary).toMatch(
-      new RegExp(`today \\(${today()} UTC\\): \\$[\\d.]+ of \\$[\\d.]+ \\(max-daily-cost-usd\\)`)
+      new RegExp(
+        `today \\(${today()} UTC\\): \\$[\\d.]+ of \\$[\\d.]+ \\(budgets: daily-cost-usd\\)`
+      )
     )
     expect(second.summary).toMatch(/this month \(\d{4}-\d{2}\): \$[\d.]+/)
     expect((await ledgerOf(stack)).map(e => e.task)).toEqual(['t1', 't2', 't3'])
@@ -203,7 +205,7 @@ describe('a daily cap held over the runs of one workflow', () => {
     )
     expect(stack.model.requestsFor('t6')).toHaveLength(0)
     expect(monthly.summary).toMatch(
-      /this month \(\d{4}-\d{2}\): \$[\d.]+ of \$[\d.]+ \(max-monthly-cost-usd\)/
+      /this month \(\d{4}-\d{2}\): \$[\d.]+ of \$[\d.]+ \(budgets: monthly-cost-usd\)/
     )
   })
 
@@ -481,8 +483,10 @@ describe('the per-user cap on comment triggers', () => {
     // The live comment says why.
     const [live] = fleetComments(stack, two.issue)
     expect(live?.body).toContain('deferred')
-    expect(live?.body).toContain('max-user-daily-cost-usd')
-    expect(second.summary).toMatch(/maria today: \$[\d.]+ of \$[\d.]+ \(max-user-daily-cost-usd\)/)
+    expect(live?.body).toContain('budgets: user-daily-cost-usd')
+    expect(second.summary).toMatch(
+      /maria today: \$[\d.]+ of \$[\d.]+ \(budgets: user-daily-cost-usd\)/
+    )
 
     const three = commentRun('olga', 'c3', cap)
     const third = await three.run
@@ -555,7 +559,9 @@ describe('the split layout: the run job reads the ledger, the land job writes it
     expect(ledger.map(e => e.task)).toEqual(['s0', 's1'])
     expect(ledger[1]?.pr).toBe(landed.get('s1')?.['pr-number'])
     expect(ledger[1]?.cost).toBeCloseTo(cost(run, 's1'), 5)
-    expect(land.summary).toMatch(/today \(.* UTC\): \$[\d.]+ of \$[\d.]+ \(max-daily-cost-usd\)/)
+    expect(land.summary).toMatch(
+      /today \(.* UTC\): \$[\d.]+ of \$[\d.]+ \(budgets: daily-cost-usd\)/
+    )
   })
 })
 

@@ -136,7 +136,7 @@ describe('the run-wide deadline', () => {
     expect(out.get('first')?.status).toBe('pr-opened')
     for (const id of ['second', 'third']) {
       expect(out.get(id)?.status).toBe('not-started')
-      expect(out.get(id)?.error).toMatch(/deadline \(deadline-minutes\) before this task started/)
+      expect(out.get(id)?.error).toMatch(/deadline \(timeouts: deadline\) before this task started/)
       expect(out.get(id)?.attempts).toBe(0)
       expect(stack.model.requestsFor(id)).toEqual([])
     }
