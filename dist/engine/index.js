@@ -35387,29 +35387,33 @@ function serialIn(repoDir, step) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ rewriteMessages)
+/* harmony export */   D3: () => (/* binding */ commitOf),
+/* harmony export */   cJ: () => (/* binding */ FIELDS),
+/* harmony export */   fG: () => (/* binding */ rewriteMessages)
 /* harmony export */ });
+/** A commit's fields as `git log --format` prints them, NUL-separated (a message holds no NUL). */
 const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%cn', '%ce', '%cd', '%B'].join('%x00');
+/** One commit from the ten fields FIELDS prints, in order. */
+function commitOf(fields) {
+    const [sha = '', tree = '', parents = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = ''] = fields;
+    return {
+        sha,
+        tree,
+        parents: parents.split(' ').filter(Boolean),
+        author: [an, ae, ad],
+        committer: [cn, ce, cd],
+        message: fields[9] ?? ''
+    };
+}
 function parse(out) {
     return out
         .split('\x1e')
         .map(record => record.replace(/^\n/, ''))
         .filter(Boolean)
-        .map(record => {
-        const [sha = '', tree = '', parents = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', message = ''] = record.split('\0');
-        return {
-            sha,
-            tree,
-            parents: parents.split(' ').filter(Boolean),
-            author: [an, ae, ad],
-            committer: [cn, ce, cd],
-            message
-        };
-    });
+        .map(record => commitOf(record.split('\0')));
 }
-/** Replays start..head with `map` applied to each message; returns the new head (or head). */
-async function rewriteMessages(repo, start, head, map) {
-    const out = await repo.out([
+function logOf(repo, start, head) {
+    return repo.out([
         'log',
         `--format=${FIELDS}%x1e`,
         '--date=raw',
@@ -35417,7 +35421,14 @@ async function rewriteMessages(repo, start, head, map) {
         '--topo-order',
         `${start}..${head}`
     ]);
-    const commits = parse(out);
+}
+/**
+ * Replays start..head with `map` applied to each message; returns the new head (or head).
+ * `known`: those commits already read (oldest first, parents before children), e.g. by the
+ * check's own `log` (git/sealed.ts): no second read of the history.
+ */
+async function rewriteMessages(repo, start, head, map, known) {
+    const commits = known ?? parse(await logOf(repo, start, head));
     if (commits.every(c => map(c.message) === c.message))
         return head;
     const moved = new Map();
@@ -35450,11 +35461,10 @@ async function rewriteMessages(repo, start, head, map) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Tb: () => (/* binding */ readSealed),
 /* harmony export */   g_: () => (/* binding */ DEFAULT_CAPS),
-/* harmony export */   hk: () => (/* binding */ dropSealedRef),
 /* harmony export */   j9: () => (/* binding */ discardSealed),
 /* harmony export */   jY: () => (/* binding */ checkSealed)
 /* harmony export */ });
-/* unused harmony export submodulePaths */
+/* unused harmony exports submodulePaths, bundleHeads, parseHistory */
 /* harmony import */ var _lock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(94849);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(73024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
@@ -35462,6 +35472,7 @@ async function rewriteMessages(repo, start, head, map) {
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(83366);
 /**
  * The action's side of a cage's exit (docs/sandbox.md, "The exit"): a task's work arrives as a git
  * bundle file the cage wrote, never as a repository to fetch from. The file is read as bytes (no
@@ -35472,6 +35483,7 @@ async function rewriteMessages(repo, start, head, map) {
  * A merge turn's result (`merge`: the base commit merged in) has one shape alone: a single merge
  * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
+
 
 
 
@@ -35536,37 +35548,79 @@ function submodulePaths(raw) {
     }
     return [...found];
 }
-/** `refs/fleet-sealed/<branch>`: where a bundle is fetched before it is accepted. */
-const sealedRef = (branch) => `refs/fleet-sealed/${branch}`;
+/** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
+const MAX_HEADER = 1 << 20;
+/**
+ * The bundle's header, read by the action from the file itself (no git process): its refs, as
+ * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
+ * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
+ * the heads the action checks are the heads git fetches.
+ */
+async function bundleHeads(file) {
+    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW);
+    let text;
+    try {
+        const buffer = Buffer.alloc(MAX_HEADER);
+        const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER, 0);
+        const bytes = buffer.subarray(0, bytesRead);
+        const end = bytes.indexOf('\n\n');
+        if (end === -1)
+            return 'no bundle header';
+        text = bytes.subarray(0, end).toString('latin1');
+    }
+    finally {
+        await handle.close();
+    }
+    const [signature, ...lines] = text.split('\n');
+    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+        return 'no bundle signature';
+    const heads = [];
+    for (const line of lines) {
+        if (/^-[0-9a-f]{40}(?:[0-9a-f]{24})?(?: [^\r]*)?$/.test(line))
+            continue;
+        if (signature.startsWith('# v3') && /^@object-format=sha(?:1|256)$/.test(line))
+            continue;
+        const ref = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (refs\/[^\s]+)$/.exec(line);
+        if (!ref)
+            return `an unrecognised header line '${line.slice(0, 80)}'`;
+        heads.push({ sha: ref[1] ?? '', ref: ref[2] ?? '' });
+    }
+    return heads;
+}
 /** The bundle's heads: exactly one, the task's branch. */
-async function headOf(repo, file, branch) {
-    const verified = await repo.exec(['bundle', 'verify', '--quiet', file], { allowFailure: true });
-    if (verified.exitCode !== 0)
+async function headOf(file, branch) {
+    const heads = await bundleHeads(file);
+    if (typeof heads === 'string')
         return {
             kind: 'refused',
-            reason: `the sealed result is not a valid bundle of this repository (${verified.stderr.trim().split('\n').pop() ?? ''})`
+            reason: `the sealed result is not a valid bundle of this repository (${heads})`
         };
-    const heads = (await repo.out(['bundle', 'list-heads', file])).split('\n').filter(Boolean);
-    const refs = heads.map(line => line.split(' ')[1] ?? '');
+    const refs = heads.map(h => h.ref);
     const want = `refs/heads/${branch}`;
     if (refs.length !== 1 || refs[0] !== want)
         return {
             kind: 'refused',
             reason: `the sealed result holds ${refs.join(', ') || 'no ref'} instead of the task's branch ${want} alone`
         };
-    return { kind: 'accepted', head: heads[0]?.split(' ')[0] ?? '', commits: 0 };
+    return { kind: 'accepted', head: heads[0]?.sha ?? '', commits: 0 };
 }
 /**
- * Checks a bundle in the fleet's clone and, when it passes, leaves its head at
- * refs/fleet-sealed/<branch> (objects checked by fsck on the way in). Never moves the branch.
+ * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone (checked by
+ * fsck on the way in, and every object its head reaches present: git's own connectivity check)
+ * and its commits are returned for the message rewrite; no ref is written (the branch is moved by
+ * the caller). The checks, and the git processes they take (docs/performance.md):
+ * - the header, read here: exactly one ref, the task's branch;
+ * - `fetch` with `fetch.fsckObjects`: git's own `bundle verify` of the prerequisites (the fetch
+ *   runs it before the pack is read), the objects' fsck, their connectivity;
+ * - one `log` of start..head: the commits (at most the cap), their descent from the start commit,
+ *   any gitlink or `.gitmodules` change, and the messages the rewrite needs.
  */
 async function checkSealed(repo, file, want) {
     const caps = want.caps ?? DEFAULT_CAPS;
-    // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
-    const listed = await (0,_lock_js__WEBPACK_IMPORTED_MODULE_0__/* .serialIn */ .s)(repo.dir, () => headOf(repo, file, want.branch));
+    const listed = await headOf(file, want.branch);
     if (listed.kind === 'refused')
         return listed;
-    const ref = sealedRef(want.branch);
+    // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
     const fetched = await (0,_lock_js__WEBPACK_IMPORTED_MODULE_0__/* .serialIn */ .s)(repo.dir, () => repo.exec([
         '-c',
         'fetch.fsckObjects=true',
@@ -35575,13 +35629,18 @@ async function checkSealed(repo, file, want) {
         '--no-tags',
         '--no-write-fetch-head',
         file,
-        `+refs/heads/${want.branch}:${ref}`
+        `refs/heads/${want.branch}`
     ], { allowFailure: true }));
-    if (fetched.exitCode !== 0)
+    if (fetched.exitCode !== 0) {
+        const lines = fetched.stderr.trim().split('\n');
+        const said = lines.find(line => /prerequisite/i.test(line)) ?? lines.pop() ?? '';
         return {
             kind: 'refused',
-            reason: `the sealed result failed git's object checks (${fetched.stderr.trim().split('\n').pop() ?? ''})`
+            reason: /prerequisite|not a (?:v\d )?bundle|bundle header/i.test(fetched.stderr)
+                ? `the sealed result is not a valid bundle of this repository (${said})`
+                : `the sealed result failed git's object checks (${said})`
         };
+    }
     if (want.merge)
         return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head);
     return historyOf(repo, want.start, listed.head, caps);
@@ -35616,43 +35675,71 @@ async function mergeOf(repo, want, head) {
         };
     return { kind: 'accepted', head, commits: 1 };
 }
-/** The sealed commits: descending from the start commit, within the cap, adding no submodule. */
+/**
+ * start..head as one `log -z --raw -m` (at most the cap plus one commit): each commit's FIELDS
+ * (git/messages.ts), then its raw diff against each parent, as `:<modes> <shas> <status>` and its
+ * path (two for a rename or copy). A message holds no NUL, so no message can pose as a diff line.
+ */
+function parseHistory(out) {
+    const tokens = out.split('\0');
+    const seen = new Map();
+    const raw = [];
+    let i = 0;
+    while (i + 10 <= tokens.length && /^[0-9a-f]{40,64}$/.test(tokens[i] ?? '')) {
+        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
+        if (!seen.has(commit.sha))
+            seen.set(commit.sha, commit);
+        i += 10;
+        for (;;) {
+            const status = (tokens[i] ?? '').replace(/^\n/, '');
+            if (!status.startsWith(':'))
+                break;
+            const paths = /[RC]\d*$/.test(status) ? 2 : 1;
+            raw.push(`${status}\t${tokens.slice(i + 1, i + 1 + paths).join('\t')}`);
+            i += 1 + paths;
+        }
+    }
+    return { commits: [...seen.values()], raw: raw.join('\n') };
+}
+/**
+ * The sealed commits, from one `log`: within the cap, descending from the start commit (the head
+ * is the start, or some commit of start..head has the start as a parent: the path from the head
+ * down to the start passes through such a commit, and such a commit makes the start an ancestor),
+ * adding no submodule. Their messages come back for the rewrite, oldest first.
+ */
 async function historyOf(repo, start, head, caps) {
-    const descends = await repo.exec(['merge-base', '--is-ancestor', start, head], {
-        allowFailure: true
-    });
-    if (descends.exitCode !== 0)
-        return {
-            kind: 'refused',
-            reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
-        };
-    const commits = Number(await repo.out(['rev-list', '--count', `${start}..${head}`]));
-    if (commits > caps.maxCommits)
-        return {
-            kind: 'refused',
-            reason: `the task added ${commits} commits, over the cap of ${caps.maxCommits}`
-        };
-    const raw = await repo.out([
+    const out = await repo.exec([
         'log',
+        '-z',
         '--raw',
         // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
         '--ignore-submodules=none',
         '--no-abbrev',
         '-m',
-        '--format=',
+        '--topo-order',
+        '--date=raw',
+        `--max-count=${caps.maxCommits + 1}`,
+        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .FIELDS */ .cJ}`,
         `${start}..${head}`
     ]);
+    const { commits, raw } = parseHistory(out.stdout);
+    if (commits.length > caps.maxCommits)
+        return {
+            kind: 'refused',
+            reason: `the task added at least ${commits.length} commits, over the cap of ${caps.maxCommits}`
+        };
+    if (head !== start && !commits.some(c => c.parents.includes(start)))
+        return {
+            kind: 'refused',
+            reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
+        };
     const submodules = submodulePaths(raw);
     if (submodules.length > 0)
         return {
             kind: 'refused',
             reason: `the work adds a submodule (a gitlink or a .gitmodules change: ${submodules.join(', ')}), which the fleet does not push`
         };
-    return { kind: 'accepted', head, commits };
-}
-/** Drops the private ref checkSealed left. */
-async function dropSealedRef(repo, branch) {
-    await repo.exec(['update-ref', '-d', sealedRef(branch)], { allowFailure: true });
+    return { kind: 'accepted', head, commits: commits.length, history: commits.reverse() };
 }
 /** Removes a copied bundle once its commits are on the branch. */
 async function discardSealed(file) {
@@ -37342,11 +37429,23 @@ const SEAL_SCRIPT = [
     'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
     'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+    // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
+    // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
+    "nl='\n'",
+    'if r=$(g rev-parse --git-path index.lock "HEAD^{commit}" "HEAD^{tree}" --symbolic-full-name HEAD 2>/dev/null); then',
+    '  IFS=$nl; set -f; set -- $r; IFS=" "; lock=$1 head=$2 tree=$3 on=$4',
+    'else',
+    // No HEAD to read (an orphan, a broken ref): the work starts again from the start commit.
+    '  lock=$(g rev-parse --git-path index.lock) || exit 3',
+    '  head=$start tree= on=',
+    'fi',
     // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
-    'lock=$(g rev-parse --git-path index.lock) && rm -f "$lock"',
-    // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
-    'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
-    'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+    'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+    // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
+    // there, and HEAD to the branch (nothing to do when the worker stayed on it).
+    'if [ "$on" != "refs/heads/$b" ]; then',
+    '  g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+    'fi',
     // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
     // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
     'g add --all || exit 6',
@@ -37356,10 +37455,12 @@ const SEAL_SCRIPT = [
     '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
     '  exit 0',
     'fi',
-    'if [ "$t" != "$(g rev-parse "$head^{tree}")" ]; then',
-    '  c=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+    'tip=$head',
+    '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
+    'if [ "$t" != "$tree" ]; then',
+    '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
     'fi',
-    '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
+    '[ "$tip" = "$start" ] && exit 0',
     'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n');
 /**
@@ -37449,7 +37550,7 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .f)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd, checked.history);
         await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]);
         // The worktree's index follows the branch (no work tree involved): the next cage starts there.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
@@ -37458,7 +37559,7 @@ async function acceptSeal(t, seal, ran) {
         await t.repo.exec(['read-tree', '--reset', '-i', head], {
             env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
         });
-        await Promise.all([(0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .dropSealedRef */ .hk)(t.repo, t.branch), (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file)]);
+        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
     }
     finally {
         await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });
@@ -102299,9 +102400,8 @@ async function landOne(ctx, opts, o) {
     const checked = await (0,git_sealed/* checkSealed */.jY)(ctx.repo.git, copy, { branch: task.branch, start: s.start });
     if (checked.kind === 'refused')
         return refused(o, checked.reason, copy);
-    const head = await (0,messages/* rewriteMessages */.f)(ctx.repo.git, s.start, checked.head, inert_text/* inertCommitMessage */.vd);
+    const head = await (0,messages/* rewriteMessages */.fG)(ctx.repo.git, s.start, checked.head, inert_text/* inertCommitMessage */.vd, checked.history);
     await ctx.repo.git.exec(['update-ref', `refs/heads/${task.branch}`, head]);
-    await (0,git_sealed/* dropSealedRef */.hk)(ctx.repo.git, task.branch);
     opts.log(`[${o.id}] handed-over work checked (${checked.commits} commits): landing`);
     const verified = !o.verify || (o.verify.exitCode === 0 && !o.verify.timedOut);
     const draft = {

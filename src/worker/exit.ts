@@ -16,7 +16,6 @@ import {
   checkSealed,
   DEFAULT_CAPS,
   discardSealed,
-  dropSealedRef,
   readSealed,
   type SealCaps
 } from '../git/sealed.js'
@@ -46,11 +45,23 @@ export const SEAL_SCRIPT = [
   'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
   'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+  // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
+  // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
+  "nl='\n'",
+  'if r=$(g rev-parse --git-path index.lock "HEAD^{commit}" "HEAD^{tree}" --symbolic-full-name HEAD 2>/dev/null); then',
+  '  IFS=$nl; set -f; set -- $r; IFS=" "; lock=$1 head=$2 tree=$3 on=$4',
+  'else',
+  // No HEAD to read (an orphan, a broken ref): the work starts again from the start commit.
+  '  lock=$(g rev-parse --git-path index.lock) || exit 3',
+  '  head=$start tree= on=',
+  'fi',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
-  'lock=$(g rev-parse --git-path index.lock) && rm -f "$lock"',
-  // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
-  'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
-  'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+  'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+  // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
+  // there, and HEAD to the branch (nothing to do when the worker stayed on it).
+  'if [ "$on" != "refs/heads/$b" ]; then',
+  '  g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+  'fi',
   // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
   // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
   'g add --all || exit 6',
@@ -60,10 +71,12 @@ export const SEAL_SCRIPT = [
   '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
   '  exit 0',
   'fi',
-  'if [ "$t" != "$(g rev-parse "$head^{tree}")" ]; then',
-  '  c=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+  'tip=$head',
+  '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
+  'if [ "$t" != "$tree" ]; then',
+  '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
   'fi',
-  '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
+  '[ "$tip" = "$start" ] && exit 0',
   'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n')
 
@@ -210,7 +223,7 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     if (checked.kind === 'refused') return refuse(t, checked.reason, file)
     const head = t.merge
       ? await remadeMerge(t, t.merge, checked.head)
-      : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
+      : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage, checked.history)
     await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
     // The worktree's index follows the branch (no work tree involved): the next cage starts there.
     // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
@@ -219,7 +232,7 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     await t.repo.exec(['read-tree', '--reset', '-i', head], {
       env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
     })
-    await Promise.all([dropSealedRef(t.repo, t.branch), discardSealed(file)])
+    await discardSealed(file)
   } finally {
     await rm(seal.dir, { recursive: true, force: true })
   }
