@@ -32385,10 +32385,10 @@ function signalOf(exit) {
     return signal ? { ...exit, exitCode: null, signal } : exit;
 }
 /**
- * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
- * (same files, same clone, no network), writing into a directory bound for it alone; then the
- * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
- * is sealed too.
+ * The task's exit (worker/exit.ts), second way: the seal run in a second, short sandbox with the
+ * same files and clone and no network, writing into a directory bound for it alone; then the
+ * action reads and checks the file. Only when the seal could not run in the command's own cage
+ * (exitThrough): the command was killed (its timeout, the run's stop) or its leftovers never died.
  */
 async function sealIn(c, prepared) {
     if (!c.sealing)
@@ -32407,13 +32407,39 @@ async function sealIn(c, prepared) {
     });
     await (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
 }
+/**
+ * The command's spec with its seal run after it in the same cage (worker/exit.ts SEAL_AFTER):
+ * one cage start per caged run, the seal's directory bound for both. None when nothing is sealed.
+ */
+async function sealedSpec(c, prepared) {
+    if (!c.sealing)
+        return { spec: prepared.spec };
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
+    const command = (0,worker_exit/* sealAfter */.qf)(seal, c.cageDir, prepared.spec.command);
+    return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal };
+}
+/**
+ * The task's exit after a caged run: what the seal in the cage left is read and checked; when it
+ * left no status (it never ran), the task is sealed in a second sandbox (sealIn). Runs whatever
+ * the command's end was: a killed worker's work is sealed too.
+ */
+async function exitThrough(c, prepared, seal) {
+    if (!c.sealing || !seal)
+        return;
+    const ran = await (0,worker_exit/* sealedAfter */.Z6)(seal);
+    if (ran)
+        return (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
+    await (0,promises_.rm)(seal.dir, { recursive: true, force: true });
+    await sealIn(c, prepared);
+}
 /** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
 async function spawnSandboxed(c, io) {
     const prepared = await prepare(c);
     try {
-        const cmd = sandboxCommand(prepared.spec);
+        const { spec, seal } = await sealedSpec(c, prepared);
+        const cmd = sandboxCommand(spec);
         const exit = signalOf(await (0,spawn/* spawnWorker */.G)({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
-        await sealIn(c, prepared);
+        await exitThrough(c, prepared, seal);
         return exit;
     }
     finally {
@@ -32424,9 +32450,10 @@ async function spawnSandboxed(c, io) {
 async function runSandboxed(c, shell, timeoutMs, signal) {
     const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
     try {
-        const cmd = sandboxCommand(prepared.spec);
+        const { spec, seal } = await sealedSpec(c, prepared);
+        const cmd = sandboxCommand(spec);
         const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
-        await sealIn(c, prepared);
+        await exitThrough(c, prepared, seal);
         return result;
     }
     finally {
@@ -37379,19 +37406,23 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   Ii: () => (/* binding */ sealAsChild),
 /* harmony export */   Ip: () => (/* binding */ openSeal),
 /* harmony export */   N2: () => (/* binding */ SEAL_TIMEOUT_MS),
+/* harmony export */   Z6: () => (/* binding */ sealedAfter),
 /* harmony export */   gi: () => (/* binding */ acceptedHead),
-/* harmony export */   gj: () => (/* binding */ acceptSeal)
+/* harmony export */   gj: () => (/* binding */ acceptSeal),
+/* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
-/* unused harmony exports SEALED_FILE, SEAL_SCRIPT */
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
-/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83057);
+/* unused harmony exports SEALED_FILE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(83366);
+/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(82638);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(92899);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -37402,6 +37433,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
+
 
 
 
@@ -37468,10 +37500,10 @@ const SEAL_SCRIPT = [
  * writing into it (seen at `inside` when the cage mounts it elsewhere).
  */
 async function openSeal(t, under, inside) {
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
-    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
-    const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
-    const out = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(inside ?? dir, SEALED_FILE);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(under, { recursive: true });
+    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(under, 'seal-'));
+    const file = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, SEALED_FILE);
+    const out = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(inside ?? dir, SEALED_FILE);
     const { name, email } = t.author;
     return {
         dir,
@@ -37496,6 +37528,106 @@ async function openSeal(t, under, inside) {
         }
     };
 }
+/** What the seal run after a caged command leaves beside its bundle: its exit status, its stderr. */
+const SEAL_STATUS = 'sealed';
+const SEAL_LOG = 'seal.log';
+/**
+ * A caged command and its seal in one cage start (the sandbox): this `sh` runs the command, then
+ * kills every other process of the cage's PID namespace (its init, bwrap's, excepted) and waits
+ * until none is left alive, so nothing the command left behind writes a file while the seal reads
+ * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
+ * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
+ * Constant text: the seal's script and arguments come first (ten), then the command.
+ *
+ * Nothing here is trusted more than before: the command could have written the seal's directory
+ * itself, and a hostile repository config already ran its own code inside the seal. The action
+ * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
+ * When no status is left (the command was killed, or the kill never ended) the action seals in a
+ * second cage start instead (cage/sandbox-run.ts).
+ */
+const SEAL_AFTER = [
+    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+    '"$@"',
+    'rc=$?',
+    'kill -KILL -1 2>/dev/null',
+    'n=0',
+    'while [ $n -lt 2000 ]; do',
+    '  live=',
+    '  for p in /proc/[0-9]*; do',
+    '    p=${p#/proc/}',
+    '    if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi',
+    '    st=; read -r st 2>/dev/null </proc/$p/stat || continue',
+    // The state follows the last ") " (a command name may hold one): Z is a zombie, already gone.
+    '    case ${st##*) } in Z*) ;; *) live=1 ;; esac',
+    '  done',
+    '  [ -z "$live" ] && break',
+    '  kill -KILL -1 2>/dev/null',
+    '  n=$((n+1))',
+    'done',
+    'if [ -z "$live" ]; then',
+    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+    '  echo $? >"${out%/*}/sealed"',
+    'fi',
+    'exit $rc'
+].join('\n');
+/**
+ * `command` followed by `seal` in the same cage (SEAL_AFTER): the argv to run there. `home` is the
+ * seal's HOME and TMPDIR (the cage's own directory).
+ */
+function sealAfter(seal, home, command) {
+    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] = seal.command;
+    const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env;
+    return [
+        'sh',
+        '-c',
+        SEAL_AFTER,
+        'fleet-exit',
+        script,
+        b,
+        start,
+        out,
+        msg,
+        merge,
+        from,
+        an,
+        ae,
+        home,
+        ...command
+    ];
+}
+/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
+async function readSmall(file, max) {
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const info = await handle.stat();
+        if (!info.isFile())
+            return undefined;
+        const buffer = Buffer.alloc(Math.min(max, info.size));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max));
+        return buffer.subarray(0, bytesRead).toString('utf8');
+    }
+    finally {
+        await handle.close();
+    }
+}
+/**
+ * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
+ * it left no status: it never ran, and the task is sealed in a second cage start instead.
+ */
+async function sealedAfter(seal) {
+    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
+    const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
+    if (code === undefined)
+        return undefined;
+    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
+    return { exitCode: Number(code), tail };
+}
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
 const SEAL_TIMEOUT_MS = 5 * 60_000;
 /**
@@ -37511,9 +37643,9 @@ async function sealAsChild(t, cwd) {
         ...seal.env,
         GIT_DIR: t.adminDir,
         GIT_WORK_TREE: cwd,
-        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -37531,16 +37663,16 @@ async function acceptSeal(t, seal, ran) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
             return refuse(t, `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`);
         }
-        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CAPS */ .g_;
+        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .DEFAULT_CAPS */ .g_;
         t.seals = (t.seals ?? 0) + 1;
-        const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
-        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .describeError */ .U)(error));
+        const copy = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
+        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
             return undefined;
         });
         if (!file)
             return;
-        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
+        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
             merge: t.merge,
@@ -37550,19 +37682,19 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd, checked.history);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
         await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]);
         // The worktree's index follows the branch (no work tree involved): the next cage starts there.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
         // does not read every file again (on a big repository, that is most of a task's start); unlike
         // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
         await t.repo.exec(['read-tree', '--reset', '-i', head], {
-            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
+            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
         });
-        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
+        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
     }
     finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true });
     }
 }
 /**

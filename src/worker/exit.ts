@@ -8,7 +8,8 @@
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
 import { rewriteMessages } from '../git/messages.js'
@@ -157,6 +158,108 @@ export async function openSeal(t: TaskGit, under: string, inside?: string): Prom
       GIT_COMMITTER_EMAIL: email
     }
   }
+}
+
+/** What the seal run after a caged command leaves beside its bundle: its exit status, its stderr. */
+export const SEAL_STATUS = 'sealed'
+export const SEAL_LOG = 'seal.log'
+
+/**
+ * A caged command and its seal in one cage start (the sandbox): this `sh` runs the command, then
+ * kills every other process of the cage's PID namespace (its init, bwrap's, excepted) and waits
+ * until none is left alive, so nothing the command left behind writes a file while the seal reads
+ * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
+ * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
+ * Constant text: the seal's script and arguments come first (ten), then the command.
+ *
+ * Nothing here is trusted more than before: the command could have written the seal's directory
+ * itself, and a hostile repository config already ran its own code inside the seal. The action
+ * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
+ * When no status is left (the command was killed, or the kill never ended) the action seals in a
+ * second cage start instead (cage/sandbox-run.ts).
+ */
+export const SEAL_AFTER = [
+  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+  '"$@"',
+  'rc=$?',
+  'kill -KILL -1 2>/dev/null',
+  'n=0',
+  'while [ $n -lt 2000 ]; do',
+  '  live=',
+  '  for p in /proc/[0-9]*; do',
+  '    p=${p#/proc/}',
+  '    if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi',
+  '    st=; read -r st 2>/dev/null </proc/$p/stat || continue',
+  // The state follows the last ") " (a command name may hold one): Z is a zombie, already gone.
+  '    case ${st##*) } in Z*) ;; *) live=1 ;; esac',
+  '  done',
+  '  [ -z "$live" ] && break',
+  '  kill -KILL -1 2>/dev/null',
+  '  n=$((n+1))',
+  'done',
+  'if [ -z "$live" ]; then',
+  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+  '  echo $? >"${out%/*}/sealed"',
+  'fi',
+  'exit $rc'
+].join('\n')
+
+/**
+ * `command` followed by `seal` in the same cage (SEAL_AFTER): the argv to run there. `home` is the
+ * seal's HOME and TMPDIR (the cage's own directory).
+ */
+export function sealAfter(seal: Seal, home: string, command: string[]): string[] {
+  const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] =
+    seal.command
+  const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env
+  return [
+    'sh',
+    '-c',
+    SEAL_AFTER,
+    'fleet-exit',
+    script,
+    b,
+    start,
+    out,
+    msg,
+    merge,
+    from,
+    an,
+    ae,
+    home,
+    ...command
+  ]
+}
+
+/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
+async function readSmall(file: string, max: number): Promise<string | undefined> {
+  let handle
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(max, info.size))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max))
+    return buffer.subarray(0, bytesRead).toString('utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
+ * it left no status: it never ran, and the task is sealed in a second cage start instead.
+ */
+export async function sealedAfter(seal: Seal): Promise<SealRun | undefined> {
+  const status = await readSmall(path.join(seal.dir, SEAL_STATUS), 16)
+  const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1]
+  if (code === undefined) return undefined
+  const tail = (await readSmall(path.join(seal.dir, SEAL_LOG), 2000)) ?? ''
+  return { exitCode: Number(code), tail }
 }
 
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
