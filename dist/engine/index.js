@@ -37683,14 +37683,17 @@ async function acceptSeal(t, seal, ran) {
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
             : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
-        await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]);
-        // The worktree's index follows the branch (no work tree involved): the next cage starts there.
+        // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+        // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
         // does not read every file again (on a big repository, that is most of a task's start); unlike
         // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-        await t.repo.exec(['read-tree', '--reset', '-i', head], {
-            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
-        });
+        await Promise.all([
+            t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+            t.repo.exec(['read-tree', '--reset', '-i', head], {
+                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
+            })
+        ]);
         await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
     }
     finally {

@@ -327,14 +327,17 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     const head = t.merge
       ? await remadeMerge(t, t.merge, checked.head)
       : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage, checked.history)
-    await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
-    // The worktree's index follows the branch (no work tree involved): the next cage starts there.
+    // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+    // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
     // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
     // does not read every file again (on a big repository, that is most of a task's start); unlike
     // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-    await t.repo.exec(['read-tree', '--reset', '-i', head], {
-      env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
-    })
+    await Promise.all([
+      t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+      t.repo.exec(['read-tree', '--reset', '-i', head], {
+        env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
+      })
+    ])
     await discardSealed(file)
   } finally {
     await rm(seal.dir, { recursive: true, force: true })
