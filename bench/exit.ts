@@ -75,7 +75,9 @@ async function main(): Promise<void> {
   // The task's branch back at its start, and ten of its files changed: a fresh ten-file change.
   const tenFiles = async () => {
     git(repo, 'update-ref', 'refs/heads/fleet/task', start)
-    execFileSync('git', ['read-tree', start], {
+    // As acceptSeal leaves it (`read-tree --reset -i`): unchanged entries keep their stat data,
+    // so the seal's `add --all` hashes the ten files, not all 200.
+    execFileSync('git', ['read-tree', '--reset', '-i', start], {
       cwd: repo,
       env: { ...process.env, GIT_INDEX_FILE: path.join(adminDir, 'index') }
     })
@@ -134,7 +136,7 @@ async function main(): Promise<void> {
       .join(' ')} on ${os.availableParallelism()} cores`
   )
   console.log(
-    `added per task by the exit (sandbox): ${(sealed.median - plain.median).toFixed(1)} ms median (target <= 50 ms); process isolation's exit: ${child.median.toFixed(1)} ms`
+    `added per task by the exit (sandbox): ${(sealed.median - plain.median).toFixed(1)} ms median (target <= 100 ms, issue #40); process isolation's exit: ${child.median.toFixed(1)} ms`
   )
   model.close()
   await rm(root, { recursive: true, force: true })

@@ -32385,10 +32385,10 @@ function signalOf(exit) {
     return signal ? { ...exit, exitCode: null, signal } : exit;
 }
 /**
- * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
- * (same files, same clone, no network), writing into a directory bound for it alone; then the
- * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
- * is sealed too.
+ * The task's exit (worker/exit.ts), second way: the seal run in a second, short sandbox with the
+ * same files and clone and no network, writing into a directory bound for it alone; then the
+ * action reads and checks the file. Only when the seal could not run in the command's own cage
+ * (exitThrough): the command was killed (its timeout, the run's stop) or its leftovers never died.
  */
 async function sealIn(c, prepared) {
     if (!c.sealing)
@@ -32407,13 +32407,39 @@ async function sealIn(c, prepared) {
     });
     await (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
 }
+/**
+ * The command's spec with its seal run after it in the same cage (worker/exit.ts SEAL_AFTER):
+ * one cage start per caged run, the seal's directory bound for both. None when nothing is sealed.
+ */
+async function sealedSpec(c, prepared) {
+    if (!c.sealing)
+        return { spec: prepared.spec };
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
+    const command = (0,worker_exit/* sealAfter */.qf)(seal, c.cageDir, prepared.spec.command);
+    return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal };
+}
+/**
+ * The task's exit after a caged run: what the seal in the cage left is read and checked; when it
+ * left no status (it never ran), the task is sealed in a second sandbox (sealIn). Runs whatever
+ * the command's end was: a killed worker's work is sealed too.
+ */
+async function exitThrough(c, prepared, seal) {
+    if (!c.sealing || !seal)
+        return;
+    const ran = await (0,worker_exit/* sealedAfter */.Z6)(seal);
+    if (ran)
+        return (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
+    await (0,promises_.rm)(seal.dir, { recursive: true, force: true });
+    await sealIn(c, prepared);
+}
 /** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
 async function spawnSandboxed(c, io) {
     const prepared = await prepare(c);
     try {
-        const cmd = sandboxCommand(prepared.spec);
+        const { spec, seal } = await sealedSpec(c, prepared);
+        const cmd = sandboxCommand(spec);
         const exit = signalOf(await (0,spawn/* spawnWorker */.G)({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
-        await sealIn(c, prepared);
+        await exitThrough(c, prepared, seal);
         return exit;
     }
     finally {
@@ -32424,9 +32450,10 @@ async function spawnSandboxed(c, io) {
 async function runSandboxed(c, shell, timeoutMs, signal) {
     const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
     try {
-        const cmd = sandboxCommand(prepared.spec);
+        const { spec, seal } = await sealedSpec(c, prepared);
+        const cmd = sandboxCommand(spec);
         const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
-        await sealIn(c, prepared);
+        await exitThrough(c, prepared, seal);
         return result;
     }
     finally {
@@ -35387,29 +35414,33 @@ function serialIn(repoDir, step) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   f: () => (/* binding */ rewriteMessages)
+/* harmony export */   D3: () => (/* binding */ commitOf),
+/* harmony export */   cJ: () => (/* binding */ FIELDS),
+/* harmony export */   fG: () => (/* binding */ rewriteMessages)
 /* harmony export */ });
+/** A commit's fields as `git log --format` prints them, NUL-separated (a message holds no NUL). */
 const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%cn', '%ce', '%cd', '%B'].join('%x00');
+/** One commit from the ten fields FIELDS prints, in order. */
+function commitOf(fields) {
+    const [sha = '', tree = '', parents = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = ''] = fields;
+    return {
+        sha,
+        tree,
+        parents: parents.split(' ').filter(Boolean),
+        author: [an, ae, ad],
+        committer: [cn, ce, cd],
+        message: fields[9] ?? ''
+    };
+}
 function parse(out) {
     return out
         .split('\x1e')
         .map(record => record.replace(/^\n/, ''))
         .filter(Boolean)
-        .map(record => {
-        const [sha = '', tree = '', parents = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = '', message = ''] = record.split('\0');
-        return {
-            sha,
-            tree,
-            parents: parents.split(' ').filter(Boolean),
-            author: [an, ae, ad],
-            committer: [cn, ce, cd],
-            message
-        };
-    });
+        .map(record => commitOf(record.split('\0')));
 }
-/** Replays start..head with `map` applied to each message; returns the new head (or head). */
-async function rewriteMessages(repo, start, head, map) {
-    const out = await repo.out([
+function logOf(repo, start, head) {
+    return repo.out([
         'log',
         `--format=${FIELDS}%x1e`,
         '--date=raw',
@@ -35417,7 +35448,14 @@ async function rewriteMessages(repo, start, head, map) {
         '--topo-order',
         `${start}..${head}`
     ]);
-    const commits = parse(out);
+}
+/**
+ * Replays start..head with `map` applied to each message; returns the new head (or head).
+ * `known`: those commits already read (oldest first, parents before children), e.g. by the
+ * check's own `log` (git/sealed.ts): no second read of the history.
+ */
+async function rewriteMessages(repo, start, head, map, known) {
+    const commits = known ?? parse(await logOf(repo, start, head));
     if (commits.every(c => map(c.message) === c.message))
         return head;
     const moved = new Map();
@@ -35450,11 +35488,10 @@ async function rewriteMessages(repo, start, head, map) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   Tb: () => (/* binding */ readSealed),
 /* harmony export */   g_: () => (/* binding */ DEFAULT_CAPS),
-/* harmony export */   hk: () => (/* binding */ dropSealedRef),
 /* harmony export */   j9: () => (/* binding */ discardSealed),
 /* harmony export */   jY: () => (/* binding */ checkSealed)
 /* harmony export */ });
-/* unused harmony export submodulePaths */
+/* unused harmony exports submodulePaths, bundleHeads, parseHistory */
 /* harmony import */ var _lock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(94849);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(73024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
@@ -35462,6 +35499,7 @@ async function rewriteMessages(repo, start, head, map) {
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(83366);
 /**
  * The action's side of a cage's exit (docs/sandbox.md, "The exit"): a task's work arrives as a git
  * bundle file the cage wrote, never as a repository to fetch from. The file is read as bytes (no
@@ -35472,6 +35510,7 @@ async function rewriteMessages(repo, start, head, map) {
  * A merge turn's result (`merge`: the base commit merged in) has one shape alone: a single merge
  * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
+
 
 
 
@@ -35536,37 +35575,79 @@ function submodulePaths(raw) {
     }
     return [...found];
 }
-/** `refs/fleet-sealed/<branch>`: where a bundle is fetched before it is accepted. */
-const sealedRef = (branch) => `refs/fleet-sealed/${branch}`;
+/** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
+const MAX_HEADER = 1 << 20;
+/**
+ * The bundle's header, read by the action from the file itself (no git process): its refs, as
+ * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
+ * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
+ * the heads the action checks are the heads git fetches.
+ */
+async function bundleHeads(file) {
+    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW);
+    let text;
+    try {
+        const buffer = Buffer.alloc(MAX_HEADER);
+        const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER, 0);
+        const bytes = buffer.subarray(0, bytesRead);
+        const end = bytes.indexOf('\n\n');
+        if (end === -1)
+            return 'no bundle header';
+        text = bytes.subarray(0, end).toString('latin1');
+    }
+    finally {
+        await handle.close();
+    }
+    const [signature, ...lines] = text.split('\n');
+    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+        return 'no bundle signature';
+    const heads = [];
+    for (const line of lines) {
+        if (/^-[0-9a-f]{40}(?:[0-9a-f]{24})?(?: [^\r]*)?$/.test(line))
+            continue;
+        if (signature.startsWith('# v3') && /^@object-format=sha(?:1|256)$/.test(line))
+            continue;
+        const ref = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (refs\/[^\s]+)$/.exec(line);
+        if (!ref)
+            return `an unrecognised header line '${line.slice(0, 80)}'`;
+        heads.push({ sha: ref[1] ?? '', ref: ref[2] ?? '' });
+    }
+    return heads;
+}
 /** The bundle's heads: exactly one, the task's branch. */
-async function headOf(repo, file, branch) {
-    const verified = await repo.exec(['bundle', 'verify', '--quiet', file], { allowFailure: true });
-    if (verified.exitCode !== 0)
+async function headOf(file, branch) {
+    const heads = await bundleHeads(file);
+    if (typeof heads === 'string')
         return {
             kind: 'refused',
-            reason: `the sealed result is not a valid bundle of this repository (${verified.stderr.trim().split('\n').pop() ?? ''})`
+            reason: `the sealed result is not a valid bundle of this repository (${heads})`
         };
-    const heads = (await repo.out(['bundle', 'list-heads', file])).split('\n').filter(Boolean);
-    const refs = heads.map(line => line.split(' ')[1] ?? '');
+    const refs = heads.map(h => h.ref);
     const want = `refs/heads/${branch}`;
     if (refs.length !== 1 || refs[0] !== want)
         return {
             kind: 'refused',
             reason: `the sealed result holds ${refs.join(', ') || 'no ref'} instead of the task's branch ${want} alone`
         };
-    return { kind: 'accepted', head: heads[0]?.split(' ')[0] ?? '', commits: 0 };
+    return { kind: 'accepted', head: heads[0]?.sha ?? '', commits: 0 };
 }
 /**
- * Checks a bundle in the fleet's clone and, when it passes, leaves its head at
- * refs/fleet-sealed/<branch> (objects checked by fsck on the way in). Never moves the branch.
+ * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone (checked by
+ * fsck on the way in, and every object its head reaches present: git's own connectivity check)
+ * and its commits are returned for the message rewrite; no ref is written (the branch is moved by
+ * the caller). The checks, and the git processes they take (docs/performance.md):
+ * - the header, read here: exactly one ref, the task's branch;
+ * - `fetch` with `fetch.fsckObjects`: git's own `bundle verify` of the prerequisites (the fetch
+ *   runs it before the pack is read), the objects' fsck, their connectivity;
+ * - one `log` of start..head: the commits (at most the cap), their descent from the start commit,
+ *   any gitlink or `.gitmodules` change, and the messages the rewrite needs.
  */
 async function checkSealed(repo, file, want) {
     const caps = want.caps ?? DEFAULT_CAPS;
-    // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
-    const listed = await (0,_lock_js__WEBPACK_IMPORTED_MODULE_0__/* .serialIn */ .s)(repo.dir, () => headOf(repo, file, want.branch));
+    const listed = await headOf(file, want.branch);
     if (listed.kind === 'refused')
         return listed;
-    const ref = sealedRef(want.branch);
+    // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
     const fetched = await (0,_lock_js__WEBPACK_IMPORTED_MODULE_0__/* .serialIn */ .s)(repo.dir, () => repo.exec([
         '-c',
         'fetch.fsckObjects=true',
@@ -35575,13 +35656,18 @@ async function checkSealed(repo, file, want) {
         '--no-tags',
         '--no-write-fetch-head',
         file,
-        `+refs/heads/${want.branch}:${ref}`
+        `refs/heads/${want.branch}`
     ], { allowFailure: true }));
-    if (fetched.exitCode !== 0)
+    if (fetched.exitCode !== 0) {
+        const lines = fetched.stderr.trim().split('\n');
+        const said = lines.find(line => /prerequisite/i.test(line)) ?? lines.pop() ?? '';
         return {
             kind: 'refused',
-            reason: `the sealed result failed git's object checks (${fetched.stderr.trim().split('\n').pop() ?? ''})`
+            reason: /prerequisite|not a (?:v\d )?bundle|bundle header/i.test(fetched.stderr)
+                ? `the sealed result is not a valid bundle of this repository (${said})`
+                : `the sealed result failed git's object checks (${said})`
         };
+    }
     if (want.merge)
         return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head);
     return historyOf(repo, want.start, listed.head, caps);
@@ -35616,43 +35702,71 @@ async function mergeOf(repo, want, head) {
         };
     return { kind: 'accepted', head, commits: 1 };
 }
-/** The sealed commits: descending from the start commit, within the cap, adding no submodule. */
+/**
+ * start..head as one `log -z --raw -m` (at most the cap plus one commit): each commit's FIELDS
+ * (git/messages.ts), then its raw diff against each parent, as `:<modes> <shas> <status>` and its
+ * path (two for a rename or copy). A message holds no NUL, so no message can pose as a diff line.
+ */
+function parseHistory(out) {
+    const tokens = out.split('\0');
+    const seen = new Map();
+    const raw = [];
+    let i = 0;
+    while (i + 10 <= tokens.length && /^[0-9a-f]{40,64}$/.test(tokens[i] ?? '')) {
+        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
+        if (!seen.has(commit.sha))
+            seen.set(commit.sha, commit);
+        i += 10;
+        for (;;) {
+            const status = (tokens[i] ?? '').replace(/^\n/, '');
+            if (!status.startsWith(':'))
+                break;
+            const paths = /[RC]\d*$/.test(status) ? 2 : 1;
+            raw.push(`${status}\t${tokens.slice(i + 1, i + 1 + paths).join('\t')}`);
+            i += 1 + paths;
+        }
+    }
+    return { commits: [...seen.values()], raw: raw.join('\n') };
+}
+/**
+ * The sealed commits, from one `log`: within the cap, descending from the start commit (the head
+ * is the start, or some commit of start..head has the start as a parent: the path from the head
+ * down to the start passes through such a commit, and such a commit makes the start an ancestor),
+ * adding no submodule. Their messages come back for the rewrite, oldest first.
+ */
 async function historyOf(repo, start, head, caps) {
-    const descends = await repo.exec(['merge-base', '--is-ancestor', start, head], {
-        allowFailure: true
-    });
-    if (descends.exitCode !== 0)
-        return {
-            kind: 'refused',
-            reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
-        };
-    const commits = Number(await repo.out(['rev-list', '--count', `${start}..${head}`]));
-    if (commits > caps.maxCommits)
-        return {
-            kind: 'refused',
-            reason: `the task added ${commits} commits, over the cap of ${caps.maxCommits}`
-        };
-    const raw = await repo.out([
+    const out = await repo.exec([
         'log',
+        '-z',
         '--raw',
         // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
         '--ignore-submodules=none',
         '--no-abbrev',
         '-m',
-        '--format=',
+        '--topo-order',
+        '--date=raw',
+        `--max-count=${caps.maxCommits + 1}`,
+        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .FIELDS */ .cJ}`,
         `${start}..${head}`
     ]);
+    const { commits, raw } = parseHistory(out.stdout);
+    if (commits.length > caps.maxCommits)
+        return {
+            kind: 'refused',
+            reason: `the task added at least ${commits.length} commits, over the cap of ${caps.maxCommits}`
+        };
+    if (head !== start && !commits.some(c => c.parents.includes(start)))
+        return {
+            kind: 'refused',
+            reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
+        };
     const submodules = submodulePaths(raw);
     if (submodules.length > 0)
         return {
             kind: 'refused',
             reason: `the work adds a submodule (a gitlink or a .gitmodules change: ${submodules.join(', ')}), which the fleet does not push`
         };
-    return { kind: 'accepted', head, commits };
-}
-/** Drops the private ref checkSealed left. */
-async function dropSealedRef(repo, branch) {
-    await repo.exec(['update-ref', '-d', sealedRef(branch)], { allowFailure: true });
+    return { kind: 'accepted', head, commits: commits.length, history: commits.reverse() };
 }
 /** Removes a copied bundle once its commits are on the branch. */
 async function discardSealed(file) {
@@ -37292,19 +37406,23 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   Ii: () => (/* binding */ sealAsChild),
 /* harmony export */   Ip: () => (/* binding */ openSeal),
 /* harmony export */   N2: () => (/* binding */ SEAL_TIMEOUT_MS),
+/* harmony export */   Z6: () => (/* binding */ sealedAfter),
 /* harmony export */   gi: () => (/* binding */ acceptedHead),
-/* harmony export */   gj: () => (/* binding */ acceptSeal)
+/* harmony export */   gj: () => (/* binding */ acceptSeal),
+/* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
-/* unused harmony exports SEALED_FILE, SEAL_SCRIPT */
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
-/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83057);
+/* unused harmony exports SEALED_FILE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(83366);
+/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(82638);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(92899);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -37315,6 +37433,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
+
 
 
 
@@ -37342,11 +37461,23 @@ const SEAL_SCRIPT = [
     'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
     'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+    // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
+    // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
+    "nl='\n'",
+    'if r=$(g rev-parse --git-path index.lock "HEAD^{commit}" "HEAD^{tree}" --symbolic-full-name HEAD 2>/dev/null); then',
+    '  IFS=$nl; set -f; set -- $r; IFS=" "; lock=$1 head=$2 tree=$3 on=$4',
+    'else',
+    // No HEAD to read (an orphan, a broken ref): the work starts again from the start commit.
+    '  lock=$(g rev-parse --git-path index.lock) || exit 3',
+    '  head=$start tree= on=',
+    'fi',
     // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
-    'lock=$(g rev-parse --git-path index.lock) && rm -f "$lock"',
-    // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
-    'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
-    'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+    'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+    // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
+    // there, and HEAD to the branch (nothing to do when the worker stayed on it).
+    'if [ "$on" != "refs/heads/$b" ]; then',
+    '  g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+    'fi',
     // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
     // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
     'g add --all || exit 6',
@@ -37356,10 +37487,12 @@ const SEAL_SCRIPT = [
     '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
     '  exit 0',
     'fi',
-    'if [ "$t" != "$(g rev-parse "$head^{tree}")" ]; then',
-    '  c=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+    'tip=$head',
+    '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
+    'if [ "$t" != "$tree" ]; then',
+    '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
     'fi',
-    '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
+    '[ "$tip" = "$start" ] && exit 0',
     'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n');
 /**
@@ -37367,10 +37500,10 @@ const SEAL_SCRIPT = [
  * writing into it (seen at `inside` when the cage mounts it elsewhere).
  */
 async function openSeal(t, under, inside) {
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
-    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
-    const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
-    const out = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(inside ?? dir, SEALED_FILE);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(under, { recursive: true });
+    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(under, 'seal-'));
+    const file = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, SEALED_FILE);
+    const out = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(inside ?? dir, SEALED_FILE);
     const { name, email } = t.author;
     return {
         dir,
@@ -37395,6 +37528,106 @@ async function openSeal(t, under, inside) {
         }
     };
 }
+/** What the seal run after a caged command leaves beside its bundle: its exit status, its stderr. */
+const SEAL_STATUS = 'sealed';
+const SEAL_LOG = 'seal.log';
+/**
+ * A caged command and its seal in one cage start (the sandbox): this `sh` runs the command, then
+ * kills every other process of the cage's PID namespace (its init, bwrap's, excepted) and waits
+ * until none is left alive, so nothing the command left behind writes a file while the seal reads
+ * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
+ * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
+ * Constant text: the seal's script and arguments come first (ten), then the command.
+ *
+ * Nothing here is trusted more than before: the command could have written the seal's directory
+ * itself, and a hostile repository config already ran its own code inside the seal. The action
+ * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
+ * When no status is left (the command was killed, or the kill never ended) the action seals in a
+ * second cage start instead (cage/sandbox-run.ts).
+ */
+const SEAL_AFTER = [
+    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+    '"$@"',
+    'rc=$?',
+    'kill -KILL -1 2>/dev/null',
+    'n=0',
+    'while [ $n -lt 2000 ]; do',
+    '  live=',
+    '  for p in /proc/[0-9]*; do',
+    '    p=${p#/proc/}',
+    '    if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi',
+    '    st=; read -r st 2>/dev/null </proc/$p/stat || continue',
+    // The state follows the last ") " (a command name may hold one): Z is a zombie, already gone.
+    '    case ${st##*) } in Z*) ;; *) live=1 ;; esac',
+    '  done',
+    '  [ -z "$live" ] && break',
+    '  kill -KILL -1 2>/dev/null',
+    '  n=$((n+1))',
+    'done',
+    'if [ -z "$live" ]; then',
+    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+    '  echo $? >"${out%/*}/sealed"',
+    'fi',
+    'exit $rc'
+].join('\n');
+/**
+ * `command` followed by `seal` in the same cage (SEAL_AFTER): the argv to run there. `home` is the
+ * seal's HOME and TMPDIR (the cage's own directory).
+ */
+function sealAfter(seal, home, command) {
+    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] = seal.command;
+    const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env;
+    return [
+        'sh',
+        '-c',
+        SEAL_AFTER,
+        'fleet-exit',
+        script,
+        b,
+        start,
+        out,
+        msg,
+        merge,
+        from,
+        an,
+        ae,
+        home,
+        ...command
+    ];
+}
+/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
+async function readSmall(file, max) {
+    let handle;
+    try {
+        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const info = await handle.stat();
+        if (!info.isFile())
+            return undefined;
+        const buffer = Buffer.alloc(Math.min(max, info.size));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max));
+        return buffer.subarray(0, bytesRead).toString('utf8');
+    }
+    finally {
+        await handle.close();
+    }
+}
+/**
+ * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
+ * it left no status: it never ran, and the task is sealed in a second cage start instead.
+ */
+async function sealedAfter(seal) {
+    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
+    const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
+    if (code === undefined)
+        return undefined;
+    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
+    return { exitCode: Number(code), tail };
+}
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
 const SEAL_TIMEOUT_MS = 5 * 60_000;
 /**
@@ -37410,9 +37643,9 @@ async function sealAsChild(t, cwd) {
         ...seal.env,
         GIT_DIR: t.adminDir,
         GIT_WORK_TREE: cwd,
-        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -37430,16 +37663,16 @@ async function acceptSeal(t, seal, ran) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
             return refuse(t, `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`);
         }
-        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CAPS */ .g_;
+        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .DEFAULT_CAPS */ .g_;
         t.seals = (t.seals ?? 0) + 1;
-        const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
-        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .describeError */ .U)(error));
+        const copy = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
+        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
             return undefined;
         });
         if (!file)
             return;
-        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
+        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
             merge: t.merge,
@@ -37449,19 +37682,22 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .f)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd);
-        await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]);
-        // The worktree's index follows the branch (no work tree involved): the next cage starts there.
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
+        // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+        // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
         // does not read every file again (on a big repository, that is most of a task's start); unlike
         // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-        await t.repo.exec(['read-tree', '--reset', '-i', head], {
-            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
-        });
-        await Promise.all([(0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .dropSealedRef */ .hk)(t.repo, t.branch), (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file)]);
+        await Promise.all([
+            t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+            t.repo.exec(['read-tree', '--reset', '-i', head], {
+                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
+            })
+        ]);
+        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
     }
     finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true });
     }
 }
 /**
@@ -102584,9 +102820,8 @@ async function landOne(ctx, opts, o) {
     const checked = await (0,git_sealed/* checkSealed */.jY)(ctx.repo.git, copy, { branch: task.branch, start: s.start });
     if (checked.kind === 'refused')
         return refused(o, checked.reason, copy);
-    const head = await (0,messages/* rewriteMessages */.f)(ctx.repo.git, s.start, checked.head, inert_text/* inertCommitMessage */.vd);
+    const head = await (0,messages/* rewriteMessages */.fG)(ctx.repo.git, s.start, checked.head, inert_text/* inertCommitMessage */.vd, checked.history);
     await ctx.repo.git.exec(['update-ref', `refs/heads/${task.branch}`, head]);
-    await (0,git_sealed/* dropSealedRef */.hk)(ctx.repo.git, task.branch);
     opts.log(`[${o.id}] handed-over work checked (${checked.commits} commits): landing`);
     const verified = !o.verify || (o.verify.exitCode === 0 && !o.verify.timedOut);
     const draft = {

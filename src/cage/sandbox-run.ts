@@ -9,7 +9,15 @@ import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
 import { runVerify } from '../worker/verify.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
-import { acceptSeal, openSeal, SEAL_TIMEOUT_MS, type TaskGit } from '../worker/exit.js'
+import {
+  acceptSeal,
+  openSeal,
+  type Seal,
+  SEAL_TIMEOUT_MS,
+  sealAfter,
+  sealedAfter,
+  type TaskGit
+} from '../worker/exit.js'
 import type { WorkerExit } from '../worker/result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
@@ -181,10 +189,10 @@ function signalOf(exit: WorkerExit): WorkerExit {
 }
 
 /**
- * The task's exit (worker/exit.ts): the seal run in the same sandbox as the command before it
- * (same files, same clone, no network), writing into a directory bound for it alone; then the
- * action reads and checks the file. Runs whatever the command's end was: a killed worker's work
- * is sealed too.
+ * The task's exit (worker/exit.ts), second way: the seal run in a second, short sandbox with the
+ * same files and clone and no network, writing into a directory bound for it alone; then the
+ * action reads and checks the file. Only when the seal could not run in the command's own cage
+ * (exitThrough): the command was killed (its timeout, the run's stop) or its leftovers never died.
  */
 async function sealIn(
   c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree' | 'task'>,
@@ -206,6 +214,37 @@ async function sealIn(
   await acceptSeal(c.sealing, seal, ran)
 }
 
+/**
+ * The command's spec with its seal run after it in the same cage (worker/exit.ts SEAL_AFTER):
+ * one cage start per caged run, the seal's directory bound for both. None when nothing is sealed.
+ */
+async function sealedSpec(
+  c: Pick<Caged, 'sealing' | 'cageDir'>,
+  prepared: Prepared
+): Promise<{ spec: SandboxSpec; seal?: Seal }> {
+  if (!c.sealing) return { spec: prepared.spec }
+  const seal = await openSeal(c.sealing, prepared.dir)
+  const command = sealAfter(seal, c.cageDir, prepared.spec.command)
+  return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal }
+}
+
+/**
+ * The task's exit after a caged run: what the seal in the cage left is read and checked; when it
+ * left no status (it never ran), the task is sealed in a second sandbox (sealIn). Runs whatever
+ * the command's end was: a killed worker's work is sealed too.
+ */
+async function exitThrough(
+  c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree' | 'task'>,
+  prepared: Prepared,
+  seal: Seal | undefined
+): Promise<void> {
+  if (!c.sealing || !seal) return
+  const ran = await sealedAfter(seal)
+  if (ran) return acceptSeal(c.sealing, seal, ran)
+  await rm(seal.dir, { recursive: true, force: true })
+  await sealIn(c, prepared)
+}
+
 /** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
 export async function spawnSandboxed(
   c: Caged,
@@ -219,11 +258,12 @@ export async function spawnSandboxed(
 ): Promise<WorkerExit> {
   const prepared = await prepare(c)
   try {
-    const cmd = sandboxCommand(prepared.spec)
+    const { spec, seal } = await sealedSpec(c, prepared)
+    const cmd = sandboxCommand(spec)
     const exit = signalOf(
       await spawnWorker({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io })
     )
-    await sealIn(c, prepared)
+    await exitThrough(c, prepared, seal)
     return exit
   } finally {
     await prepared.release()
@@ -239,7 +279,8 @@ export async function runSandboxed(
 ): Promise<VerifyResult> {
   const prepared = await prepare({ ...c, command: ['sh', '-c', shell] })
   try {
-    const cmd = sandboxCommand(prepared.spec)
+    const { spec, seal } = await sealedSpec(c, prepared)
+    const cmd = sandboxCommand(spec)
     const result = await runVerify(
       shell,
       c.worktree,
@@ -248,7 +289,7 @@ export async function runSandboxed(
       { file: cmd.file, args: cmd.args },
       signal
     )
-    await sealIn(c, prepared)
+    await exitThrough(c, prepared, seal)
     return result
   } finally {
     await prepared.release()

@@ -6,7 +6,7 @@
  */
 import type { Git } from './git.js'
 
-interface Commit {
+export interface Commit {
   sha: string
   tree: string
   parents: string[]
@@ -15,45 +15,35 @@ interface Commit {
   message: string
 }
 
-const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%cn', '%ce', '%cd', '%B'].join('%x00')
+/** A commit's fields as `git log --format` prints them, NUL-separated (a message holds no NUL). */
+export const FIELDS = ['%H', '%T', '%P', '%an', '%ae', '%ad', '%cn', '%ce', '%cd', '%B'].join(
+  '%x00'
+)
+
+/** One commit from the ten fields FIELDS prints, in order. */
+export function commitOf(fields: string[]): Commit {
+  const [sha = '', tree = '', parents = '', an = '', ae = '', ad = '', cn = '', ce = '', cd = ''] =
+    fields
+  return {
+    sha,
+    tree,
+    parents: parents.split(' ').filter(Boolean),
+    author: [an, ae, ad],
+    committer: [cn, ce, cd],
+    message: fields[9] ?? ''
+  }
+}
 
 function parse(out: string): Commit[] {
   return out
     .split('\x1e')
     .map(record => record.replace(/^\n/, ''))
     .filter(Boolean)
-    .map(record => {
-      const [
-        sha = '',
-        tree = '',
-        parents = '',
-        an = '',
-        ae = '',
-        ad = '',
-        cn = '',
-        ce = '',
-        cd = '',
-        message = ''
-      ] = record.split('\0')
-      return {
-        sha,
-        tree,
-        parents: parents.split(' ').filter(Boolean),
-        author: [an, ae, ad],
-        committer: [cn, ce, cd],
-        message
-      }
-    })
+    .map(record => commitOf(record.split('\0')))
 }
 
-/** Replays start..head with `map` applied to each message; returns the new head (or head). */
-export async function rewriteMessages(
-  repo: Git,
-  start: string,
-  head: string,
-  map: (message: string) => string
-): Promise<string> {
-  const out = await repo.out([
+function logOf(repo: Git, start: string, head: string): Promise<string> {
+  return repo.out([
     'log',
     `--format=${FIELDS}%x1e`,
     '--date=raw',
@@ -61,7 +51,21 @@ export async function rewriteMessages(
     '--topo-order',
     `${start}..${head}`
   ])
-  const commits = parse(out)
+}
+
+/**
+ * Replays start..head with `map` applied to each message; returns the new head (or head).
+ * `known`: those commits already read (oldest first, parents before children), e.g. by the
+ * check's own `log` (git/sealed.ts): no second read of the history.
+ */
+export async function rewriteMessages(
+  repo: Git,
+  start: string,
+  head: string,
+  map: (message: string) => string,
+  known?: Commit[]
+): Promise<string> {
+  const commits = known ?? parse(await logOf(repo, start, head))
   if (commits.every(c => map(c.message) === c.message)) return head
   const moved = new Map<string, string>()
   let last = head

@@ -13,6 +13,7 @@ import { constants } from 'node:fs'
 import { mkdir, open, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from './git.js'
+import { type Commit, commitOf, FIELDS } from './messages.js'
 
 export interface SealCaps {
   /** The largest bundle file accepted, in bytes. */
@@ -24,7 +25,14 @@ export interface SealCaps {
 export const DEFAULT_CAPS: SealCaps = { maxBytes: 512 * 1024 * 1024, maxCommits: 1000 }
 
 export type Checked =
-  { kind: 'accepted'; head: string; commits: number } | { kind: 'refused'; reason: string }
+  | {
+      kind: 'accepted'
+      head: string
+      commits: number
+      /** The commits start..head, oldest first, as the check's `log` read them (not for a merge). */
+      history?: Commit[]
+    }
+  | { kind: 'refused'; reason: string }
 
 /**
  * Copies the cage's bundle file into `to` (a path of the action's): opened without following a
@@ -83,31 +91,70 @@ export function submodulePaths(raw: string): string[] {
   return [...found]
 }
 
-/** `refs/fleet-sealed/<branch>`: where a bundle is fetched before it is accepted. */
-const sealedRef = (branch: string) => `refs/fleet-sealed/${branch}`
+/** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
+const MAX_HEADER = 1 << 20
+
+/**
+ * The bundle's header, read by the action from the file itself (no git process): its refs, as
+ * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
+ * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
+ * the heads the action checks are the heads git fetches.
+ */
+export async function bundleHeads(file: string): Promise<{ sha: string; ref: string }[] | string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  let text: string
+  try {
+    const buffer = Buffer.alloc(MAX_HEADER)
+    const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER, 0)
+    const bytes = buffer.subarray(0, bytesRead)
+    const end = bytes.indexOf('\n\n')
+    if (end === -1) return 'no bundle header'
+    text = bytes.subarray(0, end).toString('latin1')
+  } finally {
+    await handle.close()
+  }
+  const [signature, ...lines] = text.split('\n')
+  if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+    return 'no bundle signature'
+  const heads: { sha: string; ref: string }[] = []
+  for (const line of lines) {
+    if (/^-[0-9a-f]{40}(?:[0-9a-f]{24})?(?: [^\r]*)?$/.test(line)) continue
+    if (signature.startsWith('# v3') && /^@object-format=sha(?:1|256)$/.test(line)) continue
+    const ref = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (refs\/[^\s]+)$/.exec(line)
+    if (!ref) return `an unrecognised header line '${line.slice(0, 80)}'`
+    heads.push({ sha: ref[1] ?? '', ref: ref[2] ?? '' })
+  }
+  return heads
+}
 
 /** The bundle's heads: exactly one, the task's branch. */
-async function headOf(repo: Git, file: string, branch: string): Promise<Checked> {
-  const verified = await repo.exec(['bundle', 'verify', '--quiet', file], { allowFailure: true })
-  if (verified.exitCode !== 0)
+async function headOf(file: string, branch: string): Promise<Checked> {
+  const heads = await bundleHeads(file)
+  if (typeof heads === 'string')
     return {
       kind: 'refused',
-      reason: `the sealed result is not a valid bundle of this repository (${verified.stderr.trim().split('\n').pop() ?? ''})`
+      reason: `the sealed result is not a valid bundle of this repository (${heads})`
     }
-  const heads = (await repo.out(['bundle', 'list-heads', file])).split('\n').filter(Boolean)
-  const refs = heads.map(line => line.split(' ')[1] ?? '')
+  const refs = heads.map(h => h.ref)
   const want = `refs/heads/${branch}`
   if (refs.length !== 1 || refs[0] !== want)
     return {
       kind: 'refused',
       reason: `the sealed result holds ${refs.join(', ') || 'no ref'} instead of the task's branch ${want} alone`
     }
-  return { kind: 'accepted', head: heads[0]?.split(' ')[0] ?? '', commits: 0 }
+  return { kind: 'accepted', head: heads[0]?.sha ?? '', commits: 0 }
 }
 
 /**
- * Checks a bundle in the fleet's clone and, when it passes, leaves its head at
- * refs/fleet-sealed/<branch> (objects checked by fsck on the way in). Never moves the branch.
+ * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone (checked by
+ * fsck on the way in, and every object its head reaches present: git's own connectivity check)
+ * and its commits are returned for the message rewrite; no ref is written (the branch is moved by
+ * the caller). The checks, and the git processes they take (docs/performance.md):
+ * - the header, read here: exactly one ref, the task's branch;
+ * - `fetch` with `fetch.fsckObjects`: git's own `bundle verify` of the prerequisites (the fetch
+ *   runs it before the pack is read), the objects' fsck, their connectivity;
+ * - one `log` of start..head: the commits (at most the cap), their descent from the start commit,
+ *   any gitlink or `.gitmodules` change, and the messages the rewrite needs.
  */
 export async function checkSealed(
   repo: Git,
@@ -115,10 +162,9 @@ export async function checkSealed(
   want: { branch: string; start: string; merge?: string; caps?: SealCaps }
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
-  // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
-  const listed = await serialIn(repo.dir, () => headOf(repo, file, want.branch))
+  const listed = await headOf(file, want.branch)
   if (listed.kind === 'refused') return listed
-  const ref = sealedRef(want.branch)
+  // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
   const fetched = await serialIn(repo.dir, () =>
     repo.exec(
       [
@@ -129,16 +175,21 @@ export async function checkSealed(
         '--no-tags',
         '--no-write-fetch-head',
         file,
-        `+refs/heads/${want.branch}:${ref}`
+        `refs/heads/${want.branch}`
       ],
       { allowFailure: true }
     )
   )
-  if (fetched.exitCode !== 0)
+  if (fetched.exitCode !== 0) {
+    const lines = fetched.stderr.trim().split('\n')
+    const said = lines.find(line => /prerequisite/i.test(line)) ?? lines.pop() ?? ''
     return {
       kind: 'refused',
-      reason: `the sealed result failed git's object checks (${fetched.stderr.trim().split('\n').pop() ?? ''})`
+      reason: /prerequisite|not a (?:v\d )?bundle|bundle header/i.test(fetched.stderr)
+        ? `the sealed result is not a valid bundle of this repository (${said})`
+        : `the sealed result failed git's object checks (${said})`
     }
+  }
   if (want.merge) return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head)
   return historyOf(repo, want.start, listed.head, caps)
 }
@@ -185,44 +236,70 @@ async function mergeOf(
   return { kind: 'accepted', head, commits: 1 }
 }
 
-/** The sealed commits: descending from the start commit, within the cap, adding no submodule. */
+/**
+ * start..head as one `log -z --raw -m` (at most the cap plus one commit): each commit's FIELDS
+ * (git/messages.ts), then its raw diff against each parent, as `:<modes> <shas> <status>` and its
+ * path (two for a rename or copy). A message holds no NUL, so no message can pose as a diff line.
+ */
+export function parseHistory(out: string): { commits: Commit[]; raw: string } {
+  const tokens = out.split('\0')
+  const seen = new Map<string, Commit>()
+  const raw: string[] = []
+  let i = 0
+  while (i + 10 <= tokens.length && /^[0-9a-f]{40,64}$/.test(tokens[i] ?? '')) {
+    const commit = commitOf(tokens.slice(i, i + 10))
+    if (!seen.has(commit.sha)) seen.set(commit.sha, commit)
+    i += 10
+    for (;;) {
+      const status = (tokens[i] ?? '').replace(/^\n/, '')
+      if (!status.startsWith(':')) break
+      const paths = /[RC]\d*$/.test(status) ? 2 : 1
+      raw.push(`${status}\t${tokens.slice(i + 1, i + 1 + paths).join('\t')}`)
+      i += 1 + paths
+    }
+  }
+  return { commits: [...seen.values()], raw: raw.join('\n') }
+}
+
+/**
+ * The sealed commits, from one `log`: within the cap, descending from the start commit (the head
+ * is the start, or some commit of start..head has the start as a parent: the path from the head
+ * down to the start passes through such a commit, and such a commit makes the start an ancestor),
+ * adding no submodule. Their messages come back for the rewrite, oldest first.
+ */
 async function historyOf(repo: Git, start: string, head: string, caps: SealCaps): Promise<Checked> {
-  const descends = await repo.exec(['merge-base', '--is-ancestor', start, head], {
-    allowFailure: true
-  })
-  if (descends.exitCode !== 0)
-    return {
-      kind: 'refused',
-      reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
-    }
-  const commits = Number(await repo.out(['rev-list', '--count', `${start}..${head}`]))
-  if (commits > caps.maxCommits)
-    return {
-      kind: 'refused',
-      reason: `the task added ${commits} commits, over the cap of ${caps.maxCommits}`
-    }
-  const raw = await repo.out([
+  const out = await repo.exec([
     'log',
+    '-z',
     '--raw',
     // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
     '--ignore-submodules=none',
     '--no-abbrev',
     '-m',
-    '--format=',
+    '--topo-order',
+    '--date=raw',
+    `--max-count=${caps.maxCommits + 1}`,
+    `--format=${FIELDS}`,
     `${start}..${head}`
   ])
+  const { commits, raw } = parseHistory(out.stdout)
+  if (commits.length > caps.maxCommits)
+    return {
+      kind: 'refused',
+      reason: `the task added at least ${commits.length} commits, over the cap of ${caps.maxCommits}`
+    }
+  if (head !== start && !commits.some(c => c.parents.includes(start)))
+    return {
+      kind: 'refused',
+      reason: `the sealed commits do not descend from the task's start commit ${start.slice(0, 12)}`
+    }
   const submodules = submodulePaths(raw)
   if (submodules.length > 0)
     return {
       kind: 'refused',
       reason: `the work adds a submodule (a gitlink or a .gitmodules change: ${submodules.join(', ')}), which the fleet does not push`
     }
-  return { kind: 'accepted', head, commits }
-}
-
-/** Drops the private ref checkSealed left. */
-export async function dropSealedRef(repo: Git, branch: string): Promise<void> {
-  await repo.exec(['update-ref', '-d', sealedRef(branch)], { allowFailure: true })
+  return { kind: 'accepted', head, commits: commits.length, history: commits.reverse() }
 }
 
 /** Removes a copied bundle once its commits are on the branch. */

@@ -9,7 +9,7 @@ import type { Outcome, Task } from '../domain.js'
 import { land, type LandContext } from '../fleet/land.js'
 import type { FleetConfig } from '../fleet/options.js'
 import { FleetRepo } from '../git/repo.js'
-import { checkSealed, DEFAULT_CAPS, dropSealedRef, readSealed } from '../git/sealed.js'
+import { checkSealed, DEFAULT_CAPS, readSealed } from '../git/sealed.js'
 import { rewriteMessages } from '../git/messages.js'
 import type { GitHub } from '../github/github.js'
 import { inertCommitMessage } from '../inert-text.js'
@@ -186,9 +186,14 @@ async function landOne(ctx: LandContext, opts: LandOptions, o: Outcome): Promise
     )
   const checked = await checkSealed(ctx.repo.git, copy, { branch: task.branch, start: s.start })
   if (checked.kind === 'refused') return refused(o, checked.reason, copy)
-  const head = await rewriteMessages(ctx.repo.git, s.start, checked.head, inertCommitMessage)
+  const head = await rewriteMessages(
+    ctx.repo.git,
+    s.start,
+    checked.head,
+    inertCommitMessage,
+    checked.history
+  )
   await ctx.repo.git.exec(['update-ref', `refs/heads/${task.branch}`, head])
-  await dropSealedRef(ctx.repo.git, task.branch)
   opts.log(`[${o.id}] handed-over work checked (${checked.commits} commits): landing`)
   const verified = !o.verify || (o.verify.exitCode === 0 && !o.verify.timedOut)
   const draft: Outcome = {

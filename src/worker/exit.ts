@@ -8,7 +8,8 @@
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
 import { rewriteMessages } from '../git/messages.js'
@@ -16,7 +17,6 @@ import {
   checkSealed,
   DEFAULT_CAPS,
   discardSealed,
-  dropSealedRef,
   readSealed,
   type SealCaps
 } from '../git/sealed.js'
@@ -46,11 +46,23 @@ export const SEAL_SCRIPT = [
   'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
   'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+  // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
+  // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
+  "nl='\n'",
+  'if r=$(g rev-parse --git-path index.lock "HEAD^{commit}" "HEAD^{tree}" --symbolic-full-name HEAD 2>/dev/null); then',
+  '  IFS=$nl; set -f; set -- $r; IFS=" "; lock=$1 head=$2 tree=$3 on=$4',
+  'else',
+  // No HEAD to read (an orphan, a broken ref): the work starts again from the start commit.
+  '  lock=$(g rev-parse --git-path index.lock) || exit 3',
+  '  head=$start tree= on=',
+  'fi',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
-  'lock=$(g rev-parse --git-path index.lock) && rm -f "$lock"',
-  // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes there.
-  'head=$(g rev-parse --verify --quiet "HEAD^{commit}") || head=$start',
-  'g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+  'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+  // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
+  // there, and HEAD to the branch (nothing to do when the worker stayed on it).
+  'if [ "$on" != "refs/heads/$b" ]; then',
+  '  g update-ref "refs/heads/$b" "$head" && g symbolic-ref HEAD "refs/heads/$b" || exit 3',
+  'fi',
   // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
   // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
   'g add --all || exit 6',
@@ -60,10 +72,12 @@ export const SEAL_SCRIPT = [
   '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
   '  exit 0',
   'fi',
-  'if [ "$t" != "$(g rev-parse "$head^{tree}")" ]; then',
-  '  c=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
+  'tip=$head',
+  '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
+  'if [ "$t" != "$tree" ]; then',
+  '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
   'fi',
-  '[ "$(g rev-parse "refs/heads/$b")" = "$start" ] && exit 0',
+  '[ "$tip" = "$start" ] && exit 0',
   'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n')
 
@@ -146,6 +160,108 @@ export async function openSeal(t: TaskGit, under: string, inside?: string): Prom
   }
 }
 
+/** What the seal run after a caged command leaves beside its bundle: its exit status, its stderr. */
+export const SEAL_STATUS = 'sealed'
+export const SEAL_LOG = 'seal.log'
+
+/**
+ * A caged command and its seal in one cage start (the sandbox): this `sh` runs the command, then
+ * kills every other process of the cage's PID namespace (its init, bwrap's, excepted) and waits
+ * until none is left alive, so nothing the command left behind writes a file while the seal reads
+ * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
+ * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
+ * Constant text: the seal's script and arguments come first (ten), then the command.
+ *
+ * Nothing here is trusted more than before: the command could have written the seal's directory
+ * itself, and a hostile repository config already ran its own code inside the seal. The action
+ * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
+ * When no status is left (the command was killed, or the kill never ended) the action seals in a
+ * second cage start instead (cage/sandbox-run.ts).
+ */
+export const SEAL_AFTER = [
+  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+  '"$@"',
+  'rc=$?',
+  'kill -KILL -1 2>/dev/null',
+  'n=0',
+  'while [ $n -lt 2000 ]; do',
+  '  live=',
+  '  for p in /proc/[0-9]*; do',
+  '    p=${p#/proc/}',
+  '    if [ "$p" = 1 ] || [ "$p" = $$ ]; then continue; fi',
+  '    st=; read -r st 2>/dev/null </proc/$p/stat || continue',
+  // The state follows the last ") " (a command name may hold one): Z is a zombie, already gone.
+  '    case ${st##*) } in Z*) ;; *) live=1 ;; esac',
+  '  done',
+  '  [ -z "$live" ] && break',
+  '  kill -KILL -1 2>/dev/null',
+  '  n=$((n+1))',
+  'done',
+  'if [ -z "$live" ]; then',
+  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+  '  echo $? >"${out%/*}/sealed"',
+  'fi',
+  'exit $rc'
+].join('\n')
+
+/**
+ * `command` followed by `seal` in the same cage (SEAL_AFTER): the argv to run there. `home` is the
+ * seal's HOME and TMPDIR (the cage's own directory).
+ */
+export function sealAfter(seal: Seal, home: string, command: string[]): string[] {
+  const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] =
+    seal.command
+  const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env
+  return [
+    'sh',
+    '-c',
+    SEAL_AFTER,
+    'fleet-exit',
+    script,
+    b,
+    start,
+    out,
+    msg,
+    merge,
+    from,
+    an,
+    ae,
+    home,
+    ...command
+  ]
+}
+
+/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
+async function readSmall(file: string, max: number): Promise<string | undefined> {
+  let handle
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+  } catch {
+    return undefined
+  }
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) return undefined
+    const buffer = Buffer.alloc(Math.min(max, info.size))
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max))
+    return buffer.subarray(0, bytesRead).toString('utf8')
+  } finally {
+    await handle.close()
+  }
+}
+
+/**
+ * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
+ * it left no status: it never ran, and the task is sealed in a second cage start instead.
+ */
+export async function sealedAfter(seal: Seal): Promise<SealRun | undefined> {
+  const status = await readSmall(path.join(seal.dir, SEAL_STATUS), 16)
+  const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1]
+  if (code === undefined) return undefined
+  const tail = (await readSmall(path.join(seal.dir, SEAL_LOG), 2000)) ?? ''
+  return { exitCode: Number(code), tail }
+}
+
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
 export const SEAL_TIMEOUT_MS = 5 * 60_000
 
@@ -210,16 +326,19 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     if (checked.kind === 'refused') return refuse(t, checked.reason, file)
     const head = t.merge
       ? await remadeMerge(t, t.merge, checked.head)
-      : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage)
-    await t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head])
-    // The worktree's index follows the branch (no work tree involved): the next cage starts there.
+      : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage, checked.history)
+    // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+    // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
     // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
     // does not read every file again (on a big repository, that is most of a task's start); unlike
     // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-    await t.repo.exec(['read-tree', '--reset', '-i', head], {
-      env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
-    })
-    await Promise.all([dropSealedRef(t.repo, t.branch), discardSealed(file)])
+    await Promise.all([
+      t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+      t.repo.exec(['read-tree', '--reset', '-i', head], {
+        env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
+      })
+    ])
+    await discardSealed(file)
   } finally {
     await rm(seal.dir, { recursive: true, force: true })
   }

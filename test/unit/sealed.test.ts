@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -39,7 +39,7 @@ describe('checkSealed: what the action accepts from a cage', () => {
     git(r.worker, 'commit', '-qm', 'work')
     const head = git(r.worker, 'rev-parse', 'HEAD')
     const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
-    expect(checked).toEqual({ kind: 'accepted', head, commits: 1 })
+    expect(checked).toMatchObject({ kind: 'accepted', head, commits: 1 })
     // The branch itself is not moved by the check.
     expect(await r.repo.tryRevParse('refs/heads/fleet/t')).toBeUndefined()
   })
@@ -107,6 +107,77 @@ describe('checkSealed: what the action accepts from a cage', () => {
     expect((await checkSealed(r.repo, junk, { branch: 'fleet/t', start: r.start })).kind).toBe(
       'refused'
     )
+  })
+
+  it("refuses a bundle whose prerequisites the fleet's clone lacks: the fetch runs git's verify", async () => {
+    const r = repos()
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'only the worker has this')
+    const missing = git(r.worker, 'rev-parse', 'HEAD')
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'on top')
+    const checked = await checkSealed(r.repo, r.bundle('fleet/t', `^${missing}`), {
+      branch: 'fleet/t',
+      start: r.start
+    })
+    expect(reasonOf(checked)).toMatch(/not a valid bundle of this repository .*prerequisite/)
+  })
+
+  it('refuses a header git would read differently, with no git process run', async () => {
+    const r = repos()
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'w')
+    const head = git(r.worker, 'rev-parse', 'HEAD')
+    const bytes = readFileSync(r.bundle())
+    const pack = bytes.subarray(bytes.indexOf('\n\n') + 2)
+    for (const header of [
+      `# v2 git bundle\n${head} refs/heads/fleet/t refs/heads/main\n\n`,
+      `# v2 git bundle\n${head} refs/heads/fleet/t\r\n\n`,
+      `# v3 git bundle\n@filter=blob:none\n${head} refs/heads/fleet/t\n\n`
+    ]) {
+      const file = path.join(r.root, `${Math.random().toString(36).slice(2)}.bundle`)
+      writeFileSync(file, Buffer.concat([Buffer.from(header), pack]))
+      expect(
+        reasonOf(await checkSealed(r.repo, file, { branch: 'fleet/t', start: r.start }))
+      ).toMatch(/not a valid bundle/)
+    }
+  })
+
+  it('reads start..head once: a merge of older history descends, a message posing as a gitlink is a message, the history comes back for the rewrite, and no ref is left', async () => {
+    const r = repos()
+    // History older than the start commit, merged in on the task's branch.
+    git(r.fleet, 'checkout', '-q', '--orphan', 'old')
+    git(r.fleet, 'commit', '-q', '--allow-empty', '-m', 'old root')
+    git(r.fleet, 'checkout', '-q', 'main')
+    git(r.fleet, 'merge', '-q', '--allow-unrelated-histories', '-m', 'merge old', 'old')
+    const start = git(r.fleet, 'rev-parse', 'HEAD')
+    git(r.worker, 'pull', '-q', '--no-rebase', r.fleet, 'main')
+    git(
+      r.worker,
+      'commit',
+      '-q',
+      '--allow-empty',
+      '-m',
+      `posing\n:000000 160000 ${'0'.repeat(40)} ${'1'.repeat(40)} A\tvendor/x`
+    )
+    const head = git(r.worker, 'rev-parse', 'HEAD')
+    const checked = await checkSealed(r.repo, r.bundle('fleet/t', `^${start}`), {
+      branch: 'fleet/t',
+      start
+    })
+    expect(checked).toMatchObject({ kind: 'accepted', head, commits: 1 })
+    if (checked.kind !== 'accepted') return
+    expect(checked.history?.map(c => c.sha)).toEqual([head])
+    expect(checked.history?.[0]?.message).toContain('vendor/x')
+    expect(git(r.fleet, 'for-each-ref', '--format=%(refname)')).not.toContain('fleet-sealed')
+    // A root commit of its own on top: foreign history is refused even beside the start's child.
+    git(r.worker, 'checkout', '-q', '--orphan', 'stranger')
+    git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'stranger')
+    git(r.worker, 'checkout', '-q', 'fleet/t')
+    git(r.worker, 'merge', '-q', '--allow-unrelated-histories', '-m', 'join', 'stranger')
+    const joined = await checkSealed(r.repo, r.bundle('fleet/t', `^${start}`), {
+      branch: 'fleet/t',
+      start
+    })
+    // Still descends (the start is an ancestor through its child): accepted, three commits.
+    expect(joined).toMatchObject({ kind: 'accepted', commits: 3 })
   })
 })
 

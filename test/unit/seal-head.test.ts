@@ -1,0 +1,93 @@
+// The seal's one `rev-parse` (worker/exit.ts SEAL_SCRIPT): whatever the worker did to HEAD and the
+// index lock, what is sealed is its work on the task's branch, with real git (isolation: process,
+// the seal as a plain child), and the branch and HEAD end where the next caged run expects them.
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { Git } from '../../src/git/git.js'
+import { acceptedHead, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
+import { git } from '../support/git.js'
+
+function task() {
+  const root = mkdtempSync(path.join(tmpdir(), 'fleet-seal-head-'))
+  const fleet = path.join(root, 'fleet')
+  git(root, 'init', '-q', '-b', 'main', fleet)
+  writeFileSync(path.join(fleet, 'a.txt'), 'a\n')
+  git(fleet, 'add', '.')
+  git(fleet, 'commit', '-qm', 'base')
+  const start = git(fleet, 'rev-parse', 'HEAD')
+  const tree = path.join(root, 'tree')
+  git(fleet, 'worktree', 'add', '-q', '-b', 'fleet/t', tree, 'main')
+  const adminDir = git(tree, 'rev-parse', '--absolute-git-dir')
+  const t: TaskGit = {
+    id: 't',
+    repo: Git.create(fleet),
+    branch: 'fleet/t',
+    start,
+    adminDir,
+    keepDir: path.join(root, 'keep'),
+    author: { name: 'Fleet Bot', email: 'bot@example.com' },
+    message: 'fleet(t): the task'
+  }
+  const files = (at: string) => git(fleet, 'ls-tree', '-r', '--name-only', at).split('\n')
+  return { root, fleet, tree, start, adminDir, t, files }
+}
+
+describe("the seal reads HEAD once and seals the worker's work wherever HEAD went", () => {
+  it('on the branch: its own commit and what it left, in one commit on top; HEAD untouched', async () => {
+    const r = task()
+    writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
+    git(r.tree, 'add', 'b.txt')
+    git(r.tree, 'commit', '-qm', 'worker commit')
+    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+    await sealAsChild(r.t, r.tree)
+    expect(r.t.refused).toBeUndefined()
+    const head = await acceptedHead(r.t)
+    expect(git(r.fleet, 'log', '--format=%s', `${r.start}..${head}`).split('\n')).toEqual([
+      'fleet(t): the task',
+      'worker commit'
+    ])
+    expect(r.files(head)).toEqual(['a.txt', 'b.txt', 'c.txt'])
+    expect(git(r.tree, 'symbolic-ref', 'HEAD')).toBe('refs/heads/fleet/t')
+  })
+
+  it('on another branch, or detached: the task branch follows HEAD, and HEAD is put back on it', async () => {
+    for (const away of [
+      ['checkout', '-qb', 'elsewhere'],
+      ['checkout', '-q', '--detach']
+    ]) {
+      const r = task()
+      git(r.tree, ...away)
+      writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
+      git(r.tree, 'add', 'b.txt')
+      git(r.tree, 'commit', '-qm', 'away')
+      await sealAsChild(r.t, r.tree)
+      expect(r.t.refused, away.join(' ')).toBeUndefined()
+      const head = await acceptedHead(r.t)
+      expect(git(r.fleet, 'log', '--format=%s', `${r.start}..${head}`)).toBe('away')
+      expect(git(r.tree, 'symbolic-ref', 'HEAD')).toBe('refs/heads/fleet/t')
+    }
+  })
+
+  it('with no HEAD to read (an orphan branch): the files are sealed on the start commit', async () => {
+    const r = task()
+    git(r.tree, 'checkout', '-q', '--orphan', 'nothing')
+    writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
+    await sealAsChild(r.t, r.tree)
+    expect(r.t.refused).toBeUndefined()
+    const head = await acceptedHead(r.t)
+    expect(git(r.fleet, 'rev-parse', `${head}^`)).toBe(r.start)
+    expect(r.files(head)).toEqual(['a.txt', 'b.txt'])
+  })
+
+  it('a stale index.lock is removed; nothing changed seals nothing', async () => {
+    const r = task()
+    mkdirSync(r.adminDir, { recursive: true })
+    writeFileSync(path.join(r.adminDir, 'index.lock'), '')
+    await sealAsChild(r.t, r.tree)
+    expect(r.t.refused).toBeUndefined()
+    expect(existsSync(path.join(r.adminDir, 'index.lock'))).toBe(false)
+    expect(await acceptedHead(r.t)).toBe(r.start)
+  })
+})
