@@ -155,6 +155,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
   })
   if (borrowed) opts.log(borrowedNote(borrowed))
+  repo.log = opts.log
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
