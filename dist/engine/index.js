@@ -67613,6 +67613,12 @@ function borrowedNote(b) {
                 : 'the fetch brought only what it lacked';
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
+/** The clone's note said, and the repository told where its own notes go (its views' base). */
+function noteClone(repo, borrowed, log) {
+    if (borrowed)
+        log(borrowedNote(borrowed));
+    repo.log = log;
+}
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5;
 async function runFleet(opts) {
@@ -67627,9 +67633,7 @@ async function runFleet(opts) {
             branches: tasks.map(t => t.branch),
             checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
         });
-        if (borrowed)
-            opts.log(borrowedNote(borrowed));
-        repo.log = opts.log;
+        noteClone(repo, borrowed, opts.log);
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });

@@ -141,6 +141,16 @@ function borrowedNote(b: {
   return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
 }
 
+/** The clone's note said, and the repository told where its own notes go (its views' base). */
+function noteClone(
+  repo: FleetRepo,
+  borrowed: Parameters<typeof borrowedNote>[0] | undefined,
+  log: (m: string) => void
+) {
+  if (borrowed) log(borrowedNote(borrowed))
+  repo.log = log
+}
+
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5
 
@@ -154,8 +164,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
     branches: tasks.map(t => t.branch),
     checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
   })
-  if (borrowed) opts.log(borrowedNote(borrowed))
-  repo.log = opts.log
+  noteClone(repo, borrowed, opts.log)
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
