@@ -65854,6 +65854,17 @@ class FleetRepo {
         return { dir, index: external_node_path_default().join(admin, 'index') };
     }
     /**
+     * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
+     * for it: called as the run opens, beside its model gateway. A failure is met by the first
+     * view, which awaits the same promise.
+     */
+    prepareViews(startRef, opts = {}) {
+        const made = this.git
+            .out(['rev-parse', '--verify', `${startRef}^{commit}`])
+            .then(sha => this.checkout(sha, opts.owner, opts.workspace));
+        made.catch(() => undefined);
+    }
+    /**
      * A task's files as a copy-on-write view of the run's shared checkout of `startRef` (instead of
      * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
      * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
@@ -67613,11 +67624,27 @@ function borrowedNote(b) {
                 : 'the fetch brought only what it lacked';
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
-/** The clone's note said, and the repository told where its own notes go (its views' base). */
-function noteClone(repo, borrowed, log) {
+/**
+ * The fleet's clone for this run; its note said, the repository told where its own notes go, and
+ * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
+ * the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts) {
+    const { repo, base, borrowed } = await FleetRepo.clone({
+        dir: external_node_path_default().join(opts.root, 'repo'),
+        remoteUrl: opts.remoteUrl,
+        token: opts.gitToken,
+        base: opts.config.baseBranch,
+        branches: opts.tasks.map(t => t.branch),
+        checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
+    });
     if (borrowed)
-        log(borrowedNote(borrowed));
-    repo.log = log;
+        opts.log(borrowedNote(borrowed));
+    repo.log = opts.log;
+    const { views, viewOwner, viewsHide } = opts.isolation;
+    if (views && opts.tasks.some(t => t.source.kind !== 'follow-up'))
+        repo.prepareViews(`refs/remotes/origin/${base}`, { owner: viewOwner, workspace: viewsHide });
+    return { repo, base };
 }
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5;
@@ -67625,15 +67652,7 @@ async function runFleet(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
         const { config, tasks } = opts;
-        const { repo, base, borrowed } = await FleetRepo.clone({
-            dir: external_node_path_default().join(opts.root, 'repo'),
-            remoteUrl: opts.remoteUrl,
-            token: opts.gitToken,
-            base: config.baseBranch,
-            branches: tasks.map(t => t.branch),
-            checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
-        });
-        noteClone(repo, borrowed, opts.log);
+        const { repo, base } = await cloneFor(opts);
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });

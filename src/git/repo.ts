@@ -334,6 +334,18 @@ export class FleetRepo {
   }
 
   /**
+   * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
+   * for it: called as the run opens, beside its model gateway. A failure is met by the first
+   * view, which awaits the same promise.
+   */
+  prepareViews(startRef: string, opts: { owner?: string; workspace?: boolean } = {}): void {
+    const made = this.git
+      .out(['rev-parse', '--verify', `${startRef}^{commit}`])
+      .then(sha => this.checkout(sha, opts.owner, opts.workspace))
+    made.catch(() => undefined)
+  }
+
+  /**
    * A task's files as a copy-on-write view of the run's shared checkout of `startRef` (instead of
    * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
    * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
