@@ -77,6 +77,9 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
     )
   if (/views cannot be mounted/.test(run.stdout))
     throw new Error(`${way} on ${files} files: the sandbox could not mount views on this machine.`)
+  // Which base the views showed (the workspace's checkout or the run's own), and the check's time.
+  const base = /task files: .*/.exec(run.stdout)?.[0]
+  if (base) console.log(`  ${files} files: ${base}`)
   return { run, results }
 }
 

@@ -30964,6 +30964,8 @@ const within = (child, parent) => child === parent || child.startsWith(`${parent
 function viewMount(view, runtime) {
     if (runtime !== 'podman')
         fail(`A copy-on-write view needs podman's overlay volumes; container: runtime is '${runtime}'.`);
+    if (view.hide)
+        fail(`podman's overlay volume cannot hide a layer's entries; the view of ${view.lower} needs one.`);
     const [lower, upper, work] = [
         viewPath('lower dir', view.lower),
         viewPath('upper dir', view.upper),
@@ -31555,12 +31557,13 @@ const within = (child, parent) => child === parent || child.startsWith(`${parent
 function viewArgs(views) {
     return views.flatMap(v => {
         const [lower, at, upper, work] = [
-            checkPath('lower dir', v.lower),
+            (v.hide ? `${checkPath('hiding layer', v.hide)}:` : '') + checkPath('lower dir', v.lower),
             checkPath('mount point', v.at),
             checkPath('upper dir', v.upper),
             checkPath('work dir', v.work)
         ];
-        if ([upper, work].some(p => within(p, lower) || within(p, at)))
+        const layers = [v.lower, at, ...(v.hide ? [v.hide] : [])];
+        if ([upper, work].some(p => layers.some(l => within(p, l))))
             throw new ViewError(`A view's private layer (${upper}) must lie outside ${lower} and ${at}.`);
         return [lower, at, upper, work];
     });
@@ -32577,6 +32580,7 @@ function sandboxKind(setup) {
         },
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
+        viewsHide: !!setup.host.unshare,
         ...(setup.host.unshare && setup.host.nsenter
             ? { hold: holdView.bind(undefined, setup.host.unshare) }
             : {})
@@ -65696,7 +65700,136 @@ async function shallowOf(gitDir) {
     return lines.every(l => SHA.test(l)) ? lines : [];
 }
 
+;// CONCATENATED MODULE: ./src/git/workspace-view.ts
+/**
+ * The workspace's own checkout as the lower layer of the tasks' views (issue #40 item 2): where
+ * actions/checkout left exactly the task's start commit and nothing else, the run skips its own
+ * checkout of every file (on 20,000 files, seconds that every task waited for at its start).
+ *
+ * Taken only when every check below holds, else the run makes its own checkout as before:
+ * - its HEAD is the start commit (read as data by borrow.ts);
+ * - its `.git` names no sparse checkout, no attributes file, no submodules, no LFS store, no
+ *   per-worktree config (plain files looked up, nothing read);
+ * - its index, copied (the copy's mtime kept, so git's racy-entry check holds), read by the
+ *   fleet's own git (the fleet clone's git dir, its hardened config; the workspace's config is
+ *   never read, no git command runs in the workspace's `.git`): the index is the start commit's
+ *   tree, every file matches its entry's stat data, and no entry is assume-unchanged or
+ *   skip-worktree;
+ * - every non-directory in the workspace but its `.git` (one `find`) is a file of that tree, with
+ *   its blob's size: nothing untracked, nothing ignored (a build's output, a `.env`, a key a step
+ *   wrote: ignored files may hold secrets and must never reach a worker), no submodule's files,
+ *   and no content converted on checkout (line endings, a smudge filter change a file's size).
+ *
+ * The view stacks a hiding layer above it: an empty, unreadable `.git` file, which hides the
+ * workspace's `.git` directory (its config holds the checkout's token) from every cage, whole.
+ */
+
+
+
+/** What in the workspace's `.git` makes its files other than the fleet's checkout would be. */
+const UNUSUAL = [
+    ['info/sparse-checkout', 'it is a sparse checkout'],
+    ['info/attributes', 'its .git/info/attributes may convert files'],
+    ['modules', 'it has submodules'],
+    ['lfs', 'it has an LFS store'],
+    ['config.worktree', 'it has per-worktree config']
+];
+const exists = (p) => (0,promises_.lstat)(p).then(() => true, () => false);
+/** Every non-directory under `dir` but its top `.git`, as path -> size (GNU find, one process). */
+async function filesOf(dir) {
+    const args = [dir, '-path', external_node_path_default().join(dir, '.git'), '-prune', '-o', '!', '-type', 'd'];
+    const r = await (0,src_process/* run */.eF)('find', [...args, '-printf', '%s %P\\0'], {
+        env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' }
+    });
+    if (r.exitCode !== 0)
+        return undefined;
+    const files = new Map();
+    for (const entry of r.stdout.split('\0').filter(Boolean)) {
+        const space = entry.indexOf(' ');
+        files.set(entry.slice(space + 1), Number(entry.slice(0, space)));
+    }
+    return files;
+}
+/** The start commit's tree as path -> blob size; undefined when it has a submodule (a gitlink). */
+function treeSizes(lsTree) {
+    const sizes = new Map();
+    for (const entry of lsTree.split('\0').filter(Boolean)) {
+        // <mode> SP <type> SP <object> SP+ <size> TAB <path>
+        const m = /^(\d+) (\w+) [0-9a-f]+ +(\d+|-)\t([\s\S]*)$/.exec(entry);
+        if (!m || m[2] !== 'blob')
+            return undefined;
+        sizes.set(m[4] ?? '', Number(m[3]));
+    }
+    return sizes;
+}
+/** Why the files differ from the tree's, or undefined when they are the tree's, exactly. */
+function filesDiffer(files, tree) {
+    if (files.size < tree.size)
+        return 'a file of the commit is missing from it';
+    for (const [name, size] of files) {
+        const blob = tree.get(name);
+        if (blob === undefined)
+            return 'it holds files the commit does not (untracked or ignored)';
+        if (blob !== size)
+            return 'a file differs in size from its blob (converted on checkout?)';
+    }
+    return undefined;
+}
+/**
+ * The workspace's checkout `workspace`, at the start commit `sha`, as a view's lower layer, with
+ * its index copied into `into` (made); or why not, in a few words. `git` is the fleet's clone.
+ */
+async function workspaceLayer(git, workspace, sha, into) {
+    if (!external_node_path_default().isAbsolute(workspace) || external_node_path_default().normalize(workspace) !== workspace)
+        return { why: 'its path is not absolute and normalised' };
+    if (/[,:\\\n]/.test(workspace))
+        return { why: "its path has ',', ':', '\\' or a newline" };
+    const dotGit = external_node_path_default().join(workspace, '.git');
+    for (const [name, why] of UNUSUAL)
+        if (await exists(external_node_path_default().join(dotGit, name)))
+            return { why };
+    const source = external_node_path_default().join(dotGit, 'index');
+    const stat = await (0,promises_.lstat)(source).catch(() => undefined);
+    if (!stat?.isFile())
+        return { why: 'its index could not be read' };
+    const hide = external_node_path_default().join(into, 'hide');
+    const index = external_node_path_default().join(into, 'index');
+    await (0,promises_.mkdir)(hide, { recursive: true });
+    await (0,promises_.copyFile)(source, index);
+    await (0,promises_.utimes)(index, stat.atime, stat.mtime);
+    const tree = git.tree(workspace, external_node_path_default().join(git.dir, '.git'));
+    const env = { GIT_INDEX_FILE: index };
+    const quiet = (args) => tree.exec(args, { env, allowFailure: true }).then(r => r.exitCode === 0);
+    const [sameTree, sameFiles, tags, listed, files] = await Promise.all([
+        quiet(['diff-index', '--cached', '--quiet', sha, '--']),
+        quiet(['diff-files', '--quiet']),
+        tree.exec(['ls-files', '-v', '-z'], { env, allowFailure: true }),
+        git.exec(['ls-tree', '-r', '-l', '-z', sha], { allowFailure: true }),
+        filesOf(workspace)
+    ]);
+    if (!sameTree)
+        return { why: 'its index is not the commit' };
+    if (!sameFiles)
+        return { why: 'a file changed since it was checked out' };
+    if (tags.exitCode !== 0 || tags.stdout.split('\0').some(e => e !== '' && !e.startsWith('H ')))
+        return { why: 'its index marks files assume-unchanged or skip-worktree' };
+    const sizes = listed.exitCode === 0 ? treeSizes(listed.stdout) : undefined;
+    if (!sizes)
+        return { why: 'its commit has submodules' };
+    if (!files)
+        return { why: 'its files could not be listed' };
+    const differ = filesDiffer(files, sizes);
+    if (differ)
+        return { why: differ };
+    // An empty, unreadable file: hides the `.git` directory below it, whole.
+    const marker = external_node_path_default().join(hide, '.git');
+    await (0,promises_.writeFile)(marker, '');
+    await (0,promises_.chmod)(marker, 0o000);
+    return { dir: workspace, index, hide };
+}
+
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -65725,6 +65858,10 @@ class FleetRepo {
     }
     /** The run's read-only checkouts of a start commit, one per commit (see view). */
     checkouts = new Map();
+    /** The workspace's checkout and its HEAD, read by borrow: a view's base when it is the start's. */
+    workspace;
+    /** Where the run's notes go (which base the tasks' views show, and why). */
+    log;
     /**
      * Its history is cut, as the checkout's it borrowed: every fetch is then at depth 1 (the tips
      * alone, less what the clone has), so no branch's history comes with it.
@@ -65794,6 +65931,7 @@ class FleetRepo {
             this.shallow = true;
         }
         await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true });
+        this.workspace = { dir: external_node_path_default().resolve(checkout), head: borrowed.head };
         return borrowed;
     }
     /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
@@ -65902,43 +66040,81 @@ class FleetRepo {
         };
     }
     /**
-     * The run's one checkout of `sha`, made once (`git worktree add --detach`) and never written
-     * again: every task starting there sees it through a view of its own. Its index carries the
-     * stat data a task's git reuses, so a task's first `git status` reads no file contents. `owner`
-     * (uid:gid): the user the views' writes are made as, when not the action's (a container's user
-     * under a root action): an overlay copies a file up with its owner, so the checkout is that
-     * user's, and its index is refreshed once so the changed ctimes cost no cage a re-read.
+     * The run's one base of `sha`'s views, made once: the workspace's own checkout, when it is
+     * exactly `sha`'s files and nothing else and `workspace` allows (a view that can hide its
+     * `.git`: workspace-view.ts), else the run's own checkout (checkoutOf).
      */
-    checkout(sha, owner) {
+    checkout(sha, owner, workspace = false) {
         let made = this.checkouts.get(sha);
         if (!made) {
-            const dir = external_node_path_default().join(this.git.dir, '..', 'checkouts', sha);
             made = this.serial(async () => {
-                await (0,promises_.rm)(dir, { recursive: true, force: true });
-                await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha]);
-                const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir']);
-                if (owner)
-                    await ownCheckout(this.git.at(dir), { dir, admin, owner });
-                return { dir, index: external_node_path_default().join(admin, 'index') };
+                const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined;
+                return ws ?? (await this.checkoutOf(sha, owner));
             });
             this.checkouts.set(sha, made);
         }
         return made;
+    }
+    /** The workspace's checkout as `sha`'s base, or undefined (the note says why not). */
+    async workspaceBase(sha) {
+        const ws = this.workspace;
+        if (!ws)
+            return undefined;
+        const started = Date.now();
+        const layer = ws.head === sha
+            ? await workspaceLayer(this.git, ws.dir, sha, external_node_path_default().join(this.git.dir, '..', 'workspace'))
+            : { why: `its HEAD is not the start commit ${sha.slice(0, 12)}` };
+        const ms = Date.now() - started;
+        if ('why' in layer) {
+            this.log?.(`task files: views of the run's own checkout: the workspace's is not used (${layer.why})`);
+            return undefined;
+        }
+        this.log?.(`task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms: the start commit's files, nothing untracked or ignored)`);
+        return layer;
+    }
+    /**
+     * The run's own checkout of `sha` (`git worktree add --detach`), never written again: every
+     * task starting there sees it through a view of its own. Its index carries the stat data a
+     * task's git reuses, so a task's first `git status` reads no file contents. `owner`
+     * (uid:gid): the user the views' writes are made as, when not the action's (a container's user
+     * under a root action): an overlay copies a file up with its owner, so the checkout is that
+     * user's, and its index is refreshed once so the changed ctimes cost no cage a re-read.
+     */
+    async checkoutOf(sha, owner) {
+        const dir = external_node_path_default().join(this.git.dir, '..', 'checkouts', sha);
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+        await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha]);
+        const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir']);
+        if (owner)
+            await ownCheckout(this.git.at(dir), { dir, admin, owner });
+        return { dir, index: external_node_path_default().join(admin, 'index') };
+    }
+    /**
+     * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
+     * for it: called as the run opens, beside its model gateway. A failure is met by the first
+     * view, which awaits the same promise.
+     */
+    prepareViews(startRef, opts = {}) {
+        const made = this.git
+            .out(['rev-parse', '--verify', `${startRef}^{commit}`])
+            .then(sha => this.checkout(sha, opts.owner, opts.workspace));
+        made.catch(() => undefined);
     }
     /**
      * A task's files as a copy-on-write view of the run's shared checkout of `startRef` (instead of
      * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
      * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
      * the view's private layer live in the task's host dir. Removed when disposed unless kept.
-     * `owner`: see checkout.
+     * `owner`: see checkoutOf; `workspace`: the view may show the workspace's checkout (checkout).
      */
-    async view(id, branch, startRef, owner) {
+    async view(id, branch, startRef, opts = {}) {
         const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
-        const base = await this.checkout(startSha, owner);
+        const base = await this.checkout(startSha, opts.owner, opts.workspace);
         const root = external_node_path_default().join(this.git.dir, '..', 'views', id);
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
         const view = {
             lower: base.dir,
+            ...(base.hide ? { hide: base.hide } : {}),
             at: dir,
             upper: external_node_path_default().join(root, 'upper'),
             work: external_node_path_default().join(root, 'work')
@@ -67202,10 +67378,13 @@ async function work(ctx, task, startedAt) {
     try {
         // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
         // view of the run's one checkout of its start; elsewhere a worktree of its own.
-        const { views, viewOwner } = ctx.worker.isolation;
+        const { views, viewOwner, viewsHide } = ctx.worker.isolation;
         const start = startRef(task, ctx.land.base);
         const tree = __addDisposableResource(env_1, views
-            ? await ctx.land.repo.view(task.id, task.branch, start, viewOwner)
+            ? await ctx.land.repo.view(task.id, task.branch, start, {
+                owner: viewOwner,
+                workspace: viewsHide
+            })
             : await ctx.land.repo.worktree(task.id, task.branch, start), true);
         const exit = taskGit(ctx, task, tree);
         try {
@@ -67681,22 +67860,35 @@ function borrowedNote(b) {
                 : 'the fetch brought only what it lacked';
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
+/**
+ * The fleet's clone for this run; its note said, the repository told where its own notes go, and
+ * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
+ * the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts) {
+    const { repo, base, borrowed } = await FleetRepo.clone({
+        dir: external_node_path_default().join(opts.root, 'repo'),
+        remoteUrl: opts.remoteUrl,
+        token: opts.gitToken,
+        base: opts.config.baseBranch,
+        branches: opts.tasks.map(t => t.branch),
+        checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
+    });
+    if (borrowed)
+        opts.log(borrowedNote(borrowed));
+    repo.log = opts.log;
+    const { views, viewOwner, viewsHide } = opts.isolation;
+    if (views && opts.tasks.some(t => t.source.kind !== 'follow-up'))
+        repo.prepareViews(`refs/remotes/origin/${base}`, { owner: viewOwner, workspace: viewsHide });
+    return { repo, base };
+}
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5;
 async function runFleet(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
         const { config, tasks } = opts;
-        const { repo, base, borrowed } = await FleetRepo.clone({
-            dir: external_node_path_default().join(opts.root, 'repo'),
-            remoteUrl: opts.remoteUrl,
-            token: opts.gitToken,
-            base: config.baseBranch,
-            branches: tasks.map(t => t.branch),
-            checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
-        });
-        if (borrowed)
-            opts.log(borrowedNote(borrowed));
+        const { repo, base } = await cloneFor(opts);
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });

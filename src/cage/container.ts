@@ -81,6 +81,8 @@ export interface ContainerView {
   lower: string
   upper: string
   work: string
+  /** A hiding layer (views.ts View.hide): podman's overlay volume has none, so it is refused. */
+  hide?: string
 }
 
 export interface ContainerCommand {
@@ -171,6 +173,10 @@ const within = (child: string, parent: string) => child === parent || child.star
 function viewMount(view: ContainerView, runtime: ContainerRuntime): string[] {
   if (runtime !== 'podman')
     fail(`A copy-on-write view needs podman's overlay volumes; container: runtime is '${runtime}'.`)
+  if (view.hide)
+    fail(
+      `podman's overlay volume cannot hide a layer's entries; the view of ${view.lower} needs one.`
+    )
   const [lower, upper, work] = [
     viewPath('lower dir', view.lower),
     viewPath('upper dir', view.upper),

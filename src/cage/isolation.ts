@@ -80,6 +80,12 @@ export interface Isolation {
    * checkout must be theirs (a container's user under a root action). Undefined otherwise.
    */
   readonly viewOwner?: string
+  /**
+   * Whether its views can stack a hiding layer (views.ts View.hide), so a task's view may show the
+   * workspace's own checkout with its `.git` hidden (git/workspace-view.ts): the sandbox's overlay
+   * mount, not podman's overlay volume.
+   */
+  readonly viewsHide?: boolean
 }
 
 export const PROCESS_WARNING =
@@ -113,6 +119,7 @@ function sandboxKind(setup: SandboxSetup): Kind {
     },
     refused: () => blockedLines(setup.blocked),
     views: !!setup.host.unshare,
+    viewsHide: !!setup.host.unshare,
     ...(setup.host.unshare && setup.host.nsenter
       ? { hold: holdView.bind(undefined, setup.host.unshare) }
       : {})

@@ -20,6 +20,12 @@ import { run, startChild } from '../process.js'
 /** One overlay: `lower` (never written) shown at `at`, writes going to `upper` (private). */
 export interface View {
   lower: string
+  /**
+   * A directory stacked above `lower` (overlayfs's higher lower layer): an entry in it hides the
+   * one of the same name in `lower`. The workspace's checkout as a task's view has its `.git`
+   * hidden so (FleetRepo.view): a non-directory there hides the directory below, whole.
+   */
+  hide?: string
   at: string
   /** The private upper layer and overlayfs's work dir: the same filesystem, outside `lower`. */
   upper: string
@@ -70,12 +76,13 @@ const within = (child: string, parent: string) => child === parent || child.star
 function viewArgs(views: View[]): string[] {
   return views.flatMap(v => {
     const [lower, at, upper, work] = [
-      checkPath('lower dir', v.lower),
+      (v.hide ? `${checkPath('hiding layer', v.hide)}:` : '') + checkPath('lower dir', v.lower),
       checkPath('mount point', v.at),
       checkPath('upper dir', v.upper),
       checkPath('work dir', v.work)
     ]
-    if ([upper, work].some(p => within(p, lower) || within(p, at)))
+    const layers = [v.lower, at, ...(v.hide ? [v.hide] : [])]
+    if ([upper, work].some(p => layers.some(l => within(p, l))))
       throw new ViewError(`A view's private layer (${upper}) must lie outside ${lower} and ${at}.`)
     return [lower, at, upper, work]
   })

@@ -141,20 +141,34 @@ function borrowedNote(b: {
   return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
 }
 
+/**
+ * The fleet's clone for this run; its note said, the repository told where its own notes go, and
+ * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
+ * the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts: FleetOptions): Promise<{ repo: FleetRepo; base: string }> {
+  const { repo, base, borrowed } = await FleetRepo.clone({
+    dir: path.join(opts.root, 'repo'),
+    remoteUrl: opts.remoteUrl,
+    token: opts.gitToken,
+    base: opts.config.baseBranch,
+    branches: opts.tasks.map(t => t.branch),
+    checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
+  })
+  if (borrowed) opts.log(borrowedNote(borrowed))
+  repo.log = opts.log
+  const { views, viewOwner, viewsHide } = opts.isolation
+  if (views && opts.tasks.some(t => t.source.kind !== 'follow-up'))
+    repo.prepareViews(`refs/remotes/origin/${base}`, { owner: viewOwner, workspace: viewsHide })
+  return { repo, base }
+}
+
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5
 
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
-  const { repo, base, borrowed } = await FleetRepo.clone({
-    dir: path.join(opts.root, 'repo'),
-    remoteUrl: opts.remoteUrl,
-    token: opts.gitToken,
-    base: config.baseBranch,
-    branches: tasks.map(t => t.branch),
-    checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
-  })
-  if (borrowed) opts.log(borrowedNote(borrowed))
+  const { repo, base } = await cloneFor(opts)
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>

@@ -70,10 +70,13 @@ async function work(
 ): Promise<Worked & { start: string }> {
   // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
   // view of the run's one checkout of its start; elsewhere a worktree of its own.
-  const { views, viewOwner } = ctx.worker.isolation
+  const { views, viewOwner, viewsHide } = ctx.worker.isolation
   const start = startRef(task, ctx.land.base)
   await using tree = views
-    ? await ctx.land.repo.view(task.id, task.branch, start, viewOwner)
+    ? await ctx.land.repo.view(task.id, task.branch, start, {
+        owner: viewOwner,
+        workspace: viewsHide
+      })
     : await ctx.land.repo.worktree(task.id, task.branch, start)
   const exit = taskGit(ctx, task, tree)
   try {

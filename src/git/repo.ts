@@ -3,6 +3,7 @@ import path from 'node:path'
 import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
+import { workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 
 interface OpenOptions {
@@ -35,9 +36,18 @@ export interface Worktree extends AsyncDisposable {
 /** A task's view: the shared checkout (`lower`) shown at `at`, its writes kept in `upper`. */
 export interface TaskView {
   lower: string
+  /** Stacked above `lower`, hiding its `.git`: when `lower` is the workspace's (workspace-view.ts). */
+  hide?: string
   at: string
   upper: string
   work: string
+}
+
+/** The run's one read-only base of a start commit's views: its files, its index, what hides. */
+interface ViewBase {
+  dir: string
+  index: string
+  hide?: string
 }
 
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
@@ -60,7 +70,13 @@ export class FleetRepo {
   }
 
   /** The run's read-only checkouts of a start commit, one per commit (see view). */
-  private readonly checkouts = new Map<string, Promise<{ dir: string; index: string }>>()
+  private readonly checkouts = new Map<string, Promise<ViewBase>>()
+
+  /** The workspace's checkout and its HEAD, read by borrow: a view's base when it is the start's. */
+  private workspace?: { dir: string; head: string }
+
+  /** Where the run's notes go (which base the tasks' views show, and why). */
+  log?: (message: string) => void
 
   /**
    * Its history is cut, as the checkout's it borrowed: every fetch is then at depth 1 (the tips
@@ -140,6 +156,7 @@ export class FleetRepo {
       this.shallow = true
     }
     await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+    this.workspace = { dir: path.resolve(checkout), head: borrowed.head }
     return borrowed
   }
 
@@ -261,27 +278,71 @@ export class FleetRepo {
   }
 
   /**
-   * The run's one checkout of `sha`, made once (`git worktree add --detach`) and never written
-   * again: every task starting there sees it through a view of its own. Its index carries the
-   * stat data a task's git reuses, so a task's first `git status` reads no file contents. `owner`
-   * (uid:gid): the user the views' writes are made as, when not the action's (a container's user
-   * under a root action): an overlay copies a file up with its owner, so the checkout is that
-   * user's, and its index is refreshed once so the changed ctimes cost no cage a re-read.
+   * The run's one base of `sha`'s views, made once: the workspace's own checkout, when it is
+   * exactly `sha`'s files and nothing else and `workspace` allows (a view that can hide its
+   * `.git`: workspace-view.ts), else the run's own checkout (checkoutOf).
    */
-  private checkout(sha: string, owner?: string): Promise<{ dir: string; index: string }> {
+  private checkout(sha: string, owner?: string, workspace = false): Promise<ViewBase> {
     let made = this.checkouts.get(sha)
     if (!made) {
-      const dir = path.join(this.git.dir, '..', 'checkouts', sha)
       made = this.serial(async () => {
-        await rm(dir, { recursive: true, force: true })
-        await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha])
-        const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir'])
-        if (owner) await ownCheckout(this.git.at(dir), { dir, admin, owner })
-        return { dir, index: path.join(admin, 'index') }
+        const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined
+        return ws ?? (await this.checkoutOf(sha, owner))
       })
       this.checkouts.set(sha, made)
     }
     return made
+  }
+
+  /** The workspace's checkout as `sha`'s base, or undefined (the note says why not). */
+  private async workspaceBase(sha: string): Promise<ViewBase | undefined> {
+    const ws = this.workspace
+    if (!ws) return undefined
+    const started = Date.now()
+    const layer =
+      ws.head === sha
+        ? await workspaceLayer(this.git, ws.dir, sha, path.join(this.git.dir, '..', 'workspace'))
+        : { why: `its HEAD is not the start commit ${sha.slice(0, 12)}` }
+    const ms = Date.now() - started
+    if ('why' in layer) {
+      this.log?.(
+        `task files: views of the run's own checkout: the workspace's is not used (${layer.why})`
+      )
+      return undefined
+    }
+    this.log?.(
+      `task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms: the start commit's files, nothing untracked or ignored)`
+    )
+    return layer
+  }
+
+  /**
+   * The run's own checkout of `sha` (`git worktree add --detach`), never written again: every
+   * task starting there sees it through a view of its own. Its index carries the stat data a
+   * task's git reuses, so a task's first `git status` reads no file contents. `owner`
+   * (uid:gid): the user the views' writes are made as, when not the action's (a container's user
+   * under a root action): an overlay copies a file up with its owner, so the checkout is that
+   * user's, and its index is refreshed once so the changed ctimes cost no cage a re-read.
+   */
+  private async checkoutOf(sha: string, owner?: string): Promise<ViewBase> {
+    const dir = path.join(this.git.dir, '..', 'checkouts', sha)
+    await rm(dir, { recursive: true, force: true })
+    await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha])
+    const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir'])
+    if (owner) await ownCheckout(this.git.at(dir), { dir, admin, owner })
+    return { dir, index: path.join(admin, 'index') }
+  }
+
+  /**
+   * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
+   * for it: called as the run opens, beside its model gateway. A failure is met by the first
+   * view, which awaits the same promise.
+   */
+  prepareViews(startRef: string, opts: { owner?: string; workspace?: boolean } = {}): void {
+    const made = this.git
+      .out(['rev-parse', '--verify', `${startRef}^{commit}`])
+      .then(sha => this.checkout(sha, opts.owner, opts.workspace))
+    made.catch(() => undefined)
   }
 
   /**
@@ -289,15 +350,21 @@ export class FleetRepo {
    * a worktree of its own: starting one costs the same whatever the repository's size). `branch`
    * is set to the start; the task's own index (copied from the checkout's, stat data and all) and
    * the view's private layer live in the task's host dir. Removed when disposed unless kept.
-   * `owner`: see checkout.
+   * `owner`: see checkoutOf; `workspace`: the view may show the workspace's checkout (checkout).
    */
-  async view(id: string, branch: string, startRef: string, owner?: string): Promise<Worktree> {
+  async view(
+    id: string,
+    branch: string,
+    startRef: string,
+    opts: { owner?: string; workspace?: boolean } = {}
+  ): Promise<Worktree> {
     const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
-    const base = await this.checkout(startSha, owner)
+    const base = await this.checkout(startSha, opts.owner, opts.workspace)
     const root = path.join(this.git.dir, '..', 'views', id)
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
     const view: TaskView = {
       lower: base.dir,
+      ...(base.hide ? { hide: base.hide } : {}),
       at: dir,
       upper: path.join(root, 'upper'),
       work: path.join(root, 'work')

@@ -1,0 +1,136 @@
+/**
+ * The workspace's own checkout as the lower layer of the tasks' views (issue #40 item 2): where
+ * actions/checkout left exactly the task's start commit and nothing else, the run skips its own
+ * checkout of every file (on 20,000 files, seconds that every task waited for at its start).
+ *
+ * Taken only when every check below holds, else the run makes its own checkout as before:
+ * - its HEAD is the start commit (read as data by borrow.ts);
+ * - its `.git` names no sparse checkout, no attributes file, no submodules, no LFS store, no
+ *   per-worktree config (plain files looked up, nothing read);
+ * - its index, copied (the copy's mtime kept, so git's racy-entry check holds), read by the
+ *   fleet's own git (the fleet clone's git dir, its hardened config; the workspace's config is
+ *   never read, no git command runs in the workspace's `.git`): the index is the start commit's
+ *   tree, every file matches its entry's stat data, and no entry is assume-unchanged or
+ *   skip-worktree;
+ * - every non-directory in the workspace but its `.git` (one `find`) is a file of that tree, with
+ *   its blob's size: nothing untracked, nothing ignored (a build's output, a `.env`, a key a step
+ *   wrote: ignored files may hold secrets and must never reach a worker), no submodule's files,
+ *   and no content converted on checkout (line endings, a smudge filter change a file's size).
+ *
+ * The view stacks a hiding layer above it: an empty, unreadable `.git` file, which hides the
+ * workspace's `.git` directory (its config holds the checkout's token) from every cage, whole.
+ */
+import { chmod, copyFile, lstat, mkdir, utimes, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { run } from '../process.js'
+import type { Git } from './git.js'
+
+/** The workspace as a view's lower layer: its files, the index to copy, the layer over its `.git`. */
+export interface WorkspaceLayer {
+  dir: string
+  index: string
+  hide: string
+}
+
+/** What in the workspace's `.git` makes its files other than the fleet's checkout would be. */
+const UNUSUAL = [
+  ['info/sparse-checkout', 'it is a sparse checkout'],
+  ['info/attributes', 'its .git/info/attributes may convert files'],
+  ['modules', 'it has submodules'],
+  ['lfs', 'it has an LFS store'],
+  ['config.worktree', 'it has per-worktree config']
+] as const
+
+const exists = (p: string) =>
+  lstat(p).then(
+    () => true,
+    () => false
+  )
+
+/** Every non-directory under `dir` but its top `.git`, as path -> size (GNU find, one process). */
+async function filesOf(dir: string): Promise<Map<string, number> | undefined> {
+  const args = [dir, '-path', path.join(dir, '.git'), '-prune', '-o', '!', '-type', 'd']
+  const r = await run('find', [...args, '-printf', '%s %P\\0'], {
+    env: { PATH: '/usr/bin:/bin', LC_ALL: 'C' }
+  })
+  if (r.exitCode !== 0) return undefined
+  const files = new Map<string, number>()
+  for (const entry of r.stdout.split('\0').filter(Boolean)) {
+    const space = entry.indexOf(' ')
+    files.set(entry.slice(space + 1), Number(entry.slice(0, space)))
+  }
+  return files
+}
+
+/** The start commit's tree as path -> blob size; undefined when it has a submodule (a gitlink). */
+function treeSizes(lsTree: string): Map<string, number> | undefined {
+  const sizes = new Map<string, number>()
+  for (const entry of lsTree.split('\0').filter(Boolean)) {
+    // <mode> SP <type> SP <object> SP+ <size> TAB <path>
+    const m = /^(\d+) (\w+) [0-9a-f]+ +(\d+|-)\t([\s\S]*)$/.exec(entry)
+    if (!m || m[2] !== 'blob') return undefined
+    sizes.set(m[4] ?? '', Number(m[3]))
+  }
+  return sizes
+}
+
+/** Why the files differ from the tree's, or undefined when they are the tree's, exactly. */
+function filesDiffer(files: Map<string, number>, tree: Map<string, number>): string | undefined {
+  if (files.size < tree.size) return 'a file of the commit is missing from it'
+  for (const [name, size] of files) {
+    const blob = tree.get(name)
+    if (blob === undefined) return 'it holds files the commit does not (untracked or ignored)'
+    if (blob !== size) return 'a file differs in size from its blob (converted on checkout?)'
+  }
+  return undefined
+}
+
+/**
+ * The workspace's checkout `workspace`, at the start commit `sha`, as a view's lower layer, with
+ * its index copied into `into` (made); or why not, in a few words. `git` is the fleet's clone.
+ */
+export async function workspaceLayer(
+  git: Git,
+  workspace: string,
+  sha: string,
+  into: string
+): Promise<WorkspaceLayer | { why: string }> {
+  if (!path.isAbsolute(workspace) || path.normalize(workspace) !== workspace)
+    return { why: 'its path is not absolute and normalised' }
+  if (/[,:\\\n]/.test(workspace)) return { why: "its path has ',', ':', '\\' or a newline" }
+  const dotGit = path.join(workspace, '.git')
+  for (const [name, why] of UNUSUAL) if (await exists(path.join(dotGit, name))) return { why }
+  const source = path.join(dotGit, 'index')
+  const stat = await lstat(source).catch(() => undefined)
+  if (!stat?.isFile()) return { why: 'its index could not be read' }
+  const hide = path.join(into, 'hide')
+  const index = path.join(into, 'index')
+  await mkdir(hide, { recursive: true })
+  await copyFile(source, index)
+  await utimes(index, stat.atime, stat.mtime)
+  const tree = git.tree(workspace, path.join(git.dir, '.git'))
+  const env = { GIT_INDEX_FILE: index }
+  const quiet = (args: string[]) =>
+    tree.exec(args, { env, allowFailure: true }).then(r => r.exitCode === 0)
+  const [sameTree, sameFiles, tags, listed, files] = await Promise.all([
+    quiet(['diff-index', '--cached', '--quiet', sha, '--']),
+    quiet(['diff-files', '--quiet']),
+    tree.exec(['ls-files', '-v', '-z'], { env, allowFailure: true }),
+    git.exec(['ls-tree', '-r', '-l', '-z', sha], { allowFailure: true }),
+    filesOf(workspace)
+  ])
+  if (!sameTree) return { why: 'its index is not the commit' }
+  if (!sameFiles) return { why: 'a file changed since it was checked out' }
+  if (tags.exitCode !== 0 || tags.stdout.split('\0').some(e => e !== '' && !e.startsWith('H ')))
+    return { why: 'its index marks files assume-unchanged or skip-worktree' }
+  const sizes = listed.exitCode === 0 ? treeSizes(listed.stdout) : undefined
+  if (!sizes) return { why: 'its commit has submodules' }
+  if (!files) return { why: 'its files could not be listed' }
+  const differ = filesDiffer(files, sizes)
+  if (differ) return { why: differ }
+  // An empty, unreadable file: hides the `.git` directory below it, whole.
+  const marker = path.join(hide, '.git')
+  await writeFile(marker, '')
+  await chmod(marker, 0o000)
+  return { dir: workspace, index, hide }
+}
