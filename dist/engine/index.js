@@ -31764,6 +31764,11 @@ function sandboxCommand(spec) {
         '--unshare-uts',
         '--unshare-cgroup-try',
         '--die-with-parent',
+        // No capability inside its user namespace either: run by root (a self-hosted runner, a
+        // container job), bubblewrap keeps them all unless told, and a cage holding CAP_SYS_ADMIN could
+        // unmount what is bound over its view or remount a read-only bind writable.
+        '--cap-drop',
+        'ALL',
         // A new session: the caged command cannot push input into the action's terminal (TIOCSTI).
         '--new-session',
         '--hostname',

@@ -135,6 +135,8 @@ describe('the sandbox command line', () => {
       expect(head).toContain(flag)
     expect(head).not.toContain('--share-net')
     expect(head).not.toContain('--cap-add')
+    // Every capability dropped, even when the action runs as root.
+    expect(head.join(' ')).toContain('--cap-drop ALL')
     expect(head.join(' ')).toContain('--proc /proc')
     expect(head.join(' ')).toContain('--tmpfs /tmp')
     // Nothing bound under /tmp is hidden by the tmpfs mounted over /tmp.
