@@ -1,6 +1,7 @@
 // Issue 18, through dist/: reviews, inline comments and failed checks on a PR the action opened
 // become follow-up turns on its branch; the same PR is updated and answered in its threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import {
   pullRequestReview,
   pullRequestReviewComment,
@@ -115,7 +116,7 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `Two things. ${work}`, reviewId),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => [r.id, r.status, r['pr-number']])).toEqual([
       ['x', 'pr-updated', pr.number]
     ])
@@ -153,7 +154,7 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `Two things. ${work}`, reviewId),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     expect(results(again)).toEqual([])
     expect(stack.model.requests.length).toBe(requests)
     expect(threads.map(t => repliesTo(stack, t.id).length)).toEqual([1, 1])
@@ -185,7 +186,7 @@ describe('answering on a fleet PR', () => {
       comment: { id: comment.id, body, path: 'parser.txt', line: 1, diffHunk: comment.diff_hunk }
     })
     const run = await stack.run({ eventName: 'pull_request_review_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(byId(run).get('x')?.status).toBe('pr-updated')
     expect(await stack.git.readFile(FULL, 'fleet/x', 'NOTES.md')).toBe('parseAll takes any input\n')
     expect(
@@ -217,7 +218,7 @@ describe('answering on a fleet PR', () => {
       eventName: 'pull_request_review',
       payload: review('renovate[bot]', `/fleet rewrite it all ${work}`, stack.github.state.id())
     })
-    expect(bot.exitCode, bot.stdout + bot.stderr).toBe(0)
+    expectOk(bot)
     expect(results(bot)).toEqual([])
     expect(bot.stdout).toContain('@renovate[bot] is a bot not listed in allowed-bots')
     expect(stack.github.state.comments.length).toBe(comments)
@@ -241,7 +242,7 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `/fleet fix it ${work}`, stack.github.state.id(), theirs),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run)).toEqual([])
     expect(run.stdout).toContain('carries no marker of the action')
     expect(stack.model.requests.length).toBe(before.model)
@@ -300,7 +301,7 @@ describe('answering on a fleet PR', () => {
       payload: runEvent(ci.id, 'fleet/x', head),
       inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => [r.id, r.status, r['pr-number']])).toEqual([
       ['x', 'pr-updated', pr.number]
     ])
@@ -331,7 +332,7 @@ describe('answering on a fleet PR', () => {
         payload: runEvent(ci.id, 'fleet/x', head),
         inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(results(run)).toEqual([])
     }
     expect(stack.model.requests.length).toBe(before)
@@ -351,7 +352,7 @@ describe('answering on a fleet PR', () => {
       payload: runEvent(ci.id, 'main', 'a'.repeat(40)),
       inputs: { 'fix-failing-checks': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run)).toEqual([])
     expect(stack.model.requests.length).toBe(before.model)
     // Not even the run's jobs were read.

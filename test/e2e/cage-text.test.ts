@@ -4,13 +4,14 @@
 // inert and the marker is not trusted afterwards; entity-spelled mentions and a foreign image in
 // planned titles stay inert in the issue's plan section.
 import { lexer, parse } from 'marked'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueComment, pullRequestReview } from '../support/events.js'
+import { describe, expect, it } from 'vitest'
+import { commentOn, expectOk, useStack } from '../support/scenario.js'
+import { pullRequestReview } from '../support/events.js'
 import { MENTION, outsideCode } from '../support/markdown.js'
 import { runnerCommands } from '../support/runner-commands.js'
 import { script } from '../../demo/model-server.js'
 import type { MockPull } from '../../demo/github-mock.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { COLLABORATORS, pullsFor, wordsToFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -66,15 +67,11 @@ function liveParts(markdown: string): string[] {
 }
 
 describe('text from a cage, a planner or an error', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      files: { 'README.md': '# widgets\n', 'hostile-setup.sh': HOSTILE_SETUP },
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
+  const stack = useStack({
+    files: { 'README.md': '# widgets\n', 'hostile-setup.sh': HOSTILE_SETUP },
+    model: { defaultScript: wordsToFile },
+    github: { collaborators: COLLABORATORS }
   })
-  afterAll(async () => stack?.close())
 
   it("a setup's workflow commands never reach the runner; an honest task in the same run lands", async () => {
     const run = await stack.run({
@@ -197,20 +194,9 @@ describe('text from a cage, a planner or an error', () => {
     ]
     const steps = [{ tool: 'StructuredOutput', input: { tasks } }]
     const body = `/fleet plan ${script({ key: 'hostile-plan', steps })}`
-    const comment = stack.github.addComment(n, body, 'maria')
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: n,
-      issueTitle: issue.title,
-      issueBody: issue.body ?? '',
-      commentBody: body,
-      commenter: 'maria',
-      commentId: comment.id,
-      authorAssociation: 'COLLABORATOR'
-    })
+    const { payload } = commentOn(stack, issue, body, 'maria')
     const run = await stack.run({ eventName: 'issue_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const description = stack.github.state.issue(n)?.body ?? ''
     const section = description.slice(description.indexOf('<!-- fleet-worker:plan -->'))
     expect(section).toContain('acme/admins')

@@ -4,10 +4,11 @@
 // gateway with its own token while an honest sibling is still served in turn.
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { byId } from '../../demo/stack.js'
 import { burst } from '../support/gateway-curl.js'
 
 const MODEL = 'glm-4.6'
@@ -86,11 +87,7 @@ const subagents = (id: string) => {
 }
 
 describe('requests in flight per worker', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('measures the CLI with three subagents at once, then holds it to max-requests-per-worker: 2 without refusing', async () => {
     const open = await stack.run({
@@ -140,11 +137,7 @@ const BURST = burst(12, {
 })
 
 describe('a worker bursting at the gateway beside an honest sibling', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('holds the burst to its cap, and the sibling goes at the next free slot every time', async () => {
     const hog = task('hog', {

@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import { type Script, script, sumUsage } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, results, type Stack, startStack } from '../../demo/stack.js'
@@ -83,11 +84,7 @@ describe('an endpoint that caps concurrent requests at two', () => {
 })
 
 describe('overload, usage and disconnects', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('four 529s on one task: it lands with one worker process; the request log shows the retries', async () => {
     const run = await stack.run({

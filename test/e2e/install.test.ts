@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
 import { script } from '../../demo/model-server.js'
 import { byId, GITHUB_TOKEN, MODEL_KEY, type Stack, startStack } from '../../demo/stack.js'
@@ -68,7 +69,7 @@ describe('the worker binary', () => {
       env: { PATH: PLAIN_PATH, npm_config_cache: NPM_CACHE, npm_config_offline: 'true' },
       timeoutMs: 300_000
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(run.stdout).toContain(
       'claude is not on PATH: installing @anthropic-ai/claude-code@2.1.332'
     )
@@ -115,7 +116,7 @@ describe('the worker binary', () => {
         },
         timeoutMs: 300_000
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('clean-install')?.status).toBe('pr-opened')
       expect((await readdir(spy)).sort()).toEqual([
         'install-script.env',

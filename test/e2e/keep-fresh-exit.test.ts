@@ -10,10 +10,11 @@ import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, labeledIssue, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { issuesLabeled, push } from '../support/events.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
+import { push } from '../support/events.js'
 import { expectContractResults, git } from './landing-support.js'
 import { COLLABORATORS, fleetComments } from './triggers-support.js'
 
@@ -95,38 +96,21 @@ function model(prompt: string): Script {
 }
 
 describe('a conflict turn leaves its cage only as the one sealed merge', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      files: { 'README.md': '# widgets\n', 'shared.txt': 'colour = green\n' },
-      model: { defaultScript: model },
-      github: { collaborators: COLLABORATORS }
-    })
+  const stack = useStack({
+    files: { 'README.md': '# widgets\n', 'shared.txt': 'colour = green\n' },
+    model: { defaultScript: model },
+    github: { collaborators: COLLABORATORS }
   })
-  afterAll(async () => stack?.close())
 
   it('lands the honest and the hooked resolution as [head, base] merges, refuses the forged ones, and writes the merge order on the issue', async () => {
     const body = TAGS.map(t => `- [ ] Write shared.txt (${t})`).join('\n')
-    const issue = stack.github.addIssue({
-      title: 'Colours',
-      body,
-      user: 'maria',
-      labels: ['fleet']
-    })
+    const { issue, payload } = labeledIssue(stack, { title: 'Colours', body })
     const first = await stack.run({
       eventName: 'issues',
-      payload: issuesLabeled({
-        owner: OWNER,
-        repo: REPO,
-        issueNumber: issue.number,
-        title: issue.title,
-        body,
-        label: 'fleet',
-        sender: 'maria'
-      }),
+      payload,
       timeoutMs: 300_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const prs = new Map(stack.github.state.pulls.map(p => [tagOf(p.title) ?? 'honest', p] as const))
     expect([...prs.keys()].sort()).toEqual([...TAGS].sort())
     const cut = await stack.git.branches(FULL)

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { push } from '../support/events.js'
@@ -95,7 +96,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
       inputs: { tasks: JSON.stringify(TASKS), verify: 'true' },
       timeoutMs: 240_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     for (const id of IDS) expect(byId(first).get(id)?.status, id).toBe('pr-opened')
     const cut = await heads()
 
@@ -119,7 +120,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
       timeoutMs: 240_000
     })
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expectContractResults(run, 5)
     const r = byId(run)
     expect(Object.fromEntries(IDS.map(id => [id, r.get(id)?.status]))).toEqual({
@@ -193,7 +194,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
       inputs: { verify: 'cat moved.txt' },
       timeoutMs: 240_000
     })
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     const a = byId(again)
     expect(Object.fromEntries(IDS.map(id => [id, a.get(id)?.status]))).toEqual({
       'clean-a': 'up-to-date',
@@ -209,11 +210,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
 })
 
 describe('a push to the base with no fleet PR open', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('costs one API listing and no clone', async () => {
     // The floor first (a run that does nothing: an event the action ignores), on the same cold start.
@@ -225,7 +222,7 @@ describe('a push to the base with no fleet PR open', () => {
       eventName: 'push',
       payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' })
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(JSON.parse(run.outputs.results ?? '')).toEqual([])
     const calls = stack.github.requests.slice(api).map(q => `${q.method} ${q.path}`)
     expect(calls).toEqual([`GET /repos/${FULL}/pulls`])
@@ -282,7 +279,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' }),
       inputs: { 'dry-run': 'true' }
     })
-    expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0)
+    expectOk(dry)
     expect(byId(dry).get('raced')?.status).toBe('not-started')
     expect((await stack.git.branches(FULL))['fleet/raced']).toBe(headBefore)
 
@@ -293,7 +290,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       timeoutMs: 240_000
     })
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run).get('raced')
     expect(r?.status).toBe('no-changes')
     expect(r?.error).toContain('moved while the action worked on it')

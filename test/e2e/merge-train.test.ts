@@ -11,6 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { drainMergeQueue } from '../../demo/github-graphql.js'
 import { reportCheck } from '../../demo/github-merge.js'
 import type { Script } from '../../demo/model-server.js'
@@ -95,7 +96,7 @@ describe('the landing train', () => {
       inputs: { tasks: JSON.stringify(TASKS), verify: VERIFY },
       timeoutMs: 300_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     for (const id of IDS) expect(byId(first).get(id)?.status, id).toBe('pr-opened')
 
     const moved = await pushAsPerson('main', 'main', { 'moved.txt': 'main moved\n' })
@@ -111,7 +112,7 @@ describe('the landing train', () => {
 
     const run = await train()
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run)
     expect(Object.fromEntries(IDS.map(id => [id, r.get(id)?.status]))).toEqual({
       'land-a': 'merged',
@@ -170,7 +171,7 @@ describe('the landing train', () => {
     // A second run: nothing merged twice, no comment repeated, no branch moved.
     const comments = state.comments.length
     const again = await train()
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     const a = byId(again)
     expect(Object.fromEntries(IDS.map(id => [id, a.get(id)?.status ?? 'absent']))).toEqual({
       'land-a': 'absent',
@@ -193,7 +194,7 @@ describe('the landing train', () => {
     state.addReview(pr.number, 'wren', 'APPROVED')
 
     const run = await train()
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const o = byId(run).get('noreview')
     expect(o?.status).toBe('waiting')
     expect(o?.error).toContain('Required status check "ci" is expected.')
@@ -258,7 +259,7 @@ describe('the landing train', () => {
       inputs: { verify: VERIFY },
       timeoutMs: 300_000
     })
-    expect(byWriter.exitCode, byWriter.stdout + byWriter.stderr).toBe(0)
+    expectOk(byWriter)
     const results = JSON.parse(byWriter.outputs.results ?? '[]') as Array<{
       id: string
       status: string
@@ -275,7 +276,7 @@ describe('the landing train', () => {
     if (!pull) throw new Error('no reader PR')
     pull.pull.draft = true
     const ready = await train({ 'mark-ready': 'true' })
-    expect(ready.exitCode, ready.stdout + ready.stderr).toBe(0)
+    expectOk(ready)
     expect(byId(ready).get('reader')?.error).toContain('marked ready for review')
     expect(pull.pull.draft).toBe(false)
     expect(pull.state).toBe('open')
@@ -292,7 +293,7 @@ describe('the landing train', () => {
       }
     })
     const raced = await train()
-    expect(raced.exitCode, raced.stdout + raced.stderr).toBe(0)
+    expectOk(raced)
     const r = byId(raced)
     expect(r.get('reader')?.status).toBe('waiting')
     expect(r.get('reader')?.error).toContain('Head branch was modified')
@@ -303,7 +304,7 @@ describe('the landing train', () => {
     // main merges through a merge queue: the PR is enqueued, not merged; the queue lands it.
     state.rules = [{ type: 'merge_queue' }]
     const queued = await train()
-    expect(queued.exitCode, queued.stdout + queued.stderr).toBe(0)
+    expectOk(queued)
     expect(byId(queued).get('reader')?.error).toContain("added to main's merge queue")
     expect(pull.pull.queued).toBe(true)
     expect(pull.state).toBe('open')
@@ -328,7 +329,7 @@ describe('the landing train', () => {
     await pushAsPerson('main', 'main', { 'clash.txt': 'theirs\n' })
 
     const run = await train()
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const o = byId(run).get('clash')
     expect(o?.status).toBe('waiting')
     expect(o?.error).toContain('a worker resolved it: new content')

@@ -9,6 +9,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } fro
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -157,7 +158,7 @@ describe.skipIf(skipReason !== undefined)(
         },
         user
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(run.stdout).not.toContain('empty private package caches')
       for (const id of ['cache-a', 'cache-b']) {
         const r = byId(run).get(id)

@@ -1,11 +1,12 @@
 // Issue 13, through dist/: a worker's words never act on GitHub, and the action edits only the
 // live comment it wrote itself. "Outside code" is decided by a real markdown lexer (marked).
 import { lexer } from 'marked'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { issueComment } from '../support/events.js'
 import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, MARKER, pullsFor } from './triggers-support.js'
 
 const HOSTILE = [
@@ -39,11 +40,7 @@ function acting(body: string): string[] {
 }
 
 describe('worker text is data', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ github: { collaborators: COLLABORATORS } })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack({ github: { collaborators: COLLABORATORS } })
 
   it('a final message with closing keywords, mentions, forged markers and an unclosed fence: none of it acts, one real marker, the table survives; a follow-up keeps the real issue', async () => {
     const issue = stack.github.addIssue({
@@ -122,7 +119,7 @@ describe('worker text is data', () => {
         eventName: 'issue_comment',
         payload: commentOn(stack, issue, `/fleet faq ${task}`)
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
     }
     expect(stack.github.state.comment(forged.id)?.body).toBe(`${MARKER}\nI am the fleet`)
     const ours = fleetComments(stack, issue.number).filter(c => c.id !== forged.id)
@@ -136,13 +133,9 @@ describe('worker text is data', () => {
 })
 
 describe('live comment identity with a user token (a PAT)', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      github: { collaborators: { ...COLLABORATORS, 'fleet-pat': 'write' }, tokenUser: 'fleet-pat' }
-    })
+  const stack = useStack({
+    github: { collaborators: { ...COLLABORATORS, 'fleet-pat': 'write' }, tokenUser: 'fleet-pat' }
   })
-  afterAll(async () => stack?.close())
 
   it('edits only the marked comment its own login wrote', async () => {
     const issue = stack.github.addIssue({ title: 'Add a FAQ', body: '', user: 'maria' })
@@ -155,7 +148,7 @@ describe('live comment identity with a user token (a PAT)', () => {
       eventName: 'issue_comment',
       payload: commentOn(stack, issue, `/fleet faq ${task}`)
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(stack.github.state.comment(forged.id)?.body).toBe(`${MARKER}\nforged`)
     const ours = fleetComments(stack, issue.number).filter(c => c.id !== forged.id)
     expect(ours.map(c => c.user)).toEqual(['fleet-pat'])
