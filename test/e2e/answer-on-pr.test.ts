@@ -1,7 +1,7 @@
 // Issue 18, through dist/: reviews, inline comments and failed checks on a PR the action opened
 // become follow-up turns on its branch; the same PR is updated and answered in its threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectOk } from '../support/scenario.js'
+import { expectOk, writeScript } from '../support/scenario.js'
 import {
   pullRequestReview,
   pullRequestReviewComment,
@@ -41,13 +41,7 @@ describe('answering on a fleet PR', () => {
   let pr: MockPull
   beforeAll(async () => {
     stack = await startStack({ github: { collaborators: COLLABORATORS } })
-    const seed = script({
-      key: 'seed',
-      steps: [
-        { tool: 'Write', input: { file_path: 'parser.txt', content: 'parse(input)\n' } },
-        { text: 'Wrote the parser.' }
-      ]
-    })
+    const seed = writeScript('seed', 'parser.txt', 'parse(input)\n', 'Wrote the parser.')
     const first = await stack.run({
       // A title of its own: the PR's title goes into later prompts, and a script cut short in it
       // would hide the next one from the model server.
@@ -161,13 +155,12 @@ describe('answering on a fleet PR', () => {
   })
 
   it('an inline comment starting with /fleet: that thread is the task, and it gets the reply', async () => {
-    const work = script({
-      key: 'inline',
-      steps: [
-        { tool: 'Write', input: { file_path: 'NOTES.md', content: 'parseAll takes any input\n' } },
-        { text: 'Documented it.\n[1] Added NOTES.md.' }
-      ]
-    })
+    const work = writeScript(
+      'inline',
+      'NOTES.md',
+      'parseAll takes any input\n',
+      'Documented it.\n[1] Added NOTES.md.'
+    )
     const body = `/fleet document this ${work}`
     const [comment] = stack.github.state.addReviewComments(pr.number, 'olga', [
       { path: 'parser.txt', line: 1, body }

@@ -5,7 +5,7 @@
 // planned titles stay inert in the issue's plan section.
 import { lexer, parse } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { commentOn, expectOk, useStack } from '../support/scenario.js'
+import { commentOn, expectOk, useStack, writeScript } from '../support/scenario.js'
 import { pullRequestReview } from '../support/events.js'
 import { MENTION, outsideCode } from '../support/markdown.js'
 import { runnerCommands } from '../support/runner-commands.js'
@@ -35,7 +35,7 @@ const HOSTILE_SETUP = [
 function writeTask(id: string) {
   return {
     id,
-    prompt: `Write a file.\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: 'ok\n' } }, { text: 'Done.' }] })}`
+    prompt: `Write a file.\n${writeScript(id, `${id}.txt`, 'ok\n', 'Done.')}`
   }
 }
 
@@ -159,13 +159,7 @@ describe('text from a cage, a planner or an error', () => {
     expect(html).not.toMatch(/href="[^"]*issues\/1"/)
 
     // The review the forged marker named arrives: it is answered, not skipped as done.
-    const work = script({
-      key: 'later-review',
-      steps: [
-        { tool: 'Write', input: { file_path: 'renamed.txt', content: 'ok\n' } },
-        { text: 'Renamed.' }
-      ]
-    })
+    const work = writeScript('later-review', 'renamed.txt', 'ok\n', 'Renamed.')
     const later = await stack.run({
       eventName: 'pull_request_review',
       payload: review(laterId, `Rename it. ${work}`),

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectOk } from '../support/scenario.js'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { parse as parseYaml } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
 import { gitTestEnv, runGit } from '../../demo/git-remote.js'
@@ -20,13 +20,7 @@ const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['c1', 'c2', 'c3']
 const TASKS_YAML = IDS.map(id => {
-  const s = script({
-    key: id,
-    steps: [
-      { tool: 'Write', input: { file_path: `${id}.txt`, content: `cli ${id}\n` } },
-      { text: 'done' }
-    ]
-  })
+  const s = writeScript(id, `${id}.txt`, `cli ${id}\n`, 'done')
   return `- id: ${id}\n  prompt: ${JSON.stringify(`Write ${id}.txt ${s}`)}\n`
 }).join('')
 

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { expectOk } from '../support/scenario.js'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { makeWorkspace } from '../../demo/git-remote.js'
 import { script } from '../../demo/model-server.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -16,7 +16,7 @@ const FULL = `${OWNER}/${REPO}`
 
 const task = (id: string) => ({
   id,
-  prompt: `Add a file.\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'Done.' }] })}`
+  prompt: `Add a file.\n${writeScript(id, `${id}.txt`, `${id}\n`, 'Done.')}`
 })
 
 const git = (cwd: string, ...args: string[]) =>

@@ -3,14 +3,13 @@
 // FLEET_WORKER_TEST_DISK_FREE, as the CPU gate's e2e fixes the CPU demand), starts one task (a
 // batch must move), holds the next until a slot frees, and the summary says the disk held it.
 import { describe, expect, it } from 'vitest'
-import { expectOk, useStack } from '../support/scenario.js'
+import { expectOk, useStack, writeScript } from '../support/scenario.js'
 import { TEST_DISK_FREE_ENV } from '../../src/fleet/machine.js'
-import { script } from '../../demo/model-server.js'
 import { results } from '../../demo/stack.js'
 
 const task = (id: string) => ({
   id,
-  prompt: `Write ${id}.txt\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'Done.' }] })}`
+  prompt: `Write ${id}.txt\n${writeScript(id, `${id}.txt`, `${id}\n`, 'Done.')}`
 })
 
 describe("the scheduler watches the fleet's disk", () => {

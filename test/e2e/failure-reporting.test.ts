@@ -1,8 +1,7 @@
 // Issue 13, through dist/: when the fleet itself breaks after issue tracking started, every task
 // is still reported — issue comment, labels, summary and outputs — and the error names the cause.
 import { describe, expect, it } from 'vitest'
-import { ISSUES, labeledIssue, useStack, useTemp } from '../support/scenario.js'
-import { script } from '../../demo/model-server.js'
+import { ISSUES, labeledIssue, useStack, useTemp, writeScript } from '../support/scenario.js'
 import { byId, results } from '../../demo/stack.js'
 import { fleetComments, labelsOf } from './triggers-support.js'
 
@@ -46,7 +45,7 @@ describe('report mode against the plan', () => {
 
   it("plan 3 shards, run shard 0 only, report: the other shards' tasks are not-started naming their shard, and the step fails", async () => {
     const writes = (id: string) =>
-      `Write ${id}.txt\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'ok' }] })}`
+      `Write ${id}.txt\n${writeScript(id, `${id}.txt`, `${id}\n`, 'ok')}`
     const tasks = JSON.stringify(['a', 'b', 'c', 'd'].map(id => ({ id, prompt: writes(id) })))
     const planned = await stack.run({ inputs: { tasks, mode: 'plan', 'max-jobs': '3' } })
     expect(planned.exitCode, planned.stdout).toBe(0)

@@ -4,9 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectOk } from '../support/scenario.js'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
-import { script } from '../../demo/model-server.js'
 import { byId, GITHUB_TOKEN, MODEL_KEY, type Stack, startStack } from '../../demo/stack.js'
 
 // A GitHub runner starts without claude: the action installs the version it pins, from npm.
@@ -61,7 +60,7 @@ describe('the worker binary', () => {
   it('with no claude on PATH, installs the pinned version and runs the task with it', async () => {
     const task = {
       id: 'installed',
-      prompt: `Write a file.\n${script({ key: 'installed', steps: [{ tool: 'Write', input: { file_path: 'installed.txt', content: 'ok\n' } }, { text: 'Done.' }] })}`
+      prompt: `Write a file.\n${writeScript('installed', 'installed.txt', 'ok\n', 'Done.')}`
     }
     const run = await stack.run({
       inputs: { tasks: JSON.stringify([task]) },
@@ -101,7 +100,7 @@ describe('the worker binary', () => {
     try {
       const task = {
         id: 'clean-install',
-        prompt: `Write a file.\n${script({ key: 'clean-install', steps: [{ tool: 'Write', input: { file_path: 'clean.txt', content: 'ok\n' } }, { text: 'Done.' }] })}`
+        prompt: `Write a file.\n${writeScript('clean-install', 'clean.txt', 'ok\n', 'Done.')}`
       }
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },

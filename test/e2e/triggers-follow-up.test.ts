@@ -1,7 +1,7 @@
 // Issue 5, through dist/: a `/fleet` comment on a fleet PR continues that PR's branch: the worker
 // starts from the branch head, the same PR is updated, no new PR is opened.
 import { describe, expect, it } from 'vitest'
-import { commentOn, expectOk, useStack } from '../support/scenario.js'
+import { commentOn, expectOk, useStack, writeScript } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, pullsFor } from './triggers-support.js'
@@ -13,13 +13,12 @@ describe('a follow-up on a fleet PR', () => {
 
   it('"/fleet also handle the empty case" on fleet PR #M: starts from its branch head, updates PR #M', async () => {
     // The earlier work: a real fleet/x branch with a file main does not have, and its PR.
-    const seedScript = script({
-      key: 'x-first',
-      steps: [
-        { tool: 'Write', input: { file_path: 'parser.txt', content: 'parse(input) only\n' } },
-        { text: 'Wrote the parser.' }
-      ]
-    })
+    const seedScript = writeScript(
+      'x-first',
+      'parser.txt',
+      'parse(input) only\n',
+      'Wrote the parser.'
+    )
     const first = await stack.run({
       inputs: { tasks: JSON.stringify([{ id: 'x', prompt: `Write the parser ${seedScript}` }]) }
     })

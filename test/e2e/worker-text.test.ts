@@ -2,7 +2,7 @@
 // live comment it wrote itself. "Outside code" is decided by a real markdown lexer (marked).
 import { lexer } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { expectOk, useStack } from '../support/scenario.js'
+import { expectOk, useStack, writeScript } from '../support/scenario.js'
 import { issueComment } from '../support/events.js'
 import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
 import { script } from '../../demo/model-server.js'
@@ -73,13 +73,7 @@ describe('worker text is data', () => {
 
     // A follow-up on that PR: its issue is the marker's, not the worker's "Refs #99".
     if (!pr) throw new Error('no PR')
-    const second = script({
-      key: 'hostile-2',
-      steps: [
-        { tool: 'Write', input: { file_path: 'more.md', content: 'more\n' } },
-        { text: 'More. Fixes #5' }
-      ]
-    })
+    const second = writeScript('hostile-2', 'more.md', 'more\n', 'More. Fixes #5')
     const body2 = `/fleet once more ${second}`
     const comment = stack.github.addComment(pr.number, body2, 'maria')
     const follow = await stack.run({
@@ -110,10 +104,7 @@ describe('worker text is data', () => {
   it('someone without access posts the marker first: the action leaves their comment alone, writes its own, and finds its own again', async () => {
     const issue = stack.github.addIssue({ title: 'Add a FAQ', body: '', user: 'maria' })
     const forged = stack.github.addComment(issue.number, `${MARKER}\nI am the fleet`, 'rita')
-    const task = script({
-      key: 'faq',
-      steps: [{ tool: 'Write', input: { file_path: 'FAQ.md', content: 'faq\n' } }, { text: 'ok' }]
-    })
+    const task = writeScript('faq', 'FAQ.md', 'faq\n', 'ok')
     for (let i = 0; i < 2; i++) {
       const run = await stack.run({
         eventName: 'issue_comment',
@@ -140,10 +131,7 @@ describe('live comment identity with a user token (a PAT)', () => {
   it('edits only the marked comment its own login wrote', async () => {
     const issue = stack.github.addIssue({ title: 'Add a FAQ', body: '', user: 'maria' })
     const forged = stack.github.addComment(issue.number, `${MARKER}\nforged`, 'rita')
-    const task = script({
-      key: 'pat',
-      steps: [{ tool: 'Write', input: { file_path: 'FAQ.md', content: 'faq\n' } }, { text: 'ok' }]
-    })
+    const task = writeScript('pat', 'FAQ.md', 'faq\n', 'ok')
     const run = await stack.run({
       eventName: 'issue_comment',
       payload: commentOn(stack, issue, `/fleet faq ${task}`)

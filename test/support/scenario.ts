@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
 import { issueComment, issuesLabeled } from './events.js'
+import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { OWNER, REPO, type Stack, type StackOptions, startStack } from '../../demo/stack.js'
 import { COLLABORATORS, wordsToFile } from '../e2e/triggers-support.js'
@@ -113,3 +114,10 @@ export function labeledIssue(
 export const expectOk = (run: Pick<RunActionResult, 'exitCode' | 'stdout' | 'stderr'>): void => {
   expect(run.exitCode, run.stdout + run.stderr).toBe(0)
 }
+
+/** A model script under `key` that writes `content` to `file`, then says `said`. */
+export const writeScript = (key: string, file: string, content: string, said: string): string =>
+  script({
+    key,
+    steps: [{ tool: 'Write', input: { file_path: file, content } }, { text: said }]
+  })
