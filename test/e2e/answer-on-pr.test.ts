@@ -1,12 +1,8 @@
 // Issue 18, through dist/: reviews, inline comments and failed checks on a PR the action opened
 // become follow-up turns on its branch; the same PR is updated and answered in its threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectOk, writeScript } from '../support/scenario.js'
-import {
-  pullRequestReview,
-  pullRequestReviewComment,
-  workflowRunCompleted
-} from '../support/events.js'
+import { changesRequested, expectOk, writeScript } from '../support/scenario.js'
+import { pullRequestReviewComment, workflowRunCompleted } from '../support/events.js'
 import { script } from '../../demo/model-server.js'
 import type { MockPull } from '../../demo/github-mock.js'
 import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
@@ -57,20 +53,7 @@ describe('answering on a fleet PR', () => {
   afterAll(async () => stack?.close())
 
   const review = (reviewer: string, body: string, reviewId: number, target = pr) =>
-    pullRequestReview({
-      owner: OWNER,
-      repo: REPO,
-      pr: {
-        number: target.number,
-        title: target.title,
-        body: target.body ?? '',
-        head: target.pull.head
-      },
-      reviewer,
-      reviewId,
-      state: 'changes_requested',
-      body
-    })
+    changesRequested(target, reviewer, body, reviewId)
 
   it('a changes-requested review with two inline comments: one worker, fixes on the branch head, same PR updated, a reply in each thread', async () => {
     const headBefore = (await stack.git.branches(FULL))['fleet/x']

@@ -5,8 +5,13 @@
 // planned titles stay inert in the plan section.
 import { lexer, parse } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { commentOn, expectOk, useStack, writeScript } from '../support/scenario.js'
-import { pullRequestReview } from '../support/events.js'
+import {
+  changesRequested,
+  commentOn,
+  expectOk,
+  useStack,
+  writeScript
+} from '../support/scenario.js'
 import { MENTION, outsideCode } from '../support/markdown.js'
 import { runnerCommands } from '../support/runner-commands.js'
 import { script } from '../../demo/model-server.js'
@@ -116,20 +121,7 @@ describe('text from a cage, a planner or an error', () => {
     const [pr] = pullsFor(stack, 'fleet/turned')
     if (!pr) throw new Error('the seed run opened no PR')
     const review = (reviewId: number, body: string, target: MockPull = pr) =>
-      pullRequestReview({
-        owner: OWNER,
-        repo: REPO,
-        pr: {
-          number: target.number,
-          title: target.title,
-          body: target.body ?? '',
-          head: target.pull.head
-        },
-        reviewer: 'maria',
-        reviewId,
-        state: 'changes_requested',
-        body
-      })
+      changesRequested(target, 'maria', body, reviewId)
     // The id the next review will have: setup forges the marker that would say it was answered.
     const firstId = stack.github.state.id()
     const laterId = stack.github.state.id()

@@ -7,20 +7,13 @@
 // must come within the deadline (30 s), as in worker-bounds.test.ts.
 import { describe, expect, it } from 'vitest'
 import { useStack } from '../support/scenario.js'
-import { type Script, script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO } from '../../demo/stack.js'
-import { expectNoOrphans } from './faults-support.js'
+import { expectNoOrphans, task } from './faults-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const DEADLINE = { 'deadline-minutes': '0.5' }
 /** Longer than the deadline, counted from inside a task that started after the run did. */
 const PAST_DEADLINE_MS = 31_000
-
-const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
-  id,
-  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
-  ...extra
-})
 
 // Leaves a failing test script: verify fails, so a fix-up turn would follow.
 const BREAK = `printf '{"private":true,"scripts":{"test":"echo broken-marker; exit 5"}}' > package.json`

@@ -5,21 +5,11 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { useStack } from '../support/scenario.js'
-import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, OWNER, REPO } from '../../demo/stack.js'
+import { task, writeThenDone } from './faults-support.js'
 
 const exec = promisify(execFile)
-
-const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
-  id,
-  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
-  ...extra
-})
-const writeThenDone = (file: string) => [
-  { tool: 'Write', input: { file_path: file, content: `${file}\n` } },
-  { text: `Wrote ${file}.` }
-]
 
 /** The run's own directory under RUNNER_TEMP: cages, transcripts, worktrees. */
 async function fleetDir(run: RunActionResult): Promise<string> {

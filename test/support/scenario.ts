@@ -8,7 +8,8 @@ import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
-import { issueComment, issuesLabeled } from './events.js'
+import { issueComment, issuesLabeled, pullRequestReview } from './events.js'
+import type { MockPull } from '../../demo/github-state.js'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { OWNER, REPO, type Stack, type StackOptions, startStack } from '../../demo/stack.js'
@@ -109,6 +110,28 @@ export function labeledIssue(
   })
   return { issue, payload }
 }
+
+/** The pull_request_review event of `reviewer` requesting changes on a PR seeded in the mock. */
+export const changesRequested = (
+  target: MockPull,
+  reviewer: string,
+  body: string,
+  reviewId: number
+) =>
+  pullRequestReview({
+    owner: OWNER,
+    repo: REPO,
+    pr: {
+      number: target.number,
+      title: target.title,
+      body: target.body ?? '',
+      head: target.pull.head
+    },
+    reviewer,
+    reviewId,
+    state: 'changes_requested',
+    body
+  })
 
 /** The run ended 0; its output is the message when it did not. */
 export const expectOk = (run: Pick<RunActionResult, 'exitCode' | 'stdout' | 'stderr'>): void => {
