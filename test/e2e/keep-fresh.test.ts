@@ -13,7 +13,7 @@ import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { push } from '../support/events.js'
 import { expectContractResults, git } from './landing-support.js'
-import { pullsFor } from './triggers-support.js'
+import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const FILES = {
@@ -48,16 +48,7 @@ function model(prompt: string): Script {
       }
     return { key: 'merge-stuck', steps: [{ text: 'I cannot tell which size is right.' }] }
   }
-  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
-  const first = task.split('\n')[0]?.trim() ?? ''
-  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
-  return {
-    key: `task-${file}`,
-    steps: [
-      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
-      { text: `Wrote ${file}.` }
-    ]
-  }
+  return writesNamedFile(prompt)
 }
 
 describe('keeping fleet PRs up to date when the base moves', () => {

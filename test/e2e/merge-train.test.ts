@@ -18,7 +18,7 @@ import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { issueComment } from '../support/events.js'
 import { git } from './landing-support.js'
-import { pullsFor } from './triggers-support.js'
+import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['land-a', 'land-b', 'land-c', 'breaks', 'noreview', 'changes', 'reader']
@@ -36,16 +36,7 @@ function model(prompt: string): Script {
         { text: 'clash.txt: kept both sides.' }
       ]
     }
-  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
-  const first = task.split('\n')[0]?.trim() ?? ''
-  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
-  return {
-    key: `task-${file}`,
-    steps: [
-      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
-      { text: `Wrote ${file}.` }
-    ]
-  }
+  return writesNamedFile(prompt)
 }
 
 describe('the landing train', () => {

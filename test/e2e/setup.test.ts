@@ -1,39 +1,14 @@
 import { execFileSync } from 'node:child_process'
 import { readdir } from 'node:fs/promises'
 import { describe, expect, it } from 'vitest'
-import { expectOk, useStack, useTemp } from '../support/scenario.js'
+import { expectOk, greetProject, useStack, useTemp } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { OWNER, REPO, byId } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 
-// A project with one dependency, a local package, so `npm ci` works offline: setup installs it
-// into node_modules (a symlink), and `npm test` fails without it.
-const PROJECT = {
-  'README.md': '# widgets\n',
-  'vendor/greet/package.json': '{"name":"greet","version":"1.0.0","main":"index.js"}\n',
-  'vendor/greet/index.js': "module.exports = 'hello from setup'\n",
-  'package.json':
-    JSON.stringify({
-      name: 'widgets',
-      version: '1.0.0',
-      private: true,
-      dependencies: { greet: 'file:vendor/greet' },
-      scripts: { test: `node -e "require('assert').equal(require('greet'), 'hello from setup')"` }
-    }) + '\n',
-  'package-lock.json':
-    JSON.stringify({
-      name: 'widgets',
-      version: '1.0.0',
-      lockfileVersion: 3,
-      requires: true,
-      packages: {
-        '': { name: 'widgets', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
-        'node_modules/greet': { resolved: 'vendor/greet', link: true },
-        'vendor/greet': { version: '1.0.0' }
-      }
-    }) + '\n'
-}
+// A project with one dependency, a local package: setup installs it, `npm test` needs it.
+const PROJECT = greetProject()
 
 // The worker uses what setup installed, and commits with `git add -A` itself: the exclude must
 // hold for its own commits too, not only for the action's.

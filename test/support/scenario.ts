@@ -138,6 +138,39 @@ export const expectOk = (run: Pick<RunActionResult, 'exitCode' | 'stdout' | 'std
   expect(run.exitCode, run.stdout + run.stderr).toBe(0)
 }
 
+/**
+ * A project with one dependency, a local package, so `npm ci` works offline: setup installs it
+ * into node_modules (a symlink), and `npm test` fails without it. `scripts` go before `test`.
+ */
+export const greetProject = (scripts: Record<string, string> = {}): Record<string, string> => ({
+  'README.md': '# widgets\n',
+  'vendor/greet/package.json': '{"name":"greet","version":"1.0.0","main":"index.js"}\n',
+  'vendor/greet/index.js': "module.exports = 'hello from setup'\n",
+  'package.json':
+    JSON.stringify({
+      name: 'widgets',
+      version: '1.0.0',
+      private: true,
+      dependencies: { greet: 'file:vendor/greet' },
+      scripts: {
+        ...scripts,
+        test: `node -e "require('assert').equal(require('greet'), 'hello from setup')"`
+      }
+    }) + '\n',
+  'package-lock.json':
+    JSON.stringify({
+      name: 'widgets',
+      version: '1.0.0',
+      lockfileVersion: 3,
+      requires: true,
+      packages: {
+        '': { name: 'widgets', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
+        'node_modules/greet': { resolved: 'vendor/greet', link: true },
+        'vendor/greet': { version: '1.0.0' }
+      }
+    }) + '\n'
+})
+
 /** A model script under `key` that writes `content` to `file`, then says `said`. */
 export const writeScript = (key: string, file: string, content: string, said: string): string =>
   script({
