@@ -26,7 +26,7 @@ import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../d
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { push } from '../support/events.js'
-import { git } from './landing-support.js'
+import { personMovesMain } from './landing-support.js'
 import { COLLABORATORS } from './triggers-support.js'
 
 const exec = promisify(execFile)
@@ -229,14 +229,12 @@ describe.skipIf(skipReason !== undefined)(
               timeoutMs: 300_000
             })
             // main moves under the PR: keep-fresh's conflict turn, setup and verify come next.
-            const clone = await mkdtemp(path.join(tmpdir(), 'fleet-matrix-person-'))
-            await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-            await writeFile(path.join(clone, 'shared.txt'), 'colour = blue\n')
-            const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
-            await git([...person, 'commit', '--quiet', '-am', 'main moves'], clone)
-            await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
-            const main = (await git(['rev-parse', 'HEAD'], clone)).trim()
-            await rm(clone, { recursive: true, force: true })
+            const main = await personMovesMain(
+              stack.git.repoPath(FULL),
+              'shared.txt',
+              'colour = blue\n',
+              'fleet-matrix-person-'
+            )
             refresh = await stack.run({
               eventName: 'push',
               payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main', after: main }),

@@ -12,7 +12,7 @@ import { expectOk, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { push } from '../support/events.js'
-import { expectContractResults, git } from './landing-support.js'
+import { expectContractResults, git, PERSON } from './landing-support.js'
 import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -58,7 +58,6 @@ describe('keeping fleet PRs up to date when the base moves', () => {
   const heads = async () => stack.git.branches(FULL)
   const parents = async (sha: string) =>
     (await git(['rev-list', '--parents', '-n', '1', sha], bare())).trim().split(' ').slice(1)
-  const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
 
   /** A person's commit pushed onto `branch` of the remote. */
   async function pushAsPerson(branch: string, files: Record<string, string>, subject: string) {
@@ -67,7 +66,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     for (const [file, content] of Object.entries(files))
       await writeFile(path.join(clone, file), content)
     await git(['add', '--all'], clone)
-    await git([...person, 'commit', '--quiet', '-m', subject], clone)
+    await git([...PERSON, 'commit', '--quiet', '-m', subject], clone)
     await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
     return (await git(['rev-parse', 'HEAD'], clone)).trim()
   }
@@ -247,8 +246,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       timeoutMs: 240_000
     })
     expect(byId(first).get('raced')?.status, first.stdout + first.stderr).toBe('pr-opened')
-    const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
-    await git([...person, 'commit', '--quiet', '--allow-empty', '-m', 'main moves'], clone)
+    await git([...PERSON, 'commit', '--quiet', '--allow-empty', '-m', 'main moves'], clone)
     await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
     // The person's push lands while the action works: from verify itself (isolation: process
     // reaches the person's clone), after the action fetched the branch and before it pushes.

@@ -1,6 +1,9 @@
 // Shared pieces of the landing e2e files: scripted workers, and the checks every run's report must
 // pass (docs/contract.md's results fields, the summary's table and gantt).
 import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import { expect } from 'vitest'
 import { script, type Step } from '../../demo/model-server.js'
@@ -20,6 +23,24 @@ export const write = (file: string, content: string): Step => ({
 })
 
 export const bash = (command: string): Step => ({ tool: 'Bash', input: { command } })
+
+/** Pat Person, who commits by hand beside the fleet. */
+export const PERSON = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
+
+/**
+ * A person's change on main: a clone of the remote `bare`, `file` written, committed as Pat
+ * Person and pushed to main. Returns main's new head.
+ */
+export async function personMovesMain(bare: string, file: string, content: string, prefix: string) {
+  const clone = await mkdtemp(path.join(tmpdir(), prefix))
+  await git(['clone', '--quiet', bare, clone], tmpdir())
+  await writeFile(path.join(clone, file), content)
+  await git([...PERSON, 'commit', '--quiet', '-am', 'main moves'], clone)
+  await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
+  const main = (await git(['rev-parse', 'HEAD'], clone)).trim()
+  await rm(clone, { recursive: true, force: true })
+  return main
+}
 
 const STATUSES = [
   'pr-opened',

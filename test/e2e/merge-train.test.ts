@@ -17,7 +17,7 @@ import { reportCheck } from '../../demo/github-merge.js'
 import type { Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { issueComment } from '../support/events.js'
-import { git } from './landing-support.js'
+import { git, PERSON } from './landing-support.js'
 import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -43,7 +43,6 @@ describe('the landing train', () => {
   let stack: Stack
   let clone: string
   const heads = async () => stack.git.branches(FULL)
-  const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
   const prOf = (id: string) => {
     const [pr] = pullsFor(stack, `fleet/${id}`)
     if (!pr) throw new Error(`no PR for ${id}`)
@@ -60,7 +59,7 @@ describe('the landing train', () => {
     for (const [file, content] of Object.entries(files))
       await writeFile(path.join(clone, file), content)
     await git(['add', '--all'], clone)
-    await git([...person, 'commit', '--quiet', '-m', `By hand: ${Object.keys(files)[0]}`], clone)
+    await git([...PERSON, 'commit', '--quiet', '-m', `By hand: ${Object.keys(files)[0]}`], clone)
     await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
     return (await git(['rev-parse', 'HEAD'], clone)).trim()
   }
