@@ -2,13 +2,10 @@
 // token), through dist/ and the real claude CLI: budgets that hold under a parallel burst, models
 // the run did not configure, headers and betas by allowlist, a body over the API's limit, and
 // usage as the endpoint bills it.
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { useStack } from '../support/scenario.js'
+import { useStack, requestLog } from '../support/scenario.js'
 import { RICH_BILLED } from '../../demo/model-billing.js'
 import { type RecordedRequest, type Script, script } from '../../demo/model-server.js'
-import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 import { costOf } from '../../src/prices.js'
 import { burst, directCurl } from '../support/gateway-curl.js'
@@ -41,16 +38,6 @@ const total = (u: {
   u.output_tokens +
   (u.cache_read_input_tokens ?? 0) +
   (u.cache_creation_input_tokens ?? 0)
-
-async function requestLog(run: RunActionResult, name: string): Promise<Record<string, unknown>[]> {
-  const base = path.join(run.runnerTemp, 'fleet-worker')
-  const dir = (await readdir(base)).find(e => /^\d+-\d+$/.test(e)) ?? ''
-  const text = await readFile(path.join(base, dir, 'transcripts', name), 'utf8')
-  return text
-    .trim()
-    .split('\n')
-    .map(line => JSON.parse(line) as Record<string, unknown>)
-}
 
 const toolResults = (qs: RecordedRequest[]) => qs.flatMap(q => q.toolResults).join('\n')
 

@@ -2,10 +2,8 @@
 // the CLI really has in flight (three subagents at once included), max-requests-per-worker
 // holding that to a cap without refusing anything, and a hostile worker bursting requests at the
 // gateway with its own token while an honest sibling is still served in turn.
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { useStack } from '../support/scenario.js'
+import { useStack, requestLog as readRequestLog } from '../support/scenario.js'
 import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId } from '../../demo/stack.js'
@@ -37,15 +35,7 @@ interface Line {
   error?: string
 }
 
-async function requestLog(run: RunActionResult, name: string): Promise<Line[]> {
-  const base = path.join(run.runnerTemp, 'fleet-worker')
-  const dir = (await readdir(base)).find(e => /^\d+-\d+$/.test(e)) ?? ''
-  const text = await readFile(path.join(base, dir, 'transcripts', name), 'utf8')
-  return text
-    .trim()
-    .split('\n')
-    .map(line => JSON.parse(line) as Line)
-}
+const requestLog = (run: RunActionResult, name: string) => readRequestLog<Line>(run, name)
 
 /** Forwarded requests as upstream intervals: from leaving the queue to the answer's end. */
 const upstream = (log: Line[]) =>
@@ -90,14 +80,16 @@ describe('requests in flight per worker', () => {
   const stack = useStack()
 
   it('measures the CLI with three subagents at once, then holds it to max-requests-per-worker: 2 without refusing', async () => {
-    const open = await stack.run({
-      inputs: {
-        tasks: JSON.stringify([subagents('open')]),
-        model: MODEL,
-        tools: 'default',
-        'max-requests-per-worker': '1000'
-      }
-    })
+    const withCap = (id: string, cap: string) =>
+      stack.run({
+        inputs: {
+          tasks: JSON.stringify([subagents(id)]),
+          model: MODEL,
+          tools: 'default',
+          'max-requests-per-worker': cap
+        }
+      })
+    const open = await withCap('open', '1000')
     expect(byId(open).get('open')?.status, open.stdout).toBe('pr-opened')
     const measured = peak(upstream(await requestLog(open, 'open.1.requests.jsonl')))
     console.log(`measured: the CLI had at most ${measured} requests in flight (three subagents)`)
@@ -106,14 +98,7 @@ describe('requests in flight per worker', () => {
     expect(measured).toBeGreaterThanOrEqual(3)
     expect(measured).toBeLessThan(8) // the default cap sits above it
 
-    const capped = await stack.run({
-      inputs: {
-        tasks: JSON.stringify([subagents('capped')]),
-        model: MODEL,
-        tools: 'default',
-        'max-requests-per-worker': '2'
-      }
-    })
+    const capped = await withCap('capped', '2')
     expect(byId(capped).get('capped')?.status, capped.stdout).toBe('pr-opened')
     const log = await requestLog(capped, 'capped.1.requests.jsonl')
     expect(peak(upstream(log))).toBeLessThanOrEqual(2)

@@ -4,7 +4,7 @@
 // below seed an issue or a comment in the mock and give the event GitHub would send for it, so
 // that a test reads as: seed, `stack.run(...)`, assert on outputs, summary and the mock's state.
 import { mkdtempSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
+import { readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from 'vitest'
@@ -170,6 +170,20 @@ export const greetProject = (scripts: Record<string, string> = {}): Record<strin
       }
     }) + '\n'
 })
+
+/** One worker's gateway request log (`<task>.<n>.requests.jsonl` in the run's transcripts), parsed. */
+export async function requestLog<T = Record<string, unknown>>(
+  run: RunActionResult,
+  name: string
+): Promise<T[]> {
+  const base = path.join(run.runnerTemp, 'fleet-worker')
+  const dir = (await readdir(base)).find(e => /^\d+-\d+$/.test(e)) ?? ''
+  const text = await readFile(path.join(base, dir, 'transcripts', name), 'utf8')
+  return text
+    .trim()
+    .split('\n')
+    .map(line => JSON.parse(line) as T)
+}
 
 /** A model script under `key` that writes `content` to `file`, then says `said`. */
 export const writeScript = (key: string, file: string, content: string, said: string): string =>
