@@ -4,15 +4,14 @@
 // model request, the person's branch merged without rewriting their commit, one conflict resolved
 // by a worker turn (the scripted model writes the resolution), one left untouched with a comment
 // and the label. A second push changes nothing. Every run ends in the stack's leak scan.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { expectOk, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { push } from '../support/events.js'
-import { expectContractResults, git, PERSON } from './landing-support.js'
+import { expectContractResults, git, PERSON, useClone } from './landing-support.js'
 import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -52,8 +51,8 @@ function model(prompt: string): Script {
 }
 
 describe('keeping fleet PRs up to date when the base moves', () => {
-  let stack: Stack
-  let clone: string
+  const stack = useStack({ files: FILES, model: { defaultScript: model } })
+  const clone = useClone(stack, 'fleet-person-')
   const bare = () => stack.git.repoPath(FULL)
   const heads = async () => stack.git.branches(FULL)
   const parents = async (sha: string) =>
@@ -70,16 +69,6 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
     return (await git(['rev-parse', 'HEAD'], clone)).trim()
   }
-
-  beforeAll(async () => {
-    stack = await startStack({ files: FILES, model: { defaultScript: model } })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-person-'))
-    await git(['clone', '--quiet', bare(), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
 
   it('brings each fleet PR up to date: clean ones without a model, a conflict by one worker turn, one left with a comment', async () => {
     const first = await stack.run({
@@ -228,17 +217,8 @@ describe('a push to the base with no fleet PR open', () => {
 })
 
 describe('a fleet branch a person pushes to while the action brings it up to date', () => {
-  let stack: Stack
-  let clone: string
-  beforeAll(async () => {
-    stack = await startStack({ files: FILES, model: { defaultScript: model } })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-racer-'))
-    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
+  const stack = useStack({ files: FILES, model: { defaultScript: model } })
+  const clone = useClone(stack, 'fleet-racer-')
 
   it('is left as the person left it, and the run says so', async () => {
     const first = await stack.run({

@@ -5,10 +5,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { expect } from 'vitest'
+import { beforeAll, expect } from 'vitest'
+import { useTemp } from '../support/scenario.js'
 import { script, type Step } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { results } from '../../demo/stack.js'
+import { OWNER, REPO, results, type Stack } from '../../demo/stack.js'
 
 const exec = promisify(execFile)
 
@@ -23,6 +24,18 @@ export const write = (file: string, content: string): Step => ({
 })
 
 export const bash = (command: string): Step => ({ tool: 'Bash', input: { command } })
+
+/**
+ * A person's clone of the stack's repository for the describe block: made once the stack has
+ * started, removed after the block's tests.
+ */
+export function useClone(stack: Stack, prefix: string): string {
+  const dir = useTemp(prefix)
+  beforeAll(async () => {
+    await git(['clone', '--quiet', stack.git.repoPath(`${OWNER}/${REPO}`), dir], tmpdir())
+  })
+  return dir
+}
 
 /** Pat Person, who commits by hand beside the fleet. */
 export const PERSON = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']

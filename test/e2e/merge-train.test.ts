@@ -7,17 +7,16 @@
 // PR untouched. A second run changes nothing. Then a required check not yet reported on a new
 // head: the PR waits, named with the check, auto-merge on, and GitHub lands it when the check
 // passes. Then `/fleet merge` from a reader (refused) and from a writer (lands that PR).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectOk } from '../support/scenario.js'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { drainMergeQueue } from '../../demo/github-graphql.js'
 import { reportCheck } from '../../demo/github-merge.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { issueComment } from '../support/events.js'
-import { git, PERSON } from './landing-support.js'
+import { git, PERSON, useClone } from './landing-support.js'
 import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -40,8 +39,12 @@ function model(prompt: string): Script {
 }
 
 describe('the landing train', () => {
-  let stack: Stack
-  let clone: string
+  const stack = useStack({
+    model: { defaultScript: model },
+    pullsFromGit: true,
+    github: { collaborators: { wren: 'write', mo: 'maintain', rae: 'read' } }
+  })
+  const clone = useClone(stack, 'fleet-train-person-')
   const heads = async () => stack.git.branches(FULL)
   const prOf = (id: string) => {
     const [pr] = pullsFor(stack, `fleet/${id}`)
@@ -66,20 +69,6 @@ describe('the landing train', () => {
 
   const train = (inputs: Record<string, string> = {}) =>
     stack.run({ inputs: { mode: 'merge', verify: VERIFY, ...inputs }, timeoutMs: 300_000 })
-
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: model },
-      pullsFromGit: true,
-      github: { collaborators: { wren: 'write', mo: 'maintain', rae: 'read' } }
-    })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-train-person-'))
-    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
 
   it('lands the approved PRs one by one on a moving base, and leaves the rest with reasons', async () => {
     const first = await stack.run({
