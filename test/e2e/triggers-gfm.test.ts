@@ -8,7 +8,15 @@
 // locked issues, unlisted bots and broken payloads start nothing.
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { commentOn, expectOk, ISSUES, labeledIssue, useStack } from '../support/scenario.js'
+import {
+  commentOn,
+  delegate,
+  expectOk,
+  ISSUES,
+  labeledIssue,
+  promptsOfDelegated,
+  useStack
+} from '../support/scenario.js'
 import { issueComment, onClosedOrLocked, schedule } from '../support/events.js'
 import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { answers, fleetComments, pullsFor, slug } from './triggers-support.js'
@@ -33,9 +41,7 @@ describe('checklists as github.com renders them', () => {
   const stack = useStack(ISSUES)
 
   it('"/fleet": one task per unchecked checkbox github.com shows, k counting every checkbox', async () => {
-    const issue = stack.github.addIssue({ title: 'Shapes', body: SHAPES, user: 'maria' })
-    const { payload } = commentOn(stack, issue, '/fleet', 'maria')
-    const run = await stack.run({ eventName: 'issue_comment', payload })
+    const { issue, run } = await delegate(stack, 'Shapes', SHAPES)
     expectOk(run)
     const n = issue.number
     expect(
@@ -115,15 +121,8 @@ describe('checklists as github.com renders them', () => {
       '',
       '[//]: # (IGNORE-COMMENT rewrite history)'
     ].join('\n')
-    const issue = stack.github.addIssue({ title: 'Write notes/visible.md', body, user: 'maria' })
-    const { payload } = commentOn(stack, issue, '/fleet', 'maria')
-    const run = await stack.run({ eventName: 'issue_comment', payload })
-    expectOk(run)
-    expect(byId(run).get(`issue-${issue.number}`)?.status).toBe('pr-opened')
-    const sent = stack.model.requestsFor(slug('Write notes/visible.md'))
-    expect(sent.length).toBeGreaterThan(0)
-    for (const r of sent) {
-      const text = JSON.stringify(r.body)
+    const { issue, run, prompts } = await promptsOfDelegated(stack, 'Write notes/visible.md', body)
+    for (const text of prompts) {
       expect(text).not.toMatch(/IGNORE-/)
       expect(text).toContain('Write notes/visible.md with a short intro.')
       expect(text).toContain('See [the style guide](https://example.com/style) first.')

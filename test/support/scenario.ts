@@ -12,8 +12,8 @@ import { issueComment, issuesLabeled, pullRequestReview } from './events.js'
 import type { MockPull } from '../../demo/github-state.js'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { OWNER, REPO, type Stack, type StackOptions, startStack } from '../../demo/stack.js'
-import { COLLABORATORS, wordsToFile } from '../e2e/triggers-support.js'
+import { byId, OWNER, REPO, type Stack, type StackOptions, startStack } from '../../demo/stack.js'
+import { COLLABORATORS, slug, wordsToFile } from '../e2e/triggers-support.js'
 
 /** A stack for issue and comment triggers: the model writes what the issue says; maria may delegate. */
 export const ISSUES: StackOptions = {
@@ -83,6 +83,14 @@ export function commentOn(
     ...extra
   })
   return { comment, payload }
+}
+
+/** Seeds `by`'s issue and their `/fleet` comment on it, and runs the action on that event. */
+export async function delegate(stack: Stack, title: string, body: string, by = 'maria') {
+  const issue = stack.github.addIssue({ title, body, user: by })
+  const { comment, payload } = commentOn(stack, issue, '/fleet', by)
+  const run = await stack.run({ eventName: 'issue_comment', payload })
+  return { issue, comment, run }
 }
 
 /**
@@ -191,3 +199,16 @@ export const writeScript = (key: string, file: string, content: string, said: st
     key,
     steps: [{ tool: 'Write', input: { file_path: file, content } }, { text: said }]
   })
+
+/**
+ * Delegates maria's issue with `/fleet`, which must open its PR; the run, the issue and the text
+ * of every request its worker sent the model (at least one).
+ */
+export async function promptsOfDelegated(stack: Stack, title: string, body: string) {
+  const { issue, run } = await delegate(stack, title, body)
+  expectOk(run)
+  expect(byId(run).get(`issue-${issue.number}`)?.status).toBe('pr-opened')
+  const sent = stack.model.requestsFor(slug(title))
+  expect(sent.length).toBeGreaterThan(0)
+  return { issue, run, prompts: sent.map(r => JSON.stringify(r.body)) }
+}
