@@ -3,7 +3,7 @@
 // the run did not configure, headers and betas by allowlist, a body over the API's limit, and
 // usage as the endpoint bills it.
 import { describe, expect, it } from 'vitest'
-import { useStack, requestLog } from '../support/scenario.js'
+import { requestLog, useStack } from '../support/scenario.js'
 import { RICH_BILLED } from '../../demo/model-billing.js'
 import { type RecordedRequest, type Script, script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'

@@ -3,7 +3,7 @@
 // holding that to a cap without refusing anything, and a hostile worker bursting requests at the
 // gateway with its own token while an honest sibling is still served in turn.
 import { describe, expect, it } from 'vitest'
-import { useStack, requestLog as readRequestLog } from '../support/scenario.js'
+import { requestLog as readRequestLog, useStack } from '../support/scenario.js'
 import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId } from '../../demo/stack.js'

@@ -4,7 +4,7 @@
 // `goal` input with and without run-plan. The planner's script rides in the comment or goal text;
 // the planned tasks' prompts start "Write <path>", which wordsToFile turns into that file.
 import { describe, expect, it } from 'vitest'
-import { commentOn, expectOk, ISSUES, useStack } from '../support/scenario.js'
+import { commentOn, expectOk, issueBy, ISSUES, useStack } from '../support/scenario.js'
 import { script, type Script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { answers, fleetBranches, fleetComments, MARKER, pullsFor } from './triggers-support.js'
@@ -51,11 +51,7 @@ describe('the planner', () => {
       .filter(l => /^- \[[ x]\] /.test(l))
 
   it('"/fleet plan": the planner cannot write, three items land in the description, no branch or PR, the person is told how to run them; "/fleet" then runs them', async () => {
-    const issue = stack.github.addIssue({
-      title: 'The docs need pages',
-      body: 'We have no docs at all.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'The docs need pages', 'We have no docs at all.')
     const n = issue.number
     const s = planner('plan-docs', DOCS, { tryWrite: true })
     const { comment, payload } = commentOn(
@@ -157,11 +153,7 @@ describe('the planner', () => {
   })
 
   it('"/fleet plan" again replaces the plan: unchanged titles keep their ids (and a checked item stays checked), the rest of the description stays', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Docs, take two',
-      body: 'Docs please.',
-      user: 'olga'
-    })
+    const issue = issueBy(stack, 'olga', 'Docs, take two', 'Docs please.')
     const n = issue.number
     const first = commentOn(stack, n, `/fleet plan ${script(planner('replan-1', DOCS))}`, 'olga')
     const one = await stack.run({ eventName: 'issue_comment', payload: first.payload })
@@ -228,11 +220,7 @@ describe('the planner', () => {
   })
 
   it('a planner that answers with a checklist instead of structured output: its items become the plan', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Two small things',
-      body: 'See below.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Two small things', 'See below.')
     const n = issue.number
     const checklist = [
       'Here is the plan:',

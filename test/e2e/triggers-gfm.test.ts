@@ -12,6 +12,7 @@ import {
   commentOn,
   delegate,
   expectOk,
+  issueBy,
   ISSUES,
   labeledIssue,
   promptsOfDelegated,
@@ -148,11 +149,7 @@ describe('events that start nothing', () => {
 
   for (const how of ['closed', 'locked'] as const) {
     it(`"/fleet" on a ${how} issue runs nothing, answers nothing, and the log says why`, async () => {
-      const issue = stack.github.addIssue({
-        title: `A ${how} issue`,
-        body: '- [ ] Write notes/x.md',
-        user: 'maria'
-      })
+      const issue = issueBy(stack, 'maria', `A ${how} issue`, '- [ ] Write notes/x.md')
       const seeded = commentOn(stack, issue, '/fleet', 'maria')
       const { comment } = seeded
       const payload = onClosedOrLocked(seeded.payload, how)
@@ -166,11 +163,7 @@ describe('events that start nothing', () => {
   }
 
   it("a bot's comment not in allowed-bots is ignored without a reply", async () => {
-    const issue = stack.github.addIssue({
-      title: 'Bump deps',
-      body: 'Bots talk here.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Bump deps', 'Bots talk here.')
     const { comment, payload } = commentOn(stack, issue, '/fleet bump it', 'dependabot[bot]')
     const before = stack.model.requests.length
     const run = await stack.run({

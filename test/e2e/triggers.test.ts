@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest'
 import {
   commentOn,
   expectOk,
+  issueBy,
   ISSUES,
   labeledIssue,
   promptsOfDelegated,
@@ -26,11 +27,12 @@ describe('delegating from issues and comments', () => {
   const stack = useStack(ISSUES)
 
   it('"/fleet add a CHANGELOG entry" by a writer: one task, its PR refers to the issue, one live comment with the link, 👀 on the comment', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Release notes are missing',
-      body: 'Every release should say what changed.',
-      user: 'maria'
-    })
+    const issue = issueBy(
+      stack,
+      'maria',
+      'Release notes are missing',
+      'Every release should say what changed.'
+    )
     const { comment, payload } = commentOn(stack, issue, '/fleet add a CHANGELOG entry', 'maria')
 
     const run = await stack.run({ eventName: 'issue_comment', payload })
@@ -120,11 +122,7 @@ describe('delegating from issues and comments', () => {
   })
 
   it('the same comment from a reader is refused: one reply, no model request, no branch, the step fails', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Also wants a CHANGELOG',
-      body: 'Please.',
-      user: 'rita'
-    })
+    const issue = issueBy(stack, 'rita', 'Also wants a CHANGELOG', 'Please.')
     const { comment, payload } = commentOn(stack, issue, '/fleet add a CHANGELOG entry', 'rita')
     const requestsBefore = stack.model.requests.length
     const branchesBefore = await stack.git.branches(FULL)
@@ -148,11 +146,7 @@ describe('delegating from issues and comments', () => {
   })
 
   it('an edited comment is not a trigger', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Edited later',
-      body: 'Nothing yet.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Edited later', 'Nothing yet.')
     const { comment, payload } = commentOn(stack, issue, '/fleet add a CHANGELOG entry', 'maria', {
       action: 'edited',
       previousBody: 'typo'
@@ -171,11 +165,7 @@ describe('delegating from issues and comments', () => {
   })
 
   it('a bot delegates only when named in allowed-bots; any other bot is ignored without a reply', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Bump the lockfile',
-      body: 'Bots may ask.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Bump the lockfile', 'Bots may ask.')
     const requestsBefore = stack.model.requests.length
     const branchesBefore = await stack.git.branches(FULL)
 

@@ -2,7 +2,7 @@
 // live comment it wrote itself. "Outside code" is decided by a real markdown lexer (marked).
 import { lexer } from 'marked'
 import { describe, expect, it } from 'vitest'
-import { expectOk, useStack, writeScript } from '../support/scenario.js'
+import { expectOk, issueBy, useStack, writeScript } from '../support/scenario.js'
 import { issueComment } from '../support/events.js'
 import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
 import { script } from '../../demo/model-server.js'
@@ -43,11 +43,7 @@ describe('worker text is data', () => {
   const stack = useStack({ github: { collaborators: COLLABORATORS } })
 
   it('a final message with closing keywords, mentions, forged markers and an unclosed fence: none of it acts, one real marker, the table survives; a follow-up keeps the real issue', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Tidy the docs for @rita',
-      body: '',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Tidy the docs for @rita', '')
     const steps = [{ tool: 'Write', input: { file_path: 'docs.md', content: 'tidy\n' } }]
     const first = script({ key: 'hostile', steps: [...steps, { text: HOSTILE }] })
     const run = await stack.run({

@@ -85,6 +85,10 @@ export function commentOn(
   return { comment, payload }
 }
 
+/** Seeds `user`'s issue in the mock. */
+export const issueBy = (stack: Stack, user: string, title: string, body: string) =>
+  stack.github.addIssue({ title, body, user })
+
 /** Seeds `by`'s issue and their `/fleet` comment on it, and runs the action on that event. */
 export async function delegate(stack: Stack, title: string, body: string, by = 'maria') {
   const issue = stack.github.addIssue({ title, body, user: by })
