@@ -5,7 +5,9 @@ import path from 'node:path'
 import { expect } from 'vitest'
 import { InputError, parseConfig } from '../../src/config.js'
 import type { Task } from '../../src/domain.js'
+import type { EventSettings } from '../../src/event.js'
 import { inputEnvName } from '../../src/inputs.js'
+import { issueComment } from './events.js'
 
 /** A task from the `tasks` input whose id, title and prompt are all `id`. */
 export const inputTask = (id: string): Task => ({
@@ -42,3 +44,27 @@ export function tsSources(dir: string): string[] {
         : []
   )
 }
+
+/** What readEvent is told in the event tests: no `tasks` input, `/fleet`, the `fleet` label. */
+export const EVENT_SETTINGS: EventSettings = {
+  hasTasks: false,
+  triggerPhrase: '/fleet',
+  queueLabel: 'fleet'
+}
+export const APP_REPO = { owner: 'acme', repo: 'app' }
+
+/** The maintainer's comment 555 `body` on issue 12, "Login is broken", then `over`. */
+export const loginComment = (
+  body: string,
+  over: Partial<Parameters<typeof issueComment>[0]> = {}
+) =>
+  issueComment({
+    ...APP_REPO,
+    issueNumber: 12,
+    issueTitle: 'Login is broken',
+    issueBody: '- [ ] fix login\n- [ ] add a test',
+    commentBody: body,
+    commenter: 'maintainer',
+    commentId: 555,
+    ...over
+  })
