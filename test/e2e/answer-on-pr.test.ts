@@ -258,6 +258,16 @@ describe('answering on a fleet PR', () => {
       conclusion: 'failure'
     })
 
+  /** A red CI run on fleet/x at `head`, and the action run on its event with one fix-up allowed. */
+  const fixUpRed = (head: string, work: string) => {
+    const { run: ci } = redRun('fleet/x', head, work)
+    return stack.run({
+      eventName: 'workflow_run',
+      payload: runEvent(ci.id, 'fleet/x', head),
+      inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
+    })
+  }
+
   it("a failed run on the fleet branch: the worker sees the failed job's log tail, its fix lands on the same PR", async () => {
     const head = (await stack.git.branches(FULL))['fleet/x'] ?? ''
     prOf(stack, pr.number).pull.head_sha = head
@@ -271,12 +281,7 @@ describe('answering on a fleet PR', () => {
         { text: 'The empty case returned "" instead of [].' }
       ]
     })
-    const { run: ci } = redRun('fleet/x', head, work)
-    const run = await stack.run({
-      eventName: 'workflow_run',
-      payload: runEvent(ci.id, 'fleet/x', head),
-      inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
-    })
+    const run = await fixUpRed(head, work)
     expectOk(run)
     expect(results(run).map(r => [r.id, r.status, r['pr-number']])).toEqual([
       ['x', 'pr-updated', pr.number]
@@ -302,12 +307,7 @@ describe('answering on a fleet PR', () => {
     const work = script({ key: 'past-max', steps: [{ text: 'should never run' }] })
     const before = stack.model.requests.length
     for (let i = 0; i < 2; i++) {
-      const { run: ci } = redRun('fleet/x', head, work)
-      const run = await stack.run({
-        eventName: 'workflow_run',
-        payload: runEvent(ci.id, 'fleet/x', head),
-        inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
-      })
+      const run = await fixUpRed(head, work)
       expectOk(run)
       expect(results(run)).toEqual([])
     }
