@@ -2,13 +2,13 @@
 // main, plant a workflow and print secrets, with a worker that really tries; and a task id that
 // names a branch a person owns. The action pushes only `fleet/*`, and no secret leaves the run.
 // (A non-collaborator's /fleet comment is refused in triggers.test.ts.)
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { commentOn, useStack } from '../support/scenario.js'
 import { gitTestEnv, runGit } from '../../demo/git-remote.js'
-import { issueComment } from '../support/events.js'
 import { script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
 import { bash, expectNoOrphans, task, write, writeThenDone } from './faults-support.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO } from '../../demo/stack.js'
 import { COLLABORATORS } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -26,11 +26,7 @@ const ATTEMPTS = [
 ]
 
 describe('an issue telling the worker to push to main, edit workflows and print secrets', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ github: { collaborators: COLLABORATORS } })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack({ github: { collaborators: COLLABORATORS } })
 
   it('the worker cannot push; the action pushes only fleet/issue-N; nothing leaks', async () => {
     const steps = [
@@ -46,18 +42,7 @@ describe('an issue telling the worker to push to main, edit workflows and print 
       script({ key: 'evil', steps })
     ].join('\n')
     const issue = stack.github.addIssue({ title: 'Please help', body, user: 'maria' })
-    const comment = stack.github.addComment(issue.number, '/fleet', 'maria')
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: issue.number,
-      issueTitle: issue.title,
-      issueBody: body,
-      commentBody: '/fleet',
-      commenter: 'maria',
-      commentId: comment.id,
-      authorAssociation: 'COLLABORATOR'
-    })
+    const { payload } = commentOn(stack, issue, '/fleet', 'maria')
     const before = await stack.git.branches(FULL)
 
     const run = await stack.run({ eventName: 'issue_comment', payload, env: { GITHUB_TOKEN } })
@@ -112,11 +97,7 @@ describe('an issue telling the worker to push to main, edit workflows and print 
 })
 
 describe('a task id that names a branch a person owns', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it("task 'feature' works on fleet/feature and never touches feature; task 'main' never touches main", async () => {
     // A person's branch with a commit of its own, made in the bare repository.

@@ -1,11 +1,8 @@
 // Issue 18, through dist/: reviews, inline comments and failed checks on a PR the action opened
 // become follow-up turns on its branch; the same PR is updated and answered in its threads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import {
-  pullRequestReview,
-  pullRequestReviewComment,
-  workflowRunCompleted
-} from '../support/events.js'
+import { changesRequested, expectOk, writeScript } from '../support/scenario.js'
+import { pullRequestReviewComment, workflowRunCompleted } from '../support/events.js'
 import { script } from '../../demo/model-server.js'
 import type { MockPull } from '../../demo/github-mock.js'
 import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
@@ -40,13 +37,7 @@ describe('answering on a fleet PR', () => {
   let pr: MockPull
   beforeAll(async () => {
     stack = await startStack({ github: { collaborators: COLLABORATORS } })
-    const seed = script({
-      key: 'seed',
-      steps: [
-        { tool: 'Write', input: { file_path: 'parser.txt', content: 'parse(input)\n' } },
-        { text: 'Wrote the parser.' }
-      ]
-    })
+    const seed = writeScript('seed', 'parser.txt', 'parse(input)\n', 'Wrote the parser.')
     const first = await stack.run({
       // A title of its own: the PR's title goes into later prompts, and a script cut short in it
       // would hide the next one from the model server.
@@ -62,20 +53,7 @@ describe('answering on a fleet PR', () => {
   afterAll(async () => stack?.close())
 
   const review = (reviewer: string, body: string, reviewId: number, target = pr) =>
-    pullRequestReview({
-      owner: OWNER,
-      repo: REPO,
-      pr: {
-        number: target.number,
-        title: target.title,
-        body: target.body ?? '',
-        head: target.pull.head
-      },
-      reviewer,
-      reviewId,
-      state: 'changes_requested',
-      body
-    })
+    changesRequested(target, reviewer, body, reviewId)
 
   it('a changes-requested review with two inline comments: one worker, fixes on the branch head, same PR updated, a reply in each thread', async () => {
     const headBefore = (await stack.git.branches(FULL))['fleet/x']
@@ -115,7 +93,7 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `Two things. ${work}`, reviewId),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => [r.id, r.status, r['pr-number']])).toEqual([
       ['x', 'pr-updated', pr.number]
     ])
@@ -153,20 +131,19 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `Two things. ${work}`, reviewId),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     expect(results(again)).toEqual([])
     expect(stack.model.requests.length).toBe(requests)
     expect(threads.map(t => repliesTo(stack, t.id).length)).toEqual([1, 1])
   })
 
   it('an inline comment starting with /fleet: that thread is the task, and it gets the reply', async () => {
-    const work = script({
-      key: 'inline',
-      steps: [
-        { tool: 'Write', input: { file_path: 'NOTES.md', content: 'parseAll takes any input\n' } },
-        { text: 'Documented it.\n[1] Added NOTES.md.' }
-      ]
-    })
+    const work = writeScript(
+      'inline',
+      'NOTES.md',
+      'parseAll takes any input\n',
+      'Documented it.\n[1] Added NOTES.md.'
+    )
     const body = `/fleet document this ${work}`
     const [comment] = stack.github.state.addReviewComments(pr.number, 'olga', [
       { path: 'parser.txt', line: 1, body }
@@ -185,7 +162,7 @@ describe('answering on a fleet PR', () => {
       comment: { id: comment.id, body, path: 'parser.txt', line: 1, diffHunk: comment.diff_hunk }
     })
     const run = await stack.run({ eventName: 'pull_request_review_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(byId(run).get('x')?.status).toBe('pr-updated')
     expect(await stack.git.readFile(FULL, 'fleet/x', 'NOTES.md')).toBe('parseAll takes any input\n')
     expect(
@@ -217,7 +194,7 @@ describe('answering on a fleet PR', () => {
       eventName: 'pull_request_review',
       payload: review('renovate[bot]', `/fleet rewrite it all ${work}`, stack.github.state.id())
     })
-    expect(bot.exitCode, bot.stdout + bot.stderr).toBe(0)
+    expectOk(bot)
     expect(results(bot)).toEqual([])
     expect(bot.stdout).toContain('@renovate[bot] is a bot not listed in allowed-bots')
     expect(stack.github.state.comments.length).toBe(comments)
@@ -241,7 +218,7 @@ describe('answering on a fleet PR', () => {
       payload: review('maria', `/fleet fix it ${work}`, stack.github.state.id(), theirs),
       inputs: { 'address-reviews': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run)).toEqual([])
     expect(run.stdout).toContain('carries no marker of the action')
     expect(stack.model.requests.length).toBe(before.model)
@@ -281,6 +258,16 @@ describe('answering on a fleet PR', () => {
       conclusion: 'failure'
     })
 
+  /** A red CI run on fleet/x at `head`, and the action run on its event with one fix-up allowed. */
+  const fixUpRed = (head: string, work: string) => {
+    const { run: ci } = redRun('fleet/x', head, work)
+    return stack.run({
+      eventName: 'workflow_run',
+      payload: runEvent(ci.id, 'fleet/x', head),
+      inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
+    })
+  }
+
   it("a failed run on the fleet branch: the worker sees the failed job's log tail, its fix lands on the same PR", async () => {
     const head = (await stack.git.branches(FULL))['fleet/x'] ?? ''
     prOf(stack, pr.number).pull.head_sha = head
@@ -294,13 +281,8 @@ describe('answering on a fleet PR', () => {
         { text: 'The empty case returned "" instead of [].' }
       ]
     })
-    const { run: ci } = redRun('fleet/x', head, work)
-    const run = await stack.run({
-      eventName: 'workflow_run',
-      payload: runEvent(ci.id, 'fleet/x', head),
-      inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
-    })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    const run = await fixUpRed(head, work)
+    expectOk(run)
     expect(results(run).map(r => [r.id, r.status, r['pr-number']])).toEqual([
       ['x', 'pr-updated', pr.number]
     ])
@@ -325,13 +307,8 @@ describe('answering on a fleet PR', () => {
     const work = script({ key: 'past-max', steps: [{ text: 'should never run' }] })
     const before = stack.model.requests.length
     for (let i = 0; i < 2; i++) {
-      const { run: ci } = redRun('fleet/x', head, work)
-      const run = await stack.run({
-        eventName: 'workflow_run',
-        payload: runEvent(ci.id, 'fleet/x', head),
-        inputs: { 'fix-failing-checks': 'true', 'max-fix-ups': '1' }
-      })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      const run = await fixUpRed(head, work)
+      expectOk(run)
       expect(results(run)).toEqual([])
     }
     expect(stack.model.requests.length).toBe(before)
@@ -351,7 +328,7 @@ describe('answering on a fleet PR', () => {
       payload: runEvent(ci.id, 'main', 'a'.repeat(40)),
       inputs: { 'fix-failing-checks': 'true' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run)).toEqual([])
     expect(stack.model.requests.length).toBe(before.model)
     // Not even the run's jobs were read.

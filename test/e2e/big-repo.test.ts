@@ -8,6 +8,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -67,7 +68,7 @@ async function runFour(stack: Stack, files: number): Promise<Measured> {
     env: { GITHUB_TOKEN },
     timeoutMs: 600_000
   })
-  expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+  expectOk(run)
   const results = byId(run)
   for (const id of IDS) {
     const r = results.get(id)

@@ -4,13 +4,19 @@
 // inert and the marker is not trusted afterwards; entity-spelled mentions and a foreign image in
 // planned titles stay inert in the issue's plan section.
 import { lexer, parse } from 'marked'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueComment, pullRequestReview } from '../support/events.js'
+import { describe, expect, it } from 'vitest'
+import {
+  changesRequested,
+  commentOn,
+  expectOk,
+  useStack,
+  writeScript
+} from '../support/scenario.js'
 import { MENTION, outsideCode } from '../support/markdown.js'
 import { runnerCommands } from '../support/runner-commands.js'
 import { script } from '../../demo/model-server.js'
 import type { MockPull } from '../../demo/github-mock.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { COLLABORATORS, pullsFor, wordsToFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -34,7 +40,7 @@ const HOSTILE_SETUP = [
 function writeTask(id: string) {
   return {
     id,
-    prompt: `Write a file.\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: 'ok\n' } }, { text: 'Done.' }] })}`
+    prompt: `Write a file.\n${writeScript(id, `${id}.txt`, 'ok\n', 'Done.')}`
   }
 }
 
@@ -66,15 +72,11 @@ function liveParts(markdown: string): string[] {
 }
 
 describe('text from a cage, a planner or an error', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      files: { 'README.md': '# widgets\n', 'hostile-setup.sh': HOSTILE_SETUP },
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
+  const stack = useStack({
+    files: { 'README.md': '# widgets\n', 'hostile-setup.sh': HOSTILE_SETUP },
+    model: { defaultScript: wordsToFile },
+    github: { collaborators: COLLABORATORS }
   })
-  afterAll(async () => stack?.close())
 
   it("a setup's workflow commands never reach the runner; an honest task in the same run lands", async () => {
     const run = await stack.run({
@@ -119,20 +121,7 @@ describe('text from a cage, a planner or an error', () => {
     const [pr] = pullsFor(stack, 'fleet/turned')
     if (!pr) throw new Error('the seed run opened no PR')
     const review = (reviewId: number, body: string, target: MockPull = pr) =>
-      pullRequestReview({
-        owner: OWNER,
-        repo: REPO,
-        pr: {
-          number: target.number,
-          title: target.title,
-          body: target.body ?? '',
-          head: target.pull.head
-        },
-        reviewer: 'maria',
-        reviewId,
-        state: 'changes_requested',
-        body
-      })
+      changesRequested(target, 'maria', body, reviewId)
     // The id the next review will have: setup forges the marker that would say it was answered.
     const firstId = stack.github.state.id()
     const laterId = stack.github.state.id()
@@ -162,13 +151,7 @@ describe('text from a cage, a planner or an error', () => {
     expect(html).not.toMatch(/href="[^"]*issues\/1"/)
 
     // The review the forged marker named arrives: it is answered, not skipped as done.
-    const work = script({
-      key: 'later-review',
-      steps: [
-        { tool: 'Write', input: { file_path: 'renamed.txt', content: 'ok\n' } },
-        { text: 'Renamed.' }
-      ]
-    })
+    const work = writeScript('later-review', 'renamed.txt', 'ok\n', 'Renamed.')
     const later = await stack.run({
       eventName: 'pull_request_review',
       payload: review(laterId, `Rename it. ${work}`),
@@ -197,20 +180,9 @@ describe('text from a cage, a planner or an error', () => {
     ]
     const steps = [{ tool: 'StructuredOutput', input: { tasks } }]
     const body = `/fleet plan ${script({ key: 'hostile-plan', steps })}`
-    const comment = stack.github.addComment(n, body, 'maria')
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: n,
-      issueTitle: issue.title,
-      issueBody: issue.body ?? '',
-      commentBody: body,
-      commenter: 'maria',
-      commentId: comment.id,
-      authorAssociation: 'COLLABORATOR'
-    })
+    const { payload } = commentOn(stack, issue, body, 'maria')
     const run = await stack.run({ eventName: 'issue_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const description = stack.github.state.issue(n)?.body ?? ''
     const section = description.slice(description.indexOf('<!-- fleet-worker:plan -->'))
     expect(section).toContain('acme/admins')

@@ -4,7 +4,8 @@
 // in isolation: process not even a daemon the verify started in a session of its own after a
 // double fork.
 import { randomInt } from 'node:crypto'
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import {
   expectNoOrphans,
   markedSurvivors,
@@ -15,7 +16,7 @@ import {
   waitForAsync,
   writeThenDone
 } from './faults-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 /**
@@ -62,11 +63,7 @@ async function cancelWhile(stack: Stack, running: string[]): Promise<() => numbe
 }
 
 describe('a run cancelled during a long verify or setup', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
   // A test that failed before its cancel leaves its run going; stop it, or the next test finds two.
   afterEach(async () => {
     if ((await pidsWith(process.execPath, `\0GITHUB_WORKSPACE=${stack.workspace}\0`)).length === 0)

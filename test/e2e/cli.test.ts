@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { parse as parseYaml } from 'yaml'
 import { INPUTS } from '../../src/inputs.js'
 import { gitTestEnv, runGit } from '../../demo/git-remote.js'
@@ -19,13 +20,7 @@ const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['c1', 'c2', 'c3']
 const TASKS_YAML = IDS.map(id => {
-  const s = script({
-    key: id,
-    steps: [
-      { tool: 'Write', input: { file_path: `${id}.txt`, content: `cli ${id}\n` } },
-      { text: 'done' }
-    ]
-  })
+  const s = writeScript(id, `${id}.txt`, `cli ${id}\n`, 'done')
   return `- id: ${id}\n  prompt: ${JSON.stringify(`Write ${id}.txt ${s}`)}\n`
 }).join('')
 
@@ -109,7 +104,7 @@ describe('the fleet-worker CLI', () => {
     const plan = await cli(['plan', '--tasks-file', 'tasks.yml', '--base-url', stack.model.url], {
       ANTHROPIC_API_KEY: MODEL_KEY
     })
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expectOk(plan)
     for (const id of IDS) {
       expect(plan.stdout).toContain(`\`${id}\``)
       expect(plan.stdout).toContain(`fleet/${id}`)
@@ -133,7 +128,7 @@ describe('the fleet-worker CLI', () => {
       ['plan', '--goal', goal, '--repo', repo, '--base-url', stack.model.url],
       { ANTHROPIC_API_KEY: MODEL_KEY, GITHUB_TOKEN }
     )
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expectOk(plan)
     expect(stack.model.requestsFor('cli-goal')).toHaveLength(1)
     const tasks = parseYaml(plan.stdout) as Array<Record<string, string>>
     expect(tasks.map(t => [t.title, t.prompt, t.verify])).toEqual(
@@ -166,7 +161,7 @@ describe('the fleet-worker CLI', () => {
         GITHUB_TOKEN
       }
     )
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     for (const id of IDS) {
       expect(await stack.git.readFile(FULL, `fleet/${id}`, `${id}.txt`)).toBe(`cli ${id}\n`)
       // One plain line per worker turn: task, turn, tokens, elapsed; no carriage-return redraws.
@@ -190,7 +185,7 @@ describe('the fleet-worker CLI', () => {
     const base = ['doctor', '--base-url', stack.model.url]
     const before = stack.model.requests.length
     const good = await cli(base, { ANTHROPIC_API_KEY: MODEL_KEY })
-    expect(good.exitCode, good.stdout + good.stderr).toBe(0)
+    expectOk(good)
     expect(good.stdout).toMatch(/^ok +claude: 2\.1\.\d+ at /m)
     expect(good.stdout).toMatch(/^ok +model endpoint: answered 200$/m)
     expect(good.stdout).toContain('Ready.')

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { rm, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { makeWorkspace } from '../../demo/git-remote.js'
 import { script } from '../../demo/model-server.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -15,7 +16,7 @@ const FULL = `${OWNER}/${REPO}`
 
 const task = (id: string) => ({
   id,
-  prompt: `Add a file.\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'Done.' }] })}`
+  prompt: `Add a file.\n${writeScript(id, `${id}.txt`, `${id}\n`, 'Done.')}`
 })
 
 const git = (cwd: string, ...args: string[]) =>
@@ -120,7 +121,7 @@ describe("the fleet's clone borrows the checkout's objects", () => {
   }
 
   async function expectLanded(run: Awaited<ReturnType<Stack['run']>>, ids: string[]) {
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     for (const id of ids) {
       expect(byId(run).get(id)?.status, run.stdout).toBe('pr-opened')
       expect(await stack.git.readFile(FULL, `fleet/${id}`, `${id}.txt`)).toBe(`${id}\n`)
@@ -200,7 +201,7 @@ describe("the fleet's clone borrows the checkout's objects", () => {
     const ran = await stack.run({
       inputs: { tasks: JSON.stringify([task('split')]), land: 'false', 'outcomes-dir': handed }
     })
-    expect(ran.exitCode, ran.stdout + ran.stderr).toBe(0)
+    expectOk(ran)
     expect(byId(ran).get('split')?.status, ran.stdout).toBe('ready')
     // The base moves on by three commits before the land job, whose checkout is of the new tip.
     for (const f of ['a.txt', 'b.txt', 'c.txt']) pushToMain(stack, f)
@@ -214,7 +215,7 @@ describe("the fleet's clone borrows the checkout's objects", () => {
         'outcomes-dir': path.dirname(handed)
       }
     })
-    expect(landed.exitCode, landed.stdout + landed.stderr).toBe(0)
+    expectOk(landed)
     expect(byId(landed).get('split')?.status, landed.stdout).toBe('pr-opened')
     const sent = objectsSent(stack, from)
     expect(sent, landed.stdout).toBeLessThanOrEqual(100)

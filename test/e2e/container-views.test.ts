@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -139,7 +140,7 @@ describe.skipIf(skipReason !== undefined)(
         env: { CONTAINERS_CONF: podman.conf },
         timeoutMs: 900_000
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       const results = byId(run)
       for (const id of ['cv-1', 'cv-2', 'cv-3']) {
         expect(results.get(id)?.status, results.get(id)?.error ?? run.stdout).toBe('pr-opened')
@@ -233,7 +234,7 @@ describe.skipIf(skipReason !== undefined)(
           env: { CONTAINERS_CONF: podman.conf },
           timeoutMs: 900_000
         })
-        expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+        expectOk(run)
         const results = byId(run)
         for (const id of ids) {
           expect(results.get(id)?.status, results.get(id)?.error ?? run.stdout).toBe('pr-opened')

@@ -7,6 +7,7 @@ import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -118,7 +119,7 @@ describe.skipIf(skipReason !== undefined)(
         inputs: inputs({ tasks: JSON.stringify([task]) }),
         env: { CONTAINERS_CONF }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('boxed')?.status).toBe('pr-opened')
       expect(containerNames(run.stdout)).toHaveLength(1)
 
@@ -187,7 +188,7 @@ describe.skipIf(skipReason !== undefined)(
         }),
         env: { CONTAINERS_CONF }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('set-up')?.status).toBe('pr-opened')
       const full = `${OWNER}/${REPO}`
       expect(await stack.git.readFile(full, 'fleet/set-up', 'seen.txt')).toBe('prepared-inside\n')
@@ -208,7 +209,7 @@ describe.skipIf(skipReason !== undefined)(
         inputs: inputs({ tasks: JSON.stringify([task]) }),
         env: { ...RUNNER_SECRETS, CONTAINERS_CONF }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('cage')?.status).toBe('no-changes')
 
       const out = [0, 1, 2, 3].map(k => outputOf(stack.model.requestsFor('cage'), k))
@@ -273,7 +274,7 @@ describe.skipIf(skipReason !== undefined)(
       // The pointer is a read-only file in every container: the rewrite is refused, it stays put.
       expect(planted).toMatch(/\/workspace\/\.git: Read-only file system/)
       expect(planted).toMatch(/^gitdir: \/fleet\/git$/m)
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('repoint')?.status).toBe('no-changes')
       const fleet = path.join(run.runnerTemp, 'fleet-worker')
       const pwned = (await readdir(fleet, { recursive: true })).filter(f => f.endsWith('PWNED'))

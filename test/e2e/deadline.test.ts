@@ -5,31 +5,21 @@
 // wait of more than deadline-minutes inside the task (a model answer held that long, a setup that
 // sleeps that long) ends after the deadline however slow the machine is. Only the task's start
 // must come within the deadline (30 s), as in worker-bounds.test.ts.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Script, script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { expectNoOrphans } from './faults-support.js'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
+import { expectNoOrphans, task } from './faults-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const DEADLINE = { 'deadline-minutes': '0.5' }
 /** Longer than the deadline, counted from inside a task that started after the run did. */
 const PAST_DEADLINE_MS = 31_000
 
-const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
-  id,
-  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
-  ...extra
-})
-
 // Leaves a failing test script: verify fails, so a fix-up turn would follow.
 const BREAK = `printf '{"private":true,"scripts":{"test":"echo broken-marker; exit 5"}}' > package.json`
 
 describe('the run deadline, once a task has started', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('starts no fix-up turn and no retry after it: the work is kept, each task says why', async () => {
     const tasks = [

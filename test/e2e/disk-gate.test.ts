@@ -2,22 +2,18 @@
 // the free disk of the fleet's directory (here fixed at none through the test-only
 // FLEET_WORKER_TEST_DISK_FREE, as the CPU gate's e2e fixes the CPU demand), starts one task (a
 // batch must move), holds the next until a slot frees, and the summary says the disk held it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack, writeScript } from '../support/scenario.js'
 import { TEST_DISK_FREE_ENV } from '../../src/fleet/machine.js'
-import { script } from '../../demo/model-server.js'
-import { results, type Stack, startStack } from '../../demo/stack.js'
+import { results } from '../../demo/stack.js'
 
 const task = (id: string) => ({
   id,
-  prompt: `Write ${id}.txt\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'Done.' }] })}`
+  prompt: `Write ${id}.txt\n${writeScript(id, `${id}.txt`, `${id}\n`, 'Done.')}`
 })
 
 describe("the scheduler watches the fleet's disk", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('with no free disk, runs one task at a time, lands them all, and says the disk held it', async () => {
     const ids = ['disk-a', 'disk-b', 'disk-c']
@@ -25,7 +21,7 @@ describe("the scheduler watches the fleet's disk", () => {
       inputs: { tasks: JSON.stringify(ids.map(task)), 'max-parallel': '3' },
       env: { [TEST_DISK_FREE_ENV]: '0' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.status)).toEqual(['pr-opened', 'pr-opened', 'pr-opened'])
     expect(run.summary).toMatch(
       /Peak parallelism: 1 worker at once \(max-parallel: 3, \d+ cores\); it stopped there because the disk of the fleet's directory had no room for one more task's reserve\./
@@ -45,7 +41,7 @@ describe("the scheduler watches the fleet's disk", () => {
       inputs: { tasks: JSON.stringify(ids.map(task)), 'max-parallel': '3' },
       env: { [TEST_DISK_FREE_ENV]: String(1024 ** 4) }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(run.summary).not.toContain('the disk of the fleet')
   })
 })

@@ -20,12 +20,13 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, labeledIssue } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
 import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { issuesLabeled, push } from '../support/events.js'
-import { git } from './landing-support.js'
+import { push } from '../support/events.js'
+import { personMovesMain } from './landing-support.js'
 import { COLLABORATORS } from './triggers-support.js'
 
 const exec = promisify(execFile)
@@ -218,37 +219,22 @@ describe.skipIf(skipReason !== undefined)(
             for (const dir of [home, stack.workspace, stack.home]) await chownTree(dir, user)
             const inputs = { ...kind.inputs, setup: shell, verify: shell }
             const body = '- [ ] Write shared.txt'
-            const issue = stack.github.addIssue({
-              title: 'Colours',
-              body,
-              user: 'maria',
-              labels: ['fleet']
-            })
+            const { payload } = labeledIssue(stack, { title: 'Colours', body })
             first = await stack.run({
               eventName: 'issues',
-              payload: issuesLabeled({
-                owner: OWNER,
-                repo: REPO,
-                issueNumber: issue.number,
-                title: issue.title,
-                body,
-                label: 'fleet',
-                sender: 'maria'
-              }),
+              payload,
               inputs,
               env: kind.env,
               user,
               timeoutMs: 300_000
             })
             // main moves under the PR: keep-fresh's conflict turn, setup and verify come next.
-            const clone = await mkdtemp(path.join(tmpdir(), 'fleet-matrix-person-'))
-            await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-            await writeFile(path.join(clone, 'shared.txt'), 'colour = blue\n')
-            const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
-            await git([...person, 'commit', '--quiet', '-am', 'main moves'], clone)
-            await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
-            const main = (await git(['rev-parse', 'HEAD'], clone)).trim()
-            await rm(clone, { recursive: true, force: true })
+            const main = await personMovesMain(
+              stack.git.repoPath(FULL),
+              'shared.txt',
+              'colour = blue\n',
+              'fleet-matrix-person-'
+            )
             refresh = await stack.run({
               eventName: 'push',
               payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main', after: main }),
@@ -272,11 +258,11 @@ describe.skipIf(skipReason !== undefined)(
               .join('\n')
 
           it('runs the hostile worker, setup and verify, lands the PR, and keep-fresh brings it up to date through a conflict turn', async () => {
-            expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+            expectOk(first)
             const [task] = [...byId(first).values()]
             expect(task?.status, task?.error ?? first.stdout).toBe('pr-opened')
             expect(said('task')).toContain('STEP-OK')
-            expect(refresh.exitCode, refresh.stdout + refresh.stderr).toBe(0)
+            expectOk(refresh)
             const [pr] = [...byId(refresh).values()]
             expect(pr?.status, pr?.error ?? refresh.stdout).toBe('pr-updated')
             expect(said('merge')).toContain('STEP-OK')

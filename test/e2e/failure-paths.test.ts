@@ -1,14 +1,14 @@
 // Issue 13, through dist/ and the real claude CLI: whatever breaks inside a task's life, the task
 // ends in one reported outcome whose error names the cause, and the work it produced is kept.
 import { execFile } from 'node:child_process'
-import { chmod, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, mkdir, readFile, stat, symlink, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack, useTemp } from '../support/scenario.js'
 import { bash, expectNoOrphans, fleetDir, write } from './faults-support.js'
 import { scripted } from './landing-support.js'
-import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const exec = promisify(execFile)
@@ -20,16 +20,8 @@ async function running(pid: number): Promise<string | undefined> {
 }
 
 describe('failure paths inside a task', () => {
-  let stack: Stack
-  let scratch: string
-  beforeAll(async () => {
-    stack = await startStack()
-    scratch = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-i13-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    await rm(scratch, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const scratch = useTemp('fleet-e2e-i13-')
 
   it('a verify that leaves a setsid daemon holding its stdout, with a verify timeout: reported, daemon killed, no wait for it', async () => {
     // The shell exits at once; the daemon keeps its stdout open in a session of its own. Before,
@@ -48,7 +40,7 @@ describe('failure paths inside a task', () => {
         isolation: 'process'
       }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const out = byId(run).get('daemon')
     expect(out?.status, out?.error ?? '').toBe('pr-opened')
     const pr = stack.github.state.pulls.find(p => p.pull.head === 'fleet/daemon')
@@ -125,7 +117,7 @@ describe('failure paths inside a task', () => {
         inputs: { tasks: JSON.stringify(tasks) },
         env: { PATH: `${bin}:${process.env.PATH ?? ''}` }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('envcheck')?.status).toBe('pr-opened')
       const basic = Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64')
       expect(run.stdout).toContain(`::add-mask::${basic}`)

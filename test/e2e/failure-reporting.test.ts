@@ -1,39 +1,17 @@
 // Issue 13, through dist/: when the fleet itself breaks after issue tracking started, every task
 // is still reported — issue comment, labels, summary and outputs — and the error names the cause.
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issuesLabeled } from '../support/events.js'
-import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
-import { COLLABORATORS, fleetComments, labelsOf, wordsToFile } from './triggers-support.js'
+import { describe, expect, it } from 'vitest'
+import { ISSUES, labeledIssue, useStack, useTemp, writeScript } from '../support/scenario.js'
+import { byId, results } from '../../demo/stack.js'
+import { fleetComments, labelsOf } from './triggers-support.js'
 
 describe('the fleet breaking after tracking started', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack(ISSUES)
 
   it('a fetch that fails (no such base branch): the task fails naming git, the comment and labels say so, summary and outputs are written', async () => {
-    const issue = stack.github.addIssue({
+    const { issue, payload } = labeledIssue(stack, {
       title: 'Tidy the README',
-      body: 'It rambles.',
-      user: 'maria',
-      labels: ['fleet']
-    })
-    const payload = issuesLabeled({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: issue.number,
-      title: issue.title,
-      body: issue.body ?? '',
-      label: 'fleet',
-      sender: 'maria'
+      body: 'It rambles.'
     })
     const run = await stack.run({
       eventName: 'issues',
@@ -62,20 +40,12 @@ describe('the fleet breaking after tracking started', () => {
 })
 
 describe('report mode against the plan', () => {
-  let stack: Stack
-  let outcomesDir: string
-  beforeAll(async () => {
-    stack = await startStack()
-    outcomesDir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-i13-outcomes-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    await rm(outcomesDir, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const outcomesDir = useTemp('fleet-e2e-i13-outcomes-')
 
   it("plan 3 shards, run shard 0 only, report: the other shards' tasks are not-started naming their shard, and the step fails", async () => {
     const writes = (id: string) =>
-      `Write ${id}.txt\n${script({ key: id, steps: [{ tool: 'Write', input: { file_path: `${id}.txt`, content: `${id}\n` } }, { text: 'ok' }] })}`
+      `Write ${id}.txt\n${writeScript(id, `${id}.txt`, `${id}\n`, 'ok')}`
     const tasks = JSON.stringify(['a', 'b', 'c', 'd'].map(id => ({ id, prompt: writes(id) })))
     const planned = await stack.run({ inputs: { tasks, mode: 'plan', 'max-jobs': '3' } })
     expect(planned.exitCode, planned.stdout).toBe(0)

@@ -2,7 +2,8 @@
 // cancelling it. Every task is reported, work a worker made is kept, nothing is left running.
 import { stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import { git } from './landing-support.js'
 import {
   arrivals,
@@ -15,18 +16,14 @@ import {
   write,
   writeThenDone
 } from './faults-support.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results, type Stack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const fleetBranches = async (stack: Stack) =>
   Object.keys(await stack.git.branches(FULL)).filter(b => b.startsWith('fleet/'))
 
 describe('the git remote going down while a worker runs', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('failed with the push error, the work kept in a bundle and a local ref', async () => {
     // The fleet fetched before any worker started, so the remote can go down as soon as the
@@ -58,11 +55,7 @@ describe('the git remote going down while a worker runs', () => {
 })
 
 describe('the GitHub API rate-limiting and failing', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('waits out a secondary limit (retry-after) and a primary one (x-ratelimit-reset), retries a 503, opens both PRs', async () => {
     const creates = () =>
@@ -149,11 +142,7 @@ describe('the GitHub API rate-limiting and failing', () => {
 })
 
 describe('the job cancelled', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   // The runner sends SIGINT first and SIGTERM 7.5 s later: either must stop the fleet cleanly.
   it.each(['SIGINT', 'SIGTERM'] as const)(

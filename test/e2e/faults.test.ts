@@ -1,11 +1,11 @@
 // Issue 8, through dist/ and the real claude CLI: the model endpoint and the worker binary failing.
 // Each task ends in a defined outcome with a sentence, and no process of the run is left behind.
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { chmod, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack, useTemp } from '../support/scenario.js'
 import { expectNoOrphans, task, write, writeThenDone } from './faults-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const REAL_CLAUDE = path.resolve(import.meta.dirname, '../../node_modules/.bin/claude')
@@ -14,11 +14,7 @@ const fleetBranches = async (stack: Stack) =>
   Object.keys(await stack.git.branches(FULL)).filter(b => b.startsWith('fleet/'))
 
 describe('the model endpoint cutting streams and sending garbage', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('failed with a sentence after the CLI and the action retried; no branch, no PR, nothing running', async () => {
     const tasks = [
@@ -82,11 +78,7 @@ function retryDelays(stdout: string, id: string): number[] {
 }
 
 describe('a 429 storm on every worker at once', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('retries each worker after its own jittered delay: two land on the third attempt, one runs out of attempts', async () => {
     // The gateway tries each request max-attempts (3) times and the CLI sends it 3 times
@@ -152,16 +144,8 @@ describe('a 429 storm on every worker at once', () => {
 })
 
 describe('the claude binary', () => {
-  let stack: Stack
-  let bin: string
-  beforeAll(async () => {
-    stack = await startStack()
-    bin = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-claude-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (bin) await rm(bin, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const bin = useTemp('fleet-e2e-claude-')
 
   it('missing, or not executable: refused by claude-path before any worker, nothing pushed', async () => {
     const plain = path.join(bin, 'not-executable')

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { OWNER, REPO, byId, type Stack, startStack } from '../../demo/stack.js'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
+import { OWNER, REPO, byId } from '../../demo/stack.js'
 import { script } from '../../demo/model-server.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -14,11 +15,7 @@ const STEP = [
 ].join(' ')
 
 describe('verify-fix-up: one more worker turn with the failed check', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('a failed verify, then a fix-up turn that repairs it: pr-opened, the body tells both runs', async () => {
     const task = {

@@ -1,16 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 
 const writes = (key: string, file: string, content: string) =>
   `Write ${file}\n${script({ key, steps: [{ tool: 'Write', input: { file_path: file, content } }, { text: `Wrote ${file}.` }] })}`
 
 describe('a fleet from the tasks input to pull requests', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('runs three tasks two at a time: three branches, three PRs, usage as the model reported', async () => {
     const tasks = [
@@ -19,7 +16,7 @@ describe('a fleet from the tasks input to pull requests', () => {
       { id: 'gamma', prompt: writes('gamma', 'docs/gamma.md', '# gamma\n') }
     ]
     const run = await stack.run({ inputs: { tasks: JSON.stringify(tasks), 'max-parallel': '2' } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
 
     const branches = await stack.git.branches(`${OWNER}/${REPO}`)
     expect(

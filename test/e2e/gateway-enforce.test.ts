@@ -2,13 +2,11 @@
 // token), through dist/ and the real claude CLI: budgets that hold under a parallel burst, models
 // the run did not configure, headers and betas by allowlist, a body over the API's limit, and
 // usage as the endpoint bills it.
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { requestLog, useStack } from '../support/scenario.js'
 import { RICH_BILLED } from '../../demo/model-billing.js'
 import { type RecordedRequest, type Script, script } from '../../demo/model-server.js'
-import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 import { costOf } from '../../src/prices.js'
 import { burst, directCurl } from '../support/gateway-curl.js'
 
@@ -41,24 +39,10 @@ const total = (u: {
   (u.cache_read_input_tokens ?? 0) +
   (u.cache_creation_input_tokens ?? 0)
 
-async function requestLog(run: RunActionResult, name: string): Promise<Record<string, unknown>[]> {
-  const base = path.join(run.runnerTemp, 'fleet-worker')
-  const dir = (await readdir(base)).find(e => /^\d+-\d+$/.test(e)) ?? ''
-  const text = await readFile(path.join(base, dir, 'transcripts', name), 'utf8')
-  return text
-    .trim()
-    .split('\n')
-    .map(line => JSON.parse(line) as Record<string, unknown>)
-}
-
 const toolResults = (qs: RecordedRequest[]) => qs.flatMap(q => q.toolResults).join('\n')
 
 describe('budgets against a burst of direct requests', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('a parallel burst never takes a task past max-task-tokens; the task ends failed, its work pushed', async () => {
     const burst = task('burst', {
@@ -144,11 +128,7 @@ describe('budgets against a burst of direct requests', () => {
 })
 
 describe('models, headers and bodies the run did not ask for', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('refuses an unconfigured model with no upstream request, and passes only allowlisted headers and betas', async () => {
     const sneaky = {
@@ -238,11 +218,7 @@ describe('models, headers and bodies the run did not ask for', () => {
 })
 
 describe('usage as billed', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('counts compaction iterations, 1-hour and 5-minute cache writes and web searches, streamed and JSON; costs them at the prices', async () => {
     const t = (id: string, extra: object) =>

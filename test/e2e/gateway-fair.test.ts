@@ -2,12 +2,11 @@
 // the CLI really has in flight (three subagents at once included), max-requests-per-worker
 // holding that to a cap without refusing anything, and a hostile worker bursting requests at the
 // gateway with its own token while an honest sibling is still served in turn.
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { requestLog as readRequestLog, useStack } from '../support/scenario.js'
 import { type Script, script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { byId } from '../../demo/stack.js'
 import { burst } from '../support/gateway-curl.js'
 
 const MODEL = 'glm-4.6'
@@ -36,15 +35,7 @@ interface Line {
   error?: string
 }
 
-async function requestLog(run: RunActionResult, name: string): Promise<Line[]> {
-  const base = path.join(run.runnerTemp, 'fleet-worker')
-  const dir = (await readdir(base)).find(e => /^\d+-\d+$/.test(e)) ?? ''
-  const text = await readFile(path.join(base, dir, 'transcripts', name), 'utf8')
-  return text
-    .trim()
-    .split('\n')
-    .map(line => JSON.parse(line) as Line)
-}
+const requestLog = (run: RunActionResult, name: string) => readRequestLog<Line>(run, name)
 
 /** Forwarded requests as upstream intervals: from leaving the queue to the answer's end. */
 const upstream = (log: Line[]) =>
@@ -86,21 +77,19 @@ const subagents = (id: string) => {
 }
 
 describe('requests in flight per worker', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('measures the CLI with three subagents at once, then holds it to max-requests-per-worker: 2 without refusing', async () => {
-    const open = await stack.run({
-      inputs: {
-        tasks: JSON.stringify([subagents('open')]),
-        model: MODEL,
-        tools: 'default',
-        'max-requests-per-worker': '1000'
-      }
-    })
+    const withCap = (id: string, cap: string) =>
+      stack.run({
+        inputs: {
+          tasks: JSON.stringify([subagents(id)]),
+          model: MODEL,
+          tools: 'default',
+          'max-requests-per-worker': cap
+        }
+      })
+    const open = await withCap('open', '1000')
     expect(byId(open).get('open')?.status, open.stdout).toBe('pr-opened')
     const measured = peak(upstream(await requestLog(open, 'open.1.requests.jsonl')))
     console.log(`measured: the CLI had at most ${measured} requests in flight (three subagents)`)
@@ -109,14 +98,7 @@ describe('requests in flight per worker', () => {
     expect(measured).toBeGreaterThanOrEqual(3)
     expect(measured).toBeLessThan(8) // the default cap sits above it
 
-    const capped = await stack.run({
-      inputs: {
-        tasks: JSON.stringify([subagents('capped')]),
-        model: MODEL,
-        tools: 'default',
-        'max-requests-per-worker': '2'
-      }
-    })
+    const capped = await withCap('capped', '2')
     expect(byId(capped).get('capped')?.status, capped.stdout).toBe('pr-opened')
     const log = await requestLog(capped, 'capped.1.requests.jsonl')
     expect(peak(upstream(log))).toBeLessThanOrEqual(2)
@@ -140,11 +122,7 @@ const BURST = burst(12, {
 })
 
 describe('a worker bursting at the gateway beside an honest sibling', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('holds the burst to its cap, and the sibling goes at the next free slot every time', async () => {
     const hog = task('hog', {

@@ -3,19 +3,11 @@
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Script, script, sumUsage } from '../../demo/model-server.js'
+import { useStack } from '../support/scenario.js'
+import { sumUsage } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { byId, results, type Stack, startStack } from '../../demo/stack.js'
-
-const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
-  id,
-  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
-  ...extra
-})
-const writeThenDone = (file: string) => [
-  { tool: 'Write', input: { file_path: file, content: `${file}\n` } },
-  { text: `Wrote ${file}.` }
-]
+import { task, writeThenDone } from './faults-support.js'
 
 async function fleetDir(run: RunActionResult): Promise<string> {
   const base = path.join(run.runnerTemp, 'fleet-worker')
@@ -83,11 +75,7 @@ describe('an endpoint that caps concurrent requests at two', () => {
 })
 
 describe('overload, usage and disconnects', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('four 529s on one task: it lands with one worker process; the request log shows the retries', async () => {
     const run = await stack.run({

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, writeScript } from '../support/scenario.js'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
-import { script } from '../../demo/model-server.js'
 import { byId, GITHUB_TOKEN, MODEL_KEY, type Stack, startStack } from '../../demo/stack.js'
 
 // A GitHub runner starts without claude: the action installs the version it pins, from npm.
@@ -60,7 +60,7 @@ describe('the worker binary', () => {
   it('with no claude on PATH, installs the pinned version and runs the task with it', async () => {
     const task = {
       id: 'installed',
-      prompt: `Write a file.\n${script({ key: 'installed', steps: [{ tool: 'Write', input: { file_path: 'installed.txt', content: 'ok\n' } }, { text: 'Done.' }] })}`
+      prompt: `Write a file.\n${writeScript('installed', 'installed.txt', 'ok\n', 'Done.')}`
     }
     const run = await stack.run({
       inputs: { tasks: JSON.stringify([task]) },
@@ -68,7 +68,7 @@ describe('the worker binary', () => {
       env: { PATH: PLAIN_PATH, npm_config_cache: NPM_CACHE, npm_config_offline: 'true' },
       timeoutMs: 300_000
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(run.stdout).toContain(
       'claude is not on PATH: installing @anthropic-ai/claude-code@2.1.332'
     )
@@ -100,7 +100,7 @@ describe('the worker binary', () => {
     try {
       const task = {
         id: 'clean-install',
-        prompt: `Write a file.\n${script({ key: 'clean-install', steps: [{ tool: 'Write', input: { file_path: 'clean.txt', content: 'ok\n' } }, { text: 'Done.' }] })}`
+        prompt: `Write a file.\n${writeScript('clean-install', 'clean.txt', 'ok\n', 'Done.')}`
       }
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },
@@ -115,7 +115,7 @@ describe('the worker binary', () => {
         },
         timeoutMs: 300_000
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('clean-install')?.status).toBe('pr-opened')
       expect((await readdir(spy)).sort()).toEqual([
         'install-script.env',

@@ -7,14 +7,13 @@
 // with a stranger for the base, get nothing: the refresh reports them refused, their branches stay
 // as they were, their work is kept as a bundle. The issue's live comment gets the merge order.
 import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { stat } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+import { expectOk, labeledIssue, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { issuesLabeled, push } from '../support/events.js'
-import { expectContractResults, git } from './landing-support.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
+import { push } from '../support/events.js'
+import { expectContractResults, git, personMovesMain } from './landing-support.js'
 import { COLLABORATORS, fleetComments } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
@@ -95,51 +94,32 @@ function model(prompt: string): Script {
 }
 
 describe('a conflict turn leaves its cage only as the one sealed merge', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      files: { 'README.md': '# widgets\n', 'shared.txt': 'colour = green\n' },
-      model: { defaultScript: model },
-      github: { collaborators: COLLABORATORS }
-    })
+  const stack = useStack({
+    files: { 'README.md': '# widgets\n', 'shared.txt': 'colour = green\n' },
+    model: { defaultScript: model },
+    github: { collaborators: COLLABORATORS }
   })
-  afterAll(async () => stack?.close())
 
   it('lands the honest and the hooked resolution as [head, base] merges, refuses the forged ones, and writes the merge order on the issue', async () => {
     const body = TAGS.map(t => `- [ ] Write shared.txt (${t})`).join('\n')
-    const issue = stack.github.addIssue({
-      title: 'Colours',
-      body,
-      user: 'maria',
-      labels: ['fleet']
-    })
+    const { issue, payload } = labeledIssue(stack, { title: 'Colours', body })
     const first = await stack.run({
       eventName: 'issues',
-      payload: issuesLabeled({
-        owner: OWNER,
-        repo: REPO,
-        issueNumber: issue.number,
-        title: issue.title,
-        body,
-        label: 'fleet',
-        sender: 'maria'
-      }),
+      payload,
       timeoutMs: 300_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const prs = new Map(stack.github.state.pulls.map(p => [tagOf(p.title) ?? 'honest', p] as const))
     expect([...prs.keys()].sort()).toEqual([...TAGS].sort())
     const cut = await stack.git.branches(FULL)
 
     // main moves: a person's change to the same line.
-    const clone = await mkdtemp(path.join(tmpdir(), 'fleet-exit-person-'))
-    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-    await writeFile(path.join(clone, 'shared.txt'), 'colour = blue\n')
-    const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
-    await git([...person, 'commit', '--quiet', '-am', 'main moves'], clone)
-    await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
-    const main = (await git(['rev-parse', 'HEAD'], clone)).trim()
-    await rm(clone, { recursive: true, force: true })
+    const main = await personMovesMain(
+      stack.git.repoPath(FULL),
+      'shared.txt',
+      'colour = blue\n',
+      'fleet-exit-person-'
+    )
     const before = stack.model.requests.length
     const run = await stack.run({
       eventName: 'push',

@@ -4,15 +4,15 @@
 // model request, the person's branch merged without rewriting their commit, one conflict resolved
 // by a worker turn (the scripted model writes the resolution), one left untouched with a comment
 // and the label. A second push changes nothing. Every run ends in the stack's leak scan.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { push } from '../support/events.js'
-import { expectContractResults, git } from './landing-support.js'
-import { pullsFor } from './triggers-support.js'
+import { expectContractResults, git, PERSON, useClone } from './landing-support.js'
+import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const FILES = {
@@ -47,26 +47,16 @@ function model(prompt: string): Script {
       }
     return { key: 'merge-stuck', steps: [{ text: 'I cannot tell which size is right.' }] }
   }
-  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
-  const first = task.split('\n')[0]?.trim() ?? ''
-  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
-  return {
-    key: `task-${file}`,
-    steps: [
-      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
-      { text: `Wrote ${file}.` }
-    ]
-  }
+  return writesNamedFile(prompt)
 }
 
 describe('keeping fleet PRs up to date when the base moves', () => {
-  let stack: Stack
-  let clone: string
+  const stack = useStack({ files: FILES, model: { defaultScript: model } })
+  const clone = useClone(stack, 'fleet-person-')
   const bare = () => stack.git.repoPath(FULL)
   const heads = async () => stack.git.branches(FULL)
   const parents = async (sha: string) =>
     (await git(['rev-list', '--parents', '-n', '1', sha], bare())).trim().split(' ').slice(1)
-  const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
 
   /** A person's commit pushed onto `branch` of the remote. */
   async function pushAsPerson(branch: string, files: Record<string, string>, subject: string) {
@@ -75,27 +65,17 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     for (const [file, content] of Object.entries(files))
       await writeFile(path.join(clone, file), content)
     await git(['add', '--all'], clone)
-    await git([...person, 'commit', '--quiet', '-m', subject], clone)
+    await git([...PERSON, 'commit', '--quiet', '-m', subject], clone)
     await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
     return (await git(['rev-parse', 'HEAD'], clone)).trim()
   }
-
-  beforeAll(async () => {
-    stack = await startStack({ files: FILES, model: { defaultScript: model } })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-person-'))
-    await git(['clone', '--quiet', bare(), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
 
   it('brings each fleet PR up to date: clean ones without a model, a conflict by one worker turn, one left with a comment', async () => {
     const first = await stack.run({
       inputs: { tasks: JSON.stringify(TASKS), verify: 'true' },
       timeoutMs: 240_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     for (const id of IDS) expect(byId(first).get(id)?.status, id).toBe('pr-opened')
     const cut = await heads()
 
@@ -119,7 +99,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
       timeoutMs: 240_000
     })
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expectContractResults(run, 5)
     const r = byId(run)
     expect(Object.fromEntries(IDS.map(id => [id, r.get(id)?.status]))).toEqual({
@@ -193,7 +173,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
       inputs: { verify: 'cat moved.txt' },
       timeoutMs: 240_000
     })
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     const a = byId(again)
     expect(Object.fromEntries(IDS.map(id => [id, a.get(id)?.status]))).toEqual({
       'clean-a': 'up-to-date',
@@ -209,11 +189,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
 })
 
 describe('a push to the base with no fleet PR open', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('costs one API listing and no clone', async () => {
     // The floor first (a run that does nothing: an event the action ignores), on the same cold start.
@@ -225,7 +201,7 @@ describe('a push to the base with no fleet PR open', () => {
       eventName: 'push',
       payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' })
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(JSON.parse(run.outputs.results ?? '')).toEqual([])
     const calls = stack.github.requests.slice(api).map(q => `${q.method} ${q.path}`)
     expect(calls).toEqual([`GET /repos/${FULL}/pulls`])
@@ -241,17 +217,8 @@ describe('a push to the base with no fleet PR open', () => {
 })
 
 describe('a fleet branch a person pushes to while the action brings it up to date', () => {
-  let stack: Stack
-  let clone: string
-  beforeAll(async () => {
-    stack = await startStack({ files: FILES, model: { defaultScript: model } })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-racer-'))
-    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
+  const stack = useStack({ files: FILES, model: { defaultScript: model } })
+  const clone = useClone(stack, 'fleet-racer-')
 
   it('is left as the person left it, and the run says so', async () => {
     const first = await stack.run({
@@ -259,8 +226,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       timeoutMs: 240_000
     })
     expect(byId(first).get('raced')?.status, first.stdout + first.stderr).toBe('pr-opened')
-    const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
-    await git([...person, 'commit', '--quiet', '--allow-empty', '-m', 'main moves'], clone)
+    await git([...PERSON, 'commit', '--quiet', '--allow-empty', '-m', 'main moves'], clone)
     await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
     // The person's push lands while the action works: from verify itself (isolation: process
     // reaches the person's clone), after the action fetched the branch and before it pushes.
@@ -282,7 +248,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main' }),
       inputs: { 'dry-run': 'true' }
     })
-    expect(dry.exitCode, dry.stdout + dry.stderr).toBe(0)
+    expectOk(dry)
     expect(byId(dry).get('raced')?.status).toBe('not-started')
     expect((await stack.git.branches(FULL))['fleet/raced']).toBe(headBefore)
 
@@ -293,7 +259,7 @@ describe('a fleet branch a person pushes to while the action brings it up to dat
       timeoutMs: 240_000
     })
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run).get('raced')
     expect(r?.status).toBe('no-changes')
     expect(r?.error).toContain('moved while the action worked on it')

@@ -3,9 +3,10 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { expectContractResults, expectSummary, git, scripted, write } from './landing-support.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { script } from '../../demo/model-server.js'
 import { waitFor } from './faults-support.js'
 
@@ -16,11 +17,7 @@ const PASSING = `node -e "console.log('tests-pass-marker')"`
 const FAILING = `node -e "console.error('boom-marker'); process.exit(3)"`
 
 describe('landing: verify, rejected pushes, API faults', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('runs verify per worktree: a failing one gives a draft PR labelled fleet:verify-failed with the output tail', async () => {
     // The base has no test script, so the global `npm test` fails for `own`: its own verify must win.
@@ -72,7 +69,7 @@ describe('landing: verify, rejected pushes, API faults', () => {
       { id: 'bad', prompt: scripted('bad-fixed', [write('package.json', pkg(PASSING))]) }
     ]
     const run = await stack.run({ inputs: { tasks: JSON.stringify(tasks), verify: 'npm test' } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run).get('bad')
     expect(r?.status).toBe('pr-updated')
     expect(r?.['pr-number']).toBe(before?.number)
@@ -231,7 +228,7 @@ describe('landing: verify, rejected pushes, API faults', () => {
       { id: 'flaky-api', prompt: scripted('flaky-api', [write('flaky.txt', 'flaky\n')]) }
     ]
     const run = await stack.run({ inputs: { tasks: JSON.stringify(tasks) } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expectContractResults(run, 1)
     const r = byId(run).get('flaky-api')
     expect(r?.status).toBe('pr-opened')

@@ -1,11 +1,15 @@
 // Shared pieces of the landing e2e files: scripted workers, and the checks every run's report must
 // pass (docs/contract.md's results fields, the summary's table and gantt).
 import { execFile } from 'node:child_process'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { promisify } from 'node:util'
-import { expect } from 'vitest'
+import { beforeAll, expect } from 'vitest'
+import { useTemp } from '../support/scenario.js'
 import { script, type Step } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { results } from '../../demo/stack.js'
+import { OWNER, REPO, results, type Stack } from '../../demo/stack.js'
 
 const exec = promisify(execFile)
 
@@ -20,6 +24,36 @@ export const write = (file: string, content: string): Step => ({
 })
 
 export const bash = (command: string): Step => ({ tool: 'Bash', input: { command } })
+
+/**
+ * A person's clone of the stack's repository for the describe block: made once the stack has
+ * started, removed after the block's tests.
+ */
+export function useClone(stack: Stack, prefix: string): string {
+  const dir = useTemp(prefix)
+  beforeAll(async () => {
+    await git(['clone', '--quiet', stack.git.repoPath(`${OWNER}/${REPO}`), dir], tmpdir())
+  })
+  return dir
+}
+
+/** Pat Person, who commits by hand beside the fleet. */
+export const PERSON = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
+
+/**
+ * A person's change on main: a clone of the remote `bare`, `file` written, committed as Pat
+ * Person and pushed to main. Returns main's new head.
+ */
+export async function personMovesMain(bare: string, file: string, content: string, prefix: string) {
+  const clone = await mkdtemp(path.join(tmpdir(), prefix))
+  await git(['clone', '--quiet', bare, clone], tmpdir())
+  await writeFile(path.join(clone, file), content)
+  await git([...PERSON, 'commit', '--quiet', '-am', 'main moves'], clone)
+  await git(['push', '--quiet', 'origin', 'HEAD:refs/heads/main'], clone)
+  const main = (await git(['rev-parse', 'HEAD'], clone)).trim()
+  await rm(clone, { recursive: true, force: true })
+  return main
+}
 
 const STATUSES = [
   'pr-opened',

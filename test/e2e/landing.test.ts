@@ -2,6 +2,7 @@
 // person gets a new one; no change lands nothing; the worker's own commits are kept; PR inputs
 // reach the PR. Failures of verify, push and the API: landing-failures.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import {
   bash,
   expectContractResults,
@@ -42,7 +43,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
 
   it('runs the same three tasks twice: three branches, three PRs, updated with the second run', async () => {
     const first = await stack.run({ inputs: { tasks: round(1) } })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const firstOut = byId(first)
     const firstTips = await stack.git.branches(NAME)
     for (const id of IDS) expect(firstOut.get(id)?.status).toBe('pr-opened')
@@ -50,7 +51,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
     expectSummary(first, IDS)
 
     const second = await stack.run({ inputs: { tasks: round(2) } })
-    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expectOk(second)
     expectContractResults(second, 3)
     expectSummary(second, IDS)
     const out = byId(second)
@@ -114,7 +115,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
     closed.closed_at = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z')
 
     const run = await stack.run({ inputs: { tasks: round(3, ['alpha']) } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run).get('alpha')
     expect(r?.status).toBe('pr-opened')
     expect(r?.['pr-number']).not.toBe(closed.number)
@@ -138,7 +139,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
     const pushesBefore = pushes()
     const tasks = [{ id: 'quiet', prompt: scripted('quiet', [], 'Nothing needed changing.') }]
     const run = await stack.run({ inputs: { tasks: JSON.stringify(tasks) } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expectContractResults(run, 1)
     expectSummary(run, ['quiet'])
     const r = byId(run).get('quiet')
@@ -166,7 +167,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
     const run = await stack.run({
       inputs: { tasks: JSON.stringify(tasks), 'commit-author': 'Fleet Bot <fleet-bot@example.com>' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(byId(run).get('committer')?.status).toBe('pr-opened')
 
     const log = await stack.git.log(NAME, 'fleet/committer')
@@ -200,7 +201,7 @@ describe('landing: idempotent PRs, kept commits, PR inputs', () => {
         draft: 'true'
       }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run).get('dressed')
     expect(r?.status).toBe('pr-opened')
     const pr = stack.github.state.pullByNumber(r?.['pr-number'] ?? -1)

@@ -4,9 +4,10 @@
 // shows its own single run. Then `/fleet merge` commented on an issue lands that issue's fleet PR
 // and not another issue's, and writes the train's section into the issue's live comment; with no
 // ledger kept, the cost is unknown (—) and the summary says why.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { issueComment } from '../support/events.js'
 import { fleetComments, pullsFor } from './triggers-support.js'
 
@@ -34,14 +35,10 @@ interface Entry {
 }
 
 describe("the landing train's view of what it landed", () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      pullsFromGit: true,
-      github: { collaborators: { wren: 'write', rae: 'read' } }
-    })
+  const stack = useStack({
+    pullsFromGit: true,
+    github: { collaborators: { wren: 'write', rae: 'read' } }
   })
-  afterAll(async () => stack?.close())
 
   const prOf = (branch: string) => {
     const [pr] = pullsFor(stack, branch)
@@ -81,7 +78,7 @@ describe("the landing train's view of what it landed", () => {
         ])
       }
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const opened = byId(first)
     expect(opened.get('costed')?.status).toBe('pr-opened')
     expect(opened.get('plain')?.status).toBe('pr-opened')
@@ -102,7 +99,7 @@ describe("the landing train's view of what it landed", () => {
       ),
       inputs: PRICED
     })
-    expect(follow.exitCode, follow.stdout + follow.stderr).toBe(0)
+    expectOk(follow)
     expect(byId(follow).get('costed')?.status).toBe('pr-updated')
     const run2 = byId(follow).get('costed')?.['cost-usd'] ?? 0
     expect(run2).toBeGreaterThan(0)
@@ -121,7 +118,7 @@ describe("the landing train's view of what it landed", () => {
       inputs: { mode: 'merge', 'spend-ledger': LEDGER },
       timeoutMs: 300_000
     })
-    expect(train.exitCode, train.stdout + train.stderr).toBe(0)
+    expectOk(train)
     const landed = byId(train)
     expect(landed.get('costed')?.status).toBe('merged')
     expect(landed.get('plain')?.status).toBe('merged')
@@ -155,7 +152,7 @@ describe("the landing train's view of what it landed", () => {
         eventName: 'issue_comment',
         payload: comment(issue, `/fleet ${writes(`issue-${file}`, file)}`, 'wren', false)
       })
-      expect(made.exitCode, made.stdout + made.stderr).toBe(0)
+      expectOk(made)
       expect(byId(made).get(`issue-${issue}`)?.status).toBe('pr-opened')
     }
     const prOne = prOf(`fleet/issue-${one.number}`)
@@ -177,7 +174,7 @@ describe("the landing train's view of what it landed", () => {
       payload: comment(one.number, '/fleet merge', 'wren', false),
       timeoutMs: 300_000
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const results = JSON.parse(run.outputs.results ?? '[]') as Array<{
       id: string
       status: string

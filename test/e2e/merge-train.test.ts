@@ -7,17 +7,17 @@
 // PR untouched. A second run changes nothing. Then a required check not yet reported on a new
 // head: the PR waits, named with the check, auto-merge on, and GitHub lands it when the check
 // passes. Then `/fleet merge` from a reader (refused) and from a writer (lands that PR).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { drainMergeQueue } from '../../demo/github-graphql.js'
 import { reportCheck } from '../../demo/github-merge.js'
 import type { Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { issueComment } from '../support/events.js'
-import { git } from './landing-support.js'
-import { pullsFor } from './triggers-support.js'
+import { git, PERSON, useClone } from './landing-support.js'
+import { pullsFor, writesNamedFile } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['land-a', 'land-b', 'land-c', 'breaks', 'noreview', 'changes', 'reader']
@@ -35,23 +35,17 @@ function model(prompt: string): Script {
         { text: 'clash.txt: kept both sides.' }
       ]
     }
-  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
-  const first = task.split('\n')[0]?.trim() ?? ''
-  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
-  return {
-    key: `task-${file}`,
-    steps: [
-      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
-      { text: `Wrote ${file}.` }
-    ]
-  }
+  return writesNamedFile(prompt)
 }
 
 describe('the landing train', () => {
-  let stack: Stack
-  let clone: string
+  const stack = useStack({
+    model: { defaultScript: model },
+    pullsFromGit: true,
+    github: { collaborators: { wren: 'write', mo: 'maintain', rae: 'read' } }
+  })
+  const clone = useClone(stack, 'fleet-train-person-')
   const heads = async () => stack.git.branches(FULL)
-  const person = ['-c', 'user.name=Pat Person', '-c', 'user.email=pat@example.com']
   const prOf = (id: string) => {
     const [pr] = pullsFor(stack, `fleet/${id}`)
     if (!pr) throw new Error(`no PR for ${id}`)
@@ -68,7 +62,7 @@ describe('the landing train', () => {
     for (const [file, content] of Object.entries(files))
       await writeFile(path.join(clone, file), content)
     await git(['add', '--all'], clone)
-    await git([...person, 'commit', '--quiet', '-m', `By hand: ${Object.keys(files)[0]}`], clone)
+    await git([...PERSON, 'commit', '--quiet', '-m', `By hand: ${Object.keys(files)[0]}`], clone)
     await git(['push', '--quiet', 'origin', `HEAD:refs/heads/${branch}`], clone)
     return (await git(['rev-parse', 'HEAD'], clone)).trim()
   }
@@ -76,26 +70,12 @@ describe('the landing train', () => {
   const train = (inputs: Record<string, string> = {}) =>
     stack.run({ inputs: { mode: 'merge', verify: VERIFY, ...inputs }, timeoutMs: 300_000 })
 
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: model },
-      pullsFromGit: true,
-      github: { collaborators: { wren: 'write', mo: 'maintain', rae: 'read' } }
-    })
-    clone = await mkdtemp(path.join(tmpdir(), 'fleet-train-person-'))
-    await git(['clone', '--quiet', stack.git.repoPath(FULL), clone], tmpdir())
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (clone) await rm(clone, { recursive: true, force: true })
-  })
-
   it('lands the approved PRs one by one on a moving base, and leaves the rest with reasons', async () => {
     const first = await stack.run({
       inputs: { tasks: JSON.stringify(TASKS), verify: VERIFY },
       timeoutMs: 300_000
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     for (const id of IDS) expect(byId(first).get(id)?.status, id).toBe('pr-opened')
 
     const moved = await pushAsPerson('main', 'main', { 'moved.txt': 'main moved\n' })
@@ -111,7 +91,7 @@ describe('the landing train', () => {
 
     const run = await train()
 
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const r = byId(run)
     expect(Object.fromEntries(IDS.map(id => [id, r.get(id)?.status]))).toEqual({
       'land-a': 'merged',
@@ -170,7 +150,7 @@ describe('the landing train', () => {
     // A second run: nothing merged twice, no comment repeated, no branch moved.
     const comments = state.comments.length
     const again = await train()
-    expect(again.exitCode, again.stdout + again.stderr).toBe(0)
+    expectOk(again)
     const a = byId(again)
     expect(Object.fromEntries(IDS.map(id => [id, a.get(id)?.status ?? 'absent']))).toEqual({
       'land-a': 'absent',
@@ -193,7 +173,7 @@ describe('the landing train', () => {
     state.addReview(pr.number, 'wren', 'APPROVED')
 
     const run = await train()
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const o = byId(run).get('noreview')
     expect(o?.status).toBe('waiting')
     expect(o?.error).toContain('Required status check "ci" is expected.')
@@ -258,7 +238,7 @@ describe('the landing train', () => {
       inputs: { verify: VERIFY },
       timeoutMs: 300_000
     })
-    expect(byWriter.exitCode, byWriter.stdout + byWriter.stderr).toBe(0)
+    expectOk(byWriter)
     const results = JSON.parse(byWriter.outputs.results ?? '[]') as Array<{
       id: string
       status: string
@@ -275,7 +255,7 @@ describe('the landing train', () => {
     if (!pull) throw new Error('no reader PR')
     pull.pull.draft = true
     const ready = await train({ 'mark-ready': 'true' })
-    expect(ready.exitCode, ready.stdout + ready.stderr).toBe(0)
+    expectOk(ready)
     expect(byId(ready).get('reader')?.error).toContain('marked ready for review')
     expect(pull.pull.draft).toBe(false)
     expect(pull.state).toBe('open')
@@ -292,7 +272,7 @@ describe('the landing train', () => {
       }
     })
     const raced = await train()
-    expect(raced.exitCode, raced.stdout + raced.stderr).toBe(0)
+    expectOk(raced)
     const r = byId(raced)
     expect(r.get('reader')?.status).toBe('waiting')
     expect(r.get('reader')?.error).toContain('Head branch was modified')
@@ -303,7 +283,7 @@ describe('the landing train', () => {
     // main merges through a merge queue: the PR is enqueued, not merged; the queue lands it.
     state.rules = [{ type: 'merge_queue' }]
     const queued = await train()
-    expect(queued.exitCode, queued.stdout + queued.stderr).toBe(0)
+    expectOk(queued)
     expect(byId(queued).get('reader')?.error).toContain("added to main's merge queue")
     expect(pull.pull.queued).toBe(true)
     expect(pull.state).toBe('open')
@@ -328,7 +308,7 @@ describe('the landing train', () => {
     await pushAsPerson('main', 'main', { 'clash.txt': 'theirs\n' })
 
     const run = await train()
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const o = byId(run).get('clash')
     expect(o?.status).toBe('waiting')
     expect(o?.error).toContain('a worker resolved it: new content')

@@ -1,11 +1,10 @@
 // Issue 7, through dist/: plan -> a matrix of shard runs -> report, as the example workflow wires
 // them, with a directory standing in for the artifacts the jobs would pass on.
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readdir } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack, useTemp } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['t1', 't2', 't3', 't4', 't5', 't6', 't7']
@@ -20,22 +19,14 @@ interface PlanJson {
 }
 
 describe('plan, a matrix of shard runs, report', () => {
-  let stack: Stack
-  let outcomesDir: string
-  beforeAll(async () => {
-    stack = await startStack()
-    outcomesDir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-outcomes-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (outcomesDir) await rm(outcomesDir, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const outcomesDir = useTemp('fleet-e2e-outcomes-')
 
   let planText = ''
 
   it('plans 7 tasks into 3 balanced shards and runs nothing', async () => {
     const plan = await stack.run({ inputs: { tasks: TASKS, mode: 'plan', 'max-jobs': '3' } })
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expectOk(plan)
     expect(JSON.parse(plan.outputs.matrix ?? 'null')).toEqual({
       include: [{ shard: 0 }, { shard: 1 }, { shard: 2 }]
     })
@@ -59,7 +50,7 @@ describe('plan, a matrix of shard runs, report', () => {
       const run = await stack.run({
         inputs: { mode: 'run', shard: String(shard), plan: planText, 'outcomes-dir': outcomesDir }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       const mine = results(run)
       sizes.push(mine.length)
       // Balanced by index: task i runs in shard i mod 3.
@@ -86,7 +77,7 @@ describe('plan, a matrix of shard runs, report', () => {
 
   it('reports the 7 outcomes of the 3 shards as one summary and one results output', async () => {
     const report = await stack.run({ inputs: { mode: 'report', 'outcomes-dir': outcomesDir } })
-    expect(report.exitCode, report.stdout + report.stderr).toBe(0)
+    expectOk(report)
     const all = results(report)
     expect(all.map(r => r.id).sort()).toEqual(IDS)
     const pulls = new Map(stack.github.state.pulls.map(p => [p.pull.head, p.number]))

@@ -1,13 +1,11 @@
 // Outputs on every path: a later step's fromJSON(steps.fleet.outputs.results) must never break,
 // and a run that fails says which service failed.
-import { mkdtemp, rm } from 'node:fs/promises'
 import { type AddressInfo, createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack, useTemp } from '../support/scenario.js'
 import { schedule } from '../support/events.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 
 /** The message the step failed with (the runner shows `::error::` lines as the step's error). */
 function failure(run: RunActionResult): string {
@@ -31,16 +29,8 @@ async function freePort(): Promise<number> {
 }
 
 describe('outputs on every path', () => {
-  let stack: Stack
-  let empty: string
-  beforeAll(async () => {
-    stack = await startStack()
-    empty = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-no-shards-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (empty) await rm(empty, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const empty = useTemp('fleet-e2e-no-shards-')
 
   it('a bad input fails the step, naming the input, with results [] and counts of 0', async () => {
     const run = await stack.run({ inputs: { tasks: 'Fix the typo', 'max-parallel': 'lots' } })

@@ -3,19 +3,11 @@
 // then runs it), re-planning, the checklist fallback, bad answers, the write-access gate, and the
 // `goal` input with and without run-plan. The planner's script rides in the comment or goal text;
 // the planned tasks' prompts start "Write <path>", which wordsToFile turns into that file.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueComment } from '../support/events.js'
+import { describe, expect, it } from 'vitest'
+import { commentOn, expectOk, issueBy, ISSUES, useStack } from '../support/scenario.js'
 import { script, type Script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
-import {
-  answers,
-  COLLABORATORS,
-  fleetBranches,
-  fleetComments,
-  MARKER,
-  pullsFor,
-  wordsToFile
-} from './triggers-support.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
+import { answers, fleetBranches, fleetComments, MARKER, pullsFor } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const PLAN_START = '<!-- fleet-worker:plan -->'
@@ -47,32 +39,7 @@ function planner(key: string, tasks: unknown[], opts: { tryWrite?: boolean } = {
 }
 
 describe('the planner', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
-  })
-  afterAll(async () => stack?.close())
-
-  function commentOn(issueNumber: number, body: string, commenter: string) {
-    const issue = stack.github.state.issue(issueNumber)
-    if (!issue) throw new Error(`no issue ${issueNumber}`)
-    const comment = stack.github.addComment(issueNumber, body, commenter)
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber,
-      issueTitle: issue.title,
-      issueBody: issue.body ?? '',
-      commentBody: body,
-      commenter,
-      commentId: comment.id,
-      authorAssociation: COLLABORATORS[commenter] ? 'COLLABORATOR' : 'NONE'
-    })
-    return { comment, payload }
-  }
+  const stack = useStack(ISSUES)
 
   /** Title -> id of a run's results (`title` is in every entry, beside the contract's fields). */
   const titled = (run: Parameters<typeof results>[0]) =>
@@ -84,14 +51,11 @@ describe('the planner', () => {
       .filter(l => /^- \[[ x]\] /.test(l))
 
   it('"/fleet plan": the planner cannot write, three items land in the description, no branch or PR, the person is told how to run them; "/fleet" then runs them', async () => {
-    const issue = stack.github.addIssue({
-      title: 'The docs need pages',
-      body: 'We have no docs at all.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'The docs need pages', 'We have no docs at all.')
     const n = issue.number
     const s = planner('plan-docs', DOCS, { tryWrite: true })
     const { comment, payload } = commentOn(
+      stack,
       n,
       `/fleet plan one page per topic ${script(s)}`,
       'maria'
@@ -99,7 +63,7 @@ describe('the planner', () => {
     const branchesBefore = await fleetBranches(stack, FULL)
 
     const run = await stack.run({ eventName: 'issue_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
 
     // The planner's write failed: Write is not among its tools, and no file or commit came of it.
     const requests = stack.model.requestsFor('plan-docs')
@@ -169,9 +133,9 @@ describe('the planner', () => {
     ).toEqual(['eyes'])
 
     // "/fleet" runs the plan: one PR per item, on the ids the plan announced.
-    const go = commentOn(n, '/fleet', 'maria')
+    const go = commentOn(stack, n, '/fleet', 'maria')
     const ran = await stack.run({ eventName: 'issue_comment', payload: go.payload })
-    expect(ran.exitCode, ran.stdout + ran.stderr).toBe(0)
+    expectOk(ran)
     expect(
       results(ran)
         .map(r => r.id)
@@ -189,15 +153,11 @@ describe('the planner', () => {
   })
 
   it('"/fleet plan" again replaces the plan: unchanged titles keep their ids (and a checked item stays checked), the rest of the description stays', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Docs, take two',
-      body: 'Docs please.',
-      user: 'olga'
-    })
+    const issue = issueBy(stack, 'olga', 'Docs, take two', 'Docs please.')
     const n = issue.number
-    const first = commentOn(n, `/fleet plan ${script(planner('replan-1', DOCS))}`, 'olga')
+    const first = commentOn(stack, n, `/fleet plan ${script(planner('replan-1', DOCS))}`, 'olga')
     const one = await stack.run({ eventName: 'issue_comment', payload: first.payload })
-    expect(one.exitCode, one.stdout + one.stderr).toBe(0)
+    expectOk(one)
     const before = titled(one)
 
     // A person checks off the install page and adds a line above the plan.
@@ -212,9 +172,9 @@ describe('the planner', () => {
       { title: 'Add the usage page', prompt: 'Write docs/usage.md\nShow two examples.' },
       { title: 'Add a changelog page', prompt: 'Write docs/changelog.md\nList the releases.' }
     ]
-    const second = commentOn(n, `/fleet plan ${script(planner('replan-2', again))}`, 'olga')
+    const second = commentOn(stack, n, `/fleet plan ${script(planner('replan-2', again))}`, 'olga')
     const two = await stack.run({ eventName: 'issue_comment', payload: second.payload })
-    expect(two.exitCode, two.stdout + two.stderr).toBe(0)
+    expectOk(two)
 
     // The planner was shown the current plan, with the done item marked.
     const prompt = JSON.stringify(stack.model.requestsFor('replan-2')[0]?.body)
@@ -242,6 +202,7 @@ describe('the planner', () => {
     const issue = stack.github.addIssue({ title: 'Plan my stuff', body: 'Please.', user: 'rita' })
     const n = issue.number
     const { comment, payload } = commentOn(
+      stack,
       n,
       `/fleet plan ${script(planner('rita', DOCS))}`,
       'rita'
@@ -259,11 +220,7 @@ describe('the planner', () => {
   })
 
   it('a planner that answers with a checklist instead of structured output: its items become the plan', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Two small things',
-      body: 'See below.',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Two small things', 'See below.')
     const n = issue.number
     const checklist = [
       'Here is the plan:',
@@ -275,9 +232,9 @@ describe('the planner', () => {
     ].join('\n')
     // After plain text the CLI asks once more for StructuredOutput; the final message is the answer.
     const s: Script = { key: 'fallback', steps: [{ text: checklist }, { text: checklist }] }
-    const { payload } = commentOn(n, `/fleet plan ${script(s)}`, 'maria')
+    const { payload } = commentOn(stack, n, `/fleet plan ${script(s)}`, 'maria')
     const run = await stack.run({ eventName: 'issue_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(planLines(n)).toEqual(['- [ ] Add the contributing guide', '- [ ] Write docs/style.md'])
     expect(bodyOf(n)).toContain('\n  Write CONTRIBUTING.md\n  Say how to run the tests.\n')
     expect(results(run).map(r => r.status)).toEqual(['not-started', 'not-started'])
@@ -319,7 +276,7 @@ describe('the planner', () => {
     async (_name, s, sentence, inputs) => {
       const issue = stack.github.addIssue({ title: `Bad ${s.key}`, body: 'Body.', user: 'maria' })
       const n = issue.number
-      const { payload } = commentOn(n, `/fleet plan ${script(s)}`, 'maria')
+      const { payload } = commentOn(stack, n, `/fleet plan ${script(s)}`, 'maria')
       const branchesBefore = await fleetBranches(stack, FULL)
       const run = await stack.run({ eventName: 'issue_comment', payload, inputs })
       expect(run.exitCode).not.toBe(0)
@@ -353,7 +310,7 @@ describe('the planner', () => {
     const goal = `Document the goal folder ${script(planner('goal-report', GOAL))}`
     const branchesBefore = await fleetBranches(stack, FULL)
     const run = await stack.run({ inputs: { goal } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(await fleetBranches(stack, FULL)).toEqual(branchesBefore)
     expect(results(run).map(r => r.status)).toEqual(['not-started', 'not-started'])
     const plan = JSON.parse(run.outputs.plan ?? '{}') as {
@@ -371,7 +328,7 @@ describe('the planner', () => {
 
     // The same output, handed to `tasks:`, runs them.
     const next = await stack.run({ inputs: { tasks: run.outputs.plan ?? '' } })
-    expect(next.exitCode, next.stdout + next.stderr).toBe(0)
+    expectOk(next)
     for (const t of plan.tasks) expect(byId(next).get(t.id)?.status).toBe('pr-opened')
   })
 
@@ -385,7 +342,7 @@ describe('the planner', () => {
     }))
     const goal = `Document it again ${script(planner('goal-run', tasks))}`
     const run = await stack.run({ inputs: { goal, 'run-plan': 'true' } })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const ran = results(run)
     expect(ran.map(r => r.status)).toEqual(['pr-opened', 'pr-opened'])
     expect(await stack.git.readFile(FULL, ran[0]?.branch ?? '', 'again/README.md')).toBe(

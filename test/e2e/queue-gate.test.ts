@@ -1,22 +1,19 @@
 // Issue 13, through dist/: the scheduled queue runs only issues whose queue label was applied by
 // someone with write access (the issue's `labeled` events name who did); others are refused as a
 // comment would be.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import { schedule } from '../support/events.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
 import { COLLABORATORS, labelsOf, MARKER, pullsFor, slug, wordsToFile } from './triggers-support.js'
 
 const nightly = () => schedule({ owner: OWNER, repo: REPO, cron: '17 3 * * *' })
 
 describe('who queued an issue', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: { ...COLLABORATORS, tess: 'triage' } }
-    })
+  const stack = useStack({
+    model: { defaultScript: wordsToFile },
+    github: { collaborators: { ...COLLABORATORS, tess: 'triage' } }
   })
-  afterAll(async () => stack?.close())
 
   it("runs the issue a writer labelled; a triager's and a reader's labels are refused with a reply, taken off, and no worker runs", async () => {
     const seed = (title: string, labeledBy: string) =>

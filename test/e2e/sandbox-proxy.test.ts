@@ -10,6 +10,7 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, type Stack, startStack } from '../../demo/stack.js'
@@ -116,7 +117,7 @@ describe.skipIf(!support.ok)(
           'allowed-domains': `localhost:${P},127.0.0.1:${P},[::1]:${P},localhost:${Q},*.example.com`
         }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(byId(run).get('proxy')?.status).toBeDefined()
       const lines = outputOf(stack.model.requestsFor('proxy')).trim().split('\n')
       expect(lines[0]).toBe(`allowed-service host=localhost:${P}`)

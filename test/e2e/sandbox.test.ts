@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, useStack, useTemp } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import {
   chownTree,
@@ -147,7 +148,7 @@ describe.skipIf(skipReason !== undefined)(
         env: { GITHUB_TOKEN, ACTIONS_RUNTIME_TOKEN: 'actions-runtime-token-e2e-0123456789' },
         user
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(run.stdout).toContain('sandbox: ')
       const r = byId(run).get('hostile')
       expect(r?.status, r?.error ?? '').toBe('pr-opened')
@@ -167,7 +168,7 @@ describe.skipIf(skipReason !== undefined)(
         env: { GITHUB_TOKEN },
         user
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(run.stdout).toContain('[hostile-verify] verify in the sandbox')
       const r = byId(run).get('hostile-verify')
       expect(r?.status, r?.error ?? '').toBe('pr-opened')
@@ -216,7 +217,7 @@ describe.skipIf(!support.ok)(
           'allowed-domains': `localhost:${allowed.port},127.0.0.1:${allowed.port}`
         }
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       const lines = outputOf(stack.model.requestsFor('egress'), 0).trim().split('\n')
       expect(lines[0]).toBe('allowed-service-answered')
       expect(lines[1]).toBe('allowed-service-answered')
@@ -231,23 +232,15 @@ describe.skipIf(!support.ok)(
 )
 
 describe('choosing no sandbox, and a sandbox that cannot start', () => {
-  let stack: Stack
-  let fakeBin: string
-  beforeAll(async () => {
-    stack = await startStack()
-    fakeBin = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-fake-bwrap-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (fakeBin) await rm(fakeBin, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const fakeBin = useTemp('fleet-e2e-fake-bwrap-')
 
   it('isolation: process runs, and warns in the log and the summary', async () => {
     const task = bashTask('unboxed', ['echo open > open.txt'])
     const run = await stack.run({
       inputs: { tasks: JSON.stringify([task]), isolation: 'process' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(byId(run).get('unboxed')?.status).toBe('pr-opened')
     expect(run.stdout).toMatch(/^::warning::isolation: process gives workers no boundary/m)
     expect(run.summary).toContain('isolation: process gives workers no boundary')

@@ -5,10 +5,11 @@
  * the CPU demand the scheduler reads through the test-only FLEET_WORKER_TEST_CPU_DEMAND
  * (src/fleet/machine.ts); everything else (memory, pacing, the caps, the workers) is real.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { TEST_CPU_DEMAND_ENV } from '../../src/fleet/machine.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
-import { OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { OWNER, REPO, results } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 const peakOf = (summary: string) => Number(/Peak parallelism: (\d+) workers/.exec(summary)?.[1])
@@ -40,11 +41,7 @@ function mostAtOnce(requests: RecordedRequest[], holdMs: number): number {
 }
 
 describe('max-parallel: auto (the default)', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('runs twelve latency-bound tasks more than four at once, and every one lands', async () => {
     const HOLD = 2000
@@ -69,7 +66,7 @@ describe('max-parallel: auto (the default)', () => {
       env: { [TEST_CPU_DEMAND_ENV]: '0' },
       timeoutMs: 240_000
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.status)).toEqual(Array(12).fill('pr-opened'))
     for (const t of tasks)
       expect(await stack.git.readFile(FULL, `fleet/${t.id}`, `${t.id}.txt`)).toBe(`from ${t.id}\n`)
@@ -104,7 +101,7 @@ describe('max-parallel: auto (the default)', () => {
       env: { [TEST_CPU_DEMAND_ENV]: '3' },
       timeoutMs: 240_000
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.status)).toEqual(Array(6).fill('pr-opened'))
     const line =
       /Peak parallelism: (\d+) workers? at once \(max-parallel: auto, (\d+) cores\); it stopped there because the CPU had no room/.exec(

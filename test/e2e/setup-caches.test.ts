@@ -9,6 +9,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, writeFile } fro
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk, greetProject } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { chownTree, makeRunnerUser, openPathsFor, runnerUserSkip } from '../../demo/sandbox.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
@@ -59,35 +60,7 @@ function project(caches: { npm: string; xdg: string; gomod: string }) {
     `rm -rf '${caches.gomod}/cache'`,
     `ln -sf /etc/passwd '${caches.npm}/_npx/link'`
   ].join('\n')
-  return {
-    'README.md': '# widgets\n',
-    'plant.sh': plant + '\n',
-    'vendor/greet/package.json': '{"name":"greet","version":"1.0.0","main":"index.js"}\n',
-    'vendor/greet/index.js': "module.exports = 'hello from setup'\n",
-    'package.json':
-      JSON.stringify({
-        name: 'widgets',
-        version: '1.0.0',
-        private: true,
-        dependencies: { greet: 'file:vendor/greet' },
-        scripts: {
-          preinstall: 'sh plant.sh',
-          test: `node -e "require('assert').equal(require('greet'), 'hello from setup')"`
-        }
-      }) + '\n',
-    'package-lock.json':
-      JSON.stringify({
-        name: 'widgets',
-        version: '1.0.0',
-        lockfileVersion: 3,
-        requires: true,
-        packages: {
-          '': { name: 'widgets', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
-          'node_modules/greet': { resolved: 'vendor/greet', link: true },
-          'vendor/greet': { version: '1.0.0' }
-        }
-      }) + '\n'
-  }
+  return { ...greetProject({ preinstall: 'sh plant.sh' }), 'plant.sh': plant + '\n' }
 }
 
 // The worker keeps what setup read and saw, so the test can tell setup really saw the runner's
@@ -157,7 +130,7 @@ describe.skipIf(skipReason !== undefined)(
         },
         user
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
       expect(run.stdout).not.toContain('empty private package caches')
       for (const id of ['cache-a', 'cache-b']) {
         const r = byId(run).get(id)

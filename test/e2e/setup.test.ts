@@ -1,40 +1,14 @@
 import { execFileSync } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readdir } from 'node:fs/promises'
+import { describe, expect, it } from 'vitest'
+import { expectOk, greetProject, useStack, useTemp } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { OWNER, REPO, byId, type Stack, startStack } from '../../demo/stack.js'
+import { OWNER, REPO, byId } from '../../demo/stack.js'
 
 const FULL = `${OWNER}/${REPO}`
 
-// A project with one dependency, a local package, so `npm ci` works offline: setup installs it
-// into node_modules (a symlink), and `npm test` fails without it.
-const PROJECT = {
-  'README.md': '# widgets\n',
-  'vendor/greet/package.json': '{"name":"greet","version":"1.0.0","main":"index.js"}\n',
-  'vendor/greet/index.js': "module.exports = 'hello from setup'\n",
-  'package.json':
-    JSON.stringify({
-      name: 'widgets',
-      version: '1.0.0',
-      private: true,
-      dependencies: { greet: 'file:vendor/greet' },
-      scripts: { test: `node -e "require('assert').equal(require('greet'), 'hello from setup')"` }
-    }) + '\n',
-  'package-lock.json':
-    JSON.stringify({
-      name: 'widgets',
-      version: '1.0.0',
-      lockfileVersion: 3,
-      requires: true,
-      packages: {
-        '': { name: 'widgets', version: '1.0.0', dependencies: { greet: 'file:vendor/greet' } },
-        'node_modules/greet': { resolved: 'vendor/greet', link: true },
-        'vendor/greet': { version: '1.0.0' }
-      }
-    }) + '\n'
-}
+// A project with one dependency, a local package: setup installs it, `npm test` needs it.
+const PROJECT = greetProject()
 
 // The worker uses what setup installed, and commits with `git add -A` itself: the exclude must
 // hold for its own commits too, not only for the action's.
@@ -52,16 +26,8 @@ function task(id: string) {
 }
 
 describe('setup: a command run in each worktree before its worker', () => {
-  let stack: Stack
-  let npmCache: string
-  beforeAll(async () => {
-    stack = await startStack({ files: PROJECT })
-    npmCache = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-npm-cache-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (npmCache) await rm(npmCache, { recursive: true, force: true })
-  })
+  const stack = useStack({ files: PROJECT })
+  const npmCache = useTemp('fleet-e2e-npm-cache-')
 
   it('what setup installed is seen by the worker and by verify, and never committed', async () => {
     const run = await stack.run({
@@ -73,7 +39,7 @@ describe('setup: a command run in each worktree before its worker', () => {
       // The runner's npm cache (setup-node restores it there), read by both tasks' setups.
       env: { npm_config_cache: npmCache }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     for (const id of ['greet-a', 'greet-b']) {
       expect(byId(run).get(id)?.status, run.stdout).toBe('pr-opened')
       expect(run.stdout).toContain(`[${id}] setup: npm ci --offline --no-audit --no-fund`)

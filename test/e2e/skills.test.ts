@@ -1,18 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { byId } from '../../demo/stack.js'
 
 const SKILL =
   '---\nname: changelog\ndescription: How this repository writes CHANGELOG entries.\n---\nAdd entries under "## Unreleased", newest first.\n'
 
 describe('skills: folders of the checkout in every worker config dir', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      files: { 'README.md': '# widgets\n', '.claude/skills/changelog/SKILL.md': SKILL }
-    })
+  const stack = useStack({
+    files: { 'README.md': '# widgets\n', '.claude/skills/changelog/SKILL.md': SKILL }
   })
-  afterAll(async () => stack?.close())
 
   it('a worker finds the skill in its own config dir', async () => {
     const task = {

@@ -6,11 +6,11 @@
 // a sentence, the split layout reads in the run job and writes in the land job, and the report
 // renders a week of entries with the PRs merged.
 import { execFile, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdtemp } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { commentOn, expectOk, ISSUES, useStack, useTemp } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { gitTestEnv } from '../../demo/git-remote.js'
@@ -22,12 +22,11 @@ import {
   READ_TOKEN,
   REPO,
   results,
-  type Stack,
-  startStack
+  type Stack
 } from '../../demo/stack.js'
 import { LedgerBranch } from '../../src/spend/branch.js'
-import { issueComment, schedule } from '../support/events.js'
-import { COLLABORATORS, fleetComments, labelsOf, slug, wordsToFile } from './triggers-support.js'
+import { schedule } from '../support/events.js'
+import { COLLABORATORS, fleetComments, labelsOf, slug } from './triggers-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -109,23 +108,15 @@ const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0)
 const today = () => new Date().toISOString().slice(0, 10)
 
 describe('a daily cap held over the runs of one workflow', () => {
-  let stack: Stack
-  let scratch: string
-  beforeAll(async () => {
-    stack = await startStack({ github: { collaborators: COLLABORATORS } })
-    scratch = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-spend-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (scratch) await rm(scratch, { recursive: true, force: true })
-  })
+  const stack = useStack({ github: { collaborators: COLLABORATORS } })
+  const scratch = useTemp('fleet-e2e-spend-')
 
   it('records the first run, then defers what would cross the cap, never stopping a started task', async () => {
     // Run 1: no history, nothing spent: both start, and the ledger branch is made.
     const first = await stack.run({
       inputs: { ...PRICED, tasks: tasks(task('t1'), task('t2')), budgets: 'daily-cost-usd: 100' }
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     expect(first.stdout).not.toMatch(/Input '[a-z-]+' is deprecated/)
     expect(results(first).map(r => r.status)).toEqual(['pr-opened', 'pr-opened'])
     const spent1 = cost(first, 't1') + cost(first, 't2')
@@ -153,7 +144,7 @@ describe('a daily cap held over the runs of one workflow', () => {
         budgets: `{daily-cost-usd: ${cap.toFixed(6)}}`
       }
     })
-    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expectOk(second)
     const got = byId(second)
     expect(got.get('t3')?.status).toBe('pr-opened')
     expect(cost(second, 't3')).toBeGreaterThan(median)
@@ -177,7 +168,7 @@ describe('a daily cap held over the runs of one workflow', () => {
     const third = await stack.run({
       inputs: { ...PRICED, tasks: tasks(task('t4')), 'max-daily-cost-usd': cap.toFixed(6) }
     })
-    expect(third.exitCode, third.stdout + third.stderr).toBe(0)
+    expectOk(third)
     expect(byId(third).get('t4')?.status).toBe('deferred')
     expect(stack.model.requestsFor('t4')).toHaveLength(0)
     // A monthly cap is held the same way; its old name still works, with a warning naming the new form.
@@ -215,7 +206,7 @@ describe('a daily cap held over the runs of one workflow', () => {
     const shard = (id: string) =>
       stack.run({ inputs: { ...PRICED, tasks: tasks(task(id)), 'spend-ledger': LEDGER } })
     const [a, b] = await Promise.all([shard('m1'), shard('m2')])
-    for (const r of [a, b]) expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    for (const r of [a, b]) expectOk(r)
     const after = await ledgerOf(stack)
     expect(after).toHaveLength(before + 2)
     expect(
@@ -235,7 +226,7 @@ describe('a daily cap held over the runs of one workflow', () => {
     const plan = await stack.run({
       inputs: { mode: 'plan', 'max-jobs': '2', tasks: tasks(task('m3'), task('m4')) }
     })
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expectOk(plan)
     const outcomesDir = await mkdtemp(path.join(scratch, 'shards-'))
     const shard = (n: number) =>
       stack.run({
@@ -249,7 +240,7 @@ describe('a daily cap held over the runs of one workflow', () => {
         }
       })
     const shards = await Promise.all([shard(0), shard(1)])
-    for (const r of shards) expect(r.exitCode, r.stdout + r.stderr).toBe(0)
+    for (const r of shards) expectOk(r)
     const report = await stack.run({
       inputs: {
         mode: 'report',
@@ -258,7 +249,7 @@ describe('a daily cap held over the runs of one workflow', () => {
         'spend-ledger': LEDGER
       }
     })
-    expect(report.exitCode, report.stdout + report.stderr).toBe(0)
+    expectOk(report)
     const after = await ledgerOf(stack)
     expect(
       after
@@ -346,11 +337,7 @@ describe('a daily cap held over the runs of one workflow', () => {
 })
 
 describe('the ledger never on the default branch', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it("refuses spend-ledger naming the repository's default branch, and starts nothing", async () => {
     const run = await stack.run({
@@ -366,14 +353,7 @@ describe('the ledger never on the default branch', () => {
 })
 
 describe('a deferred queued issue keeps its label for a later night', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack(ISSUES)
 
   const nightly = () => schedule({ owner: OWNER, repo: REPO, cron: '17 3 * * *' })
   const queue = (title: string, created: string) =>
@@ -392,7 +372,7 @@ describe('a deferred queued issue keeps its label for a later night', () => {
       payload: nightly(),
       inputs: { ...PRICED, 'max-daily-cost-usd': '100' }
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const spent = cost(first, `issue-${a}`)
     expect((await ledgerOf(stack))[0]).toMatchObject({ trigger: 'schedule', user: 'maria' })
 
@@ -404,7 +384,7 @@ describe('a deferred queued issue keeps its label for a later night', () => {
       payload: nightly(),
       inputs: { ...PRICED, 'max-daily-cost-usd': cap }
     })
-    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expectOk(second)
     expect(byId(second).get(`issue-${b}`)?.status).toBe('pr-opened')
     expect(byId(second).get(`issue-${c}`)?.status).toBe('deferred')
     expect(stack.model.requestsFor(slug('Write notes/c.md'))).toHaveLength(0)
@@ -426,30 +406,12 @@ describe('a deferred queued issue keeps its label for a later night', () => {
 })
 
 describe('the per-user cap on comment triggers', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      model: { defaultScript: wordsToFile },
-      github: { collaborators: COLLABORATORS }
-    })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack(ISSUES)
 
   function commentRun(commenter: string, key: string, cap: string) {
     const issue = stack.github.addIssue({ title: `Write ${key}`, body: '', user: commenter })
     const body = `/fleet Write ${key}.txt`
-    const comment = stack.github.addComment(issue.number, body, commenter)
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: issue.number,
-      issueTitle: issue.title,
-      issueBody: '',
-      commentBody: body,
-      commenter,
-      commentId: comment.id,
-      authorAssociation: 'COLLABORATOR'
-    })
+    const { payload } = commentOn(stack, issue, body, commenter)
     return {
       issue: issue.number,
       run: stack.run({
@@ -463,7 +425,7 @@ describe('the per-user cap on comment triggers', () => {
   it("defers maria's second comment once her day's spend would cross the cap; olga's still runs", async () => {
     const one = commentRun('maria', 'c1', '100')
     const first = await one.run
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const [entry] = await ledgerOf(stack)
     expect(entry).toMatchObject({ task: `issue-${one.issue}`, trigger: 'comment', user: 'maria' })
     const spent = entry?.cost ?? 0
@@ -473,7 +435,7 @@ describe('the per-user cap on comment triggers', () => {
 
     const two = commentRun('maria', 'c2', cap)
     const second = await two.run
-    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expectOk(second)
     const deferred = byId(second).get(`issue-${two.issue}`)
     expect(deferred?.status).toBe('deferred')
     expect(deferred?.error).toMatch(
@@ -490,30 +452,22 @@ describe('the per-user cap on comment triggers', () => {
 
     const three = commentRun('olga', 'c3', cap)
     const third = await three.run
-    expect(third.exitCode, third.stdout + third.stderr).toBe(0)
+    expectOk(third)
     expect(byId(third).get(`issue-${three.issue}`)?.status).toBe('pr-opened')
     expect((await ledgerOf(stack)).map(e => e.user)).toEqual(['maria', 'olga'])
   })
 })
 
 describe('the split layout: the run job reads the ledger, the land job writes it', () => {
-  let stack: Stack
-  let outcomesDir: string
-  beforeAll(async () => {
-    stack = await startStack({ workspace: { credentials: 'none' } })
-    outcomesDir = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-spend-split-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (outcomesDir) await rm(outcomesDir, { recursive: true, force: true })
-  })
+  const stack = useStack({ workspace: { credentials: 'none' } })
+  const outcomesDir = useTemp('fleet-e2e-spend-split-')
 
   it('defers by the ledger in the read-only job, and the land job appends with the PRs', async () => {
     // The first workflow run: an ordinary one records what it spent.
     const seed = await stack.run({
       inputs: { ...PRICED, tasks: tasks(task('s0')), 'spend-ledger': LEDGER }
     })
-    expect(seed.exitCode, seed.stdout + seed.stderr).toBe(0)
+    expectOk(seed)
     const spent = cost(seed, 's0')
     const cap = (spent * 2.5).toFixed(6)
     const pushesBefore = stack.git.requests.filter(r => r.service === 'git-receive-pack').length
@@ -528,7 +482,7 @@ describe('the split layout: the run job reads the ledger, the land job writes it
         'max-daily-cost-usd': cap
       }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     // s0 + s1's estimate fits under 2.5x; s2's would not.
     expect(results(run).map(r => [r.id, r.status])).toEqual([
       ['s1', 'ready'],
@@ -551,7 +505,7 @@ describe('the split layout: the run job reads the ledger, the land job writes it
         ...PRICED
       }
     })
-    expect(land.exitCode, land.stdout + land.stderr).toBe(0)
+    expectOk(land)
     const landed = byId(land)
     expect(landed.get('s1')?.status).toBe('pr-opened')
     expect(landed.get('s2')?.status).toBe('deferred')
@@ -566,16 +520,8 @@ describe('the split layout: the run job reads the ledger, the land job writes it
 })
 
 describe('the spend report', () => {
-  let stack: Stack
-  let scratch: string
-  beforeAll(async () => {
-    stack = await startStack()
-    scratch = await mkdtemp(path.join(tmpdir(), 'fleet-e2e-spend-report-'))
-  })
-  afterAll(async () => {
-    await stack?.close()
-    if (scratch) await rm(scratch, { recursive: true, force: true })
-  })
+  const stack = useStack()
+  const scratch = useTemp('fleet-e2e-spend-report-')
 
   it('renders a week of the ledger: tasks, PRs opened and merged, cost per merged PR, the chart', async () => {
     const pulls = [1, 2, 3].map(i => stack.github.state.addPull({ head: `fleet/w${i}` }))
@@ -608,7 +554,7 @@ describe('the spend report', () => {
     const run = await stack.run({
       inputs: { mode: 'report', 'report-days': '7', 'max-daily-cost-usd': '2', ...PRICED }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(JSON.parse(run.outputs.spend ?? '{}')).toMatchObject({
       tasks: 5,
       'cost-usd': 3,

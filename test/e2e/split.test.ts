@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { extraheaderValue } from '../../demo/git-remote.js'
 import { byId, OWNER, READ_TOKEN, REPO, results, type Stack, startStack } from '../../demo/stack.js'
@@ -79,7 +80,7 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
         'github-token': READ_TOKEN
       }
     })
-    expect(job.exitCode, job.stdout + job.stderr).toBe(0)
+    expectOk(job)
     const got = byId(job)
     for (const id of IDS) expect(got.get(id)?.status).toBe('ready')
     // It did read with that token (the clone), and nothing was tried that the stand-ins refuse.
@@ -281,7 +282,7 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
     const dir = path.join(scratch, 'shards')
     const tasks = JSON.stringify(['t3', 't4'].map(id => ({ id, prompt: writes(id) })))
     const plan = await stack.run({ inputs: { tasks, mode: 'plan', 'max-jobs': '2' } })
-    expect(plan.exitCode, plan.stdout + plan.stderr).toBe(0)
+    expectOk(plan)
     const planText = plan.outputs.plan ?? ''
     // Shard 0 (t3) runs with land: false; shard 1 (t4) never reports (a cancelled job, say).
     // Each shard uploads its own artifact; the land job downloads them all, one directory each.
@@ -295,7 +296,7 @@ describe('a read-only job runs the fleet, a separate job lands it', () => {
         'github-token': READ_TOKEN
       }
     })
-    expect(shard.exitCode, shard.stdout + shard.stderr).toBe(0)
+    expectOk(shard)
     expect(byId(shard).get('t3')?.status).toBe('ready')
     expect(stack.github.state.pulls.filter(p => p.pull.head === 'fleet/t3')).toHaveLength(0)
     const model = stack.model.requests.length

@@ -1,33 +1,28 @@
 // Issue 5, through dist/: a `/fleet` comment on a fleet PR continues that PR's branch: the worker
 // starts from the branch head, the same PR is updated, no new PR is opened.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { issueComment } from '../support/events.js'
+import { describe, expect, it } from 'vitest'
+import { commentOn, expectOk, useStack, writeScript } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, results } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, pullsFor } from './triggers-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 
 describe('a follow-up on a fleet PR', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ github: { collaborators: COLLABORATORS } })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack({ github: { collaborators: COLLABORATORS } })
 
   it('"/fleet also handle the empty case" on fleet PR #M: starts from its branch head, updates PR #M', async () => {
     // The earlier work: a real fleet/x branch with a file main does not have, and its PR.
-    const seedScript = script({
-      key: 'x-first',
-      steps: [
-        { tool: 'Write', input: { file_path: 'parser.txt', content: 'parse(input) only\n' } },
-        { text: 'Wrote the parser.' }
-      ]
-    })
+    const seedScript = writeScript(
+      'x-first',
+      'parser.txt',
+      'parse(input) only\n',
+      'Wrote the parser.'
+    )
     const first = await stack.run({
       inputs: { tasks: JSON.stringify([{ id: 'x', prompt: `Write the parser ${seedScript}` }]) }
     })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     expect(byId(first).get('x')?.status).toBe('pr-opened')
     const headBefore = (await stack.git.branches(FULL))['fleet/x']
     const [pr] = pullsFor(stack, 'fleet/x')
@@ -44,23 +39,11 @@ describe('a follow-up on a fleet PR', () => {
       ]
     })
     const body = `/fleet also handle the empty case ${followScript}`
-    const comment = stack.github.addComment(pr.number, body, 'maria')
-    const payload = issueComment({
-      owner: OWNER,
-      repo: REPO,
-      issueNumber: pr.number,
-      issueTitle: pr.title,
-      issueBody: pr.body ?? '',
-      commentBody: body,
-      commenter: 'maria',
-      commentId: comment.id,
-      authorAssociation: 'COLLABORATOR',
-      onPullRequest: true
-    })
+    const { comment, payload } = commentOn(stack, pr, body, 'maria', { onPullRequest: true })
     const pullsBefore = stack.github.state.pulls.length
 
     const run = await stack.run({ eventName: 'issue_comment', payload })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.id)).toEqual(['x'])
     const r = byId(run).get('x')
     expect(r?.status).toBe('pr-updated')

@@ -1,6 +1,7 @@
 // Issue 5, through dist/: the off-peak `schedule` trigger works the issues labelled for the queue,
 // oldest first, moves their labels, and a rerun duplicates no live comment and no PR.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { expectOk } from '../support/scenario.js'
 import { schedule } from '../support/events.js'
 import { script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, results, type Stack, startStack } from '../../demo/stack.js'
@@ -43,7 +44,7 @@ describe('the scheduled queue', () => {
 
   it('runs the three queued issues oldest first, moves their labels; a rerun of one updates its PR and comment', async () => {
     const first = await stack.run({ eventName: 'schedule', payload: nightly() })
-    expect(first.exitCode, first.stdout + first.stderr).toBe(0)
+    expectOk(first)
     const order = [n.oldest, n.middle, n.newest]
     expect(results(first).map(r => r.id)).toEqual(order.map(i => `issue-${i}`))
     for (const i of order) {
@@ -69,7 +70,7 @@ describe('the scheduled queue', () => {
     const commentsBefore = stack.github.state.comments.length
     const prBefore = pullsFor(stack, `fleet/issue-${n.middle}`)[0]
     const second = await stack.run({ eventName: 'schedule', payload: nightly() })
-    expect(second.exitCode, second.stdout + second.stderr).toBe(0)
+    expectOk(second)
     expect(results(second).map(r => r.id)).toEqual([`issue-${n.middle}`])
     const again = byId(second).get(`issue-${n.middle}`)
     expect(again?.status).toBe('pr-updated')
@@ -93,7 +94,7 @@ describe('the scheduled queue', () => {
       payload: nightly(),
       inputs: { 'max-tasks': '1' }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.id)).toEqual([`issue-${n.oldest}`])
     expect(byId(run).get(`issue-${n.oldest}`)?.status).toBe('pr-updated')
     expect(labelsOf(stack, n.oldest)).toEqual(['docs', 'fleet:done'])

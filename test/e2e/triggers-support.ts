@@ -23,19 +23,30 @@ export const slug = (text: string): string =>
  * test can find a task's requests with `requestsFor(slug(firstLine))`.
  */
 export function wordsToFile(prompt: string): Script {
-  // The action frames the task (src/worker/args.ts): its text sits between <task> tags.
-  const task = /<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt
-  const first = task.split('\n')[0]?.trim() ?? ''
+  const first = taskFirstLine(prompt)
   const named = /^Write (\S+)/.exec(first)?.[1]
   const file = named ?? (/changelog/i.test(first) ? 'CHANGELOG.md' : `notes/${slug(first)}.md`)
-  return {
-    key: slug(first),
-    steps: [
-      { tool: 'Write', input: { file_path: file, content: `${first}\n` } },
-      { text: `Wrote ${file}.` }
-    ]
-  }
+  return writesLine(slug(first), file, first)
 }
+
+/** A task "Write <file>" writes its first line to that file (else to notes.txt), keyed task-<file>. */
+export function writesNamedFile(prompt: string): Script {
+  const first = taskFirstLine(prompt)
+  const file = /^Write (\S+)/.exec(first)?.[1] ?? 'notes.txt'
+  return writesLine(`task-${file}`, file, first)
+}
+
+/** The first line of the task's text: the action frames it between <task> tags (src/worker/args.ts). */
+const taskFirstLine = (prompt: string): string =>
+  (/<task>\n?([\s\S]*?)<\/task>/.exec(prompt)?.[1] ?? prompt).split('\n')[0]?.trim() ?? ''
+
+const writesLine = (key: string, file: string, line: string): Script => ({
+  key,
+  steps: [
+    { tool: 'Write', input: { file_path: file, content: `${line}\n` } },
+    { text: `Wrote ${file}.` }
+  ]
+})
 
 export const fleetComments = (stack: Stack, issue: number) =>
   stack.github.state.comments.filter(c => c.issue_number === issue && c.body.includes(MARKER))

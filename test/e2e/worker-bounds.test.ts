@@ -3,22 +3,13 @@ import { execFile } from 'node:child_process'
 import { readdir, readFile, readlink } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Script, script } from '../../demo/model-server.js'
+import { describe, expect, it } from 'vitest'
+import { useStack } from '../support/scenario.js'
 import type { RunActionResult } from '../../demo/run-action.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO } from '../../demo/stack.js'
+import { task, writeThenDone } from './faults-support.js'
 
 const exec = promisify(execFile)
-
-const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
-  id,
-  prompt: `Task ${id}.\n${script({ key: id, ...s })}`,
-  ...extra
-})
-const writeThenDone = (file: string) => [
-  { tool: 'Write', input: { file_path: file, content: `${file}\n` } },
-  { text: `Wrote ${file}.` }
-]
 
 /** The run's own directory under RUNNER_TEMP: cages, transcripts, worktrees. */
 async function fleetDir(run: RunActionResult): Promise<string> {
@@ -56,11 +47,7 @@ async function inNamespace(ns: string): Promise<number[]> {
 }
 
 describe('per-worker timeout', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('stops a worker whose endpoint never answers, and one stuck in a tool, with nothing left behind', async () => {
     const tasks = [
@@ -113,11 +100,7 @@ describe('per-worker timeout', () => {
 })
 
 describe('the run-wide deadline', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('lets a started task finish, starts no task after it, and does not fail the step for that', async () => {
     // One at a time; each task takes over 32 s once started (two answers, each 16 s after its
@@ -149,11 +132,7 @@ describe('the run-wide deadline', () => {
 })
 
 describe('retries and failure sentences', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('runs a worker again only after overload the gateway and the CLI could not absorb, and stops a worker at its max-turns', async () => {
     const tasks = [

@@ -1,11 +1,12 @@
 // Issue 13, through dist/: a worker's words never act on GitHub, and the action edits only the
 // live comment it wrote itself. "Outside code" is decided by a real markdown lexer (marked).
 import { lexer } from 'marked'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, issueBy, useStack, writeScript } from '../support/scenario.js'
 import { issueComment } from '../support/events.js'
 import { CLOSING_REF, MENTION, outsideCode } from '../support/markdown.js'
 import { script } from '../../demo/model-server.js'
-import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { byId, OWNER, REPO, type Stack } from '../../demo/stack.js'
 import { COLLABORATORS, fleetComments, MARKER, pullsFor } from './triggers-support.js'
 
 const HOSTILE = [
@@ -39,18 +40,10 @@ function acting(body: string): string[] {
 }
 
 describe('worker text is data', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({ github: { collaborators: COLLABORATORS } })
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack({ github: { collaborators: COLLABORATORS } })
 
   it('a final message with closing keywords, mentions, forged markers and an unclosed fence: none of it acts, one real marker, the table survives; a follow-up keeps the real issue', async () => {
-    const issue = stack.github.addIssue({
-      title: 'Tidy the docs for @rita',
-      body: '',
-      user: 'maria'
-    })
+    const issue = issueBy(stack, 'maria', 'Tidy the docs for @rita', '')
     const steps = [{ tool: 'Write', input: { file_path: 'docs.md', content: 'tidy\n' } }]
     const first = script({ key: 'hostile', steps: [...steps, { text: HOSTILE }] })
     const run = await stack.run({
@@ -76,13 +69,7 @@ describe('worker text is data', () => {
 
     // A follow-up on that PR: its issue is the marker's, not the worker's "Refs #99".
     if (!pr) throw new Error('no PR')
-    const second = script({
-      key: 'hostile-2',
-      steps: [
-        { tool: 'Write', input: { file_path: 'more.md', content: 'more\n' } },
-        { text: 'More. Fixes #5' }
-      ]
-    })
+    const second = writeScript('hostile-2', 'more.md', 'more\n', 'More. Fixes #5')
     const body2 = `/fleet once more ${second}`
     const comment = stack.github.addComment(pr.number, body2, 'maria')
     const follow = await stack.run({
@@ -113,16 +100,13 @@ describe('worker text is data', () => {
   it('someone without access posts the marker first: the action leaves their comment alone, writes its own, and finds its own again', async () => {
     const issue = stack.github.addIssue({ title: 'Add a FAQ', body: '', user: 'maria' })
     const forged = stack.github.addComment(issue.number, `${MARKER}\nI am the fleet`, 'rita')
-    const task = script({
-      key: 'faq',
-      steps: [{ tool: 'Write', input: { file_path: 'FAQ.md', content: 'faq\n' } }, { text: 'ok' }]
-    })
+    const task = writeScript('faq', 'FAQ.md', 'faq\n', 'ok')
     for (let i = 0; i < 2; i++) {
       const run = await stack.run({
         eventName: 'issue_comment',
         payload: commentOn(stack, issue, `/fleet faq ${task}`)
       })
-      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      expectOk(run)
     }
     expect(stack.github.state.comment(forged.id)?.body).toBe(`${MARKER}\nI am the fleet`)
     const ours = fleetComments(stack, issue.number).filter(c => c.id !== forged.id)
@@ -136,26 +120,19 @@ describe('worker text is data', () => {
 })
 
 describe('live comment identity with a user token (a PAT)', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack({
-      github: { collaborators: { ...COLLABORATORS, 'fleet-pat': 'write' }, tokenUser: 'fleet-pat' }
-    })
+  const stack = useStack({
+    github: { collaborators: { ...COLLABORATORS, 'fleet-pat': 'write' }, tokenUser: 'fleet-pat' }
   })
-  afterAll(async () => stack?.close())
 
   it('edits only the marked comment its own login wrote', async () => {
     const issue = stack.github.addIssue({ title: 'Add a FAQ', body: '', user: 'maria' })
     const forged = stack.github.addComment(issue.number, `${MARKER}\nforged`, 'rita')
-    const task = script({
-      key: 'pat',
-      steps: [{ tool: 'Write', input: { file_path: 'FAQ.md', content: 'faq\n' } }, { text: 'ok' }]
-    })
+    const task = writeScript('pat', 'FAQ.md', 'faq\n', 'ok')
     const run = await stack.run({
       eventName: 'issue_comment',
       payload: commentOn(stack, issue, `/fleet faq ${task}`)
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(stack.github.state.comment(forged.id)?.body).toBe(`${MARKER}\nforged`)
     const ours = fleetComments(stack, issue.number).filter(c => c.id !== forged.id)
     expect(ours.map(c => c.user)).toEqual(['fleet-pat'])

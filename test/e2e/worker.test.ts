@@ -1,9 +1,10 @@
 // The worker's cage and routing, proven through dist/ and the real claude CLI: what a worker's
 // tools could see is read from the scripted server's record of what it sent back.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { expectOk, useStack } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { secrets } from '../../demo/leaks.js'
-import { byId, GITHUB_TOKEN, MODEL_KEY, results, type Stack, startStack } from '../../demo/stack.js'
+import { byId, GITHUB_TOKEN, MODEL_KEY, results } from '../../demo/stack.js'
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({
@@ -44,11 +45,7 @@ const RUNNER_SECRETS = {
 }
 
 describe('the worker cage', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('hides the GitHub token, the checkout credential and runner variables from a worker', async () => {
     // The worker holds only a token of the action's model gateway, which puts the real key on
@@ -63,7 +60,7 @@ describe('the worker cage', () => {
       `test -r '${stack.workspace}/.git/config' && echo WORKSPACE-CONFIG-READABLE; grep -c extraheader '${stack.workspace}/.git/config'`
     ])
     const run = await stack.run({ inputs: { tasks: JSON.stringify([task]) }, env: RUNNER_SECRETS })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(byId(run).get('cage')?.status).toBe('no-changes')
 
     const requests = stack.model.requestsFor('cage')
@@ -141,11 +138,7 @@ describe('the worker cage', () => {
 })
 
 describe('routing to the model endpoint', () => {
-  let stack: Stack
-  beforeAll(async () => {
-    stack = await startStack()
-  })
-  afterAll(async () => stack?.close())
+  const stack = useStack()
 
   it('sends the key as a bearer token, maps model and small-model, and honours a task model', async () => {
     const tasks = [
@@ -160,7 +153,7 @@ describe('routing to the model endpoint', () => {
         'small-model': 'glm-small'
       }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     expect(results(run).map(r => r.status)).toEqual(['no-changes', 'no-changes'])
 
     const main = stack.model.requestsFor('route-main')
@@ -190,7 +183,7 @@ describe('routing to the model endpoint', () => {
         'auth-header': 'x-api-key'
       }
     })
-    expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+    expectOk(run)
     const requests = stack.model.requestsFor('route-xkey')
     expect(requests.length).toBeGreaterThanOrEqual(2)
     for (const r of requests) {

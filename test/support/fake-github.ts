@@ -1,6 +1,7 @@
 // A plain fake of the GitHub object (src/github/github.ts) for unit tests of its callers: the
 // methods a test gives, and the repository. A method the test did not give throws when called,
 // naming itself, so a test never passes on a call it did not expect.
+import type { FleetPr } from '../../src/github/fleet-prs.js'
 import type { GitHub } from '../../src/github/github.js'
 
 /** GitHub's public methods (the class's private client is no part of what callers see). */
@@ -23,3 +24,21 @@ export function fakeGitHub(
     }
   })
 }
+
+/** A fleet PR as the GitHub object lists it: task t<number> on fleet/t<number>, then `more`. */
+export const fleetPr = (number: number, more: Partial<FleetPr> = {}): FleetPr => ({
+  number,
+  title: `task ${number}`,
+  body: '',
+  url: `https://example.com/pull/${number}`,
+  branch: `fleet/t${number}`,
+  id: `t${number}`,
+  marker: { task: `t${number}`, fixUps: 0 },
+  labels: [],
+  createdAt: '2026-01-01T00:00:00Z',
+  headSha: 'a'.repeat(40),
+  draft: false,
+  nodeId: `N${number}`,
+  author: { login: 'fleet-bot', type: 'User' },
+  ...more
+})

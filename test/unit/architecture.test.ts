@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { tsSources } from '../support/unit.js'
 
 const ROOT = path.resolve(import.meta.dirname, '../..')
 const SRC = path.join(ROOT, 'src')
@@ -100,15 +101,7 @@ function importCycles(edges: { from: string; to: string }[]): string[][] {
   return found
 }
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
-    e.isDirectory()
-      ? sources(path.join(dir, e.name))
-      : e.name.endsWith('.ts')
-        ? [path.join(dir, e.name)]
-        : []
-  )
-}
+const sources = tsSources
 
 function roomOf(file: string): string {
   const [first = ''] = path.relative(SRC, file).split(path.sep)

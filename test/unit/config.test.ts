@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { InputError, parseConfig, type Config } from '../../src/config.js'
+import { inputError as anInputError } from '../support/unit.js'
+import { parseConfig, type Config } from '../../src/config.js'
 import { INPUTS, inputEnvName, type InputName } from '../../src/inputs.js'
 
 /** The environment the runner would give for these inputs. */
@@ -7,16 +8,7 @@ function env(inputs: Partial<Record<InputName, string>> = {}): NodeJS.ProcessEnv
   return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputEnvName(k), v]))
 }
 
-/** The InputError parseConfig throws for these inputs (fails the test if it does not throw one). */
-function inputError(inputs: Partial<Record<InputName, string>>): InputError {
-  try {
-    parseConfig(env(inputs))
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError)
-    return error as InputError
-  }
-  throw new Error(`parseConfig accepted ${JSON.stringify(inputs)}`)
-}
+const inputError = (inputs: Partial<Record<InputName, string>>) => anInputError(inputs)
 
 describe('inputEnvName', () => {
   it('upper-cases, keeps hyphens and turns spaces into underscores, as the runner does', () => {

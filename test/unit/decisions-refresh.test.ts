@@ -15,23 +15,9 @@ import type { FleetPr } from '../../src/github/fleet-prs.js'
 import { inputEnvName } from '../../src/inputs.js'
 import type { Io } from '../../src/io.js'
 import { type RefreshAction, refreshPrs } from '../../src/run/refreshing.js'
-import { fakeGitHub } from '../support/fake-github.js'
+import { fakeGitHub, fleetPr } from '../support/fake-github.js'
 
-const pr = (number: number): FleetPr => ({
-  number,
-  title: `task ${number}`,
-  body: '',
-  url: `https://example.com/pull/${number}`,
-  branch: `fleet/t${number}`,
-  id: `t${number}`,
-  marker: { task: `t${number}`, fixUps: 0 },
-  labels: [],
-  createdAt: '2026-01-01T00:00:00Z',
-  headSha: 'a'.repeat(40),
-  draft: false,
-  nodeId: `N${number}`,
-  author: { login: 'fleet-bot', type: 'User' }
-})
+const pr = (number: number): FleetPr => fleetPr(number)
 
 /** A run whose preparation throws when asked: nothing here may clone, cage or start claude. */
 function action(config: RefreshAction['config'], prs: FleetPr[]) {

@@ -2,8 +2,8 @@
 // src/spend/caps.ts): the ledger's spend today, what each task may cost, who started it, and the
 // run's own earlier tasks. Nothing is read from git: the ledger's entries come in as data.
 import { describe, expect, it } from 'vitest'
+import { inputTask } from '../support/unit.js'
 import { parseConfig } from '../../src/config.js'
-import type { Task } from '../../src/domain.js'
 import type { Run } from '../../src/run/run.js'
 import { deferOverCaps, type RunSpend, type Starter } from '../../src/run/spend.js'
 import type { Caps } from '../../src/spend/caps.js'
@@ -21,13 +21,7 @@ function runWith(caps: Caps, taskCostUsd?: number): Run {
   return { config, io: { info() {} } } as unknown as Run
 }
 
-const task = (id: string): Task => ({
-  id,
-  title: id,
-  prompt: id,
-  branch: `fleet/${id}`,
-  source: { kind: 'input' }
-})
+const task = inputTask
 
 const spent = (cost: number, user?: string): Entry => ({
   v: 1,

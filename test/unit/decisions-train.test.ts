@@ -12,25 +12,11 @@ import { inputEnvName } from '../../src/inputs.js'
 import type { Io } from '../../src/io.js'
 import { landingTrain } from '../../src/modes/merge.js'
 import type { RefreshAction } from '../../src/run/refreshing.js'
-import { fakeGitHub } from '../support/fake-github.js'
+import { fakeGitHub, fleetPr } from '../support/fake-github.js'
 
 const HEAD = 'a'.repeat(40)
-const pr = (number: number, more: Partial<FleetPr> = {}): FleetPr => ({
-  number,
-  title: `task ${number}`,
-  body: '',
-  url: `https://example.com/pull/${number}`,
-  branch: `fleet/t${number}`,
-  id: `t${number}`,
-  marker: { task: `t${number}`, fixUps: 0 },
-  labels: [],
-  createdAt: '2026-01-01T00:00:00Z',
-  headSha: HEAD,
-  draft: false,
-  nodeId: `N${number}`,
-  author: { login: 'fleet-bot', type: 'User' },
-  ...more
-})
+const pr = (number: number, more: Partial<FleetPr> = {}): FleetPr =>
+  fleetPr(number, { headSha: HEAD, ...more })
 let id = 0
 const review = (login: string, state: string, at: string): ReviewSeen => ({
   id: ++id,

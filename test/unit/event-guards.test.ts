@@ -4,6 +4,7 @@
 // payload GitHub publishes (@octokit/webhooks-examples) is read without any other kind of error.
 import { createRequire } from 'node:module'
 import { describe, expect, it } from 'vitest'
+import { APP_REPO, EVENT_SETTINGS, loginComment } from '../support/unit.js'
 import { EventError, readEvent, type EventSettings } from '../../src/event.js'
 import {
   issueComment,
@@ -13,19 +14,10 @@ import {
   pullRequestReviewComment
 } from '../support/events.js'
 
-const settings: EventSettings = { hasTasks: false, triggerPhrase: '/fleet', queueLabel: 'fleet' }
-const repo = { owner: 'acme', repo: 'app' }
+const settings: EventSettings = EVENT_SETTINGS
+const repo = APP_REPO
 const comment = (body: string, over: Partial<Parameters<typeof issueComment>[0]> = {}) =>
-  issueComment({
-    ...repo,
-    issueNumber: 12,
-    issueTitle: 'Login is broken',
-    issueBody: '- [ ] fix login',
-    commentBody: body,
-    commenter: 'maintainer',
-    commentId: 555,
-    ...over
-  })
+  loginComment(body, { issueBody: '- [ ] fix login', ...over })
 const labeled = (label: string) =>
   issuesLabeled({ ...repo, issueNumber: 3, title: 'T', body: 'B', label, sender: 'maria' })
 

@@ -1,30 +1,12 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
+import { APP_REPO, EVENT_SETTINGS, loginComment } from '../support/unit.js'
 import { afterPhrase, readEvent, type EventSettings } from '../../src/event.js'
-import {
-  issueComment,
-  issuesLabeled,
-  issuesOpened,
-  push,
-  schedule,
-  workflowDispatch
-} from '../support/events.js'
+import { issuesLabeled, issuesOpened, push, schedule, workflowDispatch } from '../support/events.js'
 
-const settings: EventSettings = { hasTasks: false, triggerPhrase: '/fleet', queueLabel: 'fleet' }
-const repo = { owner: 'acme', repo: 'app' }
-
-function comment(body: string, over: Partial<Parameters<typeof issueComment>[0]> = {}) {
-  return issueComment({
-    ...repo,
-    issueNumber: 12,
-    issueTitle: 'Login is broken',
-    issueBody: '- [ ] fix login\n- [ ] add a test',
-    commentBody: body,
-    commenter: 'maintainer',
-    commentId: 555,
-    ...over
-  })
-}
+const settings: EventSettings = EVENT_SETTINGS
+const repo = APP_REPO
+const comment = loginComment
 
 describe('readEvent: issue comments', () => {
   it("'/fleet do x' delegates 'do x', with the issue, comment and commenter", () => {

@@ -35,6 +35,21 @@ afterEach(async () => {
   for (const c of cleanup.splice(0)) await c()
 })
 
+/** A gateway on key 'k' over x-api-key: two at a time, one attempt each, and `more`. */
+async function oneAttempt(more: Partial<Parameters<typeof startGateway>[0]>) {
+  const up = await upstream(reply)
+  const gateway = await startGateway({
+    upstream: up.url,
+    key: 'k',
+    authHeader: 'x-api-key',
+    concurrency: 2,
+    maxAttempts: 1,
+    ...more
+  })
+  cleanup.push(() => gateway.close(), up.close)
+  return { up, gateway }
+}
+
 async function setup(authHeader: 'bearer' | 'x-api-key', prefix = '') {
   const up = await upstream(reply)
   const gateway: Gateway = await startGateway({
@@ -127,16 +142,7 @@ describe('the model gateway server', () => {
   })
 
   it("reserves each request's worst case: max_tokens lowered to what is left, refused once even one output token cannot fit", async () => {
-    const up = await upstream(reply)
-    const gateway = await startGateway({
-      upstream: up.url,
-      key: 'k',
-      authHeader: 'x-api-key',
-      concurrency: 2,
-      maxAttempts: 1,
-      budgets: { taskTokens: 60 }
-    })
-    cleanup.push(() => gateway.close(), up.close)
+    const { up, gateway } = await oneAttempt({ budgets: { taskTokens: 60 } })
     const pass = gateway.register('t5')
     // A 31-byte body: its input is at most 31 tokens, so 29 of the 60 are left for output.
     const body = '{"model":"m","max_tokens":1000}'
@@ -208,16 +214,7 @@ describe('the model gateway server', () => {
   })
 
   it('refuses a model the run did not configure before any upstream request', async () => {
-    const up = await upstream(reply)
-    const gateway = await startGateway({
-      upstream: up.url,
-      key: 'k',
-      authHeader: 'x-api-key',
-      concurrency: 2,
-      maxAttempts: 1,
-      models: ['glm-4.6', 'glm-4.5-air']
-    })
-    cleanup.push(() => gateway.close(), up.close)
+    const { up, gateway } = await oneAttempt({ models: ['glm-4.6', 'glm-4.5-air'] })
     const token = gateway.register('t7').token
     const res = await post(
       `${gateway.url}/v1/messages`,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { InputError, parseConfig, readConfig } from '../../src/config.js'
+import { inputError } from '../support/unit.js'
+import { parseConfig, readConfig } from '../../src/config.js'
 import {
   CURRENT_INPUTS,
   INPUTS,
@@ -12,17 +13,6 @@ import {
 /** The environment the runner would give for these inputs. */
 function env(inputs: Record<string, string> = {}): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(inputs).map(([k, v]) => [inputEnvName(k), v]))
-}
-
-/** The InputError these inputs give (fails the test if they give none). */
-function inputError(inputs: Record<string, string>): InputError {
-  try {
-    parseConfig(env(inputs))
-  } catch (error) {
-    expect(error).toBeInstanceOf(InputError)
-    return error as InputError
-  }
-  throw new Error(`parseConfig accepted ${JSON.stringify(inputs)}`)
 }
 
 const specs = INPUTS as Record<string, InputSpec>

@@ -1,10 +1,11 @@
 // Issue 27: cage/isolation.ts is the one file that knows which isolation a run uses. Every
 // other file of src/ asks the Isolation it prepared; none compares against an isolation's name.
 // The files that implement one isolation (cage/sandbox*.ts, cage/container*.ts) are its own.
-import { readdirSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { tsSources } from '../support/unit.js'
 import { parseConfig } from '../../src/config.js'
 import { inputEnvName } from '../../src/inputs.js'
 import { PROCESS_WARNING, prepareIsolation } from '../../src/cage/isolation.js'
@@ -14,15 +15,7 @@ const SRC = path.join(ROOT, 'src')
 const NAMES = new Set(['sandbox', 'container', 'process'])
 const OWN = /^src\/cage\/(isolation|sandbox[^/]*|container[^/]*)\.ts$/
 
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap(e =>
-    e.isDirectory()
-      ? sources(path.join(dir, e.name))
-      : e.name.endsWith('.ts')
-        ? [path.join(dir, e.name)]
-        : []
-  )
-}
+const sources = tsSources
 
 const isName = (node: ts.Node) =>
   (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) && NAMES.has(node.text)

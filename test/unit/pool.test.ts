@@ -1,16 +1,10 @@
 import { describe, expect, it, vi } from 'vitest'
+import { inputTask } from '../support/unit.js'
 import type { Outcome } from '../../src/domain.js'
 import { emptyOutcome } from '../../src/domain.js'
 import { runPool } from '../../src/fleet/pool.js'
-import type { Task } from '../../src/domain.js'
 
-const task = (id: string): Task => ({
-  id,
-  title: id,
-  prompt: id,
-  branch: `fleet/${id}`,
-  source: { kind: 'input' }
-})
+const task = inputTask
 const tick = () => new Promise(resolve => setTimeout(resolve, 5))
 
 describe('the pool', () => {
