@@ -1,6 +1,9 @@
 // Git as the tests run it: none of the machine's system or global config, a fixed author and
 // committer, so a test's commits and what git prints do not depend on who runs it.
 import { execFileSync } from 'node:child_process'
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 
 export const GIT_ENV = {
   ...process.env,
@@ -15,3 +18,21 @@ export const GIT_ENV = {
 /** Runs git in `cwd` with GIT_ENV; its output, trimmed. Throws (with stderr) when git fails. */
 export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', stdio: 'pipe' }).trim()
+
+/** A temp folder holding `fleet`, a repository on main with one commit (a.txt): its start commit. */
+export function baseRepo(prefix: string): { root: string; fleet: string; start: string } {
+  const root = mkdtempSync(path.join(tmpdir(), prefix))
+  const fleet = path.join(root, 'fleet')
+  git(root, 'init', '-q', '-b', 'main', fleet)
+  writeFileSync(path.join(fleet, 'a.txt'), 'a\n')
+  git(fleet, 'add', '.')
+  git(fleet, 'commit', '-qm', 'base')
+  return { root, fleet, start: git(fleet, 'rev-parse', 'HEAD') }
+}
+
+/** Writes `name` (its stem and a newline) in `dir` and commits it alone with `message`. */
+export function commitFile(dir: string, name: string, message: string): void {
+  writeFileSync(path.join(dir, name), `${name.replace(/\..*$/, '')}\n`)
+  git(dir, 'add', name)
+  git(dir, 'commit', '-qm', message)
+}

@@ -1,22 +1,15 @@
 // The seal's one `rev-parse` (worker/exit.ts SEAL_SCRIPT): whatever the worker did to HEAD and the
 // index lock, what is sealed is its work on the task's branch, with real git (isolation: process,
 // the seal as a plain child), and the branch and HEAD end where the next caged run expects them.
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { acceptedHead, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
-import { git } from '../support/git.js'
+import { baseRepo, commitFile, git } from '../support/git.js'
 
 function task() {
-  const root = mkdtempSync(path.join(tmpdir(), 'fleet-seal-head-'))
-  const fleet = path.join(root, 'fleet')
-  git(root, 'init', '-q', '-b', 'main', fleet)
-  writeFileSync(path.join(fleet, 'a.txt'), 'a\n')
-  git(fleet, 'add', '.')
-  git(fleet, 'commit', '-qm', 'base')
-  const start = git(fleet, 'rev-parse', 'HEAD')
+  const { root, fleet, start } = baseRepo('fleet-seal-head-')
   const tree = path.join(root, 'tree')
   git(fleet, 'worktree', 'add', '-q', '-b', 'fleet/t', tree, 'main')
   const adminDir = git(tree, 'rev-parse', '--absolute-git-dir')
@@ -37,9 +30,7 @@ function task() {
 describe("the seal reads HEAD once and seals the worker's work wherever HEAD went", () => {
   it('on the branch: its own commit and what it left, in one commit on top; HEAD untouched', async () => {
     const r = task()
-    writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
-    git(r.tree, 'add', 'b.txt')
-    git(r.tree, 'commit', '-qm', 'worker commit')
+    commitFile(r.tree, 'b.txt', 'worker commit')
     writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
     await sealAsChild(r.t, r.tree)
     expect(r.t.refused).toBeUndefined()
@@ -59,9 +50,7 @@ describe("the seal reads HEAD once and seals the worker's work wherever HEAD wen
     ]) {
       const r = task()
       git(r.tree, ...away)
-      writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
-      git(r.tree, 'add', 'b.txt')
-      git(r.tree, 'commit', '-qm', 'away')
+      commitFile(r.tree, 'b.txt', 'away')
       await sealAsChild(r.t, r.tree)
       expect(r.t.refused, away.join(' ')).toBeUndefined()
       const head = await acceptedHead(r.t)

@@ -6,18 +6,12 @@ import { Git } from '../../src/git/git.js'
 import { rewriteMessages } from '../../src/git/messages.js'
 import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
 import { inertCommitMessage } from '../../src/inert-text.js'
-import { git } from '../support/git.js'
+import { baseRepo, commitFile, git } from '../support/git.js'
 
 /** The fleet's clone with a base commit, and a worker's clone of it on fleet/t. */
 function repos() {
-  const root = mkdtempSync(path.join(tmpdir(), 'fleet-sealed-'))
-  const fleet = path.join(root, 'fleet')
+  const { root, fleet, start } = baseRepo('fleet-sealed-')
   const worker = path.join(root, 'worker')
-  git(root, 'init', '-q', '-b', 'main', fleet)
-  writeFileSync(path.join(fleet, 'a.txt'), 'a\n')
-  git(fleet, 'add', '.')
-  git(fleet, 'commit', '-qm', 'base')
-  const start = git(fleet, 'rev-parse', 'HEAD')
   git(root, 'clone', '-q', fleet, worker)
   git(worker, 'checkout', '-qb', 'fleet/t')
   const bundle = (name = 'fleet/t', ...revs: string[]) => {
@@ -34,9 +28,7 @@ const reasonOf = (c: Checked) => (c.kind === 'refused' ? c.reason : '')
 describe('checkSealed: what the action accepts from a cage', () => {
   it("accepts the task's branch descending from its start commit", async () => {
     const r = repos()
-    writeFileSync(path.join(r.worker, 'b.txt'), 'b\n')
-    git(r.worker, 'add', '.')
-    git(r.worker, 'commit', '-qm', 'work')
+    commitFile(r.worker, 'b.txt', 'work')
     const head = git(r.worker, 'rev-parse', 'HEAD')
     const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
     expect(checked).toMatchObject({ kind: 'accepted', head, commits: 1 })
@@ -255,9 +247,7 @@ describe('commit messages that would act once merged', () => {
 
   it('are rewritten in place in history, trees and authors kept', async () => {
     const r = repos()
-    writeFileSync(path.join(r.worker, 'b.txt'), 'b\n')
-    git(r.worker, 'add', '.')
-    git(r.worker, 'commit', '-qm', 'Fixes #1')
+    commitFile(r.worker, 'b.txt', 'Fixes #1')
     git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'plain')
     await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
     const head = git(r.worker, 'rev-parse', 'HEAD')
