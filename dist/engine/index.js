@@ -32429,12 +32429,14 @@ async function sealedSpec(c, prepared) {
 /**
  * The task's exit after a caged run: what the seal in the cage left is read and checked; when it
  * left no status (it never ran), the task is sealed in a second sandbox (sealIn). Runs whatever
- * the command's end was: a killed worker's work is sealed too.
+ * the command's end was: a killed worker's work is sealed too. When the action killed the cage
+ * (`killed`: a timeout, the run's stop) the seal after it never ran, so a status in its directory
+ * can only be one the command wrote: it is not read.
  */
-async function exitThrough(c, prepared, seal) {
+async function exitThrough(c, prepared, seal, killed) {
     if (!c.sealing || !seal)
         return;
-    const ran = await (0,worker_exit/* sealedAfter */.Z6)(seal);
+    const ran = killed ? undefined : await (0,worker_exit/* sealedAfter */.Z6)(seal);
     if (ran)
         return (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
     await (0,promises_.rm)(seal.dir, { recursive: true, force: true });
@@ -32447,7 +32449,7 @@ async function spawnSandboxed(c, io) {
         const { spec, seal } = await sealedSpec(c, prepared);
         const cmd = sandboxCommand(spec);
         const exit = signalOf(await (0,spawn/* spawnWorker */.G)({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io }));
-        await exitThrough(c, prepared, seal);
+        await exitThrough(c, prepared, seal, exit.timedOut || exit.stopped !== undefined);
         return exit;
     }
     finally {
@@ -32461,7 +32463,7 @@ async function runSandboxed(c, shell, timeoutMs, signal) {
         const { spec, seal } = await sealedSpec(c, prepared);
         const cmd = sandboxCommand(spec);
         const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
-        await exitThrough(c, prepared, seal);
+        await exitThrough(c, prepared, seal, result.timedOut || result.cancelled !== undefined);
         return result;
     }
     finally {
@@ -37551,8 +37553,9 @@ const SEAL_LOG = 'seal.log';
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
  * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
- * When no status is left (the command was killed, or the kill never ended) the action seals in a
- * second cage start instead (cage/sandbox-run.ts).
+ * When no status is left (the command was killed, or the kill never ended: then this `sh` removes
+ * any status the command wrote) the action seals in a second cage start instead; when the action
+ * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 const SEAL_AFTER = [
     's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
@@ -37576,6 +37579,8 @@ const SEAL_AFTER = [
     'if [ -z "$live" ]; then',
     '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
     '  echo $? >"${out%/*}/sealed"',
+    // Not sealed: a status the command wrote must not stand for one (the action seals again).
+    'else rm -f "${out%/*}/sealed"',
     'fi',
     'exit $rc'
 ].join('\n');

@@ -231,15 +231,18 @@ async function sealedSpec(
 /**
  * The task's exit after a caged run: what the seal in the cage left is read and checked; when it
  * left no status (it never ran), the task is sealed in a second sandbox (sealIn). Runs whatever
- * the command's end was: a killed worker's work is sealed too.
+ * the command's end was: a killed worker's work is sealed too. When the action killed the cage
+ * (`killed`: a timeout, the run's stop) the seal after it never ran, so a status in its directory
+ * can only be one the command wrote: it is not read.
  */
 async function exitThrough(
   c: Pick<Caged, 'sealing' | 'cageDir' | 'worktree' | 'task'>,
   prepared: Prepared,
-  seal: Seal | undefined
+  seal: Seal | undefined,
+  killed: boolean
 ): Promise<void> {
   if (!c.sealing || !seal) return
-  const ran = await sealedAfter(seal)
+  const ran = killed ? undefined : await sealedAfter(seal)
   if (ran) return acceptSeal(c.sealing, seal, ran)
   await rm(seal.dir, { recursive: true, force: true })
   await sealIn(c, prepared)
@@ -263,7 +266,7 @@ export async function spawnSandboxed(
     const exit = signalOf(
       await spawnWorker({ file: cmd.file, args: cmd.args, env: cmd.env, cwd: c.worktree, ...io })
     )
-    await exitThrough(c, prepared, seal)
+    await exitThrough(c, prepared, seal, exit.timedOut || exit.stopped !== undefined)
     return exit
   } finally {
     await prepared.release()
@@ -289,7 +292,7 @@ export async function runSandboxed(
       { file: cmd.file, args: cmd.args },
       signal
     )
-    await exitThrough(c, prepared, seal)
+    await exitThrough(c, prepared, seal, result.timedOut || result.cancelled !== undefined)
     return result
   } finally {
     await prepared.release()

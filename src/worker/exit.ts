@@ -175,8 +175,9 @@ export const SEAL_LOG = 'seal.log'
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
  * reads only the files (no symlink followed, sizes capped) and checks the bundle (git/sealed.ts).
- * When no status is left (the command was killed, or the kill never ended) the action seals in a
- * second cage start instead (cage/sandbox-run.ts).
+ * When no status is left (the command was killed, or the kill never ended: then this `sh` removes
+ * any status the command wrote) the action seals in a second cage start instead; when the action
+ * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 export const SEAL_AFTER = [
   's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
@@ -200,6 +201,8 @@ export const SEAL_AFTER = [
   'if [ -z "$live" ]; then',
   '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
   '  echo $? >"${out%/*}/sealed"',
+  // Not sealed: a status the command wrote must not stand for one (the action seals again).
+  'else rm -f "${out%/*}/sealed"',
   'fi',
   'exit $rc'
 ].join('\n')

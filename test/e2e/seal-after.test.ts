@@ -1,8 +1,8 @@
 // The seal in the command's own cage (worker/exit.ts SEAL_AFTER), with real bubblewrap and git:
 // what the command left running is dead before the seal reads the tree, so the sealed files are
 // the files the cage ends with; a command killed by its timeout leaves no status, and its work is
-// sealed in a second cage start instead; a status or bundle the command forged in the seal's
-// directory is overwritten by the seal's own.
+// sealed in a second cage start instead (a status it forged there is not read); a status or
+// bundle the command forged in the seal's directory is overwritten by the seal's own.
 import { execFileSync } from 'node:child_process'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import net from 'node:net'
@@ -130,5 +130,22 @@ describe.skipIf(!support.ok)('the seal run after the command, in the same cage',
     expect(r.exit.timedOut).toBe(true)
     expect(r.t.refused).toBeUndefined()
     expect(r.show('before.txt')).toBe('before\n')
+  }, 60_000)
+
+  it('reads no status a command killed by its timeout forged: its work is sealed again', async () => {
+    // A status of 0 with no bundle would read as "nothing new since the start": work lost.
+    const r = await run(
+      [
+        `out=$(tr '\\0' '\\n' < /proc/$PPID/cmdline | grep '/task.bundle$')`,
+        '[ -n "$out" ] || exit 9',
+        'echo 0 > "${out%/*}/sealed"',
+        'echo kept > kept.txt',
+        'exec sleep 60'
+      ].join('; '),
+      1500
+    )
+    expect(r.exit.timedOut).toBe(true)
+    expect(r.t.refused).toBeUndefined()
+    expect(r.show('kept.txt')).toBe('kept\n')
   }, 60_000)
 })
