@@ -100697,10 +100697,12 @@ async function mergeTurn(ctx, pr, at) {
     const task = await mergeTask(ctx, pr, tree, files);
     ctx.log(`[${pr.id}] #${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}: one worker turn`);
     const exit = mergeGit(ctx, pr, tree, at);
-    const run = await runWorker(await ctx.worker(), task, tree.dir, '.merge', exit);
+    const worker = await ctx.worker();
+    const run = await runWorker(worker, task, tree.dir, '.merge', exit);
     const fields = {
         turns: run.turns,
         usage: (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, run.usage),
+        ...(ctx.config.prices ? { costUsd: worker.model.gateway.taskSpend(task.id).cost } : {}),
         attempts: run.attempts,
         model: run.model,
         finalMessage: run.finalMessage
@@ -100924,10 +100926,561 @@ async function changedFiles(repo, base, branch) {
     return r.stdout.split('\0').filter(Boolean);
 }
 
+// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
+var api = __nccwpck_require__(43759);
+;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
+
+
+
+function datetime(params) {
+    return api/* _isoDateTime */.G1(engine_schemas/* ZodISODateTime */.You, params);
+}
+function date(params) {
+    return core._isoDate(ZodISODate, params);
+}
+function time(params) {
+    return core._isoTime(ZodISOTime, params);
+}
+function iso_duration(params) {
+    return core._isoDuration(ZodISODuration, params);
+}
+
+;// CONCATENATED MODULE: ./src/spend/entry.ts
+/**
+ * The spend ledger's words: one entry per task that ran, as one JSON line of the ledger file on
+ * its own branch (docs/budgets.md). The file comes from the repository, where anyone with push
+ * access can change it: every line is parsed with the schema, and a line that is not an entry
+ * ends the run with a sentence naming the ledger (never a crash, never caps silently lifted).
+ */
+
+/** How the work was started: the per-user cap counts comment, label and review. */
+const TRIGGERS = [
+    'dispatch',
+    'comment',
+    'label',
+    'review',
+    'schedule',
+    'push',
+    'other'
+];
+/** Triggers started by a person, each counted against that person's daily cap. */
+const PERSONAL = ['comment', 'label', 'review', 'schedule'];
+const login = engine_schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'not a GitHub login');
+const entrySchema = engine_schemas/* strictObject */.rej({
+    /** The format's version. */
+    v: engine_schemas/* literal */.euz(1),
+    /** When the task's cost was recorded (UTC, ISO 8601): its day and month. */
+    at: datetime({ offset: false }),
+    /** The workflow run (GITHUB_RUN_ID) and job shard that ran it. */
+    run: engine_schemas/* string */.YjP().max(64),
+    task: engine_schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'not a task id'),
+    status: engine_schemas/* string */.YjP().regex(/^[a-z-]{1,32}$/, 'not a status'),
+    /** USD at the run's prices. */
+    cost: engine_schemas/* number */.aig().nonnegative().max(1_000_000),
+    tokens: engine_schemas/* number */.aig().int().nonnegative(),
+    model: engine_schemas/* string */.YjP().max(200).optional(),
+    trigger: engine_schemas/* enum */.k5n(TRIGGERS),
+    /** Who started it (comment, label, review), for max-user-daily-cost-usd. */
+    user: login.optional(),
+    /** The PR it opened or updated. */
+    pr: engine_schemas/* number */.aig().int().positive().optional()
+});
+const LEDGER_FILE = 'ledger.jsonl';
+/** A ledger that is not what the action writes: the run stops with this sentence. */
+class LedgerError extends Error {
+    name = 'LedgerError';
+}
+/** Where the ledger is, in the words of every sentence about it. */
+const ledgerName = (branch) => `the spend ledger (${LEDGER_FILE} on branch ${branch})`;
+/**
+ * The ledger's entries, or a LedgerError naming the ledger, the line and what is wrong with it.
+ * Blank lines are allowed (an editor's trailing newline); nothing else is skipped.
+ */
+function parseLedger(text, branch) {
+    const entries = [];
+    const lines = text.split('\n');
+    for (const [i, line] of lines.entries()) {
+        if (line.trim() === '')
+            continue;
+        const where = `${ledgerName(branch)} line ${i + 1}`;
+        let json;
+        try {
+            json = JSON.parse(line);
+        }
+        catch {
+            throw new LedgerError(`${where} is not JSON: the ledger was garbled or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        const parsed = entrySchema.safeParse(json);
+        if (!parsed.success) {
+            const issue = parsed.error.issues[0];
+            const field = issue?.path.join('.') || 'entry';
+            throw new LedgerError(`${where} is not a ledger entry (${field}: ${issue?.message ?? 'invalid'}): the ledger was tampered with or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
+        }
+        entries.push(parsed.data);
+    }
+    return entries;
+}
+/** Entries as the ledger's lines, each ending in a newline. */
+function ledgerLines(entries) {
+    return entries.map(e => `${JSON.stringify(entrySchema.parse(e))}\n`).join('');
+}
+
+;// CONCATENATED MODULE: ./src/spend/branch.ts
+/**
+ * The spend ledger on GitHub: one JSON-lines file on a branch of its own that nobody merges,
+ * appended by compare-and-swap. Each append is one commit on top of the tip just read, pushed
+ * without force: when another run (a matrix shard, a concurrent workflow) appended first, the
+ * push is refused, and the append reads the ledger again and goes on top of it. So no entry is
+ * lost, and `contents: write` is all it needs. The credential is scoped to each command.
+ */
+
+
+
+
+const README = `# Fleet Worker's spend ledger
+
+\`${LEDGER_FILE}\` holds one JSON line per task a Fleet Worker run ran: when (\`at\`, UTC), the run,
+the task, its status, its cost in USD (\`cost\`) and tokens, its model, how it was started
+(\`trigger\`, \`user\`) and its PR. The action appends to it (one commit per append, never forced)
+and checks its daily and monthly spend caps against it. Do not merge this branch; to reset the
+caps, delete it (see the action's docs/budgets.md).
+`;
+/** Attempts at an append before giving up: each lost race means another run's append landed. */
+const ATTEMPTS = 12;
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+class LedgerBranch {
+    git;
+    place;
+    auth;
+    constructor(git, place, auth) {
+        this.git = git;
+        this.place = place;
+        this.auth = auth;
+    }
+    static async open(place) {
+        await (0,promises_.mkdir)(place.dir, { recursive: true });
+        const git = git_git/* Git */.TU.create(place.dir, place.env ?? process.env);
+        await git.exec(['init', '--quiet', '--bare', '.']);
+        return new LedgerBranch(git, place, (0,git_git/* authEnv */.mx)(place.remoteUrl, place.token, place.env ?? process.env));
+    }
+    get ref() {
+        return `refs/heads/${this.place.branch}`;
+    }
+    /** The branch's tip on the remote, or undefined when it does not exist. */
+    async remoteTip() {
+        const out = await this.git.exec(['ls-remote', this.place.remoteUrl, this.ref], {
+            env: this.auth
+        });
+        const line = out.stdout.split('\n').find(l => l.endsWith(`\t${this.ref}`));
+        return line?.split('\t')[0];
+    }
+    /** The branch the remote's HEAD names (the repository's default branch), when it says. */
+    async defaultBranch() {
+        const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
+            env: this.auth
+        });
+        return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
+    }
+    /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
+    async read() {
+        const tip = await this.remoteTip();
+        if (!tip)
+            return { entries: [], text: '' };
+        await this.git.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--depth=1',
+            this.place.remoteUrl,
+            `+${this.ref}:refs/ledger/tip`
+        ], { env: this.auth });
+        const fetched = await this.git.out(['rev-parse', 'refs/ledger/tip']);
+        const blob = await this.git.exec(['cat-file', 'blob', `${fetched}:${LEDGER_FILE}`], {
+            allowFailure: true
+        });
+        if (blob.exitCode !== 0)
+            throw new LedgerError(`${ledgerName(this.place.branch)} is missing: branch ${this.place.branch} exists but holds no ${LEDGER_FILE}, so spend caps cannot be checked (delete the branch to reset the ledger, see docs/budgets.md)`);
+        return { tip: fetched, text: blob.stdout, entries: parseLedger(blob.stdout, this.place.branch) };
+    }
+    /**
+     * Appends the entries on top of the ledger's current tip; a refused push (someone appended
+     * first) reads again and retries. Returns the ledger after the append.
+     */
+    async append(entries, message) {
+        let last;
+        for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            const now = await this.read();
+            const text = `${now.text}${now.text === '' || now.text.endsWith('\n') ? '' : '\n'}${ledgerLines(entries)}`;
+            const commit = await this.commit(text, now.tip, message);
+            const pushed = await this.git.exec(['push', '--quiet', this.place.remoteUrl, `${commit}:${this.ref}`], { env: this.auth, allowFailure: true });
+            if (pushed.exitCode === 0)
+                return { tip: commit, text, entries: [...now.entries, ...entries] };
+            last = new git_git/* GitError */.XS(['push'], pushed);
+            // Lost the race only if the tip moved; else the push was refused for its own reason.
+            if ((await this.remoteTip()) === now.tip)
+                throw last;
+            this.place.log?.(`${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`);
+            await sleep(50 + Math.random() * 150 * attempt);
+        }
+        throw new Error(`${ledgerName(this.place.branch)}: ${ATTEMPTS} appends in a row lost the race to other runs`, { cause: last });
+    }
+    /** One commit holding the ledger's new text, on top of `parent` (an orphan root without one). */
+    async commit(text, parent, message) {
+        const work = external_node_path_default().join(this.place.dir, 'append');
+        await (0,promises_.mkdir)(work, { recursive: true });
+        const file = external_node_path_default().join(work, LEDGER_FILE);
+        await (0,promises_.writeFile)(file, text);
+        const index = { GIT_INDEX_FILE: external_node_path_default().join(work, 'index') };
+        const blob = await this.git.out(['hash-object', '-w', file]);
+        await this.git.exec(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: index });
+        if (!parent) {
+            const readme = external_node_path_default().join(work, 'README.md');
+            await (0,promises_.writeFile)(readme, README);
+            const readmeBlob = await this.git.out(['hash-object', '-w', readme]);
+            await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${readmeBlob},README.md`], {
+                env: index
+            });
+        }
+        await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${blob},${LEDGER_FILE}`], {
+            env: index
+        });
+        const tree = (await this.git.exec(['write-tree'], { env: index })).stdout.trim();
+        const { name, email } = this.place.author;
+        const who = {
+            GIT_AUTHOR_NAME: name,
+            GIT_AUTHOR_EMAIL: email,
+            GIT_COMMITTER_NAME: name,
+            GIT_COMMITTER_EMAIL: email
+        };
+        const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
+        return (await this.git.exec(args, { env: who })).stdout.trim();
+    }
+}
+
+;// CONCATENATED MODULE: ./src/spend/caps.ts
+const CAP_INPUTS = {
+    daily: 'budgets: daily-cost-usd',
+    monthly: 'budgets: monthly-cost-usd',
+    userDaily: 'budgets: user-daily-cost-usd'
+};
+const CAP_WORDS = {
+    daily: 'The daily cap',
+    monthly: 'The monthly cap',
+    userDaily: "The person's daily cap"
+};
+const hasCaps = (caps) => caps.daily !== undefined || caps.monthly !== undefined || caps.userDaily !== undefined;
+/** The UTC day (YYYY-MM-DD) and month (YYYY-MM) of a time. */
+const dayOf = (at) => new Date(at).toISOString().slice(0, 10);
+const monthOf = (at) => new Date(at).toISOString().slice(0, 7);
+const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
+function spentAt(entries, now) {
+    const [day, month] = [dayOf(now), monthOf(now)];
+    const spent = { day: 0, month: 0, users: new Map() };
+    for (const e of entries) {
+        if (monthOf(e.at) !== month)
+            continue;
+        spent.month += e.cost;
+        if (dayOf(e.at) !== day)
+            continue;
+        spent.day += e.cost;
+        if (e.user)
+            spent.users.set(e.user, (spent.users.get(e.user) ?? 0) + e.cost);
+    }
+    return spent;
+}
+/** Recent tasks whose median stands in for a task's cost when it has no cap of its own. */
+const RECENT = 20;
+/** What a task may cost: its max-task-cost-usd, else the median of recent tasks that spent. */
+function estimate(taskCap, entries) {
+    if (taskCap !== undefined)
+        return { cost: taskCap, basis: 'budgets: task-cost-usd' };
+    const recent = entries
+        .filter(e => e.tokens > 0)
+        .slice(-RECENT)
+        .map(e => e.cost)
+        .sort((a, b) => a - b);
+    if (recent.length === 0)
+        return { cost: 0, basis: 'no recent task to go by' };
+    const mid = Math.floor(recent.length / 2);
+    const median = recent.length % 2 ? (recent[mid] ?? 0) : ((recent[mid - 1] ?? 0) + (recent[mid] ?? 0)) / 2;
+    return { cost: median, basis: `the median of the last ${recent.length} tasks` };
+}
+/** A cap crossed by spending `cost` on top of `spent`: reached already, or past it after. */
+const crosses = (spent, cost, cap) => spent >= cap || spent + cost > cap;
+/**
+ * Whether a task may start: each cap given is checked against what is spent plus what the task
+ * may cost. The first cap it would cross is named, with the numbers, in the words the live
+ * comment and the summary show.
+ */
+function caps_decide(caps, spent, cost, user) {
+    const checks = [
+        { key: 'daily', amount: spent.day, what: 'spent today (UTC)' },
+        { key: 'monthly', amount: spent.month, what: 'spent this month (UTC)' },
+        {
+            key: 'userDaily',
+            amount: user === undefined ? undefined : (spent.user ?? 0),
+            what: `spent today (UTC) on work ${user ?? ''} started`
+        }
+    ];
+    for (const c of checks) {
+        const cap = caps[c.key];
+        if (cap === undefined || c.amount === undefined || !crosses(c.amount, cost.cost, cap))
+            continue;
+        const input = CAP_INPUTS[c.key];
+        return {
+            kind: 'defer',
+            input,
+            reason: `${CAP_WORDS[c.key]} (${input}) is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
+        };
+    }
+    return { kind: 'start' };
+}
+/**
+ * Which tasks start, in order: each is checked against the ledger's spend plus what the tasks
+ * admitted before it may cost, so a run cannot cross a cap with its own later tasks either.
+ */
+function admit(candidates, caps, spent, cost) {
+    const held = { day: spent.day, month: spent.month, users: new Map(spent.users) };
+    const decisions = new Map();
+    for (const c of candidates) {
+        const user = c.user === undefined ? undefined : (held.users.get(c.user) ?? 0);
+        const decision = caps_decide(caps, { day: held.day, month: held.month, user }, cost, c.user);
+        decisions.set(c.id, decision);
+        if (decision.kind === 'defer')
+            continue;
+        held.day += cost.cost;
+        held.month += cost.cost;
+        if (c.user !== undefined)
+            held.users.set(c.user, (user ?? 0) + cost.cost);
+    }
+    return decisions;
+}
+/** The summary's lines: today's and the month's spend, against each cap given. */
+function spendLines(caps, spent, now, users = []) {
+    const against = (amount, cap, input) => cap === undefined ? usd(amount) : `${usd(amount)} of ${usd(cap)} (${input})`;
+    const lines = [
+        `today (${dayOf(now)} UTC): ${against(spent.day, caps.daily, CAP_INPUTS.daily)}`,
+        `this month (${monthOf(now)}): ${against(spent.month, caps.monthly, CAP_INPUTS.monthly)}`
+    ];
+    if (caps.userDaily !== undefined)
+        for (const user of [...new Set(users)].sort())
+            lines.push(`${user} today: ${against(spent.users.get(user) ?? 0, caps.userDaily, CAP_INPUTS.userDaily)}`);
+    return lines;
+}
+
+;// CONCATENATED MODULE: ./src/run/spend.ts
+/**
+ * The spend held over every run (src/spend/) as a run uses it: the ledger read before the tasks
+ * start, the tasks a cap would cross deferred, what ran appended once this job lands the work,
+ * and the summary's lines of today's and the month's spend against each cap.
+ */
+
+
+
+
+
+
+
+
+const spend_login = engine_schemas/* object */.Ikc({ login: engine_schemas/* string */.YjP() });
+const byComment = engine_schemas/* object */.Ikc({ comment: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const byReview = engine_schemas/* object */.Ikc({ review: engine_schemas/* object */.Ikc({ user: spend_login }) });
+const bySender = engine_schemas/* object */.Ikc({ sender: spend_login });
+/** The event's trigger and its person; on a schedule, each queued issue's labeller. */
+async function startersOf(run, tasks) {
+    const { eventName, payload } = run.ctx;
+    const one = (s) => new Map(tasks.map(t => [t.id, s]));
+    switch (eventName) {
+        case 'issue_comment':
+            return one({
+                trigger: 'comment',
+                user: byComment.safeParse(payload).data?.comment.user.login
+            });
+        case 'pull_request_review_comment':
+            return one({ trigger: 'review', user: byComment.safeParse(payload).data?.comment.user.login });
+        case 'pull_request_review':
+            return one({ trigger: 'review', user: byReview.safeParse(payload).data?.review.user.login });
+        case 'issues':
+            return one({ trigger: 'label', user: bySender.safeParse(payload).data?.sender.login });
+        case 'schedule':
+            return scheduled(run, tasks);
+        case 'workflow_dispatch':
+            return one({ trigger: 'dispatch' });
+        case 'push':
+            return one({ trigger: 'push' });
+        default:
+            return one({ trigger: 'other' });
+    }
+}
+/** The scheduled queue: each issue's work was started by whoever applied the queue label. */
+async function scheduled(run, tasks) {
+    const { github, config } = run;
+    const starters = new Map();
+    const byIssue = new Map();
+    for (const t of tasks) {
+        const issue = t.source.kind === 'issue' ? t.source.issue : undefined;
+        if (issue !== undefined && github && !byIssue.has(issue))
+            byIssue.set(issue, (await github.labelledBy(issue, config.queueLabel))?.login);
+        starters.set(t.id, {
+            trigger: 'schedule',
+            user: issue === undefined ? undefined : byIssue.get(issue)
+        });
+    }
+    return starters;
+}
+/** The ledger branch, in a bare repository of its own under the runner's temp (`name` keeps runs apart). */
+async function openLedger(run, branch, name) {
+    return LedgerBranch.open({
+        remoteUrl: await run.prepare.remoteUrl(),
+        token: run.config.githubToken,
+        branch,
+        dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', name),
+        env: run.env,
+        author: run.config.commitAuthor,
+        log: run.io.info
+    });
+}
+/** The ledger, when the run keeps one (a cap, or spend-ledger); a LedgerError ends the run. */
+async function openSpend(run, tasks) {
+    const branch = run.config.spend.ledger;
+    if (!branch)
+        return undefined;
+    const ledger = await openLedger(run, branch, `${run.ctx.runId ?? process.pid}-${run.config.shard}`);
+    if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
+        throw new errors/* InputError */.d('spend-ledger', `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`);
+    const read = await ledger.read().catch((error) => {
+        if (error instanceof Error && error.name === 'LedgerError')
+            throw error;
+        throw new Error(`could not read ${ledgerName(branch)}, so spend caps cannot be checked: ${(0,errors/* describeError */.U)(error)}`, { cause: error });
+    });
+    run.io.info(`${ledgerName(branch)}: ${read.entries.length} entries`);
+    return { branch, entries: read.entries, starters: await startersOf(run, tasks), ledger };
+}
+/** The tasks that may start, and the others ended `deferred`, each with the cap it would cross. */
+function deferOverCaps(run, spend, tasks) {
+    const { caps, ledger } = run.config.spend;
+    if (!hasCaps(caps) || !ledger)
+        return { start: tasks, deferred: [] };
+    const cost = estimate(run.config.budgets.taskCostUsd, spend.entries);
+    const personal = (id) => {
+        const s = spend.starters.get(id);
+        return s && PERSONAL.includes(s.trigger) ? s.user : undefined;
+    };
+    const decisions = admit(tasks.map(t => ({ id: t.id, user: personal(t.id) })), caps, spentAt(spend.entries, Date.now()), cost);
+    const start = [];
+    const deferred = [];
+    for (const task of tasks) {
+        const d = decisions.get(task.id);
+        if (d?.kind !== 'defer')
+            start.push(task);
+        else
+            deferred.push({
+                ...(0,domain/* emptyOutcome */.we)(task, { status: 'deferred', error: d.reason }),
+                branch: task.branch
+            });
+    }
+    for (const o of deferred)
+        run.io.info(`[${o.id}] deferred: ${o.error ?? ''}`);
+    return { start, deferred };
+}
+const tokensOf = (o) => {
+    const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
+    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
+};
+/**
+ * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
+ * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
+ */
+const prOf = (o) => {
+    const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined);
+    return pr ? { pr } : {};
+};
+/** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
+function entriesFor(run, spend, outcomes) {
+    const at = new Date().toISOString();
+    const job = `${run.ctx.runId ?? 'local'}-${run.config.shard}`;
+    return outcomes
+        .filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
+        .map(o => {
+        const s = spend.starters.get(o.id) ?? { trigger: 'other' };
+        return {
+            v: 1,
+            at,
+            run: job,
+            task: o.id,
+            status: o.status,
+            cost: Math.round((o.costUsd ?? 0) * 1e6) / 1e6,
+            tokens: tokensOf(o),
+            ...(o.model ? { model: o.model } : {}),
+            trigger: s.trigger,
+            ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
+            ...prOf(o)
+        };
+    });
+}
+/**
+ * After the tasks: what ran appended to the ledger when this job lands the work (land: false
+ * leaves it to mode: land), and the summary's spend lines. An append that fails fails the step:
+ * spend left out of the ledger would lift the caps for the next runs.
+ */
+async function settleSpend(run, spend, outcomes, lands) {
+    const entries = entriesFor(run, spend, outcomes);
+    let all = spend.entries;
+    let error;
+    if (lands && entries.length > 0) {
+        try {
+            all = (await spend.ledger.append(entries, `fleet-worker: ${entries.length} tasks of run ${run.ctx.runId ?? 'local'}`)).entries;
+            run.io.info(`${ledgerName(spend.branch)}: appended ${entries.length} entries`);
+        }
+        catch (e) {
+            error = new Error(`could not append to ${ledgerName(spend.branch)}: ${(0,errors/* describeError */.U)(e)}`, {
+                cause: e
+            });
+            run.io.warning(error.message);
+        }
+    }
+    else
+        all = [...all, ...entries];
+    const users = [...spend.starters.values()].flatMap(s => s.user && PERSONAL.includes(s.trigger) ? [s.user] : []);
+    const lines = spendLines(run.config.spend.caps, spentAt(all, Date.now()), Date.now(), users);
+    const where = lands
+        ? ledgerName(spend.branch)
+        : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`;
+    return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error };
+}
+/**
+ * Keep-fresh's and the train's worker turns (a conflict's merge turn) appended to the ledger when
+ * the run keeps one: they spend as a task does, belong to their PR's cost, and count against the
+ * caps of the runs after. An append that fails is returned, to fail the step once the run has
+ * reported (as a fleet run's does).
+ */
+async function recordTurns(run, outcomes) {
+    const branch = run.config.spend.ledger;
+    const spent = outcomes.filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0);
+    if (!branch || spent.length === 0)
+        return undefined;
+    try {
+        const entries = entriesFor(run, { starters: await startersOf(run, spent) }, spent);
+        const name = `turns-${run.ctx.runId ?? process.pid}-${run.config.shard}`;
+        const ledger = await openLedger(run, branch, name);
+        await ledger.append(entries, `fleet-worker: ${entries.length} merge turns of run ${run.ctx.runId ?? 'local'}`);
+        run.io.info(`${ledgerName(branch)}: appended ${entries.length} entries (merge turns)`);
+        return undefined;
+    }
+    catch (e) {
+        const error = new Error(`could not append to ${ledgerName(branch)}: ${(0,errors/* describeError */.U)(e)}`, {
+            cause: e
+        });
+        run.io.warning(error.message);
+        return error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/run/refreshing.ts
 // Keeping fleet PRs fresh, as the action takes it: a push to a base (a merge, say), or update-prs on
 // dispatch or schedule. Band 6 (docs/architecture.md): it reads the run's context and hands
 // fleet/refresh-run.ts plain options. Idle costs one API listing: no clone, no cage, no binary.
+
 
 
 
@@ -100970,6 +101523,9 @@ async function refreshPrs(run, ask) {
     logOutcomes(io, outcomes);
     await io.report(outcomes, mergeOrder(base, open));
     await orderOnIssues(github, { base, prs, outcomes, open, runUrl: runUrl(ctx), log: io.info });
+    const unrecorded = await recordTurns(run, outcomes);
+    if (unrecorded)
+        throw unrecorded;
     return outcomes;
 }
 /**
@@ -101525,529 +102081,6 @@ async function runTrain(opts) {
     }
 }
 
-// EXTERNAL MODULE: ./node_modules/zod/v4/core/api.js
-var api = __nccwpck_require__(43759);
-;// CONCATENATED MODULE: ./node_modules/zod/v4/classic/iso.js
-
-
-
-function datetime(params) {
-    return api/* _isoDateTime */.G1(engine_schemas/* ZodISODateTime */.You, params);
-}
-function date(params) {
-    return core._isoDate(ZodISODate, params);
-}
-function time(params) {
-    return core._isoTime(ZodISOTime, params);
-}
-function iso_duration(params) {
-    return core._isoDuration(ZodISODuration, params);
-}
-
-;// CONCATENATED MODULE: ./src/spend/entry.ts
-/**
- * The spend ledger's words: one entry per task that ran, as one JSON line of the ledger file on
- * its own branch (docs/budgets.md). The file comes from the repository, where anyone with push
- * access can change it: every line is parsed with the schema, and a line that is not an entry
- * ends the run with a sentence naming the ledger (never a crash, never caps silently lifted).
- */
-
-/** How the work was started: the per-user cap counts comment, label and review. */
-const TRIGGERS = [
-    'dispatch',
-    'comment',
-    'label',
-    'review',
-    'schedule',
-    'push',
-    'other'
-];
-/** Triggers started by a person, each counted against that person's daily cap. */
-const PERSONAL = ['comment', 'label', 'review', 'schedule'];
-const login = engine_schemas/* string */.YjP().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,38}(\[bot\])?$/, 'not a GitHub login');
-const entrySchema = engine_schemas/* strictObject */.rej({
-    /** The format's version. */
-    v: engine_schemas/* literal */.euz(1),
-    /** When the task's cost was recorded (UTC, ISO 8601): its day and month. */
-    at: datetime({ offset: false }),
-    /** The workflow run (GITHUB_RUN_ID) and job shard that ran it. */
-    run: engine_schemas/* string */.YjP().max(64),
-    task: engine_schemas/* string */.YjP().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/, 'not a task id'),
-    status: engine_schemas/* string */.YjP().regex(/^[a-z-]{1,32}$/, 'not a status'),
-    /** USD at the run's prices. */
-    cost: engine_schemas/* number */.aig().nonnegative().max(1_000_000),
-    tokens: engine_schemas/* number */.aig().int().nonnegative(),
-    model: engine_schemas/* string */.YjP().max(200).optional(),
-    trigger: engine_schemas/* enum */.k5n(TRIGGERS),
-    /** Who started it (comment, label, review), for max-user-daily-cost-usd. */
-    user: login.optional(),
-    /** The PR it opened or updated. */
-    pr: engine_schemas/* number */.aig().int().positive().optional()
-});
-const LEDGER_FILE = 'ledger.jsonl';
-/** A ledger that is not what the action writes: the run stops with this sentence. */
-class LedgerError extends Error {
-    name = 'LedgerError';
-}
-/** Where the ledger is, in the words of every sentence about it. */
-const ledgerName = (branch) => `the spend ledger (${LEDGER_FILE} on branch ${branch})`;
-/**
- * The ledger's entries, or a LedgerError naming the ledger, the line and what is wrong with it.
- * Blank lines are allowed (an editor's trailing newline); nothing else is skipped.
- */
-function parseLedger(text, branch) {
-    const entries = [];
-    const lines = text.split('\n');
-    for (const [i, line] of lines.entries()) {
-        if (line.trim() === '')
-            continue;
-        const where = `${ledgerName(branch)} line ${i + 1}`;
-        let json;
-        try {
-            json = JSON.parse(line);
-        }
-        catch {
-            throw new LedgerError(`${where} is not JSON: the ledger was garbled or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
-        }
-        const parsed = entrySchema.safeParse(json);
-        if (!parsed.success) {
-            const issue = parsed.error.issues[0];
-            const field = issue?.path.join('.') || 'entry';
-            throw new LedgerError(`${where} is not a ledger entry (${field}: ${issue?.message ?? 'invalid'}): the ledger was tampered with or edited by hand, so spend caps cannot be checked (see docs/budgets.md to repair or reset it)`);
-        }
-        entries.push(parsed.data);
-    }
-    return entries;
-}
-/** Entries as the ledger's lines, each ending in a newline. */
-function ledgerLines(entries) {
-    return entries.map(e => `${JSON.stringify(entrySchema.parse(e))}\n`).join('');
-}
-
-;// CONCATENATED MODULE: ./src/spend/branch.ts
-/**
- * The spend ledger on GitHub: one JSON-lines file on a branch of its own that nobody merges,
- * appended by compare-and-swap. Each append is one commit on top of the tip just read, pushed
- * without force: when another run (a matrix shard, a concurrent workflow) appended first, the
- * push is refused, and the append reads the ledger again and goes on top of it. So no entry is
- * lost, and `contents: write` is all it needs. The credential is scoped to each command.
- */
-
-
-
-
-const README = `# Fleet Worker's spend ledger
-
-\`${LEDGER_FILE}\` holds one JSON line per task a Fleet Worker run ran: when (\`at\`, UTC), the run,
-the task, its status, its cost in USD (\`cost\`) and tokens, its model, how it was started
-(\`trigger\`, \`user\`) and its PR. The action appends to it (one commit per append, never forced)
-and checks its daily and monthly spend caps against it. Do not merge this branch; to reset the
-caps, delete it (see the action's docs/budgets.md).
-`;
-/** Attempts at an append before giving up: each lost race means another run's append landed. */
-const ATTEMPTS = 12;
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
-class LedgerBranch {
-    git;
-    place;
-    auth;
-    constructor(git, place, auth) {
-        this.git = git;
-        this.place = place;
-        this.auth = auth;
-    }
-    static async open(place) {
-        await (0,promises_.mkdir)(place.dir, { recursive: true });
-        const git = git_git/* Git */.TU.create(place.dir, place.env ?? process.env);
-        await git.exec(['init', '--quiet', '--bare', '.']);
-        return new LedgerBranch(git, place, (0,git_git/* authEnv */.mx)(place.remoteUrl, place.token, place.env ?? process.env));
-    }
-    get ref() {
-        return `refs/heads/${this.place.branch}`;
-    }
-    /** The branch's tip on the remote, or undefined when it does not exist. */
-    async remoteTip() {
-        const out = await this.git.exec(['ls-remote', this.place.remoteUrl, this.ref], {
-            env: this.auth
-        });
-        const line = out.stdout.split('\n').find(l => l.endsWith(`\t${this.ref}`));
-        return line?.split('\t')[0];
-    }
-    /** The branch the remote's HEAD names (the repository's default branch), when it says. */
-    async defaultBranch() {
-        const out = await this.git.exec(['ls-remote', '--symref', this.place.remoteUrl, 'HEAD'], {
-            env: this.auth
-        });
-        return /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out.stdout)?.[1];
-    }
-    /** The ledger as the remote holds it now; a LedgerError when it is not a ledger. */
-    async read() {
-        const tip = await this.remoteTip();
-        if (!tip)
-            return { entries: [], text: '' };
-        await this.git.exec([
-            'fetch',
-            '--quiet',
-            '--no-tags',
-            '--depth=1',
-            this.place.remoteUrl,
-            `+${this.ref}:refs/ledger/tip`
-        ], { env: this.auth });
-        const fetched = await this.git.out(['rev-parse', 'refs/ledger/tip']);
-        const blob = await this.git.exec(['cat-file', 'blob', `${fetched}:${LEDGER_FILE}`], {
-            allowFailure: true
-        });
-        if (blob.exitCode !== 0)
-            throw new LedgerError(`${ledgerName(this.place.branch)} is missing: branch ${this.place.branch} exists but holds no ${LEDGER_FILE}, so spend caps cannot be checked (delete the branch to reset the ledger, see docs/budgets.md)`);
-        return { tip: fetched, text: blob.stdout, entries: parseLedger(blob.stdout, this.place.branch) };
-    }
-    /**
-     * Appends the entries on top of the ledger's current tip; a refused push (someone appended
-     * first) reads again and retries. Returns the ledger after the append.
-     */
-    async append(entries, message) {
-        let last;
-        for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            const now = await this.read();
-            const text = `${now.text}${now.text === '' || now.text.endsWith('\n') ? '' : '\n'}${ledgerLines(entries)}`;
-            const commit = await this.commit(text, now.tip, message);
-            const pushed = await this.git.exec(['push', '--quiet', this.place.remoteUrl, `${commit}:${this.ref}`], { env: this.auth, allowFailure: true });
-            if (pushed.exitCode === 0)
-                return { tip: commit, text, entries: [...now.entries, ...entries] };
-            last = new git_git/* GitError */.XS(['push'], pushed);
-            // Lost the race only if the tip moved; else the push was refused for its own reason.
-            if ((await this.remoteTip()) === now.tip)
-                throw last;
-            this.place.log?.(`${ledgerName(this.place.branch)}: another run appended first; appending on top of it (attempt ${attempt + 1})`);
-            await sleep(50 + Math.random() * 150 * attempt);
-        }
-        throw new Error(`${ledgerName(this.place.branch)}: ${ATTEMPTS} appends in a row lost the race to other runs`, { cause: last });
-    }
-    /** One commit holding the ledger's new text, on top of `parent` (an orphan root without one). */
-    async commit(text, parent, message) {
-        const work = external_node_path_default().join(this.place.dir, 'append');
-        await (0,promises_.mkdir)(work, { recursive: true });
-        const file = external_node_path_default().join(work, LEDGER_FILE);
-        await (0,promises_.writeFile)(file, text);
-        const index = { GIT_INDEX_FILE: external_node_path_default().join(work, 'index') };
-        const blob = await this.git.out(['hash-object', '-w', file]);
-        await this.git.exec(parent ? ['read-tree', parent] : ['read-tree', '--empty'], { env: index });
-        if (!parent) {
-            const readme = external_node_path_default().join(work, 'README.md');
-            await (0,promises_.writeFile)(readme, README);
-            const readmeBlob = await this.git.out(['hash-object', '-w', readme]);
-            await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${readmeBlob},README.md`], {
-                env: index
-            });
-        }
-        await this.git.exec(['update-index', '--add', '--cacheinfo', `100644,${blob},${LEDGER_FILE}`], {
-            env: index
-        });
-        const tree = (await this.git.exec(['write-tree'], { env: index })).stdout.trim();
-        const { name, email } = this.place.author;
-        const who = {
-            GIT_AUTHOR_NAME: name,
-            GIT_AUTHOR_EMAIL: email,
-            GIT_COMMITTER_NAME: name,
-            GIT_COMMITTER_EMAIL: email
-        };
-        const args = ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', message];
-        return (await this.git.exec(args, { env: who })).stdout.trim();
-    }
-}
-
-;// CONCATENATED MODULE: ./src/spend/caps.ts
-const CAP_INPUTS = {
-    daily: 'budgets: daily-cost-usd',
-    monthly: 'budgets: monthly-cost-usd',
-    userDaily: 'budgets: user-daily-cost-usd'
-};
-const CAP_WORDS = {
-    daily: 'The daily cap',
-    monthly: 'The monthly cap',
-    userDaily: "The person's daily cap"
-};
-const hasCaps = (caps) => caps.daily !== undefined || caps.monthly !== undefined || caps.userDaily !== undefined;
-/** The UTC day (YYYY-MM-DD) and month (YYYY-MM) of a time. */
-const dayOf = (at) => new Date(at).toISOString().slice(0, 10);
-const monthOf = (at) => new Date(at).toISOString().slice(0, 7);
-const usd = (n) => `$${n.toFixed(n !== 0 && Math.abs(n) < 1 ? 4 : 2)}`;
-function spentAt(entries, now) {
-    const [day, month] = [dayOf(now), monthOf(now)];
-    const spent = { day: 0, month: 0, users: new Map() };
-    for (const e of entries) {
-        if (monthOf(e.at) !== month)
-            continue;
-        spent.month += e.cost;
-        if (dayOf(e.at) !== day)
-            continue;
-        spent.day += e.cost;
-        if (e.user)
-            spent.users.set(e.user, (spent.users.get(e.user) ?? 0) + e.cost);
-    }
-    return spent;
-}
-/** Recent tasks whose median stands in for a task's cost when it has no cap of its own. */
-const RECENT = 20;
-/** What a task may cost: its max-task-cost-usd, else the median of recent tasks that spent. */
-function estimate(taskCap, entries) {
-    if (taskCap !== undefined)
-        return { cost: taskCap, basis: 'budgets: task-cost-usd' };
-    const recent = entries
-        .filter(e => e.tokens > 0)
-        .slice(-RECENT)
-        .map(e => e.cost)
-        .sort((a, b) => a - b);
-    if (recent.length === 0)
-        return { cost: 0, basis: 'no recent task to go by' };
-    const mid = Math.floor(recent.length / 2);
-    const median = recent.length % 2 ? (recent[mid] ?? 0) : ((recent[mid - 1] ?? 0) + (recent[mid] ?? 0)) / 2;
-    return { cost: median, basis: `the median of the last ${recent.length} tasks` };
-}
-/** A cap crossed by spending `cost` on top of `spent`: reached already, or past it after. */
-const crosses = (spent, cost, cap) => spent >= cap || spent + cost > cap;
-/**
- * Whether a task may start: each cap given is checked against what is spent plus what the task
- * may cost. The first cap it would cross is named, with the numbers, in the words the live
- * comment and the summary show.
- */
-function caps_decide(caps, spent, cost, user) {
-    const checks = [
-        { key: 'daily', amount: spent.day, what: 'spent today (UTC)' },
-        { key: 'monthly', amount: spent.month, what: 'spent this month (UTC)' },
-        {
-            key: 'userDaily',
-            amount: user === undefined ? undefined : (spent.user ?? 0),
-            what: `spent today (UTC) on work ${user ?? ''} started`
-        }
-    ];
-    for (const c of checks) {
-        const cap = caps[c.key];
-        if (cap === undefined || c.amount === undefined || !crosses(c.amount, cost.cost, cap))
-            continue;
-        const input = CAP_INPUTS[c.key];
-        return {
-            kind: 'defer',
-            input,
-            reason: `${CAP_WORDS[c.key]} (${input}) is ${usd(cap)} and ${usd(c.amount)} is ${c.what}; this task may cost ${usd(cost.cost)} (${cost.basis}), so it was deferred, not started, and stays queued for a later run`
-        };
-    }
-    return { kind: 'start' };
-}
-/**
- * Which tasks start, in order: each is checked against the ledger's spend plus what the tasks
- * admitted before it may cost, so a run cannot cross a cap with its own later tasks either.
- */
-function admit(candidates, caps, spent, cost) {
-    const held = { day: spent.day, month: spent.month, users: new Map(spent.users) };
-    const decisions = new Map();
-    for (const c of candidates) {
-        const user = c.user === undefined ? undefined : (held.users.get(c.user) ?? 0);
-        const decision = caps_decide(caps, { day: held.day, month: held.month, user }, cost, c.user);
-        decisions.set(c.id, decision);
-        if (decision.kind === 'defer')
-            continue;
-        held.day += cost.cost;
-        held.month += cost.cost;
-        if (c.user !== undefined)
-            held.users.set(c.user, (user ?? 0) + cost.cost);
-    }
-    return decisions;
-}
-/** The summary's lines: today's and the month's spend, against each cap given. */
-function spendLines(caps, spent, now, users = []) {
-    const against = (amount, cap, input) => cap === undefined ? usd(amount) : `${usd(amount)} of ${usd(cap)} (${input})`;
-    const lines = [
-        `today (${dayOf(now)} UTC): ${against(spent.day, caps.daily, CAP_INPUTS.daily)}`,
-        `this month (${monthOf(now)}): ${against(spent.month, caps.monthly, CAP_INPUTS.monthly)}`
-    ];
-    if (caps.userDaily !== undefined)
-        for (const user of [...new Set(users)].sort())
-            lines.push(`${user} today: ${against(spent.users.get(user) ?? 0, caps.userDaily, CAP_INPUTS.userDaily)}`);
-    return lines;
-}
-
-;// CONCATENATED MODULE: ./src/run/spend.ts
-/**
- * The spend held over every run (src/spend/) as a run uses it: the ledger read before the tasks
- * start, the tasks a cap would cross deferred, what ran appended once this job lands the work,
- * and the summary's lines of today's and the month's spend against each cap.
- */
-
-
-
-
-
-
-
-
-const spend_login = engine_schemas/* object */.Ikc({ login: engine_schemas/* string */.YjP() });
-const byComment = engine_schemas/* object */.Ikc({ comment: engine_schemas/* object */.Ikc({ user: spend_login }) });
-const byReview = engine_schemas/* object */.Ikc({ review: engine_schemas/* object */.Ikc({ user: spend_login }) });
-const bySender = engine_schemas/* object */.Ikc({ sender: spend_login });
-/** The event's trigger and its person; on a schedule, each queued issue's labeller. */
-async function startersOf(run, tasks) {
-    const { eventName, payload } = run.ctx;
-    const one = (s) => new Map(tasks.map(t => [t.id, s]));
-    switch (eventName) {
-        case 'issue_comment':
-            return one({
-                trigger: 'comment',
-                user: byComment.safeParse(payload).data?.comment.user.login
-            });
-        case 'pull_request_review_comment':
-            return one({ trigger: 'review', user: byComment.safeParse(payload).data?.comment.user.login });
-        case 'pull_request_review':
-            return one({ trigger: 'review', user: byReview.safeParse(payload).data?.review.user.login });
-        case 'issues':
-            return one({ trigger: 'label', user: bySender.safeParse(payload).data?.sender.login });
-        case 'schedule':
-            return scheduled(run, tasks);
-        case 'workflow_dispatch':
-            return one({ trigger: 'dispatch' });
-        case 'push':
-            return one({ trigger: 'push' });
-        default:
-            return one({ trigger: 'other' });
-    }
-}
-/** The scheduled queue: each issue's work was started by whoever applied the queue label. */
-async function scheduled(run, tasks) {
-    const { github, config } = run;
-    const starters = new Map();
-    const byIssue = new Map();
-    for (const t of tasks) {
-        const issue = t.source.kind === 'issue' ? t.source.issue : undefined;
-        if (issue !== undefined && github && !byIssue.has(issue))
-            byIssue.set(issue, (await github.labelledBy(issue, config.queueLabel))?.login);
-        starters.set(t.id, {
-            trigger: 'schedule',
-            user: issue === undefined ? undefined : byIssue.get(issue)
-        });
-    }
-    return starters;
-}
-/** The ledger branch, in a bare repository of its own under the runner's temp (`name` keeps runs apart). */
-async function openLedger(run, branch, name) {
-    return LedgerBranch.open({
-        remoteUrl: await run.prepare.remoteUrl(),
-        token: run.config.githubToken,
-        branch,
-        dir: external_node_path_default().join(run.ctx.runnerTemp, 'fleet-ledger', name),
-        env: run.env,
-        author: run.config.commitAuthor,
-        log: run.io.info
-    });
-}
-/** The ledger, when the run keeps one (a cap, or spend-ledger); a LedgerError ends the run. */
-async function openSpend(run, tasks) {
-    const branch = run.config.spend.ledger;
-    if (!branch)
-        return undefined;
-    const ledger = await openLedger(run, branch, `${run.ctx.runId ?? process.pid}-${run.config.shard}`);
-    if ((await ledger.defaultBranch().catch(() => undefined)) === branch)
-        throw new errors/* InputError */.d('spend-ledger', `'${branch}' is the repository's default branch: the ledger needs a branch of its own that nobody merges, such as fleet-ledger`);
-    const read = await ledger.read().catch((error) => {
-        if (error instanceof Error && error.name === 'LedgerError')
-            throw error;
-        throw new Error(`could not read ${ledgerName(branch)}, so spend caps cannot be checked: ${(0,errors/* describeError */.U)(error)}`, { cause: error });
-    });
-    run.io.info(`${ledgerName(branch)}: ${read.entries.length} entries`);
-    return { branch, entries: read.entries, starters: await startersOf(run, tasks), ledger };
-}
-/** The tasks that may start, and the others ended `deferred`, each with the cap it would cross. */
-function deferOverCaps(run, spend, tasks) {
-    const { caps, ledger } = run.config.spend;
-    if (!hasCaps(caps) || !ledger)
-        return { start: tasks, deferred: [] };
-    const cost = estimate(run.config.budgets.taskCostUsd, spend.entries);
-    const personal = (id) => {
-        const s = spend.starters.get(id);
-        return s && PERSONAL.includes(s.trigger) ? s.user : undefined;
-    };
-    const decisions = admit(tasks.map(t => ({ id: t.id, user: personal(t.id) })), caps, spentAt(spend.entries, Date.now()), cost);
-    const start = [];
-    const deferred = [];
-    for (const task of tasks) {
-        const d = decisions.get(task.id);
-        if (d?.kind !== 'defer')
-            start.push(task);
-        else
-            deferred.push({
-                ...(0,domain/* emptyOutcome */.we)(task, { status: 'deferred', error: d.reason }),
-                branch: task.branch
-            });
-    }
-    for (const o of deferred)
-        run.io.info(`[${o.id}] deferred: ${o.error ?? ''}`);
-    return { start, deferred };
-}
-const tokensOf = (o) => {
-    const u = (0,domain/* addUsage */.vk)(domain/* ZERO_USAGE */.fI, o.usage);
-    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens);
-};
-/**
- * The PR the task opened or updated; for a follow-up turn that left no PR outcome (no changes,
- * a failure), the PR it was a turn on: its spend belongs to that PR all the same.
- */
-const prOf = (o) => {
-    const pr = o.prNumber ?? (o.source.kind === 'follow-up' ? o.source.pr : undefined);
-    return pr ? { pr } : {};
-};
-/** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
-function entriesFor(run, spend, outcomes) {
-    const at = new Date().toISOString();
-    const job = `${run.ctx.runId ?? 'local'}-${run.config.shard}`;
-    return outcomes
-        .filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
-        .map(o => {
-        const s = spend.starters.get(o.id) ?? { trigger: 'other' };
-        return {
-            v: 1,
-            at,
-            run: job,
-            task: o.id,
-            status: o.status,
-            cost: Math.round((o.costUsd ?? 0) * 1e6) / 1e6,
-            tokens: tokensOf(o),
-            ...(o.model ? { model: o.model } : {}),
-            trigger: s.trigger,
-            ...(s.user && PERSONAL.includes(s.trigger) ? { user: s.user } : {}),
-            ...prOf(o)
-        };
-    });
-}
-/**
- * After the tasks: what ran appended to the ledger when this job lands the work (land: false
- * leaves it to mode: land), and the summary's spend lines. An append that fails fails the step:
- * spend left out of the ledger would lift the caps for the next runs.
- */
-async function settleSpend(run, spend, outcomes, lands) {
-    const entries = entriesFor(run, spend, outcomes);
-    let all = spend.entries;
-    let error;
-    if (lands && entries.length > 0) {
-        try {
-            all = (await spend.ledger.append(entries, `fleet-worker: ${entries.length} tasks of run ${run.ctx.runId ?? 'local'}`)).entries;
-            run.io.info(`${ledgerName(spend.branch)}: appended ${entries.length} entries`);
-        }
-        catch (e) {
-            error = new Error(`could not append to ${ledgerName(spend.branch)}: ${(0,errors/* describeError */.U)(e)}`, {
-                cause: e
-            });
-            run.io.warning(error.message);
-        }
-    }
-    else
-        all = [...all, ...entries];
-    const users = [...spend.starters.values()].flatMap(s => s.user && PERSONAL.includes(s.trigger) ? [s.user] : []);
-    const lines = spendLines(run.config.spend.caps, spentAt(all, Date.now()), Date.now(), users);
-    const where = lands
-        ? ledgerName(spend.branch)
-        : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`;
-    return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error };
-}
-
 ;// CONCATENATED MODULE: ./src/spend/pr-cost.ts
 /**
  * The ledger's entries for the PR: every run that opened or updated it (its first run and each
@@ -102110,6 +102143,7 @@ async function withLandedCosts(run, prs, outcomes) {
 // submitted), or `/fleet merge` from a person with write access on a fleet PR or an issue. It reads
 // which open fleet PRs may land (the action's own, approved by a writer, no changes requested, not a
 // draft) and hands them to fleet/train-run.ts; every PR considered ends in one outcome.
+
 
 
 
@@ -102239,10 +102273,14 @@ async function landingTrain(run, ask) {
             method: choice.method,
             autoMerge: settings.autoMerge
         });
+    // The train's merge turns first: a landed PR's cost includes the turn that brought it here.
+    const unrecorded = await recordTurns(run, landed);
     const costed = await withLandedCosts(run, riding, landed);
     const outcomes = [...costed.outcomes, ...held];
     await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info });
     await io.report(outcomes, trainSection({ base, method: choice.method, stops: outcomes, cost: costed.source }));
+    if (unrecorded)
+        throw unrecorded;
     return outcomes;
 }
 /** Each source issue's live comment gets the train's section for its own fleet PRs. */

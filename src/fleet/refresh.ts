@@ -413,10 +413,12 @@ async function mergeTurn(ctx: RefreshContext, pr: FleetPr, at: MergeAt) {
     `[${pr.id}] #${pr.number} conflicts with ${ctx.base} in ${files.join(', ')}: one worker turn`
   )
   const exit = mergeGit(ctx, pr, tree, at)
-  const run = await runWorker(await ctx.worker(), task, tree.dir, '.merge', exit)
+  const worker = await ctx.worker()
+  const run = await runWorker(worker, task, tree.dir, '.merge', exit)
   const fields: Partial<Outcome> = {
     turns: run.turns,
     usage: addUsage(ZERO_USAGE, run.usage),
+    ...(ctx.config.prices ? { costUsd: worker.model.gateway.taskSpend(task.id).cost } : {}),
     attempts: run.attempts,
     model: run.model,
     finalMessage: run.finalMessage

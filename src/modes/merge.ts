@@ -15,6 +15,7 @@ import type { MergeMethod } from '../github/merge.js'
 import { inertProse } from '../inert-text.js'
 import { carriedFrom, trainIssueSection, trainSection } from '../report/train.js'
 import { logOutcomes, type RefreshAction, refreshOptions } from '../run/refreshing.js'
+import { recordTurns } from '../run/spend.js'
 import { withLandedCosts } from './train-cost.js'
 
 /** The train as asked: mode: merge, or `/fleet merge` (with who asked, and on what). */
@@ -162,6 +163,8 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
           method: choice.method,
           autoMerge: settings.autoMerge
         })
+  // The train's merge turns first: a landed PR's cost includes the turn that brought it here.
+  const unrecorded = await recordTurns(run, landed)
   const costed = await withLandedCosts(run, riding, landed)
   const outcomes = [...costed.outcomes, ...held]
   await onIssues(github, prs, { base, outcomes, runUrl: runUrl(run.ctx), log: io.info })
@@ -169,6 +172,7 @@ export async function landingTrain(run: RefreshAction, ask: Train): Promise<Outc
     outcomes,
     trainSection({ base, method: choice.method, stops: outcomes, cost: costed.source })
   )
+  if (unrecorded) throw unrecorded
   return outcomes
 }
 

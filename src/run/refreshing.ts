@@ -13,6 +13,7 @@ import type { FleetPr } from '../github/fleet-prs.js'
 import type { Io } from '../io.js'
 import { mergeOrder, type OpenFleetPr, refreshSection, sharing } from '../report/refresh.js'
 import type { Preparation } from './prepare.js'
+import { recordTurns } from './spend.js'
 
 export type Refresh = Extract<Request, { kind: 'refresh' }>
 
@@ -78,6 +79,8 @@ export async function refreshPrs(run: RefreshAction, ask: Refresh): Promise<Outc
   logOutcomes(io, outcomes)
   await io.report(outcomes, mergeOrder(base, open))
   await orderOnIssues(github, { base, prs, outcomes, open, runUrl: runUrl(ctx), log: io.info })
+  const unrecorded = await recordTurns(run, outcomes)
+  if (unrecorded) throw unrecorded
   return outcomes
 }
 

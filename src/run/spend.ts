@@ -11,6 +11,7 @@ import { LedgerBranch } from '../spend/branch.js'
 import { admit, estimate, hasCaps, spendLines, spentAt } from '../spend/caps.js'
 import { type Entry, ledgerName, PERSONAL, type Trigger } from '../spend/entry.js'
 import { describeError, InputError } from '../errors.js'
+import type { RefreshAction } from './refreshing.js'
 import type { Run } from './run.js'
 
 /** How this run's work was started, and by whom (a person's login), per task. */
@@ -24,8 +25,14 @@ const byComment = z.object({ comment: z.object({ user: login }) })
 const byReview = z.object({ review: z.object({ user: login }) })
 const bySender = z.object({ sender: login })
 
+/** What the starters are read for: a task, or an outcome of keep-fresh or the train. */
+type Started = Pick<Task, 'id' | 'source'>
+
 /** The event's trigger and its person; on a schedule, each queued issue's labeller. */
-async function startersOf(run: Run, tasks: readonly Task[]): Promise<Map<string, Starter>> {
+async function startersOf(
+  run: Pick<Run, 'ctx' | 'github' | 'config'>,
+  tasks: readonly Started[]
+): Promise<Map<string, Starter>> {
   const { eventName, payload } = run.ctx
   const one = (s: Starter) => new Map(tasks.map(t => [t.id, s]))
   switch (eventName) {
@@ -52,7 +59,10 @@ async function startersOf(run: Run, tasks: readonly Task[]): Promise<Map<string,
 }
 
 /** The scheduled queue: each issue's work was started by whoever applied the queue label. */
-async function scheduled(run: Run, tasks: readonly Task[]): Promise<Map<string, Starter>> {
+async function scheduled(
+  run: Pick<Run, 'github' | 'config'>,
+  tasks: readonly Started[]
+): Promise<Map<string, Starter>> {
   const { github, config } = run
   const starters = new Map<string, Starter>()
   const byIssue = new Map<number, string | undefined>()
@@ -175,7 +185,7 @@ const prOf = (o: Outcome): { pr?: number } => {
 
 /** The ledger's entries for the outcomes of tasks that ran (spent tokens or money). */
 export function entriesFor(
-  run: Run,
+  run: Pick<Run, 'ctx' | 'config'>,
   spend: Pick<RunSpend, 'starters'>,
   outcomes: readonly Outcome[]
 ): Entry[] {
@@ -239,4 +249,36 @@ export async function settleSpend(
     ? ledgerName(spend.branch)
     : `${ledgerName(spend.branch)}, with this job's tasks, which mode: land records`
   return { note: `Spend (${where}):\n${lines.map(l => `- ${l}`).join('\n')}`, error }
+}
+
+/**
+ * Keep-fresh's and the train's worker turns (a conflict's merge turn) appended to the ledger when
+ * the run keeps one: they spend as a task does, belong to their PR's cost, and count against the
+ * caps of the runs after. An append that fails is returned, to fail the step once the run has
+ * reported (as a fleet run's does).
+ */
+export async function recordTurns(
+  run: RefreshAction,
+  outcomes: readonly Outcome[]
+): Promise<Error | undefined> {
+  const branch = run.config.spend.ledger
+  const spent = outcomes.filter(o => tokensOf(o) > 0 || (o.costUsd ?? 0) > 0)
+  if (!branch || spent.length === 0) return undefined
+  try {
+    const entries = entriesFor(run, { starters: await startersOf(run, spent) }, spent)
+    const name = `turns-${run.ctx.runId ?? process.pid}-${run.config.shard}`
+    const ledger = await openLedger(run, branch, name)
+    await ledger.append(
+      entries,
+      `fleet-worker: ${entries.length} merge turns of run ${run.ctx.runId ?? 'local'}`
+    )
+    run.io.info(`${ledgerName(branch)}: appended ${entries.length} entries (merge turns)`)
+    return undefined
+  } catch (e) {
+    const error = new Error(`could not append to ${ledgerName(branch)}: ${describeError(e)}`, {
+      cause: e
+    })
+    run.io.warning(error.message)
+    return error
+  }
 }

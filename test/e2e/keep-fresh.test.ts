@@ -21,6 +21,8 @@ const FILES = {
   'shared.txt': 'colour = green\n',
   'other.txt': 'size = small\n'
 }
+// High prices, so a merge turn costs a visible amount; the ledger records keep-fresh's turns.
+const PRICED = { 'price-input': '1000', 'price-output': '1000', 'spend-ledger': 'fleet-ledger' }
 const IDS = ['clean-a', 'clean-b', 'resolve', 'stuck', 'person']
 const TASKS = [
   { id: 'clean-a', prompt: 'Write a.txt' },
@@ -55,6 +57,12 @@ describe('keeping fleet PRs up to date when the base moves', () => {
   const clone = useClone(stack, 'fleet-person-')
   const bare = () => stack.git.repoPath(FULL)
   const heads = async () => stack.git.branches(FULL)
+  type Entry = { task: string; status: string; trigger: string; pr?: number; cost: number }
+  const ledger = async () =>
+    ((await stack.git.readFile(FULL, 'fleet-ledger', 'ledger.jsonl')) ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l) as Entry)
   const parents = async (sha: string) =>
     (await git(['rev-list', '--parents', '-n', '1', sha], bare())).trim().split(' ').slice(1)
 
@@ -95,7 +103,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     const run = await stack.run({
       eventName: 'push',
       payload: event,
-      inputs: { verify: 'cat moved.txt' },
+      inputs: { verify: 'cat moved.txt', ...PRICED },
       timeoutMs: 240_000
     })
 
@@ -164,13 +172,23 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     expect(run.summary).toContain('Merge order on `main`')
     expect(stack.github.invalid).toEqual([])
 
+    // The two merge turns spent tokens: each recorded in the ledger against its PR, by the push.
+    const entries = await ledger()
+    expect(entries.map(e => [e.task, e.status, e.trigger, e.pr])).toEqual([
+      ['resolve', 'pr-updated', 'push', resolvePr?.number],
+      ['stuck', 'conflict', 'push', stuckPr.number]
+    ])
+    for (const e of entries)
+      expect(e.cost, e.task).toBeCloseTo(r.get(e.task)?.['cost-usd'] ?? NaN, 5)
+    expect(entries.every(e => e.cost > 0)).toBe(true)
+
     // The same push again: nothing new, so nothing changes.
     const comments = stack.github.state.comments.length
     const requests = stack.model.requests.length
     const again = await stack.run({
       eventName: 'push',
       payload: event,
-      inputs: { verify: 'cat moved.txt' },
+      inputs: { verify: 'cat moved.txt', ...PRICED },
       timeoutMs: 240_000
     })
     expectOk(again)
@@ -185,6 +203,7 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     expect(await heads()).toEqual(now)
     expect(stack.model.requests.length).toBe(requests)
     expect(stack.github.state.comments.length).toBe(comments)
+    expect(await ledger()).toEqual(entries)
   }, 600_000)
 })
 

@@ -307,11 +307,20 @@ describe('the landing train', () => {
     const approved = state.addReview(pr.number, 'wren', 'APPROVED')
     await pushAsPerson('main', 'main', { 'clash.txt': 'theirs\n' })
 
-    const run = await train()
+    // Priced and with a ledger: the turn's spend is recorded against the PR, by the train.
+    const priced = { 'price-input': '1000', 'price-output': '1000', 'spend-ledger': 'fleet-ledger' }
+    const run = await train(priced)
     expectOk(run)
     const o = byId(run).get('clash')
     expect(o?.status).toBe('waiting')
     expect(o?.error).toContain('a worker resolved it: new content')
+    const ledger = ((await stack.git.readFile(FULL, 'fleet-ledger', 'ledger.jsonl')) ?? '')
+      .split('\n')
+      .filter(Boolean)
+      .map(l => JSON.parse(l) as { task: string; status: string; pr?: number; cost: number })
+    expect(ledger.map(e => [e.task, e.status, e.pr])).toEqual([['clash', 'waiting', pr.number]])
+    expect(ledger[0]?.cost).toBeCloseTo(o?.['cost-usd'] ?? NaN, 5)
+    expect(ledger[0]?.cost).toBeGreaterThan(0)
     expect(await stack.git.readFile(FULL, 'fleet/clash', 'clash.txt')).toBe('both sides\n')
     expect(state.pullByNumber(pr.number)?.state).toBe('open')
 
