@@ -11,7 +11,6 @@ import { LedgerBranch } from '../spend/branch.js'
 import { admit, estimate, hasCaps, spendLines, spentAt } from '../spend/caps.js'
 import { type Entry, ledgerName, PERSONAL, type Trigger } from '../spend/entry.js'
 import { describeError, InputError } from '../errors.js'
-import type { RefreshAction } from './refreshing.js'
 import type { Run } from './run.js'
 
 /** How this run's work was started, and by whom (a person's login), per task. */
@@ -258,7 +257,7 @@ export async function settleSpend(
  * reported (as a fleet run's does).
  */
 export async function recordTurns(
-  run: RefreshAction,
+  run: LedgerRun & Pick<Run, 'github'>,
   outcomes: readonly Outcome[]
 ): Promise<Error | undefined> {
   const branch = run.config.spend.ledger
