@@ -56,7 +56,9 @@ async function actionRow(name, tasks, inputs, env = {}) {
     peakPssMb: Math.round(run.m.peakPssKb / 1024),
     peakProcs: run.m.peakProcs,
     memAvailableDropMb: Math.round(run.m.memAvailableDropKb / 1024),
-    load: before
+    load: before,
+    // Each worker's start and end from the action's start (ms): the shape of the ramp-up.
+    spans: run.spans.map(x => [x.start - run.m.t0, x.end - run.m.t0]).sort((a, b) => a[0] - b[0])
   }
   rows.push(row)
   log(
