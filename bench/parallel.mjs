@@ -38,9 +38,20 @@ const peakOf = summary => {
 /** One action row: wall, CPU, landed, peak parallelism and why, own overhead per task. */
 async function actionRow(name, tasks, inputs, env = {}) {
   const before = load()
+  const seen = bench.stack.github.requests.length
   const run = await bench.action(name, { inputs: { tasks: JSON.stringify(tasks), ...inputs }, env })
   const worker = new Map(run.spans.map(x => [x.id, x.end - x.start]))
   const overheads = run.results.map(r => r['duration-ms'] - (worker.get(r.id) ?? NaN))
+  // With PRs: when each PR was opened (the API mock's answer), the gaps between them, and each
+  // task's time from its worker's end to its PR: mostly the 1 s spacing of mutating requests.
+  const workerEnd = new Map(run.spans.map(x => [x.id, x.end]))
+  const prs = bench.stack.github.requests
+    .slice(seen)
+    .filter(r => r.method === 'POST' && /\/pulls$/.test(r.path) && r.status === 201)
+    .map(r => ({ id: String(r.body?.head ?? '').replace(/^fleet\//, ''), at: r.at }))
+    .sort((a, b) => a.at - b.at)
+  const prGaps = prs.slice(1).map((p, i) => p.at - prs[i].at)
+  const prWaits = prs.map(p => p.at - (workerEnd.get(p.id) ?? NaN)).filter(Number.isFinite)
   const row = {
     name,
     tasks: tasks.length,
@@ -52,16 +63,27 @@ async function actionRow(name, tasks, inputs, env = {}) {
     ...peakOf(run.summary),
     coldStartMs: Math.min(...run.spans.map(x => x.start)) - run.m.t0,
     overheadMedianMs: median(overheads),
+    ...(prs.length > 0 && {
+      prGapMinMs: Math.min(...prGaps),
+      prGapMedianMs: median(prGaps),
+      workerEndToPrMedianMs: median(prWaits)
+    }),
     workerMedianMs: median([...worker.values()]),
     peakPssMb: Math.round(run.m.peakPssKb / 1024),
     peakProcs: run.m.peakProcs,
     memAvailableDropMb: Math.round(run.m.memAvailableDropKb / 1024),
-    load: before
+    load: before,
+    // Each worker's start and end from the action's start (ms): the shape of the ramp-up.
+    spans: run.spans.map(x => [x.start - run.m.t0, x.end - run.m.t0]).sort((a, b) => a[0] - b[0])
   }
   rows.push(row)
   log(
     `${name}: ${s(row.wallMs)}, ${row.landed}/${row.tasks} landed, ${row.prs} PRs, peak ${row.peak} (${row.why}), ${row.cpuSeconds.toFixed(1)} CPU-s, overhead median ${row.overheadMedianMs} ms, peak PSS ${row.peakPssMb} MB; before: ${before}`
   )
+  if (prs.length > 0)
+    log(
+      `${name}: PRs opened ${row.prGapMinMs} ms apart at least (median ${row.prGapMedianMs} ms); worker end to its PR, median ${row.workerEndToPrMedianMs} ms`
+    )
   return row
 }
 

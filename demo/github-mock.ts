@@ -64,6 +64,8 @@ export interface RecordedRequest {
   query: Record<string, string>
   status: number
   body: unknown
+  /** When it was answered (epoch ms). */
+  at: number
 }
 
 export interface InvalidRequest {
@@ -197,7 +199,8 @@ async function handle(ctx: MockContext, req: IncomingMessage, res: ServerRespons
     path: target.pathname,
     query: Object.fromEntries(target.searchParams),
     status: reply.status,
-    body
+    body,
+    at: Date.now()
   }
   ctx.requests.push(seen)
   if (refused) ctx.refused.push(seen)

@@ -34900,7 +34900,8 @@ class Ledger {
  * least one below where it was; refusals of requests sent before the last cut only clamp. After
  * a run of successes while the limit was reached it grows by one, a probe; each probe refused at
  * the same level doubles the successes the next one needs, so a steady cap costs few refusals.
- * No clock, no timers: the caller decides when to ask again.
+ * No timers: the caller decides when to ask again. The only clock read says when each worker
+ * began waiting (`waitsSince`), for the scheduler.
  */
 class Limiter {
     opts;
@@ -34929,6 +34930,13 @@ class Limiter {
         for (const lane of this.lanes.values())
             n += lane.queue.length;
         return n;
+    }
+    /**
+     * When each worker with a request in flight or queued began waiting on the endpoint (epoch ms),
+     * one entry per worker: such a worker uses no CPU until its answer comes (scheduler.ts).
+     */
+    waitsSince() {
+        return [...this.lanes.values()].map(lane => lane.since);
     }
     /** Requests of `worker` in flight now. */
     activeFor(worker) {
@@ -34973,7 +34981,7 @@ class Limiter {
     lane(worker) {
         let lane = this.lanes.get(worker);
         if (!lane)
-            this.lanes.set(worker, (lane = { inFlight: 0, queue: [] }));
+            this.lanes.set(worker, (lane = { inFlight: 0, queue: [], since: (this.opts.now ?? Date.now)() }));
         return lane;
     }
     tidy(worker) {
@@ -35155,6 +35163,7 @@ async function startGateway(opts) {
             return b?.scope === 'run' ? b.message : ledger.runRefused;
         },
         limit: () => ctx.limiter.limit,
+        modelWaits: () => ctx.limiter.waitsSince(),
         async close() {
             const closed = new Promise(resolve => server.close(() => resolve()));
             server.closeAllConnections();
@@ -66475,7 +66484,8 @@ function limitsFor(maxParallel, cores, totalMemBytes) {
         workerDiskBytes: 256 * MB,
         diskFloorBytes: 1024 * MB,
         paceMs: Math.max(100, Math.round(500 / cores)),
-        cpuPerCoreMax: 2
+        cpuPerCoreMax: 2,
+        modelWaitMs: 1000
     };
 }
 const hardCap = (cores) => 8 * Math.max(1, cores);
@@ -66495,9 +66505,18 @@ function diskRoom(r, l) {
 }
 const cpuRoom = (cpu, l) => !cpu || cpu.perCore < l.cpuPerCoreMax;
 /**
+ * This run's workers that may want the CPU: those running, less those waiting on the model for at
+ * least `modelWaitMs` (a model turn costs the worker no CPU).
+ */
+function onCpu(r, l) {
+    const waiting = (r.modelWaitsSince ?? []).filter(t => r.now - t >= l.modelWaitMs).length;
+    return Math.max(0, r.running - waiting);
+}
+/**
  * Start, or wait and why. Caps first (they hold always), then: nothing running always starts one
- * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU demand
- * free disk, and CPU demand once as many workers run as there are cores. Waiting on the model costs no CPU, so in a
+ * (a batch must move even on a busy machine), then the endpoint, pacing, memory, free disk, and
+ * CPU demand once as many of this run's workers as there are cores may want the CPU (running, and
+ * not waiting on the model for a second or more). Waiting on the model costs no CPU, so in a
  * latency-bound batch the CPU gate only spreads the CLI's start-ups; in a CPU-bound one it holds
  * the fleet near two ready threads per core.
  * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory and disk still hold.
@@ -66518,9 +66537,10 @@ function decide(r, l) {
         return wait('memory', MEMORY_RECHECK_MS);
     if (!diskRoom(r, l))
         return wait('disk', DISK_RECHECK_MS);
-    // Fewer workers than cores cannot crowd each other off the CPU; the pressure then is someone
-    // else's, and holding back would only leave this run's share of the machine idle.
-    if (l.mode === 'auto' && r.running >= l.cores && !cpuRoom(r.cpu, l))
+    // Fewer of this run's workers on the CPU than cores cannot crowd each other off it; the pressure
+    // then is someone else's (or the run queue's average still counts workers that have gone to wait
+    // on the model), and holding back would only leave this run's share of the machine idle.
+    if (l.mode === 'auto' && onCpu(r, l) >= l.cores && !cpuRoom(r.cpu, l))
         return wait('cpu', CPU_RECHECK_MS);
     return { kind: 'start' };
 }
@@ -66586,6 +66606,7 @@ class Gate {
                 warming: this.starts.length,
                 lastStartAt: this.starts.at(-1),
                 upstreamLimit: this.opts.upstreamLimit?.(),
+                modelWaitsSince: this.opts.modelWaits?.(),
                 ...this.opts.machine.read(now)
             }, this.opts.limits);
             if (decision.kind === 'wait') {
@@ -66645,6 +66666,7 @@ function gateFor(opts) {
         now,
         signal: cancel,
         upstreamLimit: opts.upstreamLimit,
+        modelWaits: opts.modelWaits,
         stopped: () => {
             if (cancel.aborted)
                 return `${String(cancel.reason)} before this task started`;
@@ -67912,6 +67934,7 @@ async function runFleet(opts) {
                 const limit = model.gateway.limit();
                 return Number.isFinite(limit) ? Math.ceil(limit * UPSTREAM_HEADROOM) : undefined;
             },
+            modelWaits: () => model.gateway.modelWaits(),
             maxParallel: config.maxParallel,
             machine: thisMachine(opts.hostEnv ?? process.env, opts.root),
             deadline: opts.deadline,

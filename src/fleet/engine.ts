@@ -183,6 +183,7 @@ export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
       const limit = model.gateway.limit()
       return Number.isFinite(limit) ? Math.ceil(limit * UPSTREAM_HEADROOM) : undefined
     },
+    modelWaits: () => model.gateway.modelWaits(),
     maxParallel: config.maxParallel,
     machine: thisMachine(opts.hostEnv ?? process.env, opts.root),
     deadline: opts.deadline,

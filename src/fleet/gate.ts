@@ -15,6 +15,8 @@ export interface GateOptions {
   /** Aborted on cancel: waiting tasks learn at once that they will not start. */
   signal: AbortSignal
   upstreamLimit?: () => number | undefined
+  /** When each worker now waiting on the model began to wait (the gateway's view). */
+  modelWaits?: () => number[]
 }
 
 interface Waiter {
@@ -81,6 +83,7 @@ export class Gate {
           warming: this.starts.length,
           lastStartAt: this.starts.at(-1),
           upstreamLimit: this.opts.upstreamLimit?.(),
+          modelWaitsSince: this.opts.modelWaits?.(),
           ...this.opts.machine.read(now)
         },
         this.opts.limits

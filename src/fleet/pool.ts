@@ -25,6 +25,11 @@ export interface PoolOptions {
    * (undefined while unknown). In auto, no worker starts beyond it: its requests would only queue.
    */
   upstreamLimit?: () => number | undefined
+  /**
+   * Hook for the model gateway: when each worker now waiting on the model began to wait. In auto,
+   * a worker waiting a second or more does not count towards the cores the CPU gate protects.
+   */
+  modelWaits?: () => number[]
   /** Why no new task may start (e.g. the run's budget is spent), or undefined while one may. */
   stopReason?: () => string | undefined
   /** The run's stop (a cancel): no task starts after it. */
@@ -63,6 +68,7 @@ function gateFor(opts: PoolOptions): Gate {
     now,
     signal: cancel,
     upstreamLimit: opts.upstreamLimit,
+    modelWaits: opts.modelWaits,
     stopped: () => {
       if (cancel.aborted) return `${String(cancel.reason)} before this task started`
       if (now() >= opts.deadline())

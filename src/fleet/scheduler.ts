@@ -29,6 +29,11 @@ export interface Readings {
   diskFreeBytes?: number
   /** The model gateway's upstream concurrency, once it knows one: more workers would only queue. */
   upstreamLimit?: number
+  /**
+   * When each worker now waiting on the model (a request in flight or queued at the gateway)
+   * began to wait, epoch ms; undefined without a gateway.
+   */
+  modelWaitsSince?: number[]
 }
 
 export interface Limits {
@@ -49,6 +54,11 @@ export interface Limits {
   paceMs: number
   /** CPU demand per core (threads ready to run) at or above this means the CPU has no room. */
   cpuPerCoreMax: number
+  /**
+   * A worker waiting on the model this long counts as off the CPU: about what one worker's start
+   * (~1 CPU-second) takes on a free core, so a shorter wait ends before a new start would be done.
+   */
+  modelWaitMs: number
 }
 
 export type { WaitReason }
@@ -81,7 +91,8 @@ export function limitsFor(
     workerDiskBytes: 256 * MB,
     diskFloorBytes: 1024 * MB,
     paceMs: Math.max(100, Math.round(500 / cores)),
-    cpuPerCoreMax: 2
+    cpuPerCoreMax: 2,
+    modelWaitMs: 1000
   }
 }
 
@@ -106,9 +117,19 @@ const cpuRoom = (cpu: CpuReading | undefined, l: Limits): boolean =>
   !cpu || cpu.perCore < l.cpuPerCoreMax
 
 /**
+ * This run's workers that may want the CPU: those running, less those waiting on the model for at
+ * least `modelWaitMs` (a model turn costs the worker no CPU).
+ */
+function onCpu(r: Readings, l: Limits): number {
+  const waiting = (r.modelWaitsSince ?? []).filter(t => r.now - t >= l.modelWaitMs).length
+  return Math.max(0, r.running - waiting)
+}
+
+/**
  * Start, or wait and why. Caps first (they hold always), then: nothing running always starts one
- * (a batch must move even on a busy machine), then the endpoint, pacing, memory, and CPU demand
- * free disk, and CPU demand once as many workers run as there are cores. Waiting on the model costs no CPU, so in a
+ * (a batch must move even on a busy machine), then the endpoint, pacing, memory, free disk, and
+ * CPU demand once as many of this run's workers as there are cores may want the CPU (running, and
+ * not waiting on the model for a second or more). Waiting on the model costs no CPU, so in a
  * latency-bound batch the CPU gate only spreads the CLI's start-ups; in a CPU-bound one it holds
  * the fleet near two ready threads per core.
  * A fixed pool skips the endpoint, pacing and CPU: the user chose its size; memory and disk still hold.
@@ -124,9 +145,10 @@ export function decide(r: Readings, l: Limits): Decision {
   }
   if (!memoryRoom(r, l)) return wait('memory', MEMORY_RECHECK_MS)
   if (!diskRoom(r, l)) return wait('disk', DISK_RECHECK_MS)
-  // Fewer workers than cores cannot crowd each other off the CPU; the pressure then is someone
-  // else's, and holding back would only leave this run's share of the machine idle.
-  if (l.mode === 'auto' && r.running >= l.cores && !cpuRoom(r.cpu, l))
+  // Fewer of this run's workers on the CPU than cores cannot crowd each other off it; the pressure
+  // then is someone else's (or the run queue's average still counts workers that have gone to wait
+  // on the model), and holding back would only leave this run's share of the machine idle.
+  if (l.mode === 'auto' && onCpu(r, l) >= l.cores && !cpuRoom(r.cpu, l))
     return wait('cpu', CPU_RECHECK_MS)
   return { kind: 'start' }
 }

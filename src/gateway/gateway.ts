@@ -60,6 +60,8 @@ export interface Gateway {
   runBudgetSpent(): string | undefined
   /** The upstream limiter's current limit (Infinity while auto has not met a refusal). */
   limit(): number
+  /** When each worker now waiting on the endpoint (a request in flight or queued) began to wait. */
+  modelWaits(): number[]
   close(): Promise<void>
 }
 
@@ -157,6 +159,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       return b?.scope === 'run' ? b.message : ledger.runRefused
     },
     limit: () => ctx.limiter.limit,
+    modelWaits: () => ctx.limiter.waitsSince(),
     async close() {
       const closed = new Promise<void>(resolve => server.close(() => resolve()))
       server.closeAllConnections()

@@ -15,6 +15,8 @@ export interface LimiterOptions {
   growAfter?: number
   /** Requests in flight per worker (max-requests-per-worker); more wait for that worker's own slot. */
   perWorker?: number
+  /** The clock for `waitsSince` (epoch ms); Date.now by default. */
+  now?: () => number
 }
 
 export interface Ask {
@@ -34,6 +36,8 @@ interface Waiter {
 interface Lane {
   inFlight: number
   queue: Waiter[]
+  /** When this worker began waiting on the endpoint (its lane lives while it has a request). */
+  since: number
 }
 
 /**
@@ -48,7 +52,8 @@ interface Lane {
  * least one below where it was; refusals of requests sent before the last cut only clamp. After
  * a run of successes while the limit was reached it grows by one, a probe; each probe refused at
  * the same level doubles the successes the next one needs, so a steady cap costs few refusals.
- * No clock, no timers: the caller decides when to ask again.
+ * No timers: the caller decides when to ask again. The only clock read says when each worker
+ * began waiting (`waitsSince`), for the scheduler.
  */
 export class Limiter {
   private limitNow: number
@@ -78,6 +83,14 @@ export class Limiter {
     let n = 0
     for (const lane of this.lanes.values()) n += lane.queue.length
     return n
+  }
+
+  /**
+   * When each worker with a request in flight or queued began waiting on the endpoint (epoch ms),
+   * one entry per worker: such a worker uses no CPU until its answer comes (scheduler.ts).
+   */
+  waitsSince(): number[] {
+    return [...this.lanes.values()].map(lane => lane.since)
   }
 
   /** Requests of `worker` in flight now. */
@@ -116,7 +129,11 @@ export class Limiter {
 
   private lane(worker: unknown): Lane {
     let lane = this.lanes.get(worker)
-    if (!lane) this.lanes.set(worker, (lane = { inFlight: 0, queue: [] }))
+    if (!lane)
+      this.lanes.set(
+        worker,
+        (lane = { inFlight: 0, queue: [], since: (this.opts.now ?? Date.now)() })
+      )
     return lane
   }
 

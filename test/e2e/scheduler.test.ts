@@ -5,6 +5,7 @@
  * the CPU demand the scheduler reads through the test-only FLEET_WORKER_TEST_CPU_DEMAND
  * (src/fleet/machine.ts); everything else (memory, pacing, the caps, the workers) is real.
  */
+import os from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { expectOk, useStack } from '../support/scenario.js'
 import { TEST_CPU_DEMAND_ENV } from '../../src/fleet/machine.js'
@@ -78,6 +79,39 @@ describe('max-parallel: auto (the default)', () => {
     // The model's side agrees: more than four workers had a request open at the same moment.
     const requests = tasks.flatMap(t => stack.model.requestsFor(t.id))
     expect(mostAtOnce(requests, HOLD)).toBeGreaterThan(4)
+  })
+
+  it('under CPU pressure still goes past the cores while its workers wait on the model', async () => {
+    // The run queue reads full (someone else's work); each task's three turns are held 2.5 s. A
+    // worker waiting on the model for 1 s or more is off the CPU, so more than the cores start.
+    const HOLD = 2500
+    const cores = os.availableParallelism()
+    const tasks = Array.from({ length: cores + 4 }, (_, i) => {
+      const key = `wait${String(i + 1).padStart(2, '0')}`
+      return {
+        id: key,
+        prompt: `Write ${key}.txt\n${script({
+          key,
+          delayMs: HOLD,
+          steps: [
+            { tool: 'Write', input: { file_path: `${key}.txt`, content: `from ${key}\n` } },
+            { tool: 'Bash', input: { command: `wc -l ${key}.txt` } },
+            { text: `Wrote ${key}.txt.` }
+          ]
+        })}`
+      }
+    })
+    const run = await stack.run({
+      inputs: { tasks: JSON.stringify(tasks), 'max-parallel': 'auto' },
+      env: { [TEST_CPU_DEMAND_ENV]: '3' },
+      timeoutMs: 240_000
+    })
+    expectOk(run)
+    expect(results(run).map(r => r.status)).toEqual(Array(tasks.length).fill('pr-opened'))
+    expect(peakOf(run.summary), run.summary).toBeGreaterThan(cores)
+    // The model's side agrees: more tasks than cores had a request open at the same moment.
+    const requests = tasks.flatMap(t => stack.model.requestsFor(t.id))
+    expect(mostAtOnce(requests, HOLD)).toBeGreaterThan(cores)
   })
 
   it('under CPU pressure runs CPU-burning tasks no wider than the cores, and says the CPU held it', async () => {

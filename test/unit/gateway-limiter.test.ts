@@ -32,6 +32,34 @@ describe('the upstream limiter', () => {
     expect(limiter.active).toBe(2)
   })
 
+  it('says when each worker with a request in flight or queued began to wait, one entry per worker', async () => {
+    let now = 1000
+    const limiter = new Limiter({ fixed: 1, now: () => now })
+    expect(limiter.waitsSince()).toEqual([])
+    const a1 = await limiter.acquire({ worker: 'a' })
+    now = 1500
+    // A second request of the same worker is the same wait; another worker's, queued, is its own.
+    void limiter.acquire({ worker: 'a' })
+    void limiter.acquire({ worker: 'b' })
+    expect(limiter.waitsSince().sort()).toEqual([1000, 1500])
+    now = 2000
+    limiter.release(a1, 'ok')
+    await Promise.resolve()
+    // a's second request went out: a still waits, since its first began.
+    expect(limiter.waitsSince().sort()).toEqual([1000, 1500])
+  })
+
+  it('forgets a worker once it has nothing in flight or queued: its next wait starts anew', async () => {
+    let now = 1000
+    const limiter = new Limiter({ now: () => now })
+    const t = await limiter.acquire({ worker: 'a' })
+    now = 4000
+    limiter.release(t, 'ok')
+    expect(limiter.waitsSince()).toEqual([])
+    await limiter.acquire({ worker: 'a' })
+    expect(limiter.waitsSince()).toEqual([4000])
+  })
+
   it('a fixed limit never moves', async () => {
     const limiter = new Limiter({ fixed: 3 })
     const t = await limiter.acquire()

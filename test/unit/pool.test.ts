@@ -83,11 +83,11 @@ describe('the pool under max-parallel: auto (fake clock, fake readings)', () => 
     n: number,
     opts: Partial<Parameters<typeof runPool>[1]>,
     m = machine(() => 0),
-    ms = 10_000
+    ms = 10_000,
+    starts: number[] = []
   ) {
     vi.useFakeTimers({ now: 0 })
     const fake = m.state
-    const starts: number[] = []
     const done = runPool(
       Array.from({ length: n }, (_, i) => task(`t${i}`)),
       {
@@ -126,6 +126,36 @@ describe('the pool under max-parallel: auto (fake clock, fake readings)', () => 
     const run = await batch(10, {}, m)
     expect(run.outcomes.every(o => o.status === 'pushed')).toBe(true)
     expect(run.parallelism).toMatchObject({ peak: 3, limitedBy: 'cpu' })
+  })
+
+  it("under someone else's CPU load keeps starting while its own workers wait on the model", async () => {
+    // The run queue is full whatever this run does. Each worker is on the CPU for its first 500 ms
+    // (the CLI starting), then waits on the model; the gateway says since when.
+    const onCpuMs = 500
+    const starts: number[] = []
+    // Running (the batch's workers end at 10 s) and past their start: waiting since start + 500 ms.
+    const modelWaits = () =>
+      starts.filter(s => s + onCpuMs <= Date.now() && Date.now() < s + 10_000).map(s => s + onCpuMs)
+    const run = await batch(
+      10,
+      { modelWaits },
+      machine(() => 9),
+      10_000,
+      starts
+    )
+    // Without the gateway's view it holds at the cores: the pressure looks like its own.
+    const blind = await batch(
+      10,
+      {},
+      machine(() => 9)
+    )
+    expect(blind.parallelism).toMatchObject({ peak: 2, limitedBy: 'cpu' })
+    expect(run.parallelism.peak).toBeGreaterThan(2)
+    expect(run.parallelism).toMatchObject({ peak: 10, limitedBy: 'tasks' })
+    // And never more than the cores on the CPU: at each start, fewer than two earlier workers had
+    // yet to wait on the model for a second (500 ms on the CPU + 1000 ms waiting).
+    for (const [i, t] of run.starts.entries())
+      expect(run.starts.slice(0, i).filter(s => t - s < onCpuMs + 1000).length).toBeLessThan(2)
   })
 
   it('reports that every task had started when the batch is smaller than the room', async () => {

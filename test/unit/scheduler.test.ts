@@ -46,6 +46,28 @@ describe('the scheduler', () => {
     expect(decide({ ...hot, running: 2 }, auto)).toMatchObject({ reason: 'cpu' })
   })
 
+  it('does not count workers waiting on the model a second or more towards the cores', () => {
+    const hot = { ...calm, cpu: { source: 'run-queue', perCore: 6 } } as const
+    expect(auto.modelWaitMs).toBe(1000)
+    // Three running on two cores, two of them waiting on a model turn for 1 s: one on the CPU.
+    const waits = [calm.now - 1000, calm.now - 2500]
+    expect(decide({ ...hot, modelWaitsSince: waits }, auto).kind).toBe('start')
+    // Only one waiting: two may want the CPU, as many as the cores, and the run queue is full.
+    expect(decide({ ...hot, modelWaitsSince: [calm.now - 3000] }, auto)).toMatchObject({
+      reason: 'cpu'
+    })
+    // A wait shorter than a worker's start ends before a new start would be done: still on the CPU.
+    expect(
+      decide({ ...hot, modelWaitsSince: [calm.now - 999, calm.now - 3000] }, auto)
+    ).toMatchObject({ reason: 'cpu' })
+    // With room in the run queue nothing changes; and a fixed pool never reads it.
+    expect(decide({ ...calm, modelWaitsSince: [] }, auto).kind).toBe('start')
+    const fixed = limitsFor(3, 2, 8 * GB)
+    expect(decide({ ...hot, modelWaitsSince: waits }, fixed)).toMatchObject({
+      reason: 'max-parallel'
+    })
+  })
+
   it('keeps a memory reserve for each worker, counting those too new to show', () => {
     const reserve = auto.workerReserveBytes
     const floor = auto.memoryFloorBytes
