@@ -36530,6 +36530,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:timers/promises"
@@ -36785,7 +36787,10 @@ function validateConcurrency(concurrency) {
  * (src/process.ts STRAY_MARKER) that names the child. Linux only (/proc). What it cannot reach:
  * a process that wipes its environment (`env -i`) and leaves the group, or one of another user
  * (sudo resets the environment): the sandbox's PID namespace and the container bound those.
+ * Only the environments of processes started no earlier than the child are read (`since`): a
+ * descendant is forked after its ancestor, and an older process never inherited the marker.
  */
+
 
 
 
@@ -36859,6 +36864,23 @@ function signalGroup(pid, signal) {
         return false;
     }
 }
+/**
+ * A process's start time in clock ticks since boot (/proc/<pid>/stat's 22nd field), read at once
+ * (a few bytes of the kernel's, no memory of the process read); undefined when it cannot be read.
+ * Read right after the spawn: the child is not reaped before the event loop runs again.
+ */
+function startTicks(pid) {
+    if (pid === undefined)
+        return undefined;
+    try {
+        const stat = (0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'latin1');
+        const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+        return Number.isFinite(ticks) ? ticks : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
 async function statOf(pid, unsure) {
     const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1');
@@ -36870,7 +36892,7 @@ async function statOf(pid, unsure) {
     const [state, , pgrp] = fields;
     if (state === 'Z' || state === 'X')
         return undefined;
-    return { group: Number(pgrp), startS: Number(fields[19]) / TICKS_PER_S };
+    return { group: Number(pgrp), startTicks: Number(fields[19]) };
 }
 /** Seconds since boot: what a process's start time counts from. */
 async function uptimeS() {
@@ -36905,7 +36927,10 @@ async function findStrays(t) {
             return Number(name);
         if (!needle)
             return undefined;
-        const young = now === undefined || now - stat.startS < YOUNG_MS / 1000;
+        // Older than the child: not its descendant (NaN, unreadable, is read).
+        if (t.since !== undefined && stat.startTicks < t.since)
+            return undefined;
+        const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000;
         const env = await environOf(name, doubt, young);
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
             ? Number(name)
@@ -37028,6 +37053,8 @@ const STRAY_MARKER = 'FLEET_WORKER_RUN';
 /** One per action process: its children's markers, apart from any other run's on the machine. */
 const ACTION_TOKEN = `${process.pid}-${(0,external_node_crypto_.randomBytes)(4).toString('hex')}`;
 let children = 0;
+/** When this process started (clock ticks since boot): every child of it is younger. */
+const ACTION_START = startTicks('self');
 /** The end of a stream, at most `limit` characters, without copying the whole on every chunk. */
 function tailOf(stream, limit) {
     const chunks = [];
@@ -37072,6 +37099,8 @@ const NOT_STARTED = { exitCode: null, signal: null, timedOut: false, stdout: '',
 async function ending(child, marker, opts, started) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
+        // Its start, for the hunt (only processes no older are its strays): read before it is reaped.
+        const since = opts.hunt !== false ? startTicks(child.pid) : undefined;
         const limit = opts.maxOutput ?? 64_000;
         const out = tailOf(child.stdout ?? undefined, limit);
         const err = tailOf(child.stderr ?? undefined, limit);
@@ -37088,7 +37117,7 @@ async function ending(child, marker, opts, started) {
             return { ...NOT_STARTED, durationMs: Date.now() - started, startError: exit.error.message };
         // What it left running dies with it; then its pipes close (or are abandoned after a grace).
         if (opts.hunt !== false)
-            await huntStrays({ group: child.pid, marker });
+            await huntStrays({ group: child.pid, marker, since });
         else if (child.pid !== undefined)
             signalGroup(child.pid, 'SIGKILL');
         await Promise.race([closed, new Promise(r => setTimeout(r, KILL_GRACE_MS).unref())]);
@@ -37212,7 +37241,7 @@ async function runOk(file, args, opts) {
  * called once as the action ends, whatever the outcome, so nothing it started outlives it.
  */
 function huntAllChildren() {
-    return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER });
+    return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START });
 }
 
 
@@ -67866,12 +67895,11 @@ function borrowedNote(b) {
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
 /**
- * The fleet's clone for this run; its note said, the repository told where its own notes go, and
- * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
- * the gateway opens, so the first tasks wait for less of it.
+ * Begins the fleet's clone for this run, under `root`: it needs only where to fetch from, so a
+ * caller may start it before the workers are prepared (FleetOptions.cloning).
  */
-async function cloneFor(opts) {
-    const { repo, base, borrowed } = await FleetRepo.clone({
+function startClone(opts) {
+    return FleetRepo.clone({
         dir: external_node_path_default().join(opts.root, 'repo'),
         remoteUrl: opts.remoteUrl,
         token: opts.gitToken,
@@ -67879,6 +67907,14 @@ async function cloneFor(opts) {
         branches: opts.tasks.map(t => t.branch),
         checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
     });
+}
+/**
+ * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
+ * told where its own notes go, and the base of the views of the tasks that start at the base
+ * begun (FleetRepo.prepareViews) while the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts) {
+    const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts));
     if (borrowed)
         opts.log(borrowedNote(borrowed));
     repo.log = opts.log;
@@ -98707,15 +98743,27 @@ class Preparation {
         }));
         return (await isolation.claude(resolve, io.info)).file;
     }
-    /** Everything a fleet's workers need, in the order a failure is best found. */
-    async workers() {
+    /**
+     * Everything a fleet's workers need, in the order a failure is best found. `beside` is called
+     * with where the run pushes once the model key and the skills are found, and runs while the
+     * cage is checked and the worker binary probed (the fleet's clone, which needs neither); when
+     * one of those fails, what it began is let finish before the failure is thrown.
+     */
+    async workers(beside) {
         // Read beside the steps below (it never throws): one git process off the way to the first worker.
         const remoteUrl = this.remoteUrl();
         const apiKey = this.apiKey();
         const skills = await resolveSkills(this.run.config.skills, this.run.ctx.workspace);
-        const isolation = await this.isolation();
-        const claude = await this.claude();
-        return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl };
+        const begun = beside && remoteUrl.then(beside);
+        try {
+            const isolation = await this.isolation();
+            const claude = await this.claude();
+            return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl };
+        }
+        catch (error) {
+            await begun?.catch(() => undefined);
+            throw error;
+        }
     }
 }
 
@@ -98856,8 +98904,17 @@ function fleet_taskOf(o) {
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(run, plan, tasks, deferred = []) {
     const { config, ctx, io } = run;
-    // No worker needs preparing when every task was deferred.
-    const setup = tasks.length > 0 ? await run.prepare.workers() : undefined;
+    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
+    // No worker needs preparing when every task was deferred. The fleet's clone is begun while the
+    // cage is checked and the worker binary probed: neither needs it (docs/performance.md).
+    let cloning;
+    const beside = (remoteUrl) => {
+        cloning = startClone({ config, tasks, root, remoteUrl, gitToken: config.githubToken });
+        // Its failure is met where the fleet awaits it (fleetOrBroken names the service).
+        cloning.catch(() => undefined);
+        return cloning;
+    };
+    const setup = tasks.length > 0 ? await run.prepare.workers(beside) : undefined;
     const tracking = run.github && config.mode === 'all' && config.land
         ? trackingFor(run, run.github, [...tasks, ...deferred.map(fleet_taskOf)], plan.queue)
         : undefined;
@@ -98871,9 +98928,11 @@ async function runTasks(run, plan, tasks, deferred = []) {
     }
     let deadline = run.startedAt + config.deadlineMs;
     const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0));
-    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
     try {
-        const options = fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup });
+        const options = {
+            ...fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup }),
+            cloning
+        };
         const fleet = await fleetOrBroken(options, io.info);
         return {
             outcomes: fleet.outcomes,
