@@ -31605,7 +31605,11 @@ async function holdView(unshare, view, signal) {
     const child = (0,src_process/* startChild */.v0)(unshare, args, {
         env: { PATH: '/usr/bin:/bin' },
         signal,
-        holdStdin: true
+        holdStdin: true,
+        // Its own constant script, and nothing else, runs under it (a cage enters its namespaces
+        // through nsenter, a child of the action's, hunted itself): its group's kill ends it. No pass
+        // over /proc at every task's end (docs/performance.md, "Where one task's own time goes").
+        hunt: false
     });
     let ended = false;
     const result = child.result.finally(() => (ended = true));
@@ -32026,6 +32030,8 @@ async function viewsHere(env, log) {
     return undefined;
 }
 
+// EXTERNAL MODULE: ./src/worker/install.ts
+var install = __nccwpck_require__(67901);
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(77030);
 var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
@@ -32279,6 +32285,7 @@ async function openSandboxNetwork(o) {
 
 
 
+
 /** The task's view, mounted at its worktree path: only where views can be mounted. */
 function taskView(c) {
     const view = (c.sealing ?? c.task)?.view;
@@ -32470,8 +32477,9 @@ async function runSandboxed(c, shell, timeoutMs, signal) {
 }
 /**
  * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
- * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
- * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ * worker's is; its answer is the version the run logs (no second start of it on the runner). A
+ * version manager's shim on PATH (a script whose real binary lives outside the paths the sandbox
+ * shows) exits 127 there; the sentence says what to do.
  */
 async function checkBinaryInSandbox(setup, binary) {
     const dir = await hostDir();
@@ -32485,14 +32493,20 @@ async function checkBinaryInSandbox(setup, binary) {
             cageDir: dir,
             claudeDir,
             command: [command ?? binary, '--version'],
-            env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+            env: {
+                PATH: '/usr/local/bin:/usr/bin:/bin',
+                HOME: dir,
+                TMPDIR: dir,
+                DISABLE_AUTOUPDATER: '1'
+            }
         });
         const ran = await (0,verify/* runVerify */.R)('--version', dir, cmd.env, 60_000, {
             file: cmd.file,
             args: cmd.args
         });
+        // The answer's first line that starts with a number (stderr shares the tail).
         if (ran.exitCode === 0)
-            return;
+            return (0,install/* versionIn */.It)(/^\d[^\n]*/m.exec(ran.tail)?.[0] ?? '');
         const said = ran.tail.trim().split('\n').pop() ?? '';
         throw new SandboxUnavailable(`the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`);
     }
@@ -32578,11 +32592,8 @@ function sandboxKind(setup) {
         seesRunnerPaths: true,
         bindsCaches: true,
         gatewayHost: LOOPBACK,
-        claude: async (resolve, log) => {
-            const claude = await runnerClaude(resolve, log);
-            await checkBinaryInSandbox(setup, claude.file);
-            return claude;
-        },
+        // Its version read by the check that it starts in the sandbox: one start of it, not two.
+        claude: (resolve, log) => runnerClaude(() => resolve(file => checkBinaryInSandbox(setup, file)), log),
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
         viewsHide: !!setup.host.unshare,
@@ -37767,6 +37778,7 @@ async function acceptedHead(t) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   It: () => (/* binding */ versionIn),
 /* harmony export */   _3: () => (/* binding */ CLAUDE_CODE_VERSION),
 /* harmony export */   aY: () => (/* binding */ findOnPath),
 /* harmony export */   rZ: () => (/* binding */ resolveClaude)
@@ -37820,6 +37832,17 @@ async function installPinned(dir, host) {
     await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(process.execPath, [node_path__WEBPACK_IMPORTED_MODULE_1___default().join(pkg, 'install.cjs')], { cwd: pkg, env });
     return node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, 'node_modules', '.bin', 'claude');
 }
+/** The first word of `claude --version`'s answer: `2.1.332 (Claude Code)`. */
+function versionIn(answer) {
+    return answer.trim().split(/\s/)[0] || 'unknown';
+}
+/** `--version` run here, on the runner. */
+const hostVersion = (pathVar) => async (file) => {
+    const { stdout } = await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(file, ['--version'], {
+        env: { PATH: pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
+    });
+    return versionIn(stdout);
+};
 /** `claude-path`, else `claude` on PATH, else the pinned version installed under `installDir`. */
 async function resolveClaude(opts) {
     let file = opts.claudePath;
@@ -37831,10 +37854,7 @@ async function resolveClaude(opts) {
         opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`);
         file = await installPinned(opts.installDir, opts.host);
     }
-    const { stdout } = await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(file, ['--version'], {
-        env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
-    });
-    const version = stdout.trim().split(/\s/)[0] ?? 'unknown';
+    const version = await (opts.version ?? hostVersion(opts.pathVar))(file);
     if (version !== CLAUDE_CODE_VERSION) {
         opts.log(`warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`);
     }
@@ -98734,12 +98754,13 @@ class Preparation {
     async #prepareClaude() {
         const { config, ctx, io, env } = this.run;
         const isolation = await this.isolation();
-        const resolve = () => io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
+        const resolve = (version) => io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
             claudePath: config.claudePath,
             pathVar: env.PATH,
             host: env,
             installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'),
-            log: io.info
+            log: io.info,
+            version
         }));
         return (await isolation.claude(resolve, io.info)).file;
     }

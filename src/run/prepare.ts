@@ -10,7 +10,7 @@ import type { RunContext } from '../context.js'
 import { InputError } from '../errors.js'
 import { Git, withoutUserinfo } from '../git/git.js'
 import type { Io } from '../io.js'
-import { resolveClaude } from '../worker/install.js'
+import { resolveClaude, type VersionProbe } from '../worker/install.js'
 import { type Isolation, prepareIsolation } from '../cage/isolation.js'
 import { resolveSkills } from '../worker/skills.js'
 
@@ -87,14 +87,15 @@ export class Preparation {
   async #prepareClaude(): Promise<string> {
     const { config, ctx, io, env } = this.run
     const isolation = await this.isolation()
-    const resolve = () =>
+    const resolve = (version?: VersionProbe) =>
       io.group('Worker binary', () =>
         resolveClaude({
           claudePath: config.claudePath,
           pathVar: env.PATH,
           host: env,
           installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
-          log: io.info
+          log: io.info,
+          version
         })
       )
     return (await isolation.claude(resolve, io.info)).file

@@ -1,6 +1,8 @@
 // The workers' preparation (src/run/prepare.ts) lets the fleet's clone run beside the slow part of
 // it (the cage's preflight, the worker binary's probe): `beside` starts before that part, and
-// when that part fails, what `beside` began is let finish before the failure is thrown.
+// when that part fails, what `beside` began is let finish before the failure is thrown. And the
+// binary's version is read where its workers run it (worker/install.ts): one start of it a run.
+import { existsSync } from 'node:fs'
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -10,7 +12,7 @@ import type { RunContext } from '../../src/context.js'
 import { InputError } from '../../src/errors.js'
 import type { Io } from '../../src/io.js'
 import { Preparation } from '../../src/run/prepare.js'
-import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
+import { CLAUDE_CODE_VERSION, resolveClaude, versionIn } from '../../src/worker/install.js'
 import { inputsEnv } from '../support/unit.js'
 
 let dir: string
@@ -93,5 +95,40 @@ describe('Preparation.workers(beside)', () => {
       })
     ).rejects.toThrow(/no model key/)
     expect(called).toBe(false)
+  })
+})
+
+describe('resolveClaude(version)', () => {
+  it('reads the version where the workers run the binary, never starting it on the runner', async () => {
+    // The sandbox's check starts it in a cage anyway: a start here too would be one more per run.
+    const ran = path.join(dir, 'ran-on-runner')
+    const claude = path.join(dir, 'claude')
+    await writeFile(claude, `#!/bin/sh\n: > '${ran}'\necho '9.9.9 (Claude Code)'\n`)
+    await chmod(claude, 0o755)
+    const asked: string[] = []
+    const logged: string[] = []
+    const resolved = await resolveClaude({
+      claudePath: claude,
+      host: {},
+      installDir: dir,
+      log: m => logged.push(m),
+      version: file => {
+        asked.push(file)
+        return Promise.resolve(versionIn(`${CLAUDE_CODE_VERSION} (Claude Code)\n`))
+      }
+    })
+    expect(resolved).toEqual({ file: claude, version: CLAUDE_CODE_VERSION })
+    expect(asked).toEqual([claude])
+    expect(existsSync(ran)).toBe(false)
+    expect(logged).toEqual([])
+    // Without a probe of its own, it is started here, and its answer read.
+    const here = await resolveClaude({
+      claudePath: claude,
+      host: {},
+      installDir: dir,
+      log: m => logged.push(m)
+    })
+    expect(here.version).toBe('9.9.9')
+    expect(existsSync(ran)).toBe(true)
   })
 })
