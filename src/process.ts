@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
-import { huntStrays, signalGroup } from './process/hunt.js'
+import { huntStrays, signalGroup, startTicks } from './process/hunt.js'
 
 export { huntStrays, signalGroup } from './process/hunt.js'
 
@@ -27,6 +27,8 @@ export const STRAY_MARKER = 'FLEET_WORKER_RUN'
 /** One per action process: its children's markers, apart from any other run's on the machine. */
 export const ACTION_TOKEN = `${process.pid}-${randomBytes(4).toString('hex')}`
 let children = 0
+/** When this process started (clock ticks since boot): every child of it is younger. */
+const ACTION_START = startTicks('self')
 
 /** What the child ends with, however it ended. */
 export interface ChildResult {
@@ -126,6 +128,8 @@ async function ending(
   opts: ChildOptions,
   started: number
 ): Promise<ChildResult> {
+  // Its start, for the hunt (only processes no older are its strays): read before it is reaped.
+  const since = opts.hunt !== false ? startTicks(child.pid) : undefined
   const limit = opts.maxOutput ?? 64_000
   const out = tailOf(child.stdout ?? undefined, limit)
   const err = tailOf(child.stderr ?? undefined, limit)
@@ -143,7 +147,7 @@ async function ending(
   if ('error' in exit)
     return { ...NOT_STARTED, durationMs: Date.now() - started, startError: exit.error.message }
   // What it left running dies with it; then its pipes close (or are abandoned after a grace).
-  if (opts.hunt !== false) await huntStrays({ group: child.pid, marker })
+  if (opts.hunt !== false) await huntStrays({ group: child.pid, marker, since })
   else if (child.pid !== undefined) signalGroup(child.pid, 'SIGKILL')
   await Promise.race([closed, new Promise(r => setTimeout(r, KILL_GRACE_MS).unref())])
   return {
@@ -278,5 +282,5 @@ export async function runOk(file: string, args: readonly string[], opts: RunOpti
  * called once as the action ends, whatever the outcome, so nothing it started outlives it.
  */
 export function huntAllChildren(): Promise<number> {
-  return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER })
+  return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START })
 }

@@ -31605,7 +31605,11 @@ async function holdView(unshare, view, signal) {
     const child = (0,src_process/* startChild */.v0)(unshare, args, {
         env: { PATH: '/usr/bin:/bin' },
         signal,
-        holdStdin: true
+        holdStdin: true,
+        // Its own constant script, and nothing else, runs under it (a cage enters its namespaces
+        // through nsenter, a child of the action's, hunted itself): its group's kill ends it. No pass
+        // over /proc at every task's end (docs/performance.md, "Where one task's own time goes").
+        hunt: false
     });
     let ended = false;
     const result = child.result.finally(() => (ended = true));
@@ -32026,6 +32030,8 @@ async function viewsHere(env, log) {
     return undefined;
 }
 
+// EXTERNAL MODULE: ./src/worker/install.ts
+var install = __nccwpck_require__(67901);
 // EXTERNAL MODULE: external "node:net"
 var external_node_net_ = __nccwpck_require__(77030);
 var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
@@ -32279,6 +32285,7 @@ async function openSandboxNetwork(o) {
 
 
 
+
 /** The task's view, mounted at its worktree path: only where views can be mounted. */
 function taskView(c) {
     const view = (c.sealing ?? c.task)?.view;
@@ -32472,8 +32479,9 @@ async function runSandboxed(c, shell, timeoutMs, signal) {
 }
 /**
  * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
- * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
- * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ * worker's is; its answer is the version the run logs (no second start of it on the runner). A
+ * version manager's shim on PATH (a script whose real binary lives outside the paths the sandbox
+ * shows) exits 127 there; the sentence says what to do.
  */
 async function checkBinaryInSandbox(setup, binary) {
     const dir = await hostDir();
@@ -32487,14 +32495,20 @@ async function checkBinaryInSandbox(setup, binary) {
             cageDir: dir,
             claudeDir,
             command: [command ?? binary, '--version'],
-            env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+            env: {
+                PATH: '/usr/local/bin:/usr/bin:/bin',
+                HOME: dir,
+                TMPDIR: dir,
+                DISABLE_AUTOUPDATER: '1'
+            }
         });
         const ran = await (0,verify/* runVerify */.R)('--version', dir, cmd.env, 60_000, {
             file: cmd.file,
             args: cmd.args
         });
+        // The answer's first line that starts with a number (stderr shares the tail).
         if (ran.exitCode === 0)
-            return;
+            return (0,install/* versionIn */.It)(/^\d[^\n]*/m.exec(ran.tail)?.[0] ?? '');
         const said = ran.tail.trim().split('\n').pop() ?? '';
         throw new SandboxUnavailable(`the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`);
     }
@@ -32580,11 +32594,8 @@ function sandboxKind(setup) {
         seesRunnerPaths: true,
         bindsCaches: true,
         gatewayHost: LOOPBACK,
-        claude: async (resolve, log) => {
-            const claude = await runnerClaude(resolve, log);
-            await checkBinaryInSandbox(setup, claude.file);
-            return claude;
-        },
+        // Its version read by the check that it starts in the sandbox: one start of it, not two.
+        claude: (resolve, log) => runnerClaude(() => resolve(file => checkBinaryInSandbox(setup, file)), log),
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
         viewsHide: !!setup.host.unshare,
@@ -36541,6 +36552,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:crypto"
 var external_node_crypto_ = __nccwpck_require__(77598);
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:timers/promises"
@@ -36796,7 +36809,10 @@ function validateConcurrency(concurrency) {
  * (src/process.ts STRAY_MARKER) that names the child. Linux only (/proc). What it cannot reach:
  * a process that wipes its environment (`env -i`) and leaves the group, or one of another user
  * (sudo resets the environment): the sandbox's PID namespace and the container bound those.
+ * Only the environments of processes started no earlier than the child are read (`since`): a
+ * descendant is forked after its ancestor, and an older process never inherited the marker.
  */
+
 
 
 
@@ -36870,6 +36886,23 @@ function signalGroup(pid, signal) {
         return false;
     }
 }
+/**
+ * A process's start time in clock ticks since boot (/proc/<pid>/stat's 22nd field), read at once
+ * (a few bytes of the kernel's, no memory of the process read); undefined when it cannot be read.
+ * Read right after the spawn: the child is not reaped before the event loop runs again.
+ */
+function startTicks(pid) {
+    if (pid === undefined)
+        return undefined;
+    try {
+        const stat = (0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'latin1');
+        const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+        return Number.isFinite(ticks) ? ticks : undefined;
+    }
+    catch {
+        return undefined;
+    }
+}
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
 async function statOf(pid, unsure) {
     const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1');
@@ -36881,7 +36914,7 @@ async function statOf(pid, unsure) {
     const [state, , pgrp] = fields;
     if (state === 'Z' || state === 'X')
         return undefined;
-    return { group: Number(pgrp), startS: Number(fields[19]) / TICKS_PER_S };
+    return { group: Number(pgrp), startTicks: Number(fields[19]) };
 }
 /** Seconds since boot: what a process's start time counts from. */
 async function uptimeS() {
@@ -36916,7 +36949,10 @@ async function findStrays(t) {
             return Number(name);
         if (!needle)
             return undefined;
-        const young = now === undefined || now - stat.startS < YOUNG_MS / 1000;
+        // Older than the child: not its descendant (NaN, unreadable, is read).
+        if (t.since !== undefined && stat.startTicks < t.since)
+            return undefined;
+        const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000;
         const env = await environOf(name, doubt, young);
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
             ? Number(name)
@@ -37039,6 +37075,8 @@ const STRAY_MARKER = 'FLEET_WORKER_RUN';
 /** One per action process: its children's markers, apart from any other run's on the machine. */
 const ACTION_TOKEN = `${process.pid}-${(0,external_node_crypto_.randomBytes)(4).toString('hex')}`;
 let children = 0;
+/** When this process started (clock ticks since boot): every child of it is younger. */
+const ACTION_START = startTicks('self');
 /** The end of a stream, at most `limit` characters, without copying the whole on every chunk. */
 function tailOf(stream, limit) {
     const chunks = [];
@@ -37083,6 +37121,8 @@ const NOT_STARTED = { exitCode: null, signal: null, timedOut: false, stdout: '',
 async function ending(child, marker, opts, started) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
+        // Its start, for the hunt (only processes no older are its strays): read before it is reaped.
+        const since = opts.hunt !== false ? startTicks(child.pid) : undefined;
         const limit = opts.maxOutput ?? 64_000;
         const out = tailOf(child.stdout ?? undefined, limit);
         const err = tailOf(child.stderr ?? undefined, limit);
@@ -37099,7 +37139,7 @@ async function ending(child, marker, opts, started) {
             return { ...NOT_STARTED, durationMs: Date.now() - started, startError: exit.error.message };
         // What it left running dies with it; then its pipes close (or are abandoned after a grace).
         if (opts.hunt !== false)
-            await huntStrays({ group: child.pid, marker });
+            await huntStrays({ group: child.pid, marker, since });
         else if (child.pid !== undefined)
             signalGroup(child.pid, 'SIGKILL');
         await Promise.race([closed, new Promise(r => setTimeout(r, KILL_GRACE_MS).unref())]);
@@ -37223,7 +37263,7 @@ async function runOk(file, args, opts) {
  * called once as the action ends, whatever the outcome, so nothing it started outlives it.
  */
 function huntAllChildren() {
-    return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER });
+    return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START });
 }
 
 
@@ -37752,6 +37792,7 @@ async function acceptedHead(t) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   It: () => (/* binding */ versionIn),
 /* harmony export */   _3: () => (/* binding */ CLAUDE_CODE_VERSION),
 /* harmony export */   aY: () => (/* binding */ findOnPath),
 /* harmony export */   rZ: () => (/* binding */ resolveClaude)
@@ -37805,6 +37846,17 @@ async function installPinned(dir, host) {
     await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(process.execPath, [node_path__WEBPACK_IMPORTED_MODULE_1___default().join(pkg, 'install.cjs')], { cwd: pkg, env });
     return node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, 'node_modules', '.bin', 'claude');
 }
+/** The first word of `claude --version`'s answer: `2.1.332 (Claude Code)`. */
+function versionIn(answer) {
+    return answer.trim().split(/\s/)[0] || 'unknown';
+}
+/** `--version` run here, on the runner. */
+const hostVersion = (pathVar) => async (file) => {
+    const { stdout } = await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(file, ['--version'], {
+        env: { PATH: pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
+    });
+    return versionIn(stdout);
+};
 /** `claude-path`, else `claude` on PATH, else the pinned version installed under `installDir`. */
 async function resolveClaude(opts) {
     let file = opts.claudePath;
@@ -37816,10 +37868,7 @@ async function resolveClaude(opts) {
         opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`);
         file = await installPinned(opts.installDir, opts.host);
     }
-    const { stdout } = await (0,_process_js__WEBPACK_IMPORTED_MODULE_3__/* .runOk */ .uO)(file, ['--version'], {
-        env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
-    });
-    const version = stdout.trim().split(/\s/)[0] ?? 'unknown';
+    const version = await (opts.version ?? hostVersion(opts.pathVar))(file);
     if (version !== CLAUDE_CODE_VERSION) {
         opts.log(`warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`);
     }
@@ -67893,12 +67942,11 @@ function borrowedNote(b) {
     return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
 }
 /**
- * The fleet's clone for this run; its note said, the repository told where its own notes go, and
- * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
- * the gateway opens, so the first tasks wait for less of it.
+ * Begins the fleet's clone for this run, under `root`: it needs only where to fetch from, so a
+ * caller may start it before the workers are prepared (FleetOptions.cloning).
  */
-async function cloneFor(opts) {
-    const { repo, base, borrowed } = await FleetRepo.clone({
+function startClone(opts) {
+    return FleetRepo.clone({
         dir: external_node_path_default().join(opts.root, 'repo'),
         remoteUrl: opts.remoteUrl,
         token: opts.gitToken,
@@ -67906,6 +67954,14 @@ async function cloneFor(opts) {
         branches: opts.tasks.map(t => t.branch),
         checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
     });
+}
+/**
+ * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
+ * told where its own notes go, and the base of the views of the tasks that start at the base
+ * begun (FleetRepo.prepareViews) while the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts) {
+    const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts));
     if (borrowed)
         opts.log(borrowedNote(borrowed));
     repo.log = opts.log;
@@ -98726,24 +98782,37 @@ class Preparation {
     async #prepareClaude() {
         const { config, ctx, io, env } = this.run;
         const isolation = await this.isolation();
-        const resolve = () => io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
+        const resolve = (version) => io.group('Worker binary', () => (0,install/* resolveClaude */.rZ)({
             claudePath: config.claudePath,
             pathVar: env.PATH,
             host: env,
             installDir: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker-claude'),
-            log: io.info
+            log: io.info,
+            version
         }));
         return (await isolation.claude(resolve, io.info)).file;
     }
-    /** Everything a fleet's workers need, in the order a failure is best found. */
-    async workers() {
+    /**
+     * Everything a fleet's workers need, in the order a failure is best found. `beside` is called
+     * with where the run pushes once the model key and the skills are found, and runs while the
+     * cage is checked and the worker binary probed (the fleet's clone, which needs neither); when
+     * one of those fails, what it began is let finish before the failure is thrown.
+     */
+    async workers(beside) {
         // Read beside the steps below (it never throws): one git process off the way to the first worker.
         const remoteUrl = this.remoteUrl();
         const apiKey = this.apiKey();
         const skills = await resolveSkills(this.run.config.skills, this.run.ctx.workspace);
-        const isolation = await this.isolation();
-        const claude = await this.claude();
-        return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl };
+        const begun = beside && remoteUrl.then(beside);
+        try {
+            const isolation = await this.isolation();
+            const claude = await this.claude();
+            return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl };
+        }
+        catch (error) {
+            await begun?.catch(() => undefined);
+            throw error;
+        }
     }
 }
 
@@ -98884,8 +98953,17 @@ function fleet_taskOf(o) {
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
 async function runTasks(run, plan, tasks, deferred = []) {
     const { config, ctx, io } = run;
-    // No worker needs preparing when every task was deferred.
-    const setup = tasks.length > 0 ? await run.prepare.workers() : undefined;
+    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
+    // No worker needs preparing when every task was deferred. The fleet's clone is begun while the
+    // cage is checked and the worker binary probed: neither needs it (docs/performance.md).
+    let cloning;
+    const beside = (remoteUrl) => {
+        cloning = startClone({ config, tasks, root, remoteUrl, gitToken: config.githubToken });
+        // Its failure is met where the fleet awaits it (fleetOrBroken names the service).
+        cloning.catch(() => undefined);
+        return cloning;
+    };
+    const setup = tasks.length > 0 ? await run.prepare.workers(beside) : undefined;
     const tracking = run.github && config.mode === 'all' && config.land
         ? trackingFor(run, run.github, [...tasks, ...deferred.map(fleet_taskOf)], plan.queue)
         : undefined;
@@ -98899,9 +98977,11 @@ async function runTasks(run, plan, tasks, deferred = []) {
     }
     let deadline = run.startedAt + config.deadlineMs;
     const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0));
-    const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
     try {
-        const options = fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup });
+        const options = {
+            ...fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup }),
+            cloning
+        };
         const fleet = await fleetOrBroken(options, io.info);
         return {
             outcomes: fleet.outcomes,

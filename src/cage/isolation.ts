@@ -12,7 +12,7 @@ import type { VerifyResult } from '../domain.js'
 import { containerUser, launchContainer, verifyInContainer } from './container-run.js'
 import { containerGatewayHost } from './container-net.js'
 import { sealAsChild } from '../worker/exit.js'
-import type { Claude } from '../worker/install.js'
+import type { Claude, VersionProbe } from '../worker/install.js'
 import type { CageCommand, WorkerLaunch } from '../worker/launch.js'
 import type { WorkerOptions } from '../worker/options.js'
 import type { WorkerExit } from '../worker/result.js'
@@ -59,8 +59,14 @@ export interface Isolation {
   readonly warning?: string
   /** The address the model gateway listens on: the one its workers can reach. */
   gatewayHost(env: NodeJS.ProcessEnv): Promise<string>
-  /** The claude the workers run: the runner's (`resolve`), or the image's own in a container. */
-  claude(resolve: () => Promise<Claude>, log: (m: string) => void): Promise<Claude>
+  /**
+   * The claude the workers run: the runner's (`resolve`, told how to read its version where the
+   * workers run it, when that is not the runner itself), or the image's own in a container.
+   */
+  claude(
+    resolve: (version?: VersionProbe) => Promise<Claude>,
+    log: (m: string) => void
+  ): Promise<Claude>
   /** What the sandbox's proxy refused in this run, one line each with what would allow it. */
   refused(): string[]
   /**
@@ -112,11 +118,9 @@ function sandboxKind(setup: SandboxSetup): Kind {
     seesRunnerPaths: true,
     bindsCaches: true,
     gatewayHost: LOOPBACK,
-    claude: async (resolve, log) => {
-      const claude = await runnerClaude(resolve, log)
-      await checkBinaryInSandbox(setup, claude.file)
-      return claude
-    },
+    // Its version read by the check that it starts in the sandbox: one start of it, not two.
+    claude: (resolve, log) =>
+      runnerClaude(() => resolve(file => checkBinaryInSandbox(setup, file)), log),
     refused: () => blockedLines(setup.blocked),
     views: !!setup.host.unshare,
     viewsHide: !!setup.host.unshare,

@@ -18,6 +18,7 @@ import {
   sealedAfter,
   type TaskGit
 } from '../worker/exit.js'
+import { versionIn } from '../worker/install.js'
 import type { WorkerExit } from '../worker/result.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
@@ -301,10 +302,11 @@ export async function runSandboxed(
 
 /**
  * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
- * worker's is. A version manager's shim on PATH (a script whose real binary lives outside the
- * paths the sandbox shows) exits 127 there; the sentence says what to do.
+ * worker's is; its answer is the version the run logs (no second start of it on the runner). A
+ * version manager's shim on PATH (a script whose real binary lives outside the paths the sandbox
+ * shows) exits 127 there; the sentence says what to do.
  */
-export async function checkBinaryInSandbox(setup: SandboxSetup, binary: string): Promise<void> {
+export async function checkBinaryInSandbox(setup: SandboxSetup, binary: string): Promise<string> {
   const dir = await hostDir()
   try {
     const { command, dir: claudeDir } = await binaryDir(setup, binary)
@@ -316,13 +318,19 @@ export async function checkBinaryInSandbox(setup: SandboxSetup, binary: string):
       cageDir: dir,
       claudeDir,
       command: [command ?? binary, '--version'],
-      env: { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir }
+      env: {
+        PATH: '/usr/local/bin:/usr/bin:/bin',
+        HOME: dir,
+        TMPDIR: dir,
+        DISABLE_AUTOUPDATER: '1'
+      }
     })
     const ran = await runVerify('--version', dir, cmd.env, 60_000, {
       file: cmd.file,
       args: cmd.args
     })
-    if (ran.exitCode === 0) return
+    // The answer's first line that starts with a number (stderr shares the tail).
+    if (ran.exitCode === 0) return versionIn(/^\d[^\n]*/m.exec(ran.tail)?.[0] ?? '')
     const said = ran.tail.trim().split('\n').pop() ?? ''
     throw new SandboxUnavailable(
       `the worker binary ${binary} does not start inside the sandbox (exit ${ran.exitCode}${said ? `: ${said}` : ''}): if it is a wrapper script (a version manager's shim) whose real binary lives outside ${setup.host.system.map(e => e.path).join(', ')}, set claude-path to the real binary.`

@@ -149,7 +149,11 @@ export async function holdView(
   const child = startChild(unshare, args, {
     env: { PATH: '/usr/bin:/bin' },
     signal,
-    holdStdin: true
+    holdStdin: true,
+    // Its own constant script, and nothing else, runs under it (a cage enters its namespaces
+    // through nsenter, a child of the action's, hunted itself): its group's kill ends it. No pass
+    // over /proc at every task's end (docs/performance.md, "Where one task's own time goes").
+    hunt: false
   })
   let ended = false
   const result = child.result.finally(() => (ended = true))

@@ -43,7 +43,15 @@ export interface FleetOptions {
   signal?: AbortSignal
   /** land: false — the directory each task's work is sealed into instead of pushed. */
   handOver?: string
+  /**
+   * The fleet's clone, already begun (startClone) beside the workers' preparation: the sandbox's
+   * preflight and the worker binary's probes need none of it. Absent: runFleet begins it.
+   */
+  cloning?: Promise<Cloned>
 }
+
+/** The fleet's clone as FleetRepo.clone made it. */
+export type Cloned = Awaited<ReturnType<typeof FleetRepo.clone>>
 
 export interface FleetRun {
   outcomes: Outcome[]
@@ -142,12 +150,16 @@ function borrowedNote(b: {
 }
 
 /**
- * The fleet's clone for this run; its note said, the repository told where its own notes go, and
- * the base of the views of the tasks that start at the base begun (FleetRepo.prepareViews) while
- * the gateway opens, so the first tasks wait for less of it.
+ * Begins the fleet's clone for this run, under `root`: it needs only where to fetch from, so a
+ * caller may start it before the workers are prepared (FleetOptions.cloning).
  */
-async function cloneFor(opts: FleetOptions): Promise<{ repo: FleetRepo; base: string }> {
-  const { repo, base, borrowed } = await FleetRepo.clone({
+export function startClone(
+  opts: Pick<
+    FleetOptions,
+    'root' | 'remoteUrl' | 'gitToken' | 'config' | 'tasks' | 'checkout' | 'hostEnv'
+  >
+): Promise<Cloned> {
+  return FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
     token: opts.gitToken,
@@ -155,6 +167,15 @@ async function cloneFor(opts: FleetOptions): Promise<{ repo: FleetRepo; base: st
     branches: opts.tasks.map(t => t.branch),
     checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
   })
+}
+
+/**
+ * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
+ * told where its own notes go, and the base of the views of the tasks that start at the base
+ * begun (FleetRepo.prepareViews) while the gateway opens, so the first tasks wait for less of it.
+ */
+async function cloneFor(opts: FleetOptions): Promise<{ repo: FleetRepo; base: string }> {
+  const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts))
   if (borrowed) opts.log(borrowedNote(borrowed))
   repo.log = opts.log
   const { views, viewOwner, viewsHide } = opts.isolation

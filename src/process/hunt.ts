@@ -6,7 +6,10 @@
  * (src/process.ts STRAY_MARKER) that names the child. Linux only (/proc). What it cannot reach:
  * a process that wipes its environment (`env -i`) and leaves the group, or one of another user
  * (sudo resets the environment): the sandbox's PID namespace and the container bound those.
+ * Only the environments of processes started no earlier than the child are read (`since`): a
+ * descendant is forked after its ancestor, and an older process never inherited the marker.
  */
+import { readFileSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pLimit from 'p-limit'
@@ -99,13 +102,35 @@ export interface HuntTarget {
   prefix?: string
   /** The marker variable's name. */
   variable?: string
+  /**
+   * When the hunted child (or the action, for its children) started: /proc/<pid>/stat's start
+   * time, in clock ticks since boot (startTicks). Processes started before it are not its
+   * descendants, so their environments are not read: on a busy runner most of /proc.
+   */
+  since?: number
+}
+
+/**
+ * A process's start time in clock ticks since boot (/proc/<pid>/stat's 22nd field), read at once
+ * (a few bytes of the kernel's, no memory of the process read); undefined when it cannot be read.
+ * Read right after the spawn: the child is not reaped before the event loop runs again.
+ */
+export function startTicks(pid: number | 'self' | undefined): number | undefined {
+  if (pid === undefined) return undefined
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+    return Number.isFinite(ticks) ? ticks : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
 async function statOf(
   pid: string,
   unsure: () => void
-): Promise<{ group: number; startS: number } | undefined> {
+): Promise<{ group: number; startTicks: number } | undefined> {
   const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1')
   if (!stat) return undefined
   // pid (comm) state ppid pgrp ... starttime (the 22nd field): comm may hold spaces and
@@ -113,7 +138,7 @@ async function statOf(
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
   const [state, , pgrp] = fields
   if (state === 'Z' || state === 'X') return undefined
-  return { group: Number(pgrp), startS: Number(fields[19]) / TICKS_PER_S }
+  return { group: Number(pgrp), startTicks: Number(fields[19]) }
 }
 
 /** Seconds since boot: what a process's start time counts from. */
@@ -150,7 +175,9 @@ export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsur
         if (stat === undefined) return undefined
         if (t.group !== undefined && stat.group === t.group) return Number(name)
         if (!needle) return undefined
-        const young = now === undefined || now - stat.startS < YOUNG_MS / 1000
+        // Older than the child: not its descendant (NaN, unreadable, is read).
+        if (t.since !== undefined && stat.startTicks < t.since) return undefined
+        const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000
         const env = await environOf(name, doubt, young)
         return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
           ? Number(name)

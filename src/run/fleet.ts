@@ -5,7 +5,7 @@
 import path from 'node:path'
 import { runUrl } from '../context.js'
 import type { Outcome, Task } from '../domain.js'
-import { runFleet } from '../fleet/engine.js'
+import { type Cloned, runFleet, startClone } from '../fleet/engine.js'
 import { fleetBroke } from '../fleet/pool.js'
 import type { IssueTracking } from '../github/tracking.js'
 import type { SavedPlan } from '../modes/plan.js'
@@ -110,8 +110,21 @@ export async function runTasks(
   deferred: Outcome[] = []
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
-  // No worker needs preparing when every task was deferred.
-  const setup = tasks.length > 0 ? await run.prepare.workers() : undefined
+  const root = path.join(
+    ctx.runnerTemp,
+    'fleet-worker',
+    `${ctx.runId ?? process.pid}-${config.shard}`
+  )
+  // No worker needs preparing when every task was deferred. The fleet's clone is begun while the
+  // cage is checked and the worker binary probed: neither needs it (docs/performance.md).
+  let cloning: Promise<Cloned> | undefined
+  const beside = (remoteUrl: string) => {
+    cloning = startClone({ config, tasks, root, remoteUrl, gitToken: config.githubToken })
+    // Its failure is met where the fleet awaits it (fleetOrBroken names the service).
+    cloning.catch(() => undefined)
+    return cloning
+  }
+  const setup = tasks.length > 0 ? await run.prepare.workers(beside) : undefined
   const tracking =
     run.github && config.mode === 'all' && config.land
       ? trackingFor(run, run.github, [...tasks, ...deferred.map(taskOf)], plan.queue)
@@ -125,13 +138,11 @@ export async function runTasks(
   }
   let deadline = run.startedAt + config.deadlineMs
   const unsubscribe = onCancelSignals(io, run.stop, () => (deadline = 0))
-  const root = path.join(
-    ctx.runnerTemp,
-    'fleet-worker',
-    `${ctx.runId ?? process.pid}-${config.shard}`
-  )
   try {
-    const options = fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup })
+    const options = {
+      ...fleetOptions(run, tasks, { root, deadline: () => deadline, tracking, setup }),
+      cloning
+    }
     const fleet = await fleetOrBroken(options, io.info)
     return {
       outcomes: fleet.outcomes,

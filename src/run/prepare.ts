@@ -10,7 +10,7 @@ import type { RunContext } from '../context.js'
 import { InputError } from '../errors.js'
 import { Git, withoutUserinfo } from '../git/git.js'
 import type { Io } from '../io.js'
-import { resolveClaude } from '../worker/install.js'
+import { resolveClaude, type VersionProbe } from '../worker/install.js'
 import { type Isolation, prepareIsolation } from '../cage/isolation.js'
 import { resolveSkills } from '../worker/skills.js'
 
@@ -87,27 +87,39 @@ export class Preparation {
   async #prepareClaude(): Promise<string> {
     const { config, ctx, io, env } = this.run
     const isolation = await this.isolation()
-    const resolve = () =>
+    const resolve = (version?: VersionProbe) =>
       io.group('Worker binary', () =>
         resolveClaude({
           claudePath: config.claudePath,
           pathVar: env.PATH,
           host: env,
           installDir: path.join(ctx.runnerTemp, 'fleet-worker-claude'),
-          log: io.info
+          log: io.info,
+          version
         })
       )
     return (await isolation.claude(resolve, io.info)).file
   }
 
-  /** Everything a fleet's workers need, in the order a failure is best found. */
-  async workers(): Promise<WorkerSetup> {
+  /**
+   * Everything a fleet's workers need, in the order a failure is best found. `beside` is called
+   * with where the run pushes once the model key and the skills are found, and runs while the
+   * cage is checked and the worker binary probed (the fleet's clone, which needs neither); when
+   * one of those fails, what it began is let finish before the failure is thrown.
+   */
+  async workers(beside?: (remoteUrl: string) => Promise<unknown>): Promise<WorkerSetup> {
     // Read beside the steps below (it never throws): one git process off the way to the first worker.
     const remoteUrl = this.remoteUrl()
     const apiKey = this.apiKey()
     const skills = await resolveSkills(this.run.config.skills, this.run.ctx.workspace)
-    const isolation = await this.isolation()
-    const claude = await this.claude()
-    return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl }
+    const begun = beside && remoteUrl.then(beside)
+    try {
+      const isolation = await this.isolation()
+      const claude = await this.claude()
+      return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl }
+    } catch (error) {
+      await begun?.catch(() => undefined)
+      throw error
+    }
   }
 }

@@ -59,6 +59,24 @@ export interface Claude {
   version: string
 }
 
+/** Reads the version of the claude at `file` (`claude --version`'s first word). */
+export type VersionProbe = (file: string) => Promise<string>
+
+/** The first word of `claude --version`'s answer: `2.1.332 (Claude Code)`. */
+export function versionIn(answer: string): string {
+  return answer.trim().split(/\s/)[0] || 'unknown'
+}
+
+/** `--version` run here, on the runner. */
+const hostVersion =
+  (pathVar: string | undefined): VersionProbe =>
+  async file => {
+    const { stdout } = await runOk(file, ['--version'], {
+      env: { PATH: pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
+    })
+    return versionIn(stdout)
+  }
+
 /** `claude-path`, else `claude` on PATH, else the pinned version installed under `installDir`. */
 export async function resolveClaude(opts: {
   claudePath?: string
@@ -67,6 +85,11 @@ export async function resolveClaude(opts: {
   host: NodeJS.ProcessEnv
   installDir: string
   log: (m: string) => void
+  /**
+   * How its version is read, where the workers will run it (the sandbox's own start of it,
+   * which is checked anyway): one start of the binary, not two. Default: `--version` here.
+   */
+  version?: VersionProbe
 }): Promise<Claude> {
   let file = opts.claudePath
   if (file && !(await isExecutable(file))) {
@@ -80,10 +103,7 @@ export async function resolveClaude(opts: {
     opts.log(`claude is not on PATH: installing @anthropic-ai/claude-code@${CLAUDE_CODE_VERSION}`)
     file = await installPinned(opts.installDir, opts.host)
   }
-  const { stdout } = await runOk(file, ['--version'], {
-    env: { PATH: opts.pathVar ?? '', DISABLE_AUTOUPDATER: '1' }
-  })
-  const version = stdout.trim().split(/\s/)[0] ?? 'unknown'
+  const version = await (opts.version ?? hostVersion(opts.pathVar))(file)
   if (version !== CLAUDE_CODE_VERSION) {
     opts.log(
       `warning: claude ${version} at ${file}; this release is tested with ${CLAUDE_CODE_VERSION}`

@@ -22,6 +22,7 @@ import {
 } from '../../demo/sandbox.js'
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -150,6 +151,8 @@ describe.skipIf(skipReason !== undefined)(
       })
       expectOk(run)
       expect(run.stdout).toContain('sandbox: ')
+      // Its version as the sandbox's check read it (the binary's one start of the preflight).
+      expect(run.stdout).toContain(`claude: ${CLAUDE_CODE_VERSION} (`)
       const r = byId(run).get('hostile')
       expect(r?.status, r?.error ?? '').toBe('pr-opened')
       const requests = stack.model.requestsFor('hostile')

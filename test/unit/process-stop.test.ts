@@ -15,7 +15,7 @@ import {
   startChild,
   STRAY_MARKER
 } from '../../src/process.js'
-import { environOf, findStrays, type ProcReader } from '../../src/process/hunt.js'
+import { environOf, findStrays, type ProcReader, startTicks } from '../../src/process/hunt.js'
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 let dir: string
@@ -195,6 +195,22 @@ describe('the stray hunt', () => {
       pids: [],
       unsure: false
     })
+    process.kill(-pid, 'SIGKILL')
+    await child.result
+  })
+
+  it('reads no environment of a process started before `since`: it cannot descend from the child', async () => {
+    const ready = path.join(dir, 'older.ready')
+    const child = startChild('sh', ['-c', `echo $$ > ${ready}; sleep 30`], { env: ENV })
+    const [pid = 0] = await written(ready)
+    const born = startTicks(pid)
+    expect(born).toBeGreaterThan(0)
+    const marked = { marker: child.marker, variable: STRAY_MARKER }
+    // From its own start it is found; from a tick after, it is older and not looked at.
+    expect((await findStrays({ ...marked, since: born })).pids).toContain(pid)
+    expect((await findStrays({ ...marked, since: (born ?? 0) + 1 })).pids).not.toContain(pid)
+    // Its group is still found whatever its age: the group is not read from the environment.
+    expect((await findStrays({ group: pid, since: (born ?? 0) + 1 })).pids).toContain(pid)
     process.kill(-pid, 'SIGKILL')
     await child.result
   })
