@@ -1,0 +1,126 @@
+// Keep-fresh and the landing train behind a shallow checkout (issue #40 item 1), through dist/ with
+// the real claude CLI and a real git remote over HTTP. The remote's main has 200 commits; every
+// job's checkout is at depth 1, as actions/checkout leaves it. The fleet's clone stays shallow:
+// it fetches the tips at depth 1, then deepens each PR's history and the base's only until they
+// share a commit. Every pack the remote sent is counted from its header: a whole-history fetch
+// (600 objects and more) fails these tests.
+import { rm } from 'node:fs/promises'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expectOk, writeScript } from '../support/scenario.js'
+import { push } from '../support/events.js'
+import { makeWorkspace } from '../../demo/git-remote.js'
+import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { git, history, objectsSent, pushToMain } from './shallow-support.js'
+
+const FULL = `${OWNER}/${REPO}`
+const IDS = ['one', 'two']
+
+const task = (id: string) => ({
+  id,
+  prompt: `Add a file.\n${writeScript(id, `${id}.txt`, `${id}\n`, 'Done.')}`
+})
+
+/** Objects a whole fetch of main's history would be: every commit, tree and blob on the remote. */
+const wholeHistory = (stack: Stack) =>
+  Number(git(stack.git.repoPath(FULL), 'rev-list', '--objects', '--count', 'main'))
+
+describe('behind a shallow checkout of 200 commits, keep-fresh and the train fetch only what their merges need', () => {
+  let stack: Stack
+  beforeEach(async () => {
+    stack = await startStack({
+      pullsFromGit: true,
+      github: { collaborators: { wren: 'write' } }
+    })
+  })
+  afterEach(async () => {
+    await stack?.close()
+  })
+
+  /** The workspace as actions/checkout leaves it by default: main's tip at depth 1. */
+  async function checkout(): Promise<void> {
+    await rm(stack.workspace, { recursive: true, force: true })
+    await makeWorkspace(stack.cloneUrl, GITHUB_TOKEN, { dir: stack.workspace, fetchDepth: 1 })
+    expect(git(stack.workspace, 'rev-parse', '--is-shallow-repository')).toBe('true')
+  }
+
+  /**
+   * Two fleet PRs cut from main's tip behind a shallow checkout, then main moved on by three
+   * commits and checked out again at depth 1 (the next job's checkout). Returns main's new tip.
+   */
+  async function prsThenMainMoves(): Promise<{ cut: string; moved: string }> {
+    const cut = history(stack, 199)
+    await checkout()
+    const first = await stack.run({ inputs: { tasks: JSON.stringify(IDS.map(task)) } })
+    expectOk(first)
+    for (const id of IDS) expect(byId(first).get(id)?.status, first.stdout).toBe('pr-opened')
+    let moved = cut
+    for (const f of ['a.txt', 'b.txt', 'c.txt']) moved = pushToMain(stack, f)
+    await checkout()
+    return { cut, moved }
+  }
+
+  /** What the run's clone fetched, and the log lines that say how far it deepened. */
+  function expectBounded(run: Awaited<ReturnType<Stack['run']>>, from: number): number {
+    const sent = objectsSent(stack, from)
+    const whole = wholeHistory(stack)
+    expect(whole).toBeGreaterThan(600)
+    expect(sent, run.stdout).toBeLessThanOrEqual(100)
+    expect(run.stdout).toMatch(/^fleet clone: borrowed .*and so is the clone/m)
+    // Deepened by 8 commits where the tips shared no commit in the cut history, never whole.
+    const deepened = run.stdout.match(/^shallow clone: .*$/gm) ?? []
+    expect(deepened.length, run.stdout).toBeGreaterThan(0)
+    for (const line of deepened)
+      expect(line).toMatch(
+        /^shallow clone: fleet\/(one|two) and main share no commit in the cut history: deepening main and fleet\/(one|two) by 8 commits$/
+      )
+    return sent
+  }
+
+  it('keep-fresh: main moved under two open fleet PRs; both rebased onto it, at most 100 objects fetched', async () => {
+    const { moved } = await prsThenMainMoves()
+    const from = stack.git.requests.length
+    const run = await stack.run({
+      eventName: 'push',
+      payload: push({ owner: OWNER, repo: REPO, ref: 'refs/heads/main', after: moved }),
+      inputs: {}
+    })
+    expectOk(run)
+    for (const id of IDS) expect(byId(run).get(id)?.status, run.stdout).toBe('pr-updated')
+    const sent = expectBounded(run, from)
+    const bare = stack.git.repoPath(FULL)
+    for (const id of IDS) {
+      // Rebased: one commit on main's new tip, its file and main's new files in its tree.
+      expect(git(bare, 'rev-parse', `fleet/${id}^`)).toBe(moved)
+      expect(git(bare, 'diff', '--name-only', 'main', `fleet/${id}`)).toBe(`${id}.txt`)
+    }
+    expect(git(bare, 'fsck', '--no-dangling')).toBe('')
+    console.log(
+      `keep-fresh behind a shallow checkout of 200 commits: ${sent} objects fetched (whole history: ${wholeHistory(stack)})`
+    )
+  }, 600_000)
+
+  it('the train: two approved fleet PRs land one after the other on the moved main, at most 100 objects fetched', async () => {
+    const { moved } = await prsThenMainMoves()
+    const prs = IDS.map(id => {
+      const pr = stack.github.state.pulls.find(p => p.pull.head === `fleet/${id}`)
+      if (!pr) throw new Error(`no PR for ${id}`)
+      return pr
+    })
+    for (const pr of prs) stack.github.state.addReview(pr.number, 'wren', 'APPROVED')
+    const from = stack.git.requests.length
+    const run = await stack.run({ inputs: { mode: 'merge' } })
+    expectOk(run)
+    for (const id of IDS) expect(byId(run).get(id)?.status, run.stdout).toBe('merged')
+    const sent = expectBounded(run, from)
+    // Both landed on main, each after the commits before it: the three moves, then the two PRs.
+    const log = await stack.git.log(FULL, 'main', 3)
+    expect(log[2]?.sha).toBe(moved)
+    for (const id of IDS)
+      expect(await stack.git.readFile(FULL, 'main', `${id}.txt`)).toBe(`${id}\n`)
+    expect(await stack.git.readFile(FULL, 'main', 'c.txt')).toBe('c.txt\n')
+    for (const pr of prs) expect(stack.github.state.pullByNumber(pr.number)?.state).toBe('closed')
+    console.log(
+      `the train behind a shallow checkout of 200 commits: ${sent} objects fetched (whole history: ${wholeHistory(stack)})`
+    )
+  }, 600_000)
+})
