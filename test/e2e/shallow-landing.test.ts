@@ -4,13 +4,15 @@
 // it fetches the tips at depth 1, then deepens each PR's history and the base's only until they
 // share a commit. Every pack the remote sent is counted from its header: a whole-history fetch
 // (600 objects and more) fails these tests.
-import { rm } from 'node:fs/promises'
+import { readdir, readFile, rm } from 'node:fs/promises'
+import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { expectOk, writeScript } from '../support/scenario.js'
 import { push } from '../support/events.js'
 import { makeWorkspace } from '../../demo/git-remote.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { git, history, objectsSent, pushToMain } from './shallow-support.js'
+import { script } from '../../demo/model-server.js'
+import { git, history, mergeOld, objectsSent, pushToMain } from './shallow-support.js'
 
 const FULL = `${OWNER}/${REPO}`
 const IDS = ['one', 'two']
@@ -24,7 +26,7 @@ const task = (id: string) => ({
 const wholeHistory = (stack: Stack) =>
   Number(git(stack.git.repoPath(FULL), 'rev-list', '--objects', '--count', 'main'))
 
-describe('behind a shallow checkout of 200 commits, keep-fresh and the train fetch only what their merges need', () => {
+describe('behind a shallow checkout of 200 commits, keep-fresh, the train and the planner fetch only what the work needs', () => {
   let stack: Stack
   beforeEach(async () => {
     stack = await startStack({
@@ -122,5 +124,31 @@ describe('behind a shallow checkout of 200 commits, keep-fresh and the train fet
     console.log(
       `the train behind a shallow checkout of 200 commits: ${sent} objects fetched (whole history: ${wholeHistory(stack)})`
     )
+  }, 600_000)
+
+  it("the planner reads the base's files and none of its history: its clone is the base's tip at depth 1", async () => {
+    const old = history(stack, 199)
+    await checkout()
+    // main moves on by a merge of a branch forked 150 commits back: the base is not the checkout's.
+    const moved = mergeOld(stack, old, 150)
+    const tasks = [{ title: 'Add the notes', prompt: 'Write notes.md\nTwo lines.' }]
+    const goal = `Plan the notes ${script({ key: 'plan-shallow', steps: [{ tool: 'StructuredOutput', input: { tasks } }] })}`
+    const from = stack.git.requests.length
+    const run = await stack.run({ inputs: { goal } })
+    expectOk(run)
+    expect(JSON.parse(run.outputs.plan ?? '{}')).toMatchObject({
+      tasks: [{ title: 'Add the notes' }]
+    })
+    // The merge, its tree and the side's file: the base's history (and the side's) stays behind.
+    const sent = objectsSent(stack, from)
+    expect(sent, run.stdout).toBeLessThanOrEqual(10)
+    const root = path.join(run.runnerTemp, 'fleet-worker')
+    const [planner] = (await readdir(root)).filter(d => d.endsWith('-planner'))
+    const repo = path.join(root, planner ?? 'none', 'repo')
+    expect((await readFile(path.join(repo, '.git', 'shallow'), 'utf8')).split('\n')).toContain(
+      moved
+    )
+    expect(git(repo, 'rev-list', '--count', `refs/remotes/origin/main`)).toBe('1')
+    console.log(`the planner behind a shallow checkout of 200 commits: ${sent} objects fetched`)
   }, 600_000)
 })
