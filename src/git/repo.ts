@@ -218,6 +218,9 @@ export class FleetRepo {
   ): Promise<boolean> {
     if (await done()) return true
     if (!this.shallow) return false
+    // A tip cut where an earlier step brought its parents (the next PR on the same fork): no fetch.
+    await this.rejoin()
+    if (await done()) return true
     // No ref moves (--refmap= and no destination): the tips read before stay the ones worked on.
     const specs = branches.map(b => `refs/heads/${b}`)
     const named = branches.join(' and ')
