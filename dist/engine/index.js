@@ -65967,7 +65967,12 @@ class FleetRepo {
         const auth = (0,git_git/* authEnv */.mx)(opts.remoteUrl, opts.token, env);
         const [listed, [repo, borrowed]] = await Promise.all([
             listRemote(lister, opts.remoteUrl, opts.branches, auth),
-            FleetRepo.open(opts).then(async (r) => [r, await r.borrow(opts.checkout)])
+            FleetRepo.open(opts).then(async (r) => {
+                const borrowed = await r.borrow(opts.checkout);
+                if (opts.tipsOnly)
+                    r.shallow = true;
+                return [r, borrowed];
+            })
         ]);
         if (!borrowed)
             return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
@@ -66015,26 +66020,56 @@ class FleetRepo {
     }
     /**
      * In a shallow clone, `sha` made an ancestor of origin's `branch` if the remote has it so:
-     * `branch`'s history deepened a step at a time (8 commits, then 4 times as many each time, at
-     * most 6 steps, then whole) until it is. True when it is an ancestor. A whole clone fetches nothing.
+     * `branch`'s history deepened step by step (deepen) until it is. True when it is an ancestor.
+     * A whole clone fetches nothing.
      */
     async reach(sha, branch) {
         const ref = `refs/remotes/origin/${branch}`;
-        const isAncestor = async () => (await this.git.exec(['merge-base', '--is-ancestor', sha, ref], { allowFailure: true }))
-            .exitCode === 0;
-        if (await isAncestor())
+        return this.deepen([branch], `${sha.slice(0, 12)} is not on ${branch}'s cut history`, () => this.succeeds(['merge-base', '--is-ancestor', sha, ref]));
+    }
+    /**
+     * In a shallow clone, origin's `base` and `branch` given the commit they share (a merge base),
+     * which keep-fresh and the train merge from: both histories deepened step by step (deepen)
+     * until it is in the clone, and no further. True when they share one. A whole clone fetches
+     * nothing.
+     */
+    async meet(base, branch) {
+        const refs = [base, branch].map(b => `refs/remotes/origin/${b}`);
+        // A branch not fetched (not on the remote) has no history to deepen.
+        if (!(await this.remoteSha(base)) || !(await this.remoteSha(branch)))
+            return false;
+        return this.deepen([base, branch], `${branch} and ${base} share no commit in the cut history`, () => this.succeeds(['merge-base', ...refs]));
+    }
+    /**
+     * Until `done`, these branches' histories deepened a step at a time: 8 commits, then 4 times as
+     * many each time, at most 6 steps, then whole (the reason in the log); only in a shallow clone.
+     */
+    async deepen(branches, why, done) {
+        if (await done())
             return true;
         if (!this.shallow)
             return false;
-        for (let step = 0, depth = 8; step <= 6; step++, depth *= 4) {
+        // A tip cut where an earlier step brought its parents (the next PR on the same fork): no fetch.
+        await this.rejoin();
+        if (await done())
+            return true;
+        // No ref moves (--refmap= and no destination): the tips read before stay the ones worked on.
+        const specs = branches.map(b => `refs/heads/${b}`);
+        const named = branches.join(' and ');
+        for (let step = 0, depth = 8, total = 0; step <= 6; step++, total += depth, depth *= 4) {
             const deepen = step < 6 ? `--deepen=${depth}` : '--unshallow';
-            await this.git.exec(['fetch', '--quiet', '--no-tags', deepen, 'origin', `+refs/heads/${branch}:${ref}`], { env: this.auth(), allowFailure: true });
-            if (await isAncestor())
+            this.log?.(`shallow clone: ${why}: ${step < 6 ? `deepening ${named} by ${depth} commits` : `fetching their whole history (deepened by ${total} commits, still none)`}`);
+            await this.git.exec(['fetch', '--quiet', '--no-tags', '--refmap=', deepen, 'origin', ...specs], {
+                env: this.auth(),
+                allowFailure: true
+            });
+            if (await done())
                 return true;
-            if (deepen === '--unshallow')
-                break;
         }
         return false;
+    }
+    async succeeds(args) {
+        return (await this.git.exec(args, { allowFailure: true })).exitCode === 0;
     }
     /** Objects in the clone, loose and packed (`git count-objects`): what a fetch added. */
     async objectCount() {
@@ -66049,11 +66084,45 @@ class FleetRepo {
             throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`);
         const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`));
         await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() });
+        await this.rejoin();
         return branch;
     }
     /** Fetches these branches again: the base after the landing train merged a PR into it. */
     async refetch(branches) {
         await this.git.exec(this.fetchArgs(branches), { env: this.auth() });
+        await this.rejoin();
+    }
+    /**
+     * A fetch at depth 1 marks every tip it names as cut (`.git/shallow`), even one whose parents
+     * the clone has (the base one merge moved on, a branch deepened before): each such tip is
+     * joined to its history again, so no deepen fetches what the clone already holds. A parent
+     * present is whole down to its own cut: git keeps it so, and the borrowed checkout's cut is
+     * the clone's.
+     */
+    async rejoin() {
+        if (!this.shallow)
+            return;
+        const file = external_node_path_default().join(this.git.dir, '.git', 'shallow');
+        const cut = (await (0,promises_.readFile)(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+        const joined = new Set();
+        for (const sha of cut) {
+            const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? '';
+            const parents = [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '');
+            if (parents.length === 0)
+                continue;
+            const have = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...parents], {
+                allowFailure: true
+            });
+            if (have.stdout.split('\n').filter(Boolean).length === parents.length)
+                joined.add(sha);
+        }
+        if (joined.size === 0)
+            return;
+        const left = cut.filter(sha => !joined.has(sha));
+        if (left.length)
+            await (0,promises_.writeFile)(file, `${left.join('\n')}\n`);
+        else
+            await (0,promises_.rm)(file, { force: true });
     }
     remoteSha(branch) {
         return this.git.tryRevParse(`refs/remotes/origin/${branch}`);
@@ -99843,14 +99912,20 @@ function holdsSecret(tasks, secrets) {
     const text = JSON.stringify(tasks);
     return secrets.some(s => s.length >= 8 && text.includes(s));
 }
-/** The planner's own clone and a worktree of the base branch, on a local branch never pushed. */
+/**
+ * The planner's own clone and a worktree of the base branch, on a local branch never pushed. The
+ * planner reads the base's files and nothing of its history (Read, Glob, Grep; no git): the base
+ * is fetched at depth 1, borrowing the workspace's checkout as the fleet's clone does.
+ */
 async function plannerTree(deps, id) {
     const { repo, base } = await FleetRepo.clone({
         dir: external_node_path_default().join(deps.root, 'repo'),
         remoteUrl: deps.remoteUrl,
         token: deps.gitToken,
         base: deps.config.baseBranch,
-        branches: []
+        branches: [],
+        checkout: deps.host.GITHUB_WORKSPACE,
+        tipsOnly: true
     });
     const tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`);
     return { tree, base };
@@ -100576,6 +100651,8 @@ async function refreshBranch(ctx, pr) {
         if ('gone' in tips)
             return tips.gone;
         const { head, baseSha } = tips;
+        // Behind a shallow checkout: the histories deepened until the commit they share is here.
+        await ctx.repo.meet(ctx.base, pr.branch);
         const tree = refresh_addDisposableResource(env_1, await ctx.repo.worktree(`${pr.id}.refresh`, pr.branch, `refs/remotes/origin/${pr.branch}`), true);
         if (await isAncestor(tree, baseSha, head)) {
             ctx.log(`[${pr.id}] #${pr.number} is up to date with ${ctx.base}`);
@@ -100961,13 +101038,17 @@ async function refreshFleet(opts) {
  * train's rides) share; the model gateway opens on `stack` only when a conflict needs a worker.
  */
 async function openRefresh(opts, stack) {
-    const { repo } = await FleetRepo.clone({
+    const { repo, borrowed } = await FleetRepo.clone({
         dir: external_node_path_default().join(opts.root, 'repo'),
         remoteUrl: opts.remoteUrl,
         token: opts.gitToken,
         base: opts.base,
-        branches: opts.prs.map(pr => pr.branch)
+        branches: opts.prs.map(pr => pr.branch),
+        checkout: opts.checkout
     });
+    if (borrowed)
+        opts.log(borrowedNote(borrowed));
+    repo.log = opts.log;
     let worker;
     const ctx = {
         config: opts.config,
@@ -101668,6 +101749,7 @@ async function refreshOptions(run, github, base, prs, kind) {
         remoteUrl: await run.prepare.remoteUrl(),
         gitToken: config.githubToken,
         root: external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${kind}`),
+        checkout: run.env.GITHUB_WORKSPACE,
         github,
         isolation: await run.prepare.isolation(),
         claude: () => run.prepare.claude(),
@@ -101870,6 +101952,8 @@ async function ride(ctx, pr) {
                 status: 'waiting',
                 error: `#${pr.number}'s branch moved since its approval was read (now ${train_short(head)}): the next train reads it again`
             });
+        // Behind a shallow checkout: the histories deepened until the commit they share is here.
+        await ctx.repo.meet(ctx.base, pr.branch);
         const tree = train_addDisposableResource(env_1, await ctx.repo.worktree(`${pr.id}.train`, pr.branch, `refs/remotes/origin/${pr.branch}`), true);
         if (pr.draft)
             return await draftStop(ctx, pr, tree);
@@ -102155,6 +102239,10 @@ async function runTrain(opts) {
             autoMerge: opts.autoMerge,
             rules: opts.rules
         };
+        // The files each PR changes are read from the commit it shares with the base: behind a shallow
+        // checkout each is deepened until it is here, one at a time (one clone, one shallow file).
+        for (const pr of opts.prs)
+            await ctx.repo.meet(opts.base, pr.branch);
         const order = trainOrder(await Promise.all(opts.prs.map(async (pr) => ({
             ...pr,
             files: await changedFiles(ctx.repo, opts.base, pr.branch)

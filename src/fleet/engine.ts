@@ -133,7 +133,7 @@ function taskContext(
 }
 
 /** One line for the log: what the fleet's clone took from the checkout, and what it fetched. */
-function borrowedNote(b: {
+export function borrowedNote(b: {
   files: number
   shallow?: string[]
   partial: boolean

@@ -6,7 +6,7 @@ import type { GitHub } from '../github/github.js'
 import type { OpenFleetPr } from '../report/refresh.js'
 import type { Isolation } from '../cage/isolation.js'
 import type { WorkerContext } from '../worker/run.js'
-import { openGateway } from './engine.js'
+import { borrowedNote, openGateway } from './engine.js'
 import { type RefreshConfig, type RefreshContext, refreshPr } from './refresh.js'
 
 export interface RefreshOptions {
@@ -17,6 +17,11 @@ export interface RefreshOptions {
   gitToken?: string
   /** A fresh directory for the clone, worktrees and cages. */
   root: string
+  /**
+   * The workspace's checkout, whose objects the clone borrows; behind a shallow one the clone
+   * stays shallow, each PR's history deepened only until it meets the base's (FleetRepo.meet).
+   */
+  checkout?: string
   github: GitHub
   /** Where a merge turn and verify run, prepared once per run (prepareIsolation). */
   isolation: Isolation
@@ -66,13 +71,16 @@ export async function openRefresh(
   opts: RefreshOptions,
   stack: AsyncDisposableStack
 ): Promise<RefreshContext> {
-  const { repo } = await FleetRepo.clone({
+  const { repo, borrowed } = await FleetRepo.clone({
     dir: path.join(opts.root, 'repo'),
     remoteUrl: opts.remoteUrl,
     token: opts.gitToken,
     base: opts.base,
-    branches: opts.prs.map(pr => pr.branch)
+    branches: opts.prs.map(pr => pr.branch),
+    checkout: opts.checkout
   })
+  if (borrowed) opts.log(borrowedNote(borrowed))
+  repo.log = opts.log
   let worker: Promise<WorkerContext> | undefined
   const ctx: RefreshContext = {
     config: opts.config,

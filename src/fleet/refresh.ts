@@ -136,6 +136,8 @@ async function refreshBranch(ctx: RefreshContext, pr: FleetPr): Promise<Outcome>
   const tips = await remoteTips(ctx, pr)
   if ('gone' in tips) return tips.gone
   const { head, baseSha } = tips
+  // Behind a shallow checkout: the histories deepened until the commit they share is here.
+  await ctx.repo.meet(ctx.base, pr.branch)
   await using tree = await ctx.repo.worktree(
     `${pr.id}.refresh`,
     pr.branch,

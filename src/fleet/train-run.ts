@@ -27,6 +27,9 @@ export async function runTrain(opts: TrainOptions): Promise<Outcome[]> {
     autoMerge: opts.autoMerge,
     rules: opts.rules
   }
+  // The files each PR changes are read from the commit it shares with the base: behind a shallow
+  // checkout each is deepened until it is here, one at a time (one clone, one shallow file).
+  for (const pr of opts.prs) await ctx.repo.meet(opts.base, pr.branch)
   const order = trainOrder(
     await Promise.all(
       opts.prs.map(async pr => ({

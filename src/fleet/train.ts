@@ -58,6 +58,8 @@ async function ride(ctx: TrainContext, pr: FleetPr): Promise<Outcome> {
       status: 'waiting',
       error: `#${pr.number}'s branch moved since its approval was read (now ${short(head)}): the next train reads it again`
     })
+  // Behind a shallow checkout: the histories deepened until the commit they share is here.
+  await ctx.repo.meet(ctx.base, pr.branch)
   await using tree = await ctx.repo.worktree(
     `${pr.id}.train`,
     pr.branch,

@@ -1,4 +1,4 @@
-import { chmod, copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
@@ -118,6 +118,8 @@ export class FleetRepo {
       branches: string[]
       /** The workspace's checkout, whose objects the clone borrows (borrow.ts): never its config. */
       checkout?: string
+      /** The work reads the tips' files and no history (the planner): fetched at depth 1 always. */
+      tipsOnly?: boolean
     }
   ): Promise<{ repo: FleetRepo; base: string; borrowed?: Borrowed & { fetched: number } }> {
     const env = opts.env ?? process.env
@@ -126,7 +128,11 @@ export class FleetRepo {
     const auth = authEnv(opts.remoteUrl, opts.token, env)
     const [listed, [repo, borrowed]] = await Promise.all([
       listRemote(lister, opts.remoteUrl, opts.branches, auth),
-      FleetRepo.open(opts).then(async r => [r, await r.borrow(opts.checkout)] as const)
+      FleetRepo.open(opts).then(async r => {
+        const borrowed = await r.borrow(opts.checkout)
+        if (opts.tipsOnly) r.shallow = true
+        return [r, borrowed] as const
+      })
     ])
     if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
     const before = await repo.objectCount()
@@ -174,26 +180,69 @@ export class FleetRepo {
 
   /**
    * In a shallow clone, `sha` made an ancestor of origin's `branch` if the remote has it so:
-   * `branch`'s history deepened a step at a time (8 commits, then 4 times as many each time, at
-   * most 6 steps, then whole) until it is. True when it is an ancestor. A whole clone fetches nothing.
+   * `branch`'s history deepened step by step (deepen) until it is. True when it is an ancestor.
+   * A whole clone fetches nothing.
    */
   async reach(sha: string, branch: string): Promise<boolean> {
     const ref = `refs/remotes/origin/${branch}`
-    const isAncestor = async () =>
-      (await this.git.exec(['merge-base', '--is-ancestor', sha, ref], { allowFailure: true }))
-        .exitCode === 0
-    if (await isAncestor()) return true
+    return this.deepen([branch], `${sha.slice(0, 12)} is not on ${branch}'s cut history`, () =>
+      this.succeeds(['merge-base', '--is-ancestor', sha, ref])
+    )
+  }
+
+  /**
+   * In a shallow clone, origin's `base` and `branch` given the commit they share (a merge base),
+   * which keep-fresh and the train merge from: both histories deepened step by step (deepen)
+   * until it is in the clone, and no further. True when they share one. A whole clone fetches
+   * nothing.
+   */
+  async meet(base: string, branch: string): Promise<boolean> {
+    const refs = [base, branch].map(b => `refs/remotes/origin/${b}`)
+    // A branch not fetched (not on the remote) has no history to deepen.
+    if (!(await this.remoteSha(base)) || !(await this.remoteSha(branch))) return false
+    return this.deepen(
+      [base, branch],
+      `${branch} and ${base} share no commit in the cut history`,
+      () => this.succeeds(['merge-base', ...refs])
+    )
+  }
+
+  /**
+   * Until `done`, these branches' histories deepened a step at a time: 8 commits, then 4 times as
+   * many each time, at most 6 steps, then whole (the reason in the log); only in a shallow clone.
+   */
+  private async deepen(
+    branches: string[],
+    why: string,
+    done: () => Promise<boolean>
+  ): Promise<boolean> {
+    if (await done()) return true
     if (!this.shallow) return false
-    for (let step = 0, depth = 8; step <= 6; step++, depth *= 4) {
+    // A tip cut where an earlier step brought its parents (the next PR on the same fork): no fetch.
+    await this.rejoin()
+    if (await done()) return true
+    // No ref moves (--refmap= and no destination): the tips read before stay the ones worked on.
+    const specs = branches.map(b => `refs/heads/${b}`)
+    const named = branches.join(' and ')
+    for (let step = 0, depth = 8, total = 0; step <= 6; step++, total += depth, depth *= 4) {
       const deepen = step < 6 ? `--deepen=${depth}` : '--unshallow'
-      await this.git.exec(
-        ['fetch', '--quiet', '--no-tags', deepen, 'origin', `+refs/heads/${branch}:${ref}`],
-        { env: this.auth(), allowFailure: true }
+      this.log?.(
+        `shallow clone: ${why}: ${step < 6 ? `deepening ${named} by ${depth} commits` : `fetching their whole history (deepened by ${total} commits, still none)`}`
       )
-      if (await isAncestor()) return true
-      if (deepen === '--unshallow') break
+      await this.git.exec(
+        ['fetch', '--quiet', '--no-tags', '--refmap=', deepen, 'origin', ...specs],
+        {
+          env: this.auth(),
+          allowFailure: true
+        }
+      )
+      if (await done()) return true
     }
     return false
+  }
+
+  private async succeeds(args: string[]): Promise<boolean> {
+    return (await this.git.exec(args, { allowFailure: true })).exitCode === 0
   }
 
   /** Objects in the clone, loose and packed (`git count-objects`): what a fetch added. */
@@ -214,12 +263,41 @@ export class FleetRepo {
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
     const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
     await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() })
+    await this.rejoin()
     return branch
   }
 
   /** Fetches these branches again: the base after the landing train merged a PR into it. */
   async refetch(branches: string[]): Promise<void> {
     await this.git.exec(this.fetchArgs(branches), { env: this.auth() })
+    await this.rejoin()
+  }
+
+  /**
+   * A fetch at depth 1 marks every tip it names as cut (`.git/shallow`), even one whose parents
+   * the clone has (the base one merge moved on, a branch deepened before): each such tip is
+   * joined to its history again, so no deepen fetches what the clone already holds. A parent
+   * present is whole down to its own cut: git keeps it so, and the borrowed checkout's cut is
+   * the clone's.
+   */
+  private async rejoin(): Promise<void> {
+    if (!this.shallow) return
+    const file = path.join(this.git.dir, '.git', 'shallow')
+    const cut = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean)
+    const joined = new Set<string>()
+    for (const sha of cut) {
+      const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? ''
+      const parents = [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '')
+      if (parents.length === 0) continue
+      const have = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...parents], {
+        allowFailure: true
+      })
+      if (have.stdout.split('\n').filter(Boolean).length === parents.length) joined.add(sha)
+    }
+    if (joined.size === 0) return
+    const left = cut.filter(sha => !joined.has(sha))
+    if (left.length) await writeFile(file, `${left.join('\n')}\n`)
+    else await rm(file, { force: true })
   }
 
   remoteSha(branch: string): Promise<string | undefined> {

@@ -68,14 +68,20 @@ export function holdsSecret(tasks: unknown, secrets: string[]): boolean {
   return secrets.some(s => s.length >= 8 && text.includes(s))
 }
 
-/** The planner's own clone and a worktree of the base branch, on a local branch never pushed. */
+/**
+ * The planner's own clone and a worktree of the base branch, on a local branch never pushed. The
+ * planner reads the base's files and nothing of its history (Read, Glob, Grep; no git): the base
+ * is fetched at depth 1, borrowing the workspace's checkout as the fleet's clone does.
+ */
 async function plannerTree(deps: PlannerDeps, id: string) {
   const { repo, base } = await FleetRepo.clone({
     dir: path.join(deps.root, 'repo'),
     remoteUrl: deps.remoteUrl,
     token: deps.gitToken,
     base: deps.config.baseBranch,
-    branches: []
+    branches: [],
+    checkout: deps.host.GITHUB_WORKSPACE,
+    tipsOnly: true
   })
   const tree = await repo.worktree(id, `fleet-planner/${id}`, `refs/remotes/origin/${base}`)
   return { tree, base }

@@ -138,6 +138,7 @@ export async function refreshOptions(
     remoteUrl: await run.prepare.remoteUrl(),
     gitToken: config.githubToken,
     root: path.join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${kind}`),
+    checkout: run.env.GITHUB_WORKSPACE,
     github,
     isolation: await run.prepare.isolation(),
     claude: () => run.prepare.claude(),
