@@ -1,5 +1,11 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
-import { readLeftovers, SETUP_CHECK } from './setup-check.js'
+import {
+  type Leftovers,
+  parseStatus,
+  readLeftovers,
+  SETUP_CHECK,
+  STATUS_ARGS
+} from './setup-check.js'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
@@ -76,7 +82,7 @@ async function cacheDirs(host: NodeJS.ProcessEnv): Promise<string[]> {
   return Promise.all(dirs.map(d => realpath(d).catch(() => path.normalize(d))))
 }
 
-/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+/** An untracked path `git status -z` printed, as an exclude pattern matching exactly it. */
 export function excludePattern(file: string): string {
   return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`
 }
@@ -87,32 +93,12 @@ export function excludePattern(file: string): string {
  * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
  * PR, so they fail the setup instead.
  */
-async function excludeLeftovers(
-  tree: Worktree,
-  checked?: { tracked: string; untracked: string }
-): Promise<string | undefined> {
-  const status =
-    checked?.tracked ??
-    (
-      await tree.git.exec([
-        'status',
-        '--porcelain',
-        '--untracked-files=no',
-        '--ignore-submodules=all'
-      ])
-    ).stdout
-  const files = status
-    .split('\n')
-    .filter(Boolean)
-    .map(line => line.slice(3))
-  if (files.length > 0) {
-    return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
+async function excludeLeftovers(tree: Worktree, checked?: Leftovers): Promise<string | undefined> {
+  const { tracked, untracked: paths } =
+    checked ?? parseStatus((await tree.git.exec(STATUS_ARGS)).stdout)
+  if (tracked.length > 0) {
+    return `setup changed tracked files (${tracked.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
   }
-  const listed =
-    checked?.untracked ??
-    (await tree.git.exec(['ls-files', '-z', '--others', '--exclude-standard', '--directory']))
-      .stdout
-  const paths = listed.split('\0').filter(Boolean)
   if (paths.length === 0) return undefined
   const file = path.join(tree.gitDir, SETUP_EXCLUDE)
   await writeFile(file, paths.map(excludePattern).join('\n') + '\n')
@@ -165,7 +151,7 @@ export async function runSetup(
   const env = setupEnv(s.isolation, s.host, paths)
   const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : []
   // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
-  // directory of setup's own, and the action reads those two files as data.
+  // directory of setup's own, and the action reads that file as data.
   const out = path.join(s.cageDir, 'leftovers')
   if (s.tree.view) {
     await mkdir(out, { recursive: true })
