@@ -32340,7 +32340,8 @@ async function prepare(c) {
         await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
         const caches = await cacheLayers(c.shared ?? [], external_node_path_default().join(dir, 'caches'), c.setup.host.unshare);
         views = caches.views;
-        return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release };
+        const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value });
+        return { spec, dir, cloneGit: git.gitDir, release };
     }
     catch (error) {
         await release();
@@ -32455,18 +32456,43 @@ async function spawnSandboxed(c, io) {
     }
 }
 /** A shell command (verify, setup) in the task's sandbox: the same walls as its worker's. */
-async function runSandboxed(c, shell, timeoutMs, signal) {
+async function runSandboxed(c, shell, timeoutMs, signal, after) {
     const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
     try {
         const { spec, seal } = await sealedSpec(c, prepared);
         const cmd = sandboxCommand(spec);
         const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
         await exitThrough(c, prepared, seal);
+        const passed = result.exitCode === 0 && !result.timedOut && result.cancelled === undefined;
+        if (after && passed)
+            await after(shortCage(c, prepared, timeoutMs, signal));
         return result;
     }
     finally {
         await prepared.release();
     }
+}
+/**
+ * A second, short cage after the command (CageCommand.after): its files and clone, no network, no
+ * caches; the clone's index taken again from the task's, so what the first command staged there
+ * is not what the second one reads.
+ */
+function shortCage(c, prepared, timeoutMs, signal) {
+    return async (command, env) => {
+        const task = c.sealing ?? c.task;
+        if (task)
+            await (0,promises_.copyFile)(external_node_path_default().join(task.adminDir, 'index'), external_node_path_default().join(prepared.cloneGit, 'index'));
+        const cmd = sandboxCommand({
+            ...prepared.spec,
+            network: undefined,
+            views: [],
+            scratch: [],
+            command,
+            env: { ...env, HOME: env.HOME ?? c.cageDir, TMPDIR: env.TMPDIR ?? c.cageDir }
+        });
+        const label = command.slice(0, 2).join(' ');
+        return (0,verify/* runVerify */.R)(label, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
+    };
 }
 /**
  * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
@@ -32548,7 +32574,7 @@ function runSandboxedCommand(c, env, setup) {
         sealing: c.sealing,
         task: c.task,
         gitDir: c.gitDir
-    }, c.command, c.timeoutMs, c.signal);
+    }, c.command, c.timeoutMs, c.signal, c.after);
 }
 
 ;// CONCATENATED MODULE: ./src/cage/isolation.ts
@@ -32586,6 +32612,7 @@ function sandboxKind(setup) {
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
         viewsHide: !!setup.host.unshare,
+        checksAfter: true,
         ...(setup.host.unshare && setup.host.nsenter
             ? { hold: holdView.bind(undefined, setup.host.unshare) }
             : {})
@@ -67121,6 +67148,20 @@ const SETUP_CHECK = [
     CAGE_GIT,
     `g ${STATUS_ARGS.join(' ')} > "$FLEET_SETUP_OUT/status" || exit 6`
 ].join('\n');
+/**
+ * Setup's leftover check in a cage of its own once setup passed (the sandbox: setup-layer.ts):
+ * `paths` then the paths setup changed, taken literally, or `all` for the whole view. Exit 6 when
+ * git cannot list them, 7 when called otherwise.
+ */
+const LEFTOVERS_CHECK = [
+    CAGE_GIT,
+    'case $1 in',
+    '  all) set -- ;;',
+    '  paths) shift; [ $# -gt 0 ] || exit 7 ;;',
+    '  *) exit 7 ;;',
+    'esac',
+    `g --literal-pathspecs ${STATUS_ARGS.join(' ')} -- "$@" > "$FLEET_SETUP_OUT/status" || exit 6`
+].join('\n');
 /** More than this is no listing of leftovers a commit should exclude: refused. */
 const MAX_BYTES = 4 * 1024 * 1024;
 /**
@@ -67191,9 +67232,125 @@ async function readLeftovers(dir) {
     return parseStatus(await (0,cage_file/* readCageFile */.R)(external_node_path_default().join(dir, 'status'), MAX_BYTES));
 }
 
+;// CONCATENATED MODULE: ./src/fleet/setup-layer.ts
+
+
+/** Entries of the upper layer read at most: a setup that changed more gets the whole walk. */
+const MAX_ENTRIES = 10_000;
+/** The paths handed to git, in bytes (they go on its command line): past it, the whole walk. */
+const setup_layer_MAX_BYTES = 256 * 1024;
+/** Directories looked into for a probe under one lower entry (lowerProbe). */
+const MAX_PROBE_STEPS = 64;
+/** A name as a string, when it is UTF-8 that comes back to the same bytes (git gets strings). */
+function nameOf(raw) {
+    const name = raw.toString('utf8');
+    return Buffer.from(name, 'utf8').equals(raw) ? name : undefined;
+}
+const setup_layer_isDir = (p) => (0,promises_.lstat)(p).then((s) => s.isDirectory(), () => false);
+async function entries(dir) {
+    return (0,promises_.readdir)(dir, { encoding: 'buffer', withFileTypes: true });
+}
+/** A file (anything not a directory) under `rel` in `lower`, depth first, or undefined. */
+async function lowerProbe(lower, rel, budget) {
+    if (--budget.steps < 0)
+        return undefined;
+    for (const e of await entries(external_node_path_default().join(lower, rel))) {
+        const name = nameOf(e.name);
+        if (name === undefined || name === '.git')
+            continue;
+        const p = external_node_path_default().posix.join(rel, name);
+        if (!(await setup_layer_isDir(external_node_path_default().join(lower, p))))
+            return p;
+        const found = await lowerProbe(lower, p, budget);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+/**
+ * Lists what setup changed in a view whose private layer is `upper` over `lower` (the checkout:
+ * exactly a commit's files, and a `.git` at its root, which git never lists). Read only after
+ * setup's cage has ended, so nothing writes the layer while it is read.
+ */
+async function layerPaths(upper, lower, maxEntries = MAX_ENTRIES) {
+    const paths = [];
+    const probes = [];
+    let count = 0;
+    let bytes = 0;
+    const add = (p) => {
+        paths.push(p);
+        bytes += Buffer.byteLength(p) + 1;
+    };
+    const dirs = [''];
+    try {
+        for (let rel = dirs.pop(); rel !== undefined; rel = dirs.pop()) {
+            const upperNames = new Set();
+            for (const e of await entries(external_node_path_default().join(upper, rel))) {
+                if (++count > maxEntries)
+                    return { whole: `setup changed over ${maxEntries} entries` };
+                const name = nameOf(e.name);
+                if (name === undefined)
+                    return { whole: 'a name that is not UTF-8' };
+                upperNames.add(name);
+                // git never lists a `.git`: a nested repository shows as its new directory.
+                if (name === '.git')
+                    continue;
+                const p = external_node_path_default().posix.join(rel, name);
+                const dir = e.isDirectory() || (isUnknown(e) && (await setup_layer_isDir(external_node_path_default().join(upper, p))));
+                if (dir && (await setup_layer_isDir(external_node_path_default().join(lower, p))))
+                    dirs.push(p);
+                else
+                    add(p);
+            }
+            const hidden = [];
+            for (const e of await entries(external_node_path_default().join(lower, rel))) {
+                const name = nameOf(e.name);
+                if (name === undefined)
+                    return { whole: 'a name that is not UTF-8' };
+                if (!upperNames.has(name) && !(rel === '' && name === '.git'))
+                    hidden.push(name);
+            }
+            // The view's root is never opaque: it is the mount itself, which no cage can remove.
+            if (hidden.length === 0 || rel === '')
+                continue;
+            const budget = { steps: MAX_PROBE_STEPS };
+            let probe;
+            for (const name of hidden) {
+                const p = external_node_path_default().posix.join(rel, name);
+                probe = (await setup_layer_isDir(external_node_path_default().join(lower, p))) ? await lowerProbe(lower, p, budget) : p;
+                if (probe || budget.steps < 0)
+                    break;
+            }
+            if (!probe)
+                return { whole: `no file to probe under ${rel || 'the root'}` };
+            probes.push(probe);
+            add(probe);
+            if (bytes > setup_layer_MAX_BYTES)
+                return { whole: `setup's paths pass ${setup_layer_MAX_BYTES} bytes` };
+        }
+    }
+    catch (error) {
+        return { whole: `its private layer could not be read (${String(error)})` };
+    }
+    if (bytes > setup_layer_MAX_BYTES)
+        return { whole: `setup's paths pass ${setup_layer_MAX_BYTES} bytes` };
+    return { paths, probes };
+}
+/** A directory entry whose type the filesystem did not say (DT_UNKNOWN). */
+function isUnknown(e) {
+    return !(e.isFile() ||
+        e.isDirectory() ||
+        e.isSymbolicLink() ||
+        e.isFIFO() ||
+        e.isSocket() ||
+        e.isCharacterDevice() ||
+        e.isBlockDevice());
+}
+
 // EXTERNAL MODULE: ./src/cage/cage-git.ts
 var cage_git = __nccwpck_require__(18711);
 ;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
 
 
 
@@ -67308,22 +67465,33 @@ async function runSetup(config, s) {
     s.log(`[${s.taskId}] setup: ${s.command}`);
     const env = setupEnv(s.isolation, s.host, paths);
     const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : [];
-    // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
-    // directory of setup's own, and the action reads that file as data.
+    // With a view the host cannot see what setup left: git lists it in a cage into a directory of
+    // setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
+    // ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
+    // elsewhere in setup's own cage, over the whole view (SETUP_CHECK).
     const out = external_node_path_default().join(s.cageDir, 'leftovers');
-    if (s.tree.view) {
+    const view = s.tree.view;
+    const layered = !!view && !!s.isolation.checksAfter;
+    let listed;
+    if (view)
         await (0,promises_.mkdir)(out, { recursive: true });
+    if (view && !layered)
         Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
-    }
     const ran = await s.isolation.run({
         taskId: s.taskId,
         label: 'setup',
         cwd: s.tree.dir,
         env,
-        command: s.tree.view ? SETUP_CHECK : s.command,
-        task: s.tree.view ? s.exit : undefined,
-        gitDir: s.tree.view ? undefined : s.tree.gitDir,
-        outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+        command: view && !layered ? SETUP_CHECK : s.command,
+        task: view ? s.exit : undefined,
+        gitDir: view ? undefined : s.tree.gitDir,
+        outDir: view && !layered ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+        after: view && layered
+            ? async (again) => {
+                listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, m => s.log(`[${s.taskId}] ${m}`));
+                await listed.catch(() => undefined);
+            }
+            : undefined,
         timeoutMs: config.setupTimeoutMs,
         host: s.host,
         log: s.log,
@@ -67336,10 +67504,49 @@ async function runSetup(config, s) {
         s.log(`[${s.taskId}] ${error}`);
         return { result, error, cancelled: true };
     }
-    return settled(s, result, out);
+    const checked = () => layered
+        ? (listed ?? Promise.reject(new Error('the check after setup did not run')))
+        : readLeftovers(out);
+    return settled(s, result, checked);
+}
+/**
+ * What setup left in a view, listed in a second short cage (the sandbox) by one `git status` of
+ * only the paths its private layer holds (setup-layer.ts): no walk of every file of the task's
+ * fresh mount. The whole view is walked instead where the layer cannot be read or is too large,
+ * and when a probe shows a directory removed and made again (its hidden files are then named
+ * exactly as the whole walk names them). The log says which.
+ */
+async function leftoversOfLayer(view, out, env, again, log) {
+    const check = async (args) => {
+        // Anything setup's cage left at the listing's path is gone before the check writes it.
+        await (0,promises_.rm)(out, { recursive: true, force: true });
+        await (0,promises_.mkdir)(out, { recursive: true });
+        const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env);
+        if (ran.exitCode !== 0)
+            throw new Error(`git status exited ${ran.exitCode}: ${lastLines(ran.tail, 3)}`);
+        return readLeftovers(out);
+    };
+    const started = Date.now();
+    const layer = await layerPaths(view.upper, view.lower);
+    if ('whole' in layer) {
+        log(`setup's leftovers: the whole view walked (${layer.whole})`);
+        return check(['all']);
+    }
+    if (layer.paths.length === 0) {
+        log(`setup's leftovers: its private layer is empty, nothing to check`);
+        return { tracked: [], untracked: [] };
+    }
+    const left = await check(['paths', ...layer.paths]);
+    const probes = new Set(layer.probes.map(quotedPath));
+    if (left.tracked.some(t => probes.has(t))) {
+        log(`setup's leftovers: the whole view walked (a directory was removed and made again)`);
+        return check(['all']);
+    }
+    log(`setup's leftovers: ${layer.paths.length} path(s) of its private layer checked in ${Date.now() - started} ms, not the whole view`);
+    return left;
 }
 /** A setup that ran to its end: failed, or what it left excluded from every commit. */
-async function settled(s, result, out) {
+async function settled(s, result, checked) {
     const failed = setupFailure(s.command, result);
     if (failed) {
         s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`);
@@ -67349,7 +67556,7 @@ async function settled(s, result, out) {
         };
     }
     const error = s.tree.view
-        ? await readLeftovers(out).then(checked => excludeLeftovers(s.tree, checked), (e) => `could not list what setup left in the task's files: ${String(e)}`)
+        ? await checked().then(checked => excludeLeftovers(s.tree, checked), (e) => `could not list what setup left in the task's files: ${String(e)}`)
         : await excludeLeftovers(s.tree);
     if (error)
         s.log(`[${s.taskId}] ${error}`);

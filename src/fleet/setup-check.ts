@@ -36,6 +36,21 @@ export const SETUP_CHECK = [
   `g ${STATUS_ARGS.join(' ')} > "$FLEET_SETUP_OUT/status" || exit 6`
 ].join('\n')
 
+/**
+ * Setup's leftover check in a cage of its own once setup passed (the sandbox: setup-layer.ts):
+ * `paths` then the paths setup changed, taken literally, or `all` for the whole view. Exit 6 when
+ * git cannot list them, 7 when called otherwise.
+ */
+export const LEFTOVERS_CHECK = [
+  CAGE_GIT,
+  'case $1 in',
+  '  all) set -- ;;',
+  '  paths) shift; [ $# -gt 0 ] || exit 7 ;;',
+  '  *) exit 7 ;;',
+  'esac',
+  `g --literal-pathspecs ${STATUS_ARGS.join(' ')} -- "$@" > "$FLEET_SETUP_OUT/status" || exit 6`
+].join('\n')
+
 /** More than this is no listing of leftovers a commit should exclude: refused. */
 const MAX_BYTES = 4 * 1024 * 1024
 

@@ -1,11 +1,15 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
 import {
   type Leftovers,
+  LEFTOVERS_CHECK,
   parseStatus,
+  quotedPath,
   readLeftovers,
   SETUP_CHECK,
   STATUS_ARGS
 } from './setup-check.js'
+import { layerPaths } from './setup-layer.js'
+import type { ShortCage } from '../worker/launch.js'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
@@ -150,22 +154,34 @@ export async function runSetup(
   s.log(`[${s.taskId}] setup: ${s.command}`)
   const env = setupEnv(s.isolation, s.host, paths)
   const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : []
-  // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
-  // directory of setup's own, and the action reads that file as data.
+  // With a view the host cannot see what setup left: git lists it in a cage into a directory of
+  // setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
+  // ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
+  // elsewhere in setup's own cage, over the whole view (SETUP_CHECK).
   const out = path.join(s.cageDir, 'leftovers')
-  if (s.tree.view) {
-    await mkdir(out, { recursive: true })
-    Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
-  }
+  const view = s.tree.view
+  const layered = !!view && !!s.isolation.checksAfter
+  let listed: Promise<Leftovers> | undefined
+  if (view) await mkdir(out, { recursive: true })
+  if (view && !layered) Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
   const ran = await s.isolation.run({
     taskId: s.taskId,
     label: 'setup',
     cwd: s.tree.dir,
     env,
-    command: s.tree.view ? SETUP_CHECK : s.command,
-    task: s.tree.view ? s.exit : undefined,
-    gitDir: s.tree.view ? undefined : s.tree.gitDir,
-    outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+    command: view && !layered ? SETUP_CHECK : s.command,
+    task: view ? s.exit : undefined,
+    gitDir: view ? undefined : s.tree.gitDir,
+    outDir: view && !layered ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+    after:
+      view && layered
+        ? async again => {
+            listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, m =>
+              s.log(`[${s.taskId}] ${m}`)
+            )
+            await listed.catch(() => undefined)
+          }
+        : undefined,
     timeoutMs: config.setupTimeoutMs,
     host: s.host,
     log: s.log,
@@ -178,14 +194,63 @@ export async function runSetup(
     s.log(`[${s.taskId}] ${error}`)
     return { result, error, cancelled: true }
   }
-  return settled(s, result, out)
+  const checked = () =>
+    layered
+      ? (listed ?? Promise.reject(new Error('the check after setup did not run')))
+      : readLeftovers(out)
+  return settled(s, result, checked)
+}
+
+/**
+ * What setup left in a view, listed in a second short cage (the sandbox) by one `git status` of
+ * only the paths its private layer holds (setup-layer.ts): no walk of every file of the task's
+ * fresh mount. The whole view is walked instead where the layer cannot be read or is too large,
+ * and when a probe shows a directory removed and made again (its hidden files are then named
+ * exactly as the whole walk names them). The log says which.
+ */
+async function leftoversOfLayer(
+  view: NonNullable<Worktree['view']>,
+  out: string,
+  env: Record<string, string>,
+  again: ShortCage,
+  log: (m: string) => void
+): Promise<Leftovers> {
+  const check = async (args: string[]) => {
+    // Anything setup's cage left at the listing's path is gone before the check writes it.
+    await rm(out, { recursive: true, force: true })
+    await mkdir(out, { recursive: true })
+    const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env)
+    if (ran.exitCode !== 0)
+      throw new Error(`git status exited ${ran.exitCode}: ${lastLines(ran.tail, 3)}`)
+    return readLeftovers(out)
+  }
+  const started = Date.now()
+  const layer = await layerPaths(view.upper, view.lower)
+  if ('whole' in layer) {
+    log(`setup's leftovers: the whole view walked (${layer.whole})`)
+    return check(['all'])
+  }
+  if (layer.paths.length === 0) {
+    log(`setup's leftovers: its private layer is empty, nothing to check`)
+    return { tracked: [], untracked: [] }
+  }
+  const left = await check(['paths', ...layer.paths])
+  const probes = new Set(layer.probes.map(quotedPath))
+  if (left.tracked.some(t => probes.has(t))) {
+    log(`setup's leftovers: the whole view walked (a directory was removed and made again)`)
+    return check(['all'])
+  }
+  log(
+    `setup's leftovers: ${layer.paths.length} path(s) of its private layer checked in ${Date.now() - started} ms, not the whole view`
+  )
+  return left
 }
 
 /** A setup that ran to its end: failed, or what it left excluded from every commit. */
 async function settled(
   s: { taskId: string; tree: Worktree; command: string; log: (m: string) => void },
   result: VerifyResult,
-  out: string
+  checked: () => Promise<Leftovers>
 ): Promise<SetupRun> {
   const failed = setupFailure(s.command, result)
   if (failed) {
@@ -196,7 +261,7 @@ async function settled(
     }
   }
   const error = s.tree.view
-    ? await readLeftovers(out).then(
+    ? await checked().then(
         checked => excludeLeftovers(s.tree, checked),
         (e: unknown) => `could not list what setup left in the task's files: ${String(e)}`
       )
