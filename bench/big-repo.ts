@@ -80,6 +80,16 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
   // Which base the views showed (the workspace's checkout or the run's own), and the check's time.
   const base = /task files: .*/.exec(run.stdout)?.[0]
   if (base) console.log(`  ${files} files: ${base}`)
+  // The bench's own setup (a `find` over every file, standing in for a user's) against the
+  // fleet's check of what it left (fleet/setup.ts logs both, per task).
+  const ms = (re: RegExp) => [...run.stdout.matchAll(re)].map(m => Number(m[1]))
+  const setupMs = ms(/setup passed in (\d+) ms/g)
+  const checkMs = ms(/setup's leftovers: \d+ path\(s\) of its private layer checked in (\d+) ms/g)
+  const whole = run.stdout.match(/setup's leftovers: the whole view walked \(.*\)/g) ?? []
+  if (setupMs.length > 0)
+    console.log(
+      `  ${files} files: setup's cage ${JSON.stringify(spread(setupMs))} ms; its leftover check ${checkMs.length ? JSON.stringify(spread(checkMs)) + ' ms' : 'not on paths'}${whole.length ? `; ${whole[0]}` : ''}`
+    )
   return { run, results }
 }
 

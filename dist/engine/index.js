@@ -67477,6 +67477,7 @@ async function runSetup(config, s) {
         await (0,promises_.mkdir)(out, { recursive: true });
     if (view && !layered)
         Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
+    const started = Date.now();
     const ran = await s.isolation.run({
         taskId: s.taskId,
         label: 'setup',
@@ -67488,6 +67489,7 @@ async function runSetup(config, s) {
         outDir: view && !layered ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
         after: view && layered
             ? async (again) => {
+                s.log(`[${s.taskId}] setup passed in ${Date.now() - started} ms (its cage)`);
                 listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, m => s.log(`[${s.taskId}] ${m}`));
                 await listed.catch(() => undefined);
             }

@@ -164,6 +164,7 @@ export async function runSetup(
   let listed: Promise<Leftovers> | undefined
   if (view) await mkdir(out, { recursive: true })
   if (view && !layered) Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
+  const started = Date.now()
   const ran = await s.isolation.run({
     taskId: s.taskId,
     label: 'setup',
@@ -176,6 +177,7 @@ export async function runSetup(
     after:
       view && layered
         ? async again => {
+            s.log(`[${s.taskId}] setup passed in ${Date.now() - started} ms (its cage)`)
             listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, m =>
               s.log(`[${s.taskId}] ${m}`)
             )
