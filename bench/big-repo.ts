@@ -86,9 +86,15 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
   const setupMs = ms(/setup passed in (\d+) ms/g)
   const checkMs = ms(/setup's leftovers: \d+ path\(s\) of its private layer checked in (\d+) ms/g)
   const whole = run.stdout.match(/setup's leftovers: the whole view walked \(.*\)/g) ?? []
+  const empty = run.stdout.match(/setup's leftovers: its private layer is empty/g) ?? []
+  const check = [
+    checkMs.length ? `on its paths ${JSON.stringify(spread(checkMs))} ms` : '',
+    empty.length ? `none for ${empty.length} task(s) (setup changed nothing)` : '',
+    whole.length ? `${whole.length} whole walk(s): ${whole[0]}` : ''
+  ].filter(Boolean)
   if (setupMs.length > 0)
     console.log(
-      `  ${files} files: setup's cage ${JSON.stringify(spread(setupMs))} ms; its leftover check ${checkMs.length ? JSON.stringify(spread(checkMs)) + ' ms' : 'not on paths'}${whole.length ? `; ${whole[0]}` : ''}`
+      `  ${files} files: setup's cage ${JSON.stringify(spread(setupMs))} ms; its leftover check ${check.join('; ')}`
     )
   return { run, results }
 }

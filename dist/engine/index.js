@@ -67465,35 +67465,16 @@ async function runSetup(config, s) {
     s.log(`[${s.taskId}] setup: ${s.command}`);
     const env = setupEnv(s.isolation, s.host, paths);
     const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : [];
-    // With a view the host cannot see what setup left: git lists it in a cage into a directory of
-    // setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
-    // ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
-    // elsewhere in setup's own cage, over the whole view (SETUP_CHECK).
-    const out = external_node_path_default().join(s.cageDir, 'leftovers');
-    const view = s.tree.view;
-    const layered = !!view && !!s.isolation.checksAfter;
-    let listed;
-    if (view)
-        await (0,promises_.mkdir)(out, { recursive: true });
-    if (view && !layered)
-        Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
-    const started = Date.now();
+    const check = await viewCheck(s, env);
     const ran = await s.isolation.run({
         taskId: s.taskId,
         label: 'setup',
         cwd: s.tree.dir,
         env,
-        command: view && !layered ? SETUP_CHECK : s.command,
-        task: view ? s.exit : undefined,
-        gitDir: view ? undefined : s.tree.gitDir,
-        outDir: view && !layered ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
-        after: view && layered
-            ? async (again) => {
-                s.log(`[${s.taskId}] setup passed in ${Date.now() - started} ms (its cage)`);
-                listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, m => s.log(`[${s.taskId}] ${m}`));
-                await listed.catch(() => undefined);
-            }
-            : undefined,
+        command: s.command,
+        task: s.tree.view ? s.exit : undefined,
+        gitDir: s.tree.view ? undefined : s.tree.gitDir,
+        ...check.cage,
         timeoutMs: config.setupTimeoutMs,
         host: s.host,
         log: s.log,
@@ -67506,10 +67487,37 @@ async function runSetup(config, s) {
         s.log(`[${s.taskId}] ${error}`);
         return { result, error, cancelled: true };
     }
-    const checked = () => layered
-        ? (listed ?? Promise.reject(new Error('the check after setup did not run')))
-        : readLeftovers(out);
-    return settled(s, result, checked);
+    return settled(s, result, check.checked);
+}
+/**
+ * With a view the host cannot see what setup left: git lists it in a cage into a directory of
+ * setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
+ * ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
+ * elsewhere in setup's own cage, over the whole view (SETUP_CHECK). What setup's cage command
+ * takes for it (`env` gains its variables), and the listing once setup ran. Without a view, the
+ * action lists the worktree itself (excludeLeftovers).
+ */
+async function viewCheck(s, env) {
+    const view = s.tree.view;
+    if (!view)
+        return { cage: {} };
+    const out = external_node_path_default().join(s.cageDir, 'leftovers');
+    await (0,promises_.mkdir)(out, { recursive: true });
+    if (!s.isolation.checksAfter) {
+        Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
+        const outDir = { path: out, variable: 'FLEET_SETUP_OUT' };
+        return { cage: { command: SETUP_CHECK, outDir }, checked: () => readLeftovers(out) };
+    }
+    const started = Date.now();
+    const log = (m) => s.log(`[${s.taskId}] ${m}`);
+    let listed;
+    const after = async (again) => {
+        log(`setup passed in ${Date.now() - started} ms (its cage)`);
+        listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, log);
+        await listed.catch(() => undefined);
+    };
+    const checked = () => listed ?? Promise.reject(new Error('the check after setup did not run'));
+    return { cage: { after }, checked };
 }
 /**
  * What setup left in a view, listed in a second short cage (the sandbox) by one `git status` of
@@ -67557,7 +67565,7 @@ async function settled(s, result, checked) {
             error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
         };
     }
-    const error = s.tree.view
+    const error = checked
         ? await checked().then(checked => excludeLeftovers(s.tree, checked), (e) => `could not list what setup left in the task's files: ${String(e)}`)
         : await excludeLeftovers(s.tree);
     if (error)
