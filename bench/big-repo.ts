@@ -13,7 +13,8 @@
  * file) while the bench runs `du -sk` on what the task holds on disk: the view's private dir
  * (upper layer, overlay work dir, its own index) or the worktree and its admin dir, and for views
  * the run's one shared checkout. Timings come from the runs that are not held.
- * BENCH_BIG_WAYS=views or =worktrees runs one way only. Figures also go to
+ * BENCH_BIG_WAYS=views or =worktrees runs one way only. BENCH_BIG_SETUP replaces the setup command
+ * (say, one that also writes files, so setup's leftover check has paths to look at). Figures also go to
  * .tmp/bench-big-repo.json. Run `npm run build` first: it runs dist/.
  */
 import { execFile } from 'node:child_process'
@@ -64,7 +65,7 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
       tasks: JSON.stringify(ids.map(task(files, hold))),
       'max-parallel': String(ids.length),
       isolation: WAYS[way].isolation,
-      setup: seesAllFiles(files)
+      setup: process.env.BENCH_BIG_SETUP || seesAllFiles(files)
     },
     env: { GITHUB_TOKEN },
     timeoutMs: 3_600_000
@@ -80,6 +81,22 @@ async function runTasks(stack: Stack, way: Way, files: number, ids: string[], ho
   // Which base the views showed (the workspace's checkout or the run's own), and the check's time.
   const base = /task files: .*/.exec(run.stdout)?.[0]
   if (base) console.log(`  ${files} files: ${base}`)
+  // The bench's own setup (a `find` over every file, standing in for a user's) against the
+  // fleet's check of what it left (fleet/setup.ts logs both, per task).
+  const ms = (re: RegExp) => [...run.stdout.matchAll(re)].map(m => Number(m[1]))
+  const setupMs = ms(/setup passed in (\d+) ms/g)
+  const checkMs = ms(/setup's leftovers: \d+ path\(s\) of its private layer checked in (\d+) ms/g)
+  const whole = run.stdout.match(/setup's leftovers: the whole view walked \(.*\)/g) ?? []
+  const empty = run.stdout.match(/setup's leftovers: its private layer is empty/g) ?? []
+  const check = [
+    checkMs.length ? `on its paths ${JSON.stringify(spread(checkMs))} ms` : '',
+    empty.length ? `none for ${empty.length} task(s) (setup changed nothing)` : '',
+    whole.length ? `${whole.length} whole walk(s): ${whole[0]}` : ''
+  ].filter(Boolean)
+  if (setupMs.length > 0)
+    console.log(
+      `  ${files} files: setup's cage ${JSON.stringify(spread(setupMs))} ms; its leftover check ${check.join('; ')}`
+    )
   return { run, results }
 }
 

@@ -32347,7 +32347,8 @@ async function prepare(c) {
         await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
         const caches = await cacheLayers(c.shared ?? [], external_node_path_default().join(dir, 'caches'), c.setup.host.unshare);
         views = caches.views;
-        return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release };
+        const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value });
+        return { spec, dir, cloneGit: git.gitDir, release };
     }
     catch (error) {
         await release();
@@ -32464,18 +32465,43 @@ async function spawnSandboxed(c, io) {
     }
 }
 /** A shell command (verify, setup) in the task's sandbox: the same walls as its worker's. */
-async function runSandboxed(c, shell, timeoutMs, signal) {
+async function runSandboxed(c, shell, timeoutMs, signal, after) {
     const prepared = await prepare({ ...c, command: ['sh', '-c', shell] });
     try {
         const { spec, seal } = await sealedSpec(c, prepared);
         const cmd = sandboxCommand(spec);
         const result = await (0,verify/* runVerify */.R)(shell, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
         await exitThrough(c, prepared, seal, result.timedOut || result.cancelled !== undefined);
+        const passed = result.exitCode === 0 && !result.timedOut && result.cancelled === undefined;
+        if (after && passed)
+            await after(shortCage(c, prepared, timeoutMs, signal));
         return result;
     }
     finally {
         await prepared.release();
     }
+}
+/**
+ * A second, short cage after the command (CageCommand.after): its files and clone, no network, no
+ * caches; the clone's index taken again from the task's, so what the first command staged there
+ * is not what the second one reads.
+ */
+function shortCage(c, prepared, timeoutMs, signal) {
+    return async (command, env) => {
+        const task = c.sealing ?? c.task;
+        if (task)
+            await (0,promises_.copyFile)(external_node_path_default().join(task.adminDir, 'index'), external_node_path_default().join(prepared.cloneGit, 'index'));
+        const cmd = sandboxCommand({
+            ...prepared.spec,
+            network: undefined,
+            views: [],
+            scratch: [],
+            command,
+            env: { ...env, HOME: env.HOME ?? c.cageDir, TMPDIR: env.TMPDIR ?? c.cageDir }
+        });
+        const label = command.slice(0, 2).join(' ');
+        return (0,verify/* runVerify */.R)(label, c.worktree, cmd.env, timeoutMs, { file: cmd.file, args: cmd.args }, signal);
+    };
 }
 /**
  * The preflight's last check: the worker binary's `--version` inside a sandbox, shown the way a
@@ -32564,7 +32590,7 @@ function runSandboxedCommand(c, env, setup) {
         sealing: c.sealing,
         task: c.task,
         gitDir: c.gitDir
-    }, c.command, c.timeoutMs, c.signal);
+    }, c.command, c.timeoutMs, c.signal, c.after);
 }
 
 ;// CONCATENATED MODULE: ./src/cage/isolation.ts
@@ -32599,6 +32625,7 @@ function sandboxKind(setup) {
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
         viewsHide: !!setup.host.unshare,
+        checksAfter: true,
         ...(setup.host.unshare && setup.host.nsenter
             ? { hold: holdView.bind(undefined, setup.host.unshare) }
             : {})
@@ -37393,6 +37420,51 @@ function validateBranchPrefix(prefix) {
 
 /***/ }),
 
+/***/ 69243:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   R: () => (/* binding */ readCageFile)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/**
+ * A small file a cage wrote (setup's listing, a seal's status and log), read by the action as
+ * bytes: never through a symlink the cage planted (O_NOFOLLOW), never blocked on a FIFO planted in
+ * its place (O_NONBLOCK), only a regular file, and never more than `max` bytes.
+ */
+
+
+
+/**
+ * The file's text. Past `max` bytes: its last `max` bytes with `tail` (a log's end is what
+ * matters), else refused (a listing cut short would be a wrong one). Throws when it cannot be
+ * opened (missing, a symlink) or is not a regular file.
+ */
+async function readCageFile(file, max, opts = {}) {
+    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
+    try {
+        const info = await handle.stat();
+        if (!info.isFile())
+            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_2___default().basename(file)} is not a regular file`);
+        if (info.size > max && !opts.tail)
+            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_2___default().basename(file)} is not a file of at most ${max} bytes`);
+        const buffer = Buffer.alloc(Math.min(max, info.size));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max));
+        return buffer.subarray(0, bytesRead).toString('utf8');
+    }
+    finally {
+        await handle.close();
+    }
+}
+
+
+/***/ }),
+
 /***/ 97705:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -37472,17 +37544,16 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
 /* unused harmony exports SEALED_FILE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(83366);
-/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(82638);
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(92899);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
+/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83057);
+/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(69243);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -37560,10 +37631,10 @@ const SEAL_SCRIPT = [
  * writing into it (seen at `inside` when the cage mounts it elsewhere).
  */
 async function openSeal(t, under, inside) {
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(under, { recursive: true });
-    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(under, 'seal-'));
-    const file = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, SEALED_FILE);
-    const out = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(inside ?? dir, SEALED_FILE);
+    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
+    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
+    const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
+    const out = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(inside ?? dir, SEALED_FILE);
     const { name, email } = t.author;
     return {
         dir,
@@ -37658,37 +37729,20 @@ function sealAfter(seal, home, command) {
         ...command
     ];
 }
-/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
-async function readSmall(file, max) {
-    let handle;
-    try {
-        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
-    }
-    catch {
-        return undefined;
-    }
-    try {
-        const info = await handle.stat();
-        if (!info.isFile())
-            return undefined;
-        const buffer = Buffer.alloc(Math.min(max, info.size));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max));
-        return buffer.subarray(0, bytesRead).toString('utf8');
-    }
-    finally {
-        await handle.close();
-    }
+/** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
+function readSmall(file, max) {
+    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_7__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
 }
 /**
  * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
  * it left no status: it never ran, and the task is sealed in a second cage start instead.
  */
 async function sealedAfter(seal) {
-    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
+    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_STATUS), 16);
     const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
     if (code === undefined)
         return undefined;
-    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
+    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
     return { exitCode: Number(code), tail };
 }
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
@@ -37706,9 +37760,9 @@ async function sealAsChild(t, cwd) {
         ...seal.env,
         GIT_DIR: t.adminDir,
         GIT_WORK_TREE: cwd,
-        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -37726,16 +37780,16 @@ async function acceptSeal(t, seal, ran) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
             return refuse(t, `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`);
         }
-        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .DEFAULT_CAPS */ .g_;
+        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CAPS */ .g_;
         t.seals = (t.seals ?? 0) + 1;
-        const copy = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
-        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
+        const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
+        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .describeError */ .U)(error));
             return undefined;
         });
         if (!file)
             return;
-        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .checkSealed */ .jY)(t.repo, file, {
+        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
             merge: t.merge,
@@ -37745,7 +37799,7 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd, checked.history);
         // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
         // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
@@ -37754,13 +37808,13 @@ async function acceptSeal(t, seal, ran) {
         await Promise.all([
             t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
             t.repo.exec(['read-tree', '--reset', '-i', head], {
-                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
+                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
             })
         ]);
-        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
+        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
     }
     finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true });
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });
     }
 }
 /**
@@ -67203,16 +67257,32 @@ async function handOver(ctx, task, worked) {
 
 // EXTERNAL MODULE: ./src/worker/exit.ts
 var worker_exit = __nccwpck_require__(24576);
+// EXTERNAL MODULE: ./src/worker/cage-file.ts
+var cage_file = __nccwpck_require__(69243);
 ;// CONCATENATED MODULE: ./src/fleet/setup-check.ts
 /**
- * What setup left in a task's files, listed inside its cage when those files are a copy-on-write
- * view (cage/views.ts) that the host cannot see: the user's setup command, then two fixed git
- * commands writing their output into a directory of setup's own. The action reads the two files
- * as bytes (no symlink followed, size capped) and decides as it does for a worktree (setup.ts).
+ * What setup left in a task's files, as one `git status -z` lists it (STATUS_ARGS): tracked files
+ * it changed, and the untracked paths it left. In a worktree the action runs it on the host; when
+ * the files are a copy-on-write view (cage/views.ts) that the host cannot see, it runs inside a
+ * cage, writing into a directory of setup's own, and the action reads that file as bytes (no
+ * symlink followed, size capped: worker/cage-file.ts) and decides as it does for a worktree
+ * (setup.ts).
  */
 
 
-
+/**
+ * One walk for both answers: tracked changes and untracked paths (an untracked directory as
+ * `dir/`; ignored ones not shown), NUL-separated and never quoted.
+ */
+const STATUS_ARGS = [
+    'status',
+    '-z',
+    '--porcelain',
+    '--untracked-files=normal',
+    '--ignore-submodules=all'
+];
+/** The cage's git: no hooks, no fsmonitor, submodules not recursed into. */
+const CAGE_GIT = 'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false "$@"; }';
 /**
  * The setup cage's command with a view: `FLEET_SETUP` (the `setup` input) in its own shell, then,
  * when it passed, the listing into `FLEET_SETUP_OUT`. Constant text: both come in the environment.
@@ -67220,37 +67290,212 @@ var worker_exit = __nccwpck_require__(24576);
  */
 const SETUP_CHECK = [
     'sh -c "$FLEET_SETUP" fleet-setup || exit $?',
-    'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false "$@"; }',
-    'g status --porcelain --untracked-files=no --ignore-submodules=all > "$FLEET_SETUP_OUT/tracked" || exit 6',
-    'g ls-files -z --others --exclude-standard --directory > "$FLEET_SETUP_OUT/untracked" || exit 6'
+    CAGE_GIT,
+    `g ${STATUS_ARGS.join(' ')} > "$FLEET_SETUP_OUT/status" || exit 6`
+].join('\n');
+/**
+ * Setup's leftover check in a cage of its own once setup passed (the sandbox: setup-layer.ts):
+ * `paths` then the paths setup changed, taken literally, or `all` for the whole view. Exit 6 when
+ * git cannot list them, 7 when called otherwise.
+ */
+const LEFTOVERS_CHECK = [
+    CAGE_GIT,
+    'case $1 in',
+    '  all) set -- ;;',
+    '  paths) shift; [ $# -gt 0 ] || exit 7 ;;',
+    '  *) exit 7 ;;',
+    'esac',
+    `g --literal-pathspecs ${STATUS_ARGS.join(' ')} -- "$@" > "$FLEET_SETUP_OUT/status" || exit 6`
 ].join('\n');
 /** More than this is no listing of leftovers a commit should exclude: refused. */
 const MAX_BYTES = 4 * 1024 * 1024;
-async function readCapped(file) {
-    // O_NONBLOCK: a FIFO planted in place of a listing must not hold the action at open().
-    const handle = await (0,promises_.open)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-    try {
-        const stat = await handle.stat();
-        if (!stat.isFile() || stat.size > MAX_BYTES)
-            throw new Error(`${external_node_path_default().basename(file)} is not a file of at most ${MAX_BYTES} bytes`);
-        return (await handle.readFile()).toString('utf8');
+/**
+ * A path as git's porcelain without -z shows it (core.quotePath): in double quotes, with C
+ * escapes, when it holds a control character, a quote, a backslash or a non-ASCII byte, so a
+ * name read from a cage never carries a newline into the log.
+ */
+function quotedPath(name) {
+    const bytes = Buffer.from(name, 'utf8');
+    if (!bytes.some(b => b < 0x20 || b >= 0x7f || b === 0x22 || b === 0x5c))
+        return name;
+    const named = {
+        7: 'a',
+        8: 'b',
+        9: 't',
+        10: 'n',
+        11: 'v',
+        12: 'f',
+        13: 'r',
+        0x22: '"',
+        0x5c: '\\'
+    };
+    let out = '';
+    for (const b of bytes) {
+        const escape = named[b];
+        if (escape)
+            out += `\\${escape}`;
+        else if (b < 0x20 || b >= 0x7f)
+            out += `\\${b.toString(8).padStart(3, '0')}`;
+        else
+            out += String.fromCharCode(b);
     }
-    finally {
-        await handle.close();
-    }
+    return `"${out}"`;
 }
-/** The cage's two listings: tracked files setup changed, and the untracked paths it left. */
-async function readLeftovers(dir) {
-    const [tracked, untracked] = await Promise.all([
-        readCapped(external_node_path_default().join(dir, 'tracked')),
-        readCapped(external_node_path_default().join(dir, 'untracked'))
-    ]);
+/**
+ * `git status -z --porcelain` (STATUS_ARGS) read as data: `??` entries are the untracked paths,
+ * every other entry a tracked change (a rename or copy names its source in the next field).
+ * Throws on anything that is not that format.
+ */
+function parseStatus(z) {
+    const tracked = [];
+    const untracked = [];
+    const fields = z.split('\0');
+    if (fields.pop() !== '')
+        throw new Error('the status listing does not end with a NUL');
+    for (let i = 0; i < fields.length; i++) {
+        const entry = fields[i] ?? '';
+        if (!/^[ MTADRCU?!]{2} ./s.test(entry))
+            throw new Error(`the status listing has an entry git does not write: ${quotedPath(entry)}`);
+        const [code, name] = [entry.slice(0, 2), entry.slice(3)];
+        if (code === '??')
+            untracked.push(name);
+        else if (code === '!!')
+            continue;
+        else if (code.includes('R') || code.includes('C')) {
+            const from = fields[++i];
+            if (from === undefined)
+                throw new Error('the status listing ends inside a rename');
+            tracked.push(`${quotedPath(from)} -> ${quotedPath(name)}`);
+        }
+        else
+            tracked.push(quotedPath(name));
+    }
     return { tracked, untracked };
+}
+/** The cage's listing (SETUP_CHECK's `status` file), parsed. */
+async function readLeftovers(dir) {
+    return parseStatus(await (0,cage_file/* readCageFile */.R)(external_node_path_default().join(dir, 'status'), MAX_BYTES));
+}
+
+;// CONCATENATED MODULE: ./src/fleet/setup-layer.ts
+
+
+/** Entries of the upper layer read at most: a setup that changed more gets the whole walk. */
+const MAX_ENTRIES = 10_000;
+/** The paths handed to git, in bytes (they go on its command line): past it, the whole walk. */
+const setup_layer_MAX_BYTES = 256 * 1024;
+/** Directories looked into for a probe under one lower entry (lowerProbe). */
+const MAX_PROBE_STEPS = 64;
+/** A name as a string, when it is UTF-8 that comes back to the same bytes (git gets strings). */
+function nameOf(raw) {
+    const name = raw.toString('utf8');
+    return Buffer.from(name, 'utf8').equals(raw) ? name : undefined;
+}
+const setup_layer_isDir = (p) => (0,promises_.lstat)(p).then((s) => s.isDirectory(), () => false);
+async function entries(dir) {
+    return (0,promises_.readdir)(dir, { encoding: 'buffer', withFileTypes: true });
+}
+/** A file (anything not a directory) under `rel` in `lower`, depth first, or undefined. */
+async function lowerProbe(lower, rel, budget) {
+    if (--budget.steps < 0)
+        return undefined;
+    for (const e of await entries(external_node_path_default().join(lower, rel))) {
+        const name = nameOf(e.name);
+        if (name === undefined || name === '.git')
+            continue;
+        const p = external_node_path_default().posix.join(rel, name);
+        if (!(await setup_layer_isDir(external_node_path_default().join(lower, p))))
+            return p;
+        const found = await lowerProbe(lower, p, budget);
+        if (found)
+            return found;
+    }
+    return undefined;
+}
+/**
+ * Lists what setup changed in a view whose private layer is `upper` over `lower` (the checkout:
+ * exactly a commit's files, and a `.git` at its root, which git never lists). Read only after
+ * setup's cage has ended, so nothing writes the layer while it is read.
+ */
+async function layerPaths(upper, lower, maxEntries = MAX_ENTRIES) {
+    const paths = [];
+    const probes = [];
+    let count = 0;
+    let bytes = 0;
+    const add = (p) => {
+        paths.push(p);
+        bytes += Buffer.byteLength(p) + 1;
+    };
+    const dirs = [''];
+    try {
+        for (let rel = dirs.pop(); rel !== undefined; rel = dirs.pop()) {
+            const upperNames = new Set();
+            for (const e of await entries(external_node_path_default().join(upper, rel))) {
+                if (++count > maxEntries)
+                    return { whole: `setup changed over ${maxEntries} entries` };
+                const name = nameOf(e.name);
+                if (name === undefined)
+                    return { whole: 'a name that is not UTF-8' };
+                upperNames.add(name);
+                // git never lists a `.git`: a nested repository shows as its new directory.
+                if (name === '.git')
+                    continue;
+                const p = external_node_path_default().posix.join(rel, name);
+                const dir = e.isDirectory() || (isUnknown(e) && (await setup_layer_isDir(external_node_path_default().join(upper, p))));
+                if (dir && (await setup_layer_isDir(external_node_path_default().join(lower, p))))
+                    dirs.push(p);
+                else
+                    add(p);
+            }
+            const hidden = [];
+            for (const e of await entries(external_node_path_default().join(lower, rel))) {
+                const name = nameOf(e.name);
+                if (name === undefined)
+                    return { whole: 'a name that is not UTF-8' };
+                if (!upperNames.has(name) && !(rel === '' && name === '.git'))
+                    hidden.push(name);
+            }
+            // The view's root is never opaque: it is the mount itself, which no cage can remove.
+            if (hidden.length === 0 || rel === '')
+                continue;
+            const budget = { steps: MAX_PROBE_STEPS };
+            let probe;
+            for (const name of hidden) {
+                const p = external_node_path_default().posix.join(rel, name);
+                probe = (await setup_layer_isDir(external_node_path_default().join(lower, p))) ? await lowerProbe(lower, p, budget) : p;
+                if (probe || budget.steps < 0)
+                    break;
+            }
+            if (!probe)
+                return { whole: `no file to probe under ${rel || 'the root'}` };
+            probes.push(probe);
+            add(probe);
+            if (bytes > setup_layer_MAX_BYTES)
+                return { whole: `setup's paths pass ${setup_layer_MAX_BYTES} bytes` };
+        }
+    }
+    catch (error) {
+        return { whole: `its private layer could not be read (${String(error)})` };
+    }
+    if (bytes > setup_layer_MAX_BYTES)
+        return { whole: `setup's paths pass ${setup_layer_MAX_BYTES} bytes` };
+    return { paths, probes };
+}
+/** A directory entry whose type the filesystem did not say (DT_UNKNOWN). */
+function isUnknown(e) {
+    return !(e.isFile() ||
+        e.isDirectory() ||
+        e.isSymbolicLink() ||
+        e.isFIFO() ||
+        e.isSocket() ||
+        e.isCharacterDevice() ||
+        e.isBlockDevice());
 }
 
 // EXTERNAL MODULE: ./src/cage/cage-git.ts
 var cage_git = __nccwpck_require__(18711);
 ;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
 
 
 
@@ -67319,7 +67564,7 @@ async function cacheDirs(host) {
     const dirs = [...new Set(Object.values(sharedCaches(host)))].filter(d => external_node_path_default().isAbsolute(d));
     return Promise.all(dirs.map(d => (0,promises_.realpath)(d).catch(() => external_node_path_default().normalize(d))));
 }
-/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+/** An untracked path `git status -z` printed, as an exclude pattern matching exactly it. */
 function excludePattern(file) {
     return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`;
 }
@@ -67330,24 +67575,10 @@ function excludePattern(file) {
  * PR, so they fail the setup instead.
  */
 async function excludeLeftovers(tree, checked) {
-    const status = checked?.tracked ??
-        (await tree.git.exec([
-            'status',
-            '--porcelain',
-            '--untracked-files=no',
-            '--ignore-submodules=all'
-        ])).stdout;
-    const files = status
-        .split('\n')
-        .filter(Boolean)
-        .map(line => line.slice(3));
-    if (files.length > 0) {
-        return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`;
+    const { tracked, untracked: paths } = checked ?? parseStatus((await tree.git.exec(STATUS_ARGS)).stdout);
+    if (tracked.length > 0) {
+        return `setup changed tracked files (${tracked.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`;
     }
-    const listed = checked?.untracked ??
-        (await tree.git.exec(['ls-files', '-z', '--others', '--exclude-standard', '--directory']))
-            .stdout;
-    const paths = listed.split('\0').filter(Boolean);
     if (paths.length === 0)
         return undefined;
     const file = external_node_path_default().join(tree.gitDir, cage_git/* SETUP_EXCLUDE */.Xc);
@@ -67379,22 +67610,16 @@ async function runSetup(config, s) {
     s.log(`[${s.taskId}] setup: ${s.command}`);
     const env = setupEnv(s.isolation, s.host, paths);
     const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : [];
-    // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
-    // directory of setup's own, and the action reads those two files as data.
-    const out = external_node_path_default().join(s.cageDir, 'leftovers');
-    if (s.tree.view) {
-        await (0,promises_.mkdir)(out, { recursive: true });
-        Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
-    }
+    const check = await viewCheck(s, env);
     const ran = await s.isolation.run({
         taskId: s.taskId,
         label: 'setup',
         cwd: s.tree.dir,
         env,
-        command: s.tree.view ? SETUP_CHECK : s.command,
+        command: s.command,
         task: s.tree.view ? s.exit : undefined,
         gitDir: s.tree.view ? undefined : s.tree.gitDir,
-        outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+        ...check.cage,
         timeoutMs: config.setupTimeoutMs,
         host: s.host,
         log: s.log,
@@ -67407,10 +67632,76 @@ async function runSetup(config, s) {
         s.log(`[${s.taskId}] ${error}`);
         return { result, error, cancelled: true };
     }
-    return settled(s, result, out);
+    return settled(s, result, check.checked);
+}
+/**
+ * With a view the host cannot see what setup left: git lists it in a cage into a directory of
+ * setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
+ * ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
+ * elsewhere in setup's own cage, over the whole view (SETUP_CHECK). What setup's cage command
+ * takes for it (`env` gains its variables), and the listing once setup ran. Without a view, the
+ * action lists the worktree itself (excludeLeftovers).
+ */
+async function viewCheck(s, env) {
+    const view = s.tree.view;
+    if (!view)
+        return { cage: {} };
+    const out = external_node_path_default().join(s.cageDir, 'leftovers');
+    await (0,promises_.mkdir)(out, { recursive: true });
+    if (!s.isolation.checksAfter) {
+        Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out });
+        const outDir = { path: out, variable: 'FLEET_SETUP_OUT' };
+        return { cage: { command: SETUP_CHECK, outDir }, checked: () => readLeftovers(out) };
+    }
+    const started = Date.now();
+    const log = (m) => s.log(`[${s.taskId}] ${m}`);
+    let listed;
+    const after = async (again) => {
+        log(`setup passed in ${Date.now() - started} ms (its cage)`);
+        listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, log);
+        await listed.catch(() => undefined);
+    };
+    const checked = () => listed ?? Promise.reject(new Error('the check after setup did not run'));
+    return { cage: { after }, checked };
+}
+/**
+ * What setup left in a view, listed in a second short cage (the sandbox) by one `git status` of
+ * only the paths its private layer holds (setup-layer.ts): no walk of every file of the task's
+ * fresh mount. The whole view is walked instead where the layer cannot be read or is too large,
+ * and when a probe shows a directory removed and made again (its hidden files are then named
+ * exactly as the whole walk names them). The log says which.
+ */
+async function leftoversOfLayer(view, out, env, again, log) {
+    const check = async (args) => {
+        // Anything setup's cage left at the listing's path is gone before the check writes it.
+        await (0,promises_.rm)(out, { recursive: true, force: true });
+        await (0,promises_.mkdir)(out, { recursive: true });
+        const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env);
+        if (ran.exitCode !== 0)
+            throw new Error(`git status exited ${ran.exitCode}: ${lastLines(ran.tail, 3)}`);
+        return readLeftovers(out);
+    };
+    const started = Date.now();
+    const layer = await layerPaths(view.upper, view.lower);
+    if ('whole' in layer) {
+        log(`setup's leftovers: the whole view walked (${layer.whole})`);
+        return check(['all']);
+    }
+    if (layer.paths.length === 0) {
+        log(`setup's leftovers: its private layer is empty, nothing to check`);
+        return { tracked: [], untracked: [] };
+    }
+    const left = await check(['paths', ...layer.paths]);
+    const probes = new Set(layer.probes.map(quotedPath));
+    if (left.tracked.some(t => probes.has(t))) {
+        log(`setup's leftovers: the whole view walked (a directory was removed and made again)`);
+        return check(['all']);
+    }
+    log(`setup's leftovers: ${layer.paths.length} path(s) of its private layer checked in ${Date.now() - started} ms, not the whole view`);
+    return left;
 }
 /** A setup that ran to its end: failed, or what it left excluded from every commit. */
-async function settled(s, result, out) {
+async function settled(s, result, checked) {
     const failed = setupFailure(s.command, result);
     if (failed) {
         s.log(`[${s.taskId}] ${failed}; no worker runs. Its output ends:\n${result.tail}`);
@@ -67419,8 +67710,8 @@ async function settled(s, result, out) {
             error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
         };
     }
-    const error = s.tree.view
-        ? await readLeftovers(out).then(checked => excludeLeftovers(s.tree, checked), (e) => `could not list what setup left in the task's files: ${String(e)}`)
+    const error = checked
+        ? await checked().then(checked => excludeLeftovers(s.tree, checked), (e) => `could not list what setup left in the task's files: ${String(e)}`)
         : await excludeLeftovers(s.tree);
     if (error)
         s.log(`[${s.taskId}] ${error}`);

@@ -92,6 +92,13 @@ export interface Isolation {
    * mount, not podman's overlay volume.
    */
   readonly viewsHide?: boolean
+  /**
+   * Whether a view's private layer is the action's to read (its cages write it as the runner's
+   * user) and a command's `after` runs (CageCommand.after): the sandbox. Setup's leftover check
+   * then looks at the paths setup changed alone (fleet/setup-layer.ts); elsewhere it walks the
+   * whole view in setup's own cage.
+   */
+  readonly checksAfter?: boolean
 }
 
 export const PROCESS_WARNING =
@@ -124,6 +131,7 @@ function sandboxKind(setup: SandboxSetup): Kind {
     refused: () => blockedLines(setup.blocked),
     views: !!setup.host.unshare,
     viewsHide: !!setup.host.unshare,
+    checksAfter: true,
     ...(setup.host.unshare && setup.host.nsenter
       ? { hold: holdView.bind(undefined, setup.host.unshare) }
       : {})

@@ -60,6 +60,7 @@ export function runSandboxedCommand(
     },
     c.command,
     c.timeoutMs,
-    c.signal
+    c.signal,
+    c.after
   )
 }

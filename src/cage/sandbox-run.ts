@@ -3,7 +3,7 @@
  * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
  * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
  */
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { VerifyResult } from '../domain.js'
@@ -20,6 +20,7 @@ import {
 } from '../worker/exit.js'
 import { versionIn } from '../worker/install.js'
 import type { WorkerExit } from '../worker/result.js'
+import type { ShortCage } from '../worker/launch.js'
 import { proxyEnv, sandboxCommand, type SandboxSpec } from './sandbox.js'
 import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
@@ -74,6 +75,8 @@ interface Prepared {
   spec: SandboxSpec
   /** The host directory of this run (sockets), where its seal's output directory is made. */
   dir: string
+  /** The cage's own clone's git dir (cage-git.ts). */
+  cloneGit: string
   release(): Promise<void>
 }
 
@@ -126,7 +129,8 @@ async function prepare(c: Caged): Promise<Prepared> {
     await writeFile(gitFile, `gitdir: ${git.gitDir}\n`)
     const caches = await cacheLayers(c.shared ?? [], path.join(dir, 'caches'), c.setup.host.unshare)
     views = caches.views
-    return { spec: specOf(c, { git, gitFile, network, caches, bin: bin.value }), dir, release }
+    const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value })
+    return { spec, dir, cloneGit: git.gitDir, release }
   } catch (error) {
     await release()
     throw error
@@ -279,7 +283,8 @@ export async function runSandboxed(
   c: Omit<Caged, 'command' | 'binary' | 'modelUrl'>,
   shell: string,
   timeoutMs: number,
-  signal?: AbortSignal
+  signal?: AbortSignal,
+  after?: (again: ShortCage) => Promise<void>
 ): Promise<VerifyResult> {
   const prepared = await prepare({ ...c, command: ['sh', '-c', shell] })
   try {
@@ -294,9 +299,46 @@ export async function runSandboxed(
       signal
     )
     await exitThrough(c, prepared, seal, result.timedOut || result.cancelled !== undefined)
+    const passed = result.exitCode === 0 && !result.timedOut && result.cancelled === undefined
+    if (after && passed) await after(shortCage(c, prepared, timeoutMs, signal))
     return result
   } finally {
     await prepared.release()
+  }
+}
+
+/**
+ * A second, short cage after the command (CageCommand.after): its files and clone, no network, no
+ * caches; the clone's index taken again from the task's, so what the first command staged there
+ * is not what the second one reads.
+ */
+function shortCage(
+  c: Pick<Caged, 'worktree' | 'cageDir' | 'task' | 'sealing'>,
+  prepared: Prepared,
+  timeoutMs: number,
+  signal?: AbortSignal
+): ShortCage {
+  return async (command, env) => {
+    const task = c.sealing ?? c.task
+    if (task)
+      await copyFile(path.join(task.adminDir, 'index'), path.join(prepared.cloneGit, 'index'))
+    const cmd = sandboxCommand({
+      ...prepared.spec,
+      network: undefined,
+      views: [],
+      scratch: [],
+      command,
+      env: { ...env, HOME: env.HOME ?? c.cageDir, TMPDIR: env.TMPDIR ?? c.cageDir }
+    })
+    const label = command.slice(0, 2).join(' ')
+    return runVerify(
+      label,
+      c.worktree,
+      cmd.env,
+      timeoutMs,
+      { file: cmd.file, args: cmd.args },
+      signal
+    )
   }
 }
 

@@ -1,5 +1,15 @@
 import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
-import { readLeftovers, SETUP_CHECK } from './setup-check.js'
+import {
+  type Leftovers,
+  LEFTOVERS_CHECK,
+  parseStatus,
+  quotedPath,
+  readLeftovers,
+  SETUP_CHECK,
+  STATUS_ARGS
+} from './setup-check.js'
+import { layerPaths } from './setup-layer.js'
+import type { CageCommand, ShortCage } from '../worker/launch.js'
 import path from 'node:path'
 import type { FleetConfig } from './options.js'
 import type { Worktree } from '../git/repo.js'
@@ -76,7 +86,7 @@ async function cacheDirs(host: NodeJS.ProcessEnv): Promise<string[]> {
   return Promise.all(dirs.map(d => realpath(d).catch(() => path.normalize(d))))
 }
 
-/** A path `git ls-files --others` printed, as an exclude pattern matching exactly it. */
+/** An untracked path `git status -z` printed, as an exclude pattern matching exactly it. */
 export function excludePattern(file: string): string {
   return `/${file.replace(/[\\*?[]/g, c => `\\${c}`).replace(/ $/, '\\ ')}`
 }
@@ -87,32 +97,12 @@ export function excludePattern(file: string): string {
  * clone), named by the worktree's own config. Tracked files setup changed would ride along in the
  * PR, so they fail the setup instead.
  */
-async function excludeLeftovers(
-  tree: Worktree,
-  checked?: { tracked: string; untracked: string }
-): Promise<string | undefined> {
-  const status =
-    checked?.tracked ??
-    (
-      await tree.git.exec([
-        'status',
-        '--porcelain',
-        '--untracked-files=no',
-        '--ignore-submodules=all'
-      ])
-    ).stdout
-  const files = status
-    .split('\n')
-    .filter(Boolean)
-    .map(line => line.slice(3))
-  if (files.length > 0) {
-    return `setup changed tracked files (${files.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
+async function excludeLeftovers(tree: Worktree, checked?: Leftovers): Promise<string | undefined> {
+  const { tracked, untracked: paths } =
+    checked ?? parseStatus((await tree.git.exec(STATUS_ARGS)).stdout)
+  if (tracked.length > 0) {
+    return `setup changed tracked files (${tracked.join(', ')}): a setup may only add untracked files (e.g. npm ci, not npm install)`
   }
-  const listed =
-    checked?.untracked ??
-    (await tree.git.exec(['ls-files', '-z', '--others', '--exclude-standard', '--directory']))
-      .stdout
-  const paths = listed.split('\0').filter(Boolean)
   if (paths.length === 0) return undefined
   const file = path.join(tree.gitDir, SETUP_EXCLUDE)
   await writeFile(file, paths.map(excludePattern).join('\n') + '\n')
@@ -164,22 +154,16 @@ export async function runSetup(
   s.log(`[${s.taskId}] setup: ${s.command}`)
   const env = setupEnv(s.isolation, s.host, paths)
   const shared = s.isolation.bindsCaches ? await cacheDirs(s.host) : []
-  // With a view the host cannot see what setup left: the cage lists it (SETUP_CHECK) into a
-  // directory of setup's own, and the action reads those two files as data.
-  const out = path.join(s.cageDir, 'leftovers')
-  if (s.tree.view) {
-    await mkdir(out, { recursive: true })
-    Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
-  }
+  const check = await viewCheck(s, env)
   const ran = await s.isolation.run({
     taskId: s.taskId,
     label: 'setup',
     cwd: s.tree.dir,
     env,
-    command: s.tree.view ? SETUP_CHECK : s.command,
+    command: s.command,
     task: s.tree.view ? s.exit : undefined,
     gitDir: s.tree.view ? undefined : s.tree.gitDir,
-    outDir: s.tree.view ? { path: out, variable: 'FLEET_SETUP_OUT' } : undefined,
+    ...check.cage,
     timeoutMs: config.setupTimeoutMs,
     host: s.host,
     log: s.log,
@@ -192,14 +176,99 @@ export async function runSetup(
     s.log(`[${s.taskId}] ${error}`)
     return { result, error, cancelled: true }
   }
-  return settled(s, result, out)
+  return settled(s, result, check.checked)
+}
+
+/**
+ * With a view the host cannot see what setup left: git lists it in a cage into a directory of
+ * setup's own, and the action reads that file as data. In the sandbox, after setup's cage has
+ * ended, in a second short one, and only for the paths setup changed (leftoversOfLayer);
+ * elsewhere in setup's own cage, over the whole view (SETUP_CHECK). What setup's cage command
+ * takes for it (`env` gains its variables), and the listing once setup ran. Without a view, the
+ * action lists the worktree itself (excludeLeftovers).
+ */
+async function viewCheck(
+  s: {
+    taskId: string
+    tree: Worktree
+    command: string
+    cageDir: string
+    isolation: Isolation
+    log: (m: string) => void
+  },
+  env: Record<string, string>
+): Promise<{ cage: Partial<CageCommand>; checked?: () => Promise<Leftovers> }> {
+  const view = s.tree.view
+  if (!view) return { cage: {} }
+  const out = path.join(s.cageDir, 'leftovers')
+  await mkdir(out, { recursive: true })
+  if (!s.isolation.checksAfter) {
+    Object.assign(env, { FLEET_SETUP: s.command, FLEET_SETUP_OUT: out })
+    const outDir = { path: out, variable: 'FLEET_SETUP_OUT' }
+    return { cage: { command: SETUP_CHECK, outDir }, checked: () => readLeftovers(out) }
+  }
+  const started = Date.now()
+  const log = (m: string) => s.log(`[${s.taskId}] ${m}`)
+  let listed: Promise<Leftovers> | undefined
+  const after = async (again: ShortCage) => {
+    log(`setup passed in ${Date.now() - started} ms (its cage)`)
+    listed = leftoversOfLayer(view, out, { ...env, FLEET_SETUP_OUT: out }, again, log)
+    await listed.catch(() => undefined)
+  }
+  const checked = () => listed ?? Promise.reject(new Error('the check after setup did not run'))
+  return { cage: { after }, checked }
+}
+
+/**
+ * What setup left in a view, listed in a second short cage (the sandbox) by one `git status` of
+ * only the paths its private layer holds (setup-layer.ts): no walk of every file of the task's
+ * fresh mount. The whole view is walked instead where the layer cannot be read or is too large,
+ * and when a probe shows a directory removed and made again (its hidden files are then named
+ * exactly as the whole walk names them). The log says which.
+ */
+async function leftoversOfLayer(
+  view: NonNullable<Worktree['view']>,
+  out: string,
+  env: Record<string, string>,
+  again: ShortCage,
+  log: (m: string) => void
+): Promise<Leftovers> {
+  const check = async (args: string[]) => {
+    // Anything setup's cage left at the listing's path is gone before the check writes it.
+    await rm(out, { recursive: true, force: true })
+    await mkdir(out, { recursive: true })
+    const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env)
+    if (ran.exitCode !== 0)
+      throw new Error(`git status exited ${ran.exitCode}: ${lastLines(ran.tail, 3)}`)
+    return readLeftovers(out)
+  }
+  const started = Date.now()
+  const layer = await layerPaths(view.upper, view.lower)
+  if ('whole' in layer) {
+    log(`setup's leftovers: the whole view walked (${layer.whole})`)
+    return check(['all'])
+  }
+  if (layer.paths.length === 0) {
+    log(`setup's leftovers: its private layer is empty, nothing to check`)
+    return { tracked: [], untracked: [] }
+  }
+  const left = await check(['paths', ...layer.paths])
+  const probes = new Set(layer.probes.map(quotedPath))
+  if (left.tracked.some(t => probes.has(t))) {
+    log(`setup's leftovers: the whole view walked (a directory was removed and made again)`)
+    return check(['all'])
+  }
+  log(
+    `setup's leftovers: ${layer.paths.length} path(s) of its private layer checked in ${Date.now() - started} ms, not the whole view`
+  )
+  return left
 }
 
 /** A setup that ran to its end: failed, or what it left excluded from every commit. */
 async function settled(
   s: { taskId: string; tree: Worktree; command: string; log: (m: string) => void },
   result: VerifyResult,
-  out: string
+  checked?: () => Promise<Leftovers>
 ): Promise<SetupRun> {
   const failed = setupFailure(s.command, result)
   if (failed) {
@@ -209,8 +278,8 @@ async function settled(
       error: `${failed}; no worker ran. Its output ends:\n${lastLines(result.tail)}`
     }
   }
-  const error = s.tree.view
-    ? await readLeftovers(out).then(
+  const error = checked
+    ? await checked().then(
         checked => excludeLeftovers(s.tree, checked),
         (e: unknown) => `could not list what setup left in the task's files: ${String(e)}`
       )

@@ -8,8 +8,7 @@
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
-import { constants } from 'node:fs'
-import { mkdir, mkdtemp, open, rm } from 'node:fs/promises'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
 import { rewriteMessages } from '../git/messages.js'
@@ -24,6 +23,7 @@ import { inertCommitMessage } from '../inert-text.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
 import type { HeldView, View } from '../cage/views.js'
+import { readCageFile } from './cage-file.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'
@@ -234,23 +234,9 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
   ]
 }
 
-/** A small file of the seal's directory, as bytes: never followed, only a regular file, capped. */
-async function readSmall(file: string, max: number): Promise<string | undefined> {
-  let handle
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
-  try {
-    const info = await handle.stat()
-    if (!info.isFile()) return undefined
-    const buffer = Buffer.alloc(Math.min(max, info.size))
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max))
-    return buffer.subarray(0, bytesRead).toString('utf8')
-  } finally {
-    await handle.close()
-  }
+/** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
+function readSmall(file: string, max: number): Promise<string | undefined> {
+  return readCageFile(file, max, { tail: true }).catch(() => undefined)
 }
 
 /**

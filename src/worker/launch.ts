@@ -1,4 +1,5 @@
 /** One worker attempt, and a shell command in a task's cage, as every isolation runs them (isolation.ts chooses which). */
+import type { VerifyResult } from '../domain.js'
 import type { WorkerPaths } from './env.js'
 import type { TaskGit } from './exit.js'
 import type { Progress } from './spawn.js'
@@ -65,4 +66,13 @@ export interface CageCommand {
    * to it by the environment variable `variable`: a container mounts it and names its own path.
    */
   outDir?: { path: string; variable: string }
+  /**
+   * Run once the command passed, where the isolation can (Isolation.checksAfter): `again` runs a
+   * short command in a second cage with the same files, the same clone (its index taken again
+   * from the task's) and no network. Setup's leftover check with a view (fleet/setup.ts).
+   */
+  after?: (again: ShortCage) => Promise<void>
 }
+
+/** A short command (argv) in a second cage of the same run (CageCommand.after). */
+export type ShortCage = (command: string[], env: Record<string, string>) => Promise<VerifyResult>
