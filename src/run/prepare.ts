@@ -112,13 +112,15 @@ export class Preparation {
     const remoteUrl = this.remoteUrl()
     const apiKey = this.apiKey()
     const skills = await resolveSkills(this.run.config.skills, this.run.ctx.workspace)
-    const begun = beside && remoteUrl.then(beside)
+    // Its failure is the caller's to meet where it awaits it: here only waited for, never thrown
+    // (a rejection no one handles yet would end the process).
+    const begun = beside ? remoteUrl.then(beside).catch(() => undefined) : undefined
     try {
       const isolation = await this.isolation()
       const claude = await this.claude()
       return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl }
     } catch (error) {
-      await begun?.catch(() => undefined)
+      await begun
       throw error
     }
   }
