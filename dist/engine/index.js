@@ -30757,7 +30757,7 @@ module.exports = {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(70092);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(21181);
 /* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(24576);
 
 /**
@@ -31134,8 +31134,8 @@ var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(70092);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/report/log-text.ts
 var log_text = __nccwpck_require__(9018);
 // EXTERNAL MODULE: ./src/cage/cage-git.ts
@@ -35228,7 +35228,7 @@ async function startGateway(opts) {
 /* unused harmony exports gitEnv, HARDENED, HARDENED_ENV */
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(70092);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(21181);
 
 
 class GitError extends Error {
@@ -36561,7 +36561,7 @@ function parsePrices(text) {
 
 /***/ }),
 
-/***/ 70092:
+/***/ 21181:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -36585,248 +36585,8 @@ var external_node_fs_ = __nccwpck_require__(73024);
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:timers/promises"
 var external_node_timers_promises_ = __nccwpck_require__(58500);
-;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
-/*
-How it works:
-`this.#head` is an instance of `Node` which keeps track of its current value and nests another instance of `Node` that keeps the value that comes after it. When a value is provided to `.enqueue()`, the code needs to iterate through `this.#head`, going deeper and deeper to find the last value. However, iterating through every single item is slow. This problem is solved by saving a reference to the last value as `this.#tail` so that it can reference it to add a new value.
-*/
-
-class Node {
-	value;
-	next;
-
-	constructor(value) {
-		this.value = value;
-	}
-}
-
-class Queue {
-	#head;
-	#tail;
-	#size;
-
-	constructor() {
-		this.clear();
-	}
-
-	enqueue(value) {
-		const node = new Node(value);
-
-		if (this.#head) {
-			this.#tail.next = node;
-			this.#tail = node;
-		} else {
-			this.#head = node;
-			this.#tail = node;
-		}
-
-		this.#size++;
-	}
-
-	dequeue() {
-		const current = this.#head;
-		if (!current) {
-			return;
-		}
-
-		this.#head = this.#head.next;
-		this.#size--;
-
-		// Clean up tail reference when queue becomes empty
-		if (!this.#head) {
-			this.#tail = undefined;
-		}
-
-		return current.value;
-	}
-
-	peek() {
-		if (!this.#head) {
-			return;
-		}
-
-		return this.#head.value;
-
-		// TODO: Node.js 18.
-		// return this.#head?.value;
-	}
-
-	clear() {
-		this.#head = undefined;
-		this.#tail = undefined;
-		this.#size = 0;
-	}
-
-	get size() {
-		return this.#size;
-	}
-
-	* [Symbol.iterator]() {
-		let current = this.#head;
-
-		while (current) {
-			yield current.value;
-			current = current.next;
-		}
-	}
-
-	* drain() {
-		while (this.#head) {
-			yield this.dequeue();
-		}
-	}
-}
-
-;// CONCATENATED MODULE: ./node_modules/p-limit/index.js
-
-
-function pLimit(concurrency) {
-	let rejectOnClear = false;
-
-	if (typeof concurrency === 'object') {
-		({concurrency, rejectOnClear = false} = concurrency);
-	}
-
-	validateConcurrency(concurrency);
-
-	if (typeof rejectOnClear !== 'boolean') {
-		throw new TypeError('Expected `rejectOnClear` to be a boolean');
-	}
-
-	const queue = new Queue();
-	let activeCount = 0;
-
-	const resumeNext = () => {
-		// Process the next queued function if we're under the concurrency limit
-		if (activeCount < concurrency && queue.size > 0) {
-			activeCount++;
-			queue.dequeue().run();
-		}
-	};
-
-	const next = () => {
-		activeCount--;
-		resumeNext();
-	};
-
-	const run = async (function_, resolve, arguments_) => {
-		// Execute the function and capture the result promise
-		const result = (async () => function_(...arguments_))();
-
-		// Resolve immediately with the promise (don't wait for completion)
-		resolve(result);
-
-		// Wait for the function to complete (success or failure)
-		// We catch errors here to prevent unhandled rejections,
-		// but the original promise rejection is preserved for the caller
-		try {
-			await result;
-		} catch {}
-
-		// Decrement active count and process next queued function
-		next();
-	};
-
-	const enqueue = (function_, resolve, reject, arguments_) => {
-		const queueItem = {reject};
-
-		// Queue the internal resolve function instead of the run function
-		// to preserve the asynchronous execution context.
-		new Promise(internalResolve => { // eslint-disable-line promise/param-names
-			queueItem.run = internalResolve;
-			queue.enqueue(queueItem);
-		}).then(run.bind(undefined, function_, resolve, arguments_)); // eslint-disable-line promise/prefer-await-to-then
-
-		// Start processing immediately if we haven't reached the concurrency limit
-		if (activeCount < concurrency) {
-			resumeNext();
-		}
-	};
-
-	const generator = (function_, ...arguments_) => new Promise((resolve, reject) => {
-		enqueue(function_, resolve, reject, arguments_);
-	});
-
-	Object.defineProperties(generator, {
-		activeCount: {
-			get: () => activeCount,
-		},
-		pendingCount: {
-			get: () => queue.size,
-		},
-		clearQueue: {
-			value() {
-				if (!rejectOnClear) {
-					queue.clear();
-					return;
-				}
-
-				const abortError = AbortSignal.abort().reason;
-
-				while (queue.size > 0) {
-					queue.dequeue().reject(abortError);
-				}
-			},
-		},
-		concurrency: {
-			get: () => concurrency,
-
-			set(newConcurrency) {
-				validateConcurrency(newConcurrency);
-				concurrency = newConcurrency;
-
-				queueMicrotask(() => {
-					// eslint-disable-next-line no-unmodified-loop-condition
-					while (activeCount < concurrency && queue.size > 0) {
-						resumeNext();
-					}
-				});
-			},
-		},
-		map: {
-			async value(iterable, function_) {
-				const promises = [];
-
-				try {
-					Array.from(iterable, (value, index) => {
-						const promise = generator(function_, value, index);
-						promises.push(promise);
-						return promise;
-					});
-				} catch (error) {
-					// The iterable threw, so `Promise.all` never observes the already scheduled promises. Observe them here to avoid unhandled rejections.
-					for (const promise of promises) {
-						promise.catch(() => {}); // eslint-disable-line promise/prefer-await-to-then
-					}
-
-					throw error;
-				}
-
-				return Promise.all(promises);
-			},
-		},
-	});
-
-	return generator;
-}
-
-function limitFunction(function_, options) {
-	const limit = pLimit(options);
-
-	const limitedFunction = (...arguments_) => limit(() => function_(...arguments_));
-	Object.defineProperty(limitedFunction, 'clearQueue', {
-		value: limit.clearQueue,
-	});
-
-	return limitedFunction;
-}
-
-function validateConcurrency(concurrency) {
-	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
-		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
-	}
-}
-
+// EXTERNAL MODULE: ./node_modules/p-limit/index.js + 1 modules
+var p_limit = __nccwpck_require__(70370);
 ;// CONCATENATED MODULE: ./src/process/hunt.ts
 /**
  * The stray hunt: after a child exits, whatever it left running is found in /proc and killed,
@@ -36922,26 +36682,30 @@ function startTicks(pid) {
     if (pid === undefined)
         return undefined;
     try {
-        const stat = (0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'latin1');
-        const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+        const ticks = statFields((0,external_node_fs_.readFileSync)(`/proc/${pid}/stat`, 'latin1')).startTicks;
         return Number.isFinite(ticks) ? ticks : undefined;
     }
     catch {
         return undefined;
     }
 }
+/**
+ * The fields of a /proc/<pid>/stat line that the hunt reads: pid (comm) state ppid pgrp ...
+ * starttime (the 22nd field). comm may hold spaces and parentheses, so it reads from the last ')'.
+ */
+function statFields(stat) {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0] ?? '', group: Number(fields[2]), startTicks: Number(fields[19]) };
+}
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
 async function statOf(pid, unsure) {
     const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1');
     if (!stat)
         return undefined;
-    // pid (comm) state ppid pgrp ... starttime (the 22nd field): comm may hold spaces and
-    // parentheses, so read from the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const [state, , pgrp] = fields;
+    const { state, group, startTicks } = statFields(stat);
     if (state === 'Z' || state === 'X')
         return undefined;
-    return { group: Number(pgrp), startTicks: Number(fields[19]) };
+    return { group, startTicks };
 }
 /** Seconds since boot: what a process's start time counts from. */
 async function uptimeS() {
@@ -36967,7 +36731,7 @@ async function findStrays(t) {
     const doubt = () => (unsure = true);
     const names = (await (0,promises_.readdir)('/proc').catch(() => [])).filter(n => /^\d+$/.test(n) && Number(n) !== process.pid);
     const now = await uptimeS();
-    const limit = pLimit(PROC_READS);
+    const limit = (0,p_limit/* default */.A)(PROC_READS);
     const found = await Promise.all(names.map(name => limit(async () => {
         const stat = await statOf(name, doubt);
         if (stat === undefined)
@@ -37857,7 +37621,7 @@ async function acceptedHead(t) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83916);
 /* harmony import */ var _child_env_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5387);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(70092);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(21181);
 
 
 
@@ -38059,8 +37823,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var process = __nccwpck_require__(70092);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var process = __nccwpck_require__(21181);
 ;// CONCATENATED MODULE: external "node:readline"
 const external_node_readline_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
 // EXTERNAL MODULE: ./src/worker/result.ts
@@ -38171,7 +37935,7 @@ async function spawnWorker(opts) {
 /* harmony export */   R: () => (/* binding */ runVerify)
 /* harmony export */ });
 /* unused harmony export tailOf */
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(70092);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(21181);
 
 const TAIL_LINES = 40;
 function tailOf(text, lines = TAIL_LINES) {
@@ -55267,6 +55031,262 @@ class RequestError extends Error {
 
 /***/ }),
 
+/***/ 70370:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  A: () => (/* binding */ pLimit)
+});
+
+// UNUSED EXPORTS: limitFunction
+
+;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
+/*
+How it works:
+`this.#head` is an instance of `Node` which keeps track of its current value and nests another instance of `Node` that keeps the value that comes after it. When a value is provided to `.enqueue()`, the code needs to iterate through `this.#head`, going deeper and deeper to find the last value. However, iterating through every single item is slow. This problem is solved by saving a reference to the last value as `this.#tail` so that it can reference it to add a new value.
+*/
+
+class Node {
+	value;
+	next;
+
+	constructor(value) {
+		this.value = value;
+	}
+}
+
+class Queue {
+	#head;
+	#tail;
+	#size;
+
+	constructor() {
+		this.clear();
+	}
+
+	enqueue(value) {
+		const node = new Node(value);
+
+		if (this.#head) {
+			this.#tail.next = node;
+			this.#tail = node;
+		} else {
+			this.#head = node;
+			this.#tail = node;
+		}
+
+		this.#size++;
+	}
+
+	dequeue() {
+		const current = this.#head;
+		if (!current) {
+			return;
+		}
+
+		this.#head = this.#head.next;
+		this.#size--;
+
+		// Clean up tail reference when queue becomes empty
+		if (!this.#head) {
+			this.#tail = undefined;
+		}
+
+		return current.value;
+	}
+
+	peek() {
+		if (!this.#head) {
+			return;
+		}
+
+		return this.#head.value;
+
+		// TODO: Node.js 18.
+		// return this.#head?.value;
+	}
+
+	clear() {
+		this.#head = undefined;
+		this.#tail = undefined;
+		this.#size = 0;
+	}
+
+	get size() {
+		return this.#size;
+	}
+
+	* [Symbol.iterator]() {
+		let current = this.#head;
+
+		while (current) {
+			yield current.value;
+			current = current.next;
+		}
+	}
+
+	* drain() {
+		while (this.#head) {
+			yield this.dequeue();
+		}
+	}
+}
+
+;// CONCATENATED MODULE: ./node_modules/p-limit/index.js
+
+
+function pLimit(concurrency) {
+	let rejectOnClear = false;
+
+	if (typeof concurrency === 'object') {
+		({concurrency, rejectOnClear = false} = concurrency);
+	}
+
+	validateConcurrency(concurrency);
+
+	if (typeof rejectOnClear !== 'boolean') {
+		throw new TypeError('Expected `rejectOnClear` to be a boolean');
+	}
+
+	const queue = new Queue();
+	let activeCount = 0;
+
+	const resumeNext = () => {
+		// Process the next queued function if we're under the concurrency limit
+		if (activeCount < concurrency && queue.size > 0) {
+			activeCount++;
+			queue.dequeue().run();
+		}
+	};
+
+	const next = () => {
+		activeCount--;
+		resumeNext();
+	};
+
+	const run = async (function_, resolve, arguments_) => {
+		// Execute the function and capture the result promise
+		const result = (async () => function_(...arguments_))();
+
+		// Resolve immediately with the promise (don't wait for completion)
+		resolve(result);
+
+		// Wait for the function to complete (success or failure)
+		// We catch errors here to prevent unhandled rejections,
+		// but the original promise rejection is preserved for the caller
+		try {
+			await result;
+		} catch {}
+
+		// Decrement active count and process next queued function
+		next();
+	};
+
+	const enqueue = (function_, resolve, reject, arguments_) => {
+		const queueItem = {reject};
+
+		// Queue the internal resolve function instead of the run function
+		// to preserve the asynchronous execution context.
+		new Promise(internalResolve => { // eslint-disable-line promise/param-names
+			queueItem.run = internalResolve;
+			queue.enqueue(queueItem);
+		}).then(run.bind(undefined, function_, resolve, arguments_)); // eslint-disable-line promise/prefer-await-to-then
+
+		// Start processing immediately if we haven't reached the concurrency limit
+		if (activeCount < concurrency) {
+			resumeNext();
+		}
+	};
+
+	const generator = (function_, ...arguments_) => new Promise((resolve, reject) => {
+		enqueue(function_, resolve, reject, arguments_);
+	});
+
+	Object.defineProperties(generator, {
+		activeCount: {
+			get: () => activeCount,
+		},
+		pendingCount: {
+			get: () => queue.size,
+		},
+		clearQueue: {
+			value() {
+				if (!rejectOnClear) {
+					queue.clear();
+					return;
+				}
+
+				const abortError = AbortSignal.abort().reason;
+
+				while (queue.size > 0) {
+					queue.dequeue().reject(abortError);
+				}
+			},
+		},
+		concurrency: {
+			get: () => concurrency,
+
+			set(newConcurrency) {
+				validateConcurrency(newConcurrency);
+				concurrency = newConcurrency;
+
+				queueMicrotask(() => {
+					// eslint-disable-next-line no-unmodified-loop-condition
+					while (activeCount < concurrency && queue.size > 0) {
+						resumeNext();
+					}
+				});
+			},
+		},
+		map: {
+			async value(iterable, function_) {
+				const promises = [];
+
+				try {
+					Array.from(iterable, (value, index) => {
+						const promise = generator(function_, value, index);
+						promises.push(promise);
+						return promise;
+					});
+				} catch (error) {
+					// The iterable threw, so `Promise.all` never observes the already scheduled promises. Observe them here to avoid unhandled rejections.
+					for (const promise of promises) {
+						promise.catch(() => {}); // eslint-disable-line promise/prefer-await-to-then
+					}
+
+					throw error;
+				}
+
+				return Promise.all(promises);
+			},
+		},
+	});
+
+	return generator;
+}
+
+function limitFunction(function_, options) {
+	const limit = pLimit(options);
+
+	const limitedFunction = (...arguments_) => limit(() => function_(...arguments_));
+	Object.defineProperty(limitedFunction, 'clearQueue', {
+		value: limit.clearQueue,
+	});
+
+	return limitedFunction;
+}
+
+function validateConcurrency(concurrency) {
+	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
+		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
+	}
+}
+
+
+/***/ }),
+
 /***/ 92857:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
@@ -65606,8 +65626,8 @@ function parsePlan(text, prefix) {
     return parsed.data;
 }
 
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(70092);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/git/git.ts
 var git_git = __nccwpck_require__(10308);
 // EXTERNAL MODULE: ./node_modules/@octokit/request-error/dist-src/index.js
@@ -65717,6 +65737,8 @@ function runUrl(ctx) {
         : undefined;
 }
 
+// EXTERNAL MODULE: ./node_modules/p-limit/index.js + 1 modules
+var p_limit = __nccwpck_require__(70370);
 // EXTERNAL MODULE: ./src/git/lock.ts
 var lock = __nccwpck_require__(94849);
 ;// CONCATENATED MODULE: ./src/git/borrow.ts
@@ -65958,6 +65980,7 @@ async function workspaceLayer(git, workspace, sha, into) {
 
 
 
+
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
 const BORROWED_REF = 'refs/fleet-borrowed/checkout';
 /**
@@ -66158,18 +66181,24 @@ class FleetRepo {
             return;
         const file = external_node_path_default().join(this.git.dir, '.git', 'shallow');
         const cut = (await (0,promises_.readFile)(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
-        const joined = new Set();
-        for (const sha of cut) {
+        // Each cut commit's own parents (its object, not the clone's cut view of it), read together;
+        // then one rev-list says which of all those parents the clone has.
+        const limit = (0,p_limit/* default */.A)(4);
+        const parentsOf = await Promise.all(cut.map(sha => limit(async () => {
             const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? '';
-            const parents = [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '');
-            if (parents.length === 0)
-                continue;
-            const have = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...parents], {
-                allowFailure: true
-            });
-            if (have.stdout.split('\n').filter(Boolean).length === parents.length)
-                joined.add(sha);
-        }
+            return [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '');
+        })));
+        const all = [...new Set(parentsOf.flat())];
+        if (all.length === 0)
+            return;
+        const listed = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...all], {
+            allowFailure: true
+        });
+        const have = new Set(listed.stdout.split('\n').filter(Boolean));
+        const joined = new Set(cut.filter((_, i) => {
+            const parents = parentsOf[i] ?? [];
+            return parents.length > 0 && parents.every(p => have.has(p));
+        }));
         if (joined.size === 0)
             return;
         const left = cut.filter(sha => !joined.has(sha));

@@ -1,5 +1,6 @@
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import pLimit from 'p-limit'
 import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
@@ -284,16 +285,29 @@ export class FleetRepo {
     if (!this.shallow) return
     const file = path.join(this.git.dir, '.git', 'shallow')
     const cut = (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean)
-    const joined = new Set<string>()
-    for (const sha of cut) {
-      const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? ''
-      const parents = [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '')
-      if (parents.length === 0) continue
-      const have = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...parents], {
-        allowFailure: true
+    // Each cut commit's own parents (its object, not the clone's cut view of it), read together;
+    // then one rev-list says which of all those parents the clone has.
+    const limit = pLimit(4)
+    const parentsOf = await Promise.all(
+      cut.map(sha =>
+        limit(async () => {
+          const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? ''
+          return [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '')
+        })
+      )
+    )
+    const all = [...new Set(parentsOf.flat())]
+    if (all.length === 0) return
+    const listed = await this.git.exec(['rev-list', '--no-walk', '--ignore-missing', ...all], {
+      allowFailure: true
+    })
+    const have = new Set(listed.stdout.split('\n').filter(Boolean))
+    const joined = new Set(
+      cut.filter((_, i) => {
+        const parents = parentsOf[i] ?? []
+        return parents.length > 0 && parents.every(p => have.has(p))
       })
-      if (have.stdout.split('\n').filter(Boolean).length === parents.length) joined.add(sha)
-    }
+    )
     if (joined.size === 0) return
     const left = cut.filter(sha => !joined.has(sha))
     if (left.length) await writeFile(file, `${left.join('\n')}\n`)

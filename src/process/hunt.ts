@@ -118,12 +118,20 @@ export interface HuntTarget {
 export function startTicks(pid: number | 'self' | undefined): number | undefined {
   if (pid === undefined) return undefined
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+    const ticks = statFields(readFileSync(`/proc/${pid}/stat`, 'latin1')).startTicks
     return Number.isFinite(ticks) ? ticks : undefined
   } catch {
     return undefined
   }
+}
+
+/**
+ * The fields of a /proc/<pid>/stat line that the hunt reads: pid (comm) state ppid pgrp ...
+ * starttime (the 22nd field). comm may hold spaces and parentheses, so it reads from the last ')'.
+ */
+export function statFields(stat: string): { state: string; group: number; startTicks: number } {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return { state: fields[0] ?? '', group: Number(fields[2]), startTicks: Number(fields[19]) }
 }
 
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
@@ -133,12 +141,9 @@ async function statOf(
 ): Promise<{ group: number; startTicks: number } | undefined> {
   const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1')
   if (!stat) return undefined
-  // pid (comm) state ppid pgrp ... starttime (the 22nd field): comm may hold spaces and
-  // parentheses, so read from the last ')'.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-  const [state, , pgrp] = fields
+  const { state, group, startTicks } = statFields(stat)
   if (state === 'Z' || state === 'X') return undefined
-  return { group: Number(pgrp), startTicks: Number(fields[19]) }
+  return { group, startTicks }
 }
 
 /** Seconds since boot: what a process's start time counts from. */

@@ -86,6 +86,31 @@ describe('Preparation.workers(beside)', () => {
     expect(settled).toBe(true)
   })
 
+  it('a clone that fails while the probe still runs leaves no rejection unhandled', async () => {
+    // The probe answers 300 ms late; the clone fails at once. Its failure is the caller's, met
+    // where the fleet awaits the clone: nothing of it may reach the process as unhandled (Node
+    // would end the run with no outcome reported).
+    const claude = path.join(dir, 'claude')
+    await writeFile(claude, `#!/bin/sh\nsleep 0.3\necho '${CLAUDE_CODE_VERSION} (Claude Code)'\n`)
+    await chmod(claude, 0o755)
+    const unhandled: unknown[] = []
+    const note = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', note)
+    try {
+      let clone: Promise<never> | undefined
+      const setup = await preparation(claude).workers(() => {
+        clone = Promise.reject(new Error('the clone failed'))
+        return clone
+      })
+      await new Promise(resolve => setTimeout(resolve, 20))
+      expect(unhandled).toEqual([])
+      expect(setup.claude).toBe(claude)
+      await expect(clone).rejects.toThrow('the clone failed')
+    } finally {
+      process.off('unhandledRejection', note)
+    }
+  })
+
   it('begins nothing beside when the model key is missing', async () => {
     let called = false
     await expect(

@@ -15,7 +15,13 @@ import {
   startChild,
   STRAY_MARKER
 } from '../../src/process.js'
-import { environOf, findStrays, type ProcReader, startTicks } from '../../src/process/hunt.js'
+import {
+  environOf,
+  findStrays,
+  type ProcReader,
+  startTicks,
+  statFields
+} from '../../src/process/hunt.js'
 
 const ENV = { PATH: process.env.PATH ?? '/usr/bin:/bin' }
 let dir: string
@@ -213,6 +219,13 @@ describe('the stray hunt', () => {
     expect((await findStrays({ group: pid, since: (born ?? 0) + 1 })).pids).toContain(pid)
     process.kill(-pid, 'SIGKILL')
     await child.result
+  })
+
+  it("reads a stat line's state, group and start after the last ')': a name may hold both", () => {
+    // A process may name itself anything (prctl PR_SET_NAME): here "a) R 1 (b", which would shift
+    // every field read from the first ')'.
+    const line = '4242 (a) R 1 (b) S 1 777 777 0 -1 4194560 96 0 0 0 0 0 0 0 20 0 1 0 123456 2 3\n'
+    expect(statFields(line)).toEqual({ state: 'S', group: 777, startTicks: 123456 })
   })
 })
 
