@@ -31997,7 +31997,47 @@ async function liftUsernsRestriction(env, log) {
     return result.exitCode === 0;
 }
 /** Checks (and where it may, prepares) this machine for isolation: sandbox. */
-async function preflightSandbox(env, log) {
+async function preflightSandbox(env, log, 
+/**
+ * Begun once bwrap and the layout are known, beside the probes (the worker binary's own check
+ * in a cage, isolation.ts), and again after a lifted restriction; awaited before a failure is
+ * thrown, so nothing it started outlives the preflight. What it found is its caller's to read.
+ */
+beside) {
+    const bwrap = await sandboxTools(env, log);
+    const layout = await systemLayout();
+    // The views probe needs nothing of bwrap's: the two run side by side (docs/performance.md), and
+    // what each found is told in the same order as when they ran one after the other.
+    // A failure of it is met where it is awaited, as before (a rejection no one handles yet would
+    // end the process).
+    const settled = (p) => p.then(() => undefined, () => undefined);
+    let views = viewsHere(env);
+    void settled(views);
+    let besides = settled(beside?.({ bwrap, ...layout }) ?? Promise.resolve());
+    let tried = await probe(bwrap, layout);
+    if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log))) {
+        // The restriction just lifted may be what the views probe met too: it is asked again.
+        await Promise.all([settled(views), besides]);
+        views = viewsHere(env);
+        void settled(views);
+        besides = settled(beside?.({ bwrap, ...layout }) ?? Promise.resolve());
+        tried = await probe(bwrap, layout);
+    }
+    if (tried.exitCode !== 0) {
+        // Nothing the preflight started is left running when it fails; bwrap's failure is the one told.
+        await Promise.all([settled(views), besides]);
+        const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`;
+        throw new SandboxUnavailable(`isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`);
+    }
+    log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`);
+    const { unshare, why } = await views;
+    if (why)
+        log(`setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`);
+    const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined;
+    return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) };
+}
+/** bwrap, with socat beside it (installed where the runner may elevate), else one sentence why not. */
+async function sandboxTools(env, log) {
     if (process.platform !== 'linux')
         throw new SandboxUnavailable(`isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`);
     await installMissing(env, log);
@@ -32007,27 +32047,13 @@ async function preflightSandbox(env, log) {
         throw new SandboxUnavailable(`isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`);
     if (!(await onPath('rg', env.PATH)))
         log('ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).');
-    const layout = await systemLayout();
-    let tried = await probe(bwrap, layout);
-    if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log)))
-        tried = await probe(bwrap, layout);
-    if (tried.exitCode !== 0) {
-        const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`;
-        throw new SandboxUnavailable(`isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`);
-    }
-    log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`);
-    const unshare = await viewsHere(env, log);
-    const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined;
-    return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) };
+    return bwrap;
 }
-/** `unshare` if copy-on-write views mount here; otherwise a line in the log saying what setup gets. */
-async function viewsHere(env, log) {
+/** `unshare` if copy-on-write views mount here; otherwise why not, for the log to say what setup gets. */
+async function viewsHere(env) {
     const unshare = await onPath('unshare', env.PATH);
     const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed';
-    if (!why)
-        return unshare;
-    log(`setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`);
-    return undefined;
+    return why ? { why } : { unshare };
 }
 
 // EXTERNAL MODULE: ./src/worker/install.ts
@@ -32612,7 +32638,7 @@ async function runnerClaude(resolve, log) {
     log(`claude: ${claude.version} (${claude.file})`);
     return claude;
 }
-function sandboxKind(setup) {
+function sandboxKind(setup, early) {
     return {
         launch: w => launchSandboxed(w, setup),
         run: (c, env) => runSandboxedCommand(c, env, setup),
@@ -32620,8 +32646,9 @@ function sandboxKind(setup) {
         seesRunnerPaths: true,
         bindsCaches: true,
         gatewayHost: LOOPBACK,
-        // Its version read by the check that it starts in the sandbox: one start of it, not two.
-        claude: (resolve, log) => runnerClaude(() => resolve(file => checkBinaryInSandbox(setup, file)), log),
+        // Its version read by the check that it starts in the sandbox: one start of it, not two; the
+        // one begun beside the preflight when it checked this very file.
+        claude: (resolve, log) => runnerClaude(() => resolve(file => early?.file === file ? early.version : checkBinaryInSandbox(setup, file)), log),
         refused: () => blockedLines(setup.blocked),
         views: !!setup.host.unshare,
         viewsHide: !!setup.host.unshare,
@@ -32710,9 +32737,19 @@ function readsContainerInputs(name) {
 async function prepareIsolation(config, at) {
     switch (config.isolation) {
         case 'sandbox': {
-            const preflight = () => preflightSandbox(at.host, at.log);
+            let early;
+            const { binary } = at;
+            const beside = binary
+                ? (host) => {
+                    const version = checkBinaryInSandbox({ host, allowed: config.allowedDomains }, binary);
+                    early = { file: binary, version };
+                    return version;
+                }
+                : undefined;
+            const preflight = () => preflightSandbox(at.host, at.log, beside);
             const host = await (at.group ? at.group('Sandbox', preflight) : preflight());
-            return isolationOf(sandboxKind({ host, allowed: config.allowedDomains, blocked: new Map() }));
+            const setup = { host, allowed: config.allowedDomains, blocked: new Map() };
+            return isolationOf(sandboxKind(setup, early));
         }
         case 'container':
             return isolationOf(containerKind(config));
@@ -65762,7 +65799,6 @@ const LOOSE_DIR = /^[0-9a-f]{2}$/;
 const LOOSE_FILE = /^[0-9a-f]{38,62}$/;
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 const isDir = (p) => (0,promises_.lstat)(p).then(s => s.isDirectory(), () => false);
-const isFile = (p) => (0,promises_.lstat)(p).then(s => s.isFile(), () => false);
 async function linkOrCopy(from, to) {
     await (0,promises_.link)(from, to).catch(async (error) => {
         if (error.code === 'EEXIST')
@@ -65770,21 +65806,19 @@ async function linkOrCopy(from, to) {
         await (0,promises_.copyFile)(from, to);
     });
 }
-/** The object files under `objects`, as [relative path] (regular files only, never symlinks). */
+/**
+ * The object files under `objects`, as [relative path] (regular files only, never symlinks). The
+ * directories are read side by side, each entry's type from the listing itself (an entry of
+ * unknown type is lstat'ed by node, as before): no lstat per object file.
+ */
 async function objectFiles(objects) {
-    const out = [];
-    for (const name of await (0,promises_.readdir)(objects)) {
-        const dir = external_node_path_default().join(objects, name);
-        if (name !== 'pack' && !LOOSE_DIR.test(name))
-            continue;
-        if (!(await isDir(dir)))
-            continue;
+    const dirs = (await (0,promises_.readdir)(objects, { withFileTypes: true })).filter(d => d.isDirectory() && (d.name === 'pack' || LOOSE_DIR.test(d.name)));
+    const listed = await Promise.all(dirs.map(async ({ name }) => {
         const wanted = name === 'pack' ? PACK_FILE : LOOSE_FILE;
-        for (const file of await (0,promises_.readdir)(dir))
-            if (wanted.test(file) && (await isFile(external_node_path_default().join(dir, file))))
-                out.push(`${name}/${file}`);
-    }
-    return out;
+        const entries = await (0,promises_.readdir)(external_node_path_default().join(objects, name), { withFileTypes: true });
+        return entries.filter(e => e.isFile() && wanted.test(e.name)).map(e => `${name}/${e.name}`);
+    }));
+    return listed.flat();
 }
 /** The checkout's HEAD commit, read as data: a detached sha, or the branch ref it names. */
 async function headOf(gitDir) {
@@ -66024,10 +66058,13 @@ class FleetRepo {
         await (0,promises_.mkdir)(opts.dir, { recursive: true });
         const git = git_git/* Git */.TU.create(opts.dir, env);
         await git.exec(['init', '--quiet']);
-        // Per-worktree config: what a task's setup left is excluded in that worktree alone.
-        await git.exec(['config', 'extensions.worktreeConfig', 'true']);
-        await git.exec(['remote', 'add', 'origin', opts.remoteUrl]);
         return new FleetRepo(git, opts.remoteUrl, opts.token, env);
+    }
+    /** Its config: written while the checkout's objects are linked in (borrow), which it does not touch. */
+    async configure() {
+        // Per-worktree config: what a task's setup left is excluded in that worktree alone.
+        await this.git.exec(['config', 'extensions.worktreeConfig', 'true']);
+        await this.git.exec(['remote', 'add', 'origin', this.remoteUrl]);
     }
     auth() {
         return (0,git_git/* authEnv */.mx)(this.remoteUrl, this.token, this.env);
@@ -66042,10 +66079,13 @@ class FleetRepo {
         await (0,promises_.mkdir)(external_node_path_default().dirname(opts.dir), { recursive: true });
         const lister = git_git/* Git */.TU.create(external_node_path_default().dirname(opts.dir), env);
         const auth = (0,git_git/* authEnv */.mx)(opts.remoteUrl, opts.token, env);
+        // The clone's steps that do not wait on each other run side by side (docs/performance.md):
+        // its config beside the borrowed objects' linking, the count before the fetch beside the
+        // borrowed ref's writing, and after the fetch the ref's removal beside the count.
         const [listed, [repo, borrowed]] = await Promise.all([
             listRemote(lister, opts.remoteUrl, opts.branches, auth),
             FleetRepo.open(opts).then(async (r) => {
-                const borrowed = await r.borrow(opts.checkout);
+                const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)]);
                 if (opts.tipsOnly)
                     r.shallow = true;
                 return [r, borrowed];
@@ -66053,10 +66093,12 @@ class FleetRepo {
         ]);
         if (!borrowed)
             return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
-        const before = await repo.objectCount();
         const base = await repo.fetchListed(listed, opts.base, opts.branches);
-        await repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true });
-        return { repo, base, borrowed: { ...borrowed, fetched: (await repo.objectCount()) - before } };
+        const [after] = await Promise.all([
+            repo.objectCount(),
+            repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+        ]);
+        return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } };
     }
     /**
      * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
@@ -66074,15 +66116,20 @@ class FleetRepo {
         if (!borrowed)
             return undefined;
         // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
-        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
-            return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed;
+        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0) {
+            const before = await this.objectCount();
+            return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}), before };
+        }
         if (borrowed.shallow) {
             await (0,promises_.writeFile)(external_node_path_default().join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`);
             this.shallow = true;
         }
-        await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true });
+        const [before] = await Promise.all([
+            this.objectCount(),
+            this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+        ]);
         this.workspace = { dir: external_node_path_default().resolve(checkout), head: borrowed.head };
-        return borrowed;
+        return { ...borrowed, before };
     }
     /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
     fetchArgs(branches) {
@@ -99156,9 +99203,14 @@ class Preparation {
         this.#isolation ??= this.#prepareIsolation();
         return this.#isolation;
     }
-    async #prepareIsolation() {
+    async #prepareIsolation(binary) {
         const { config, io, env } = this.run;
-        const isolation = await (0,cage_isolation/* prepareIsolation */.uy)(config, { host: env, log: io.info, group: io.group });
+        const isolation = await (0,cage_isolation/* prepareIsolation */.uy)(config, {
+            host: env,
+            log: io.info,
+            group: io.group,
+            binary
+        });
         if (isolation.warning)
             io.warning(isolation.warning);
         return isolation;
@@ -99181,6 +99233,14 @@ class Preparation {
         }));
         return (await isolation.claude(resolve, io.info)).file;
     }
+    /** The binary resolveClaude will find without installing, else none (the sandbox checks it early). */
+    async #binaryBeside() {
+        const { config, env } = this.run;
+        // As resolveClaude reads them: claude-path as given (empty: installed), else the PATH's.
+        if (config.claudePath !== undefined)
+            return config.claudePath || undefined;
+        return (0,install/* findOnPath */.aY)('claude', env.PATH);
+    }
     /**
      * Everything a fleet's workers need, in the order a failure is best found. `beside` is called
      * with where the run pushes once the model key and the skills are found, and runs while the
@@ -99196,6 +99256,9 @@ class Preparation {
         // (a rejection no one handles yet would end the process).
         const begun = beside ? remoteUrl.then(beside).catch(() => undefined) : undefined;
         try {
+            // The workers' binary, when it is already on the runner (or named), checked in the sandbox
+            // beside the preflight's probes (docs/performance.md); installing one waits, as before.
+            this.#isolation ??= this.#binaryBeside().then(binary => this.#prepareIsolation(binary));
             const isolation = await this.isolation();
             const claude = await this.claude();
             return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl };

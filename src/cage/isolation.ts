@@ -17,7 +17,7 @@ import type { CageCommand, WorkerLaunch } from '../worker/launch.js'
 import type { WorkerOptions } from '../worker/options.js'
 import type { WorkerExit } from '../worker/result.js'
 import type { AllowRule } from './sandbox-allow.js'
-import { preflightSandbox } from './sandbox-host.js'
+import { preflightSandbox, type SandboxHost } from './sandbox-host.js'
 import { launchSandboxed, runSandboxedCommand } from './sandbox-launch.js'
 import { blockedLines } from './sandbox-proxy.js'
 import { checkBinaryInSandbox, type SandboxSetup } from './sandbox-run.js'
@@ -117,7 +117,13 @@ async function runnerClaude(resolve: () => Promise<Claude>, log: (m: string) => 
   return claude
 }
 
-function sandboxKind(setup: SandboxSetup): Kind {
+/** The worker binary's check in a cage, begun beside the sandbox's preflight (prepareIsolation). */
+interface EarlyCheck {
+  file: string
+  version: Promise<string>
+}
+
+function sandboxKind(setup: SandboxSetup, early?: EarlyCheck): Kind {
   return {
     launch: w => launchSandboxed(w, setup),
     run: (c, env) => runSandboxedCommand(c, env, setup),
@@ -125,9 +131,16 @@ function sandboxKind(setup: SandboxSetup): Kind {
     seesRunnerPaths: true,
     bindsCaches: true,
     gatewayHost: LOOPBACK,
-    // Its version read by the check that it starts in the sandbox: one start of it, not two.
+    // Its version read by the check that it starts in the sandbox: one start of it, not two; the
+    // one begun beside the preflight when it checked this very file.
     claude: (resolve, log) =>
-      runnerClaude(() => resolve(file => checkBinaryInSandbox(setup, file)), log),
+      runnerClaude(
+        () =>
+          resolve(file =>
+            early?.file === file ? early.version : checkBinaryInSandbox(setup, file)
+          ),
+        log
+      ),
     refused: () => blockedLines(setup.blocked),
     views: !!setup.host.unshare,
     viewsHide: !!setup.host.unshare,
@@ -223,13 +236,28 @@ export async function prepareIsolation(
     host: NodeJS.ProcessEnv
     log: (m: string) => void
     group?: <T>(name: string, fn: () => Promise<T>) => Promise<T>
+    /**
+     * The worker binary the run will check, when it is known before the preflight: its check in
+     * a cage (its version read there) then runs beside the preflight's probes, not after them.
+     */
+    binary?: string
   }
 ): Promise<Isolation> {
   switch (config.isolation) {
     case 'sandbox': {
-      const preflight = () => preflightSandbox(at.host, at.log)
+      let early: EarlyCheck | undefined
+      const { binary } = at
+      const beside = binary
+        ? (host: SandboxHost) => {
+            const version = checkBinaryInSandbox({ host, allowed: config.allowedDomains }, binary)
+            early = { file: binary, version }
+            return version
+          }
+        : undefined
+      const preflight = () => preflightSandbox(at.host, at.log, beside)
       const host = await (at.group ? at.group('Sandbox', preflight) : preflight())
-      return isolationOf(sandboxKind({ host, allowed: config.allowedDomains, blocked: new Map() }))
+      const setup = { host, allowed: config.allowedDomains, blocked: new Map() }
+      return isolationOf(sandboxKind(setup, early))
     }
     case 'container':
       return isolationOf(containerKind(config))

@@ -134,8 +134,57 @@ async function liftUsernsRestriction(env: NodeJS.ProcessEnv, log: (m: string) =>
 /** Checks (and where it may, prepares) this machine for isolation: sandbox. */
 export async function preflightSandbox(
   env: NodeJS.ProcessEnv,
-  log: (message: string) => void
+  log: (message: string) => void,
+  /**
+   * Begun once bwrap and the layout are known, beside the probes (the worker binary's own check
+   * in a cage, isolation.ts), and again after a lifted restriction; awaited before a failure is
+   * thrown, so nothing it started outlives the preflight. What it found is its caller's to read.
+   */
+  beside?: (host: SandboxHost) => Promise<unknown>
 ): Promise<SandboxHost> {
+  const bwrap = await sandboxTools(env, log)
+  const layout = await systemLayout()
+  // The views probe needs nothing of bwrap's: the two run side by side (docs/performance.md), and
+  // what each found is told in the same order as when they ran one after the other.
+  // A failure of it is met where it is awaited, as before (a rejection no one handles yet would
+  // end the process).
+  const settled = (p: Promise<unknown>) =>
+    p.then(
+      () => undefined,
+      () => undefined
+    )
+  let views = viewsHere(env)
+  void settled(views)
+  let besides = settled(beside?.({ bwrap, ...layout }) ?? Promise.resolve())
+  let tried = await probe(bwrap, layout)
+  if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log))) {
+    // The restriction just lifted may be what the views probe met too: it is asked again.
+    await Promise.all([settled(views), besides])
+    views = viewsHere(env)
+    void settled(views)
+    besides = settled(beside?.({ bwrap, ...layout }) ?? Promise.resolve())
+    tried = await probe(bwrap, layout)
+  }
+  if (tried.exitCode !== 0) {
+    // Nothing the preflight started is left running when it fails; bwrap's failure is the one told.
+    await Promise.all([settled(views), besides])
+    const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`
+    throw new SandboxUnavailable(
+      `isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`
+    )
+  }
+  log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`)
+  const { unshare, why } = await views
+  if (why)
+    log(
+      `setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`
+    )
+  const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined
+  return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) }
+}
+
+/** bwrap, with socat beside it (installed where the runner may elevate), else one sentence why not. */
+async function sandboxTools(env: NodeJS.ProcessEnv, log: (message: string) => void) {
   if (process.platform !== 'linux')
     throw new SandboxUnavailable(
       `isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`
@@ -151,29 +200,12 @@ export async function preflightSandbox(
     log(
       'ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).'
     )
-  const layout = await systemLayout()
-  let tried = await probe(bwrap, layout)
-  if (tried.exitCode !== 0 && (await liftUsernsRestriction(env, log)))
-    tried = await probe(bwrap, layout)
-  if (tried.exitCode !== 0) {
-    const why = tried.stderr.trim().split('\n')[0] || `exit ${tried.exitCode}`
-    throw new SandboxUnavailable(
-      `isolation: sandbox cannot start on this runner (${why}): allow unprivileged user namespaces (on Ubuntu 24.04: sudo sysctl -w ${USERNS_SYSCTL}=0), ${OTHERWISE}.`
-    )
-  }
-  log(`sandbox: ${bwrap} works here (own user, PID and network namespaces; no new privileges)`)
-  const unshare = await viewsHere(env, log)
-  const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined
-  return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) }
+  return bwrap
 }
 
-/** `unshare` if copy-on-write views mount here; otherwise a line in the log saying what setup gets. */
-async function viewsHere(env: NodeJS.ProcessEnv, log: (m: string) => void) {
+/** `unshare` if copy-on-write views mount here; otherwise why not, for the log to say what setup gets. */
+async function viewsHere(env: NodeJS.ProcessEnv): Promise<{ unshare?: string; why?: string }> {
   const unshare = await onPath('unshare', env.PATH)
   const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed'
-  if (!why) return unshare
-  log(
-    `setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`
-  )
-  return undefined
+  return why ? { why } : { unshare }
 }

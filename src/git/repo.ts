@@ -98,10 +98,14 @@ export class FleetRepo {
     await mkdir(opts.dir, { recursive: true })
     const git = Git.create(opts.dir, env)
     await git.exec(['init', '--quiet'])
-    // Per-worktree config: what a task's setup left is excluded in that worktree alone.
-    await git.exec(['config', 'extensions.worktreeConfig', 'true'])
-    await git.exec(['remote', 'add', 'origin', opts.remoteUrl])
     return new FleetRepo(git, opts.remoteUrl, opts.token, env)
+  }
+
+  /** Its config: written while the checkout's objects are linked in (borrow), which it does not touch. */
+  private async configure(): Promise<void> {
+    // Per-worktree config: what a task's setup left is excluded in that worktree alone.
+    await this.git.exec(['config', 'extensions.worktreeConfig', 'true'])
+    await this.git.exec(['remote', 'add', 'origin', this.remoteUrl])
   }
 
   private auth(): Record<string, string> {
@@ -127,19 +131,24 @@ export class FleetRepo {
     await mkdir(path.dirname(opts.dir), { recursive: true })
     const lister = Git.create(path.dirname(opts.dir), env)
     const auth = authEnv(opts.remoteUrl, opts.token, env)
+    // The clone's steps that do not wait on each other run side by side (docs/performance.md):
+    // its config beside the borrowed objects' linking, the count before the fetch beside the
+    // borrowed ref's writing, and after the fetch the ref's removal beside the count.
     const [listed, [repo, borrowed]] = await Promise.all([
       listRemote(lister, opts.remoteUrl, opts.branches, auth),
       FleetRepo.open(opts).then(async r => {
-        const borrowed = await r.borrow(opts.checkout)
+        const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)])
         if (opts.tipsOnly) r.shallow = true
         return [r, borrowed] as const
       })
     ])
     if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
-    const before = await repo.objectCount()
     const base = await repo.fetchListed(listed, opts.base, opts.branches)
-    await repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
-    return { repo, base, borrowed: { ...borrowed, fetched: (await repo.objectCount()) - before } }
+    const [after] = await Promise.all([
+      repo.objectCount(),
+      repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+    ])
+    return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } }
   }
 
   /**
@@ -150,21 +159,28 @@ export class FleetRepo {
    * Not when its objects are partial (a `filter:` checkout): the fetch would then claim objects the
    * clone does not have, so it brings the base's history whole, as without a checkout.
    */
-  private async borrow(checkout: string | undefined): Promise<Borrowed | undefined> {
+  private async borrow(
+    checkout: string | undefined
+  ): Promise<(Borrowed & { before: number }) | undefined> {
     if (!checkout) return undefined
     const dotGit = path.join(this.git.dir, '.git')
     const borrowed = await borrowObjects(checkout, path.join(dotGit, 'objects'))
     if (!borrowed) return undefined
     // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
-    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
-      return borrowed.shallow ? { ...borrowed, shallow: [] } : borrowed
+    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0) {
+      const before = await this.objectCount()
+      return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}), before }
+    }
     if (borrowed.shallow) {
       await writeFile(path.join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`)
       this.shallow = true
     }
-    await this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+    const [before] = await Promise.all([
+      this.objectCount(),
+      this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
+    ])
     this.workspace = { dir: path.resolve(checkout), head: borrowed.head }
-    return borrowed
+    return { ...borrowed, before }
   }
 
   /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */

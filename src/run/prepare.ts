@@ -10,7 +10,7 @@ import type { RunContext } from '../context.js'
 import { InputError } from '../errors.js'
 import { Git, withoutUserinfo } from '../git/git.js'
 import type { Io } from '../io.js'
-import { resolveClaude, type VersionProbe } from '../worker/install.js'
+import { findOnPath, resolveClaude, type VersionProbe } from '../worker/install.js'
 import { type Isolation, prepareIsolation } from '../cage/isolation.js'
 import { resolveSkills } from '../worker/skills.js'
 
@@ -71,9 +71,14 @@ export class Preparation {
     return this.#isolation
   }
 
-  async #prepareIsolation(): Promise<Isolation> {
+  async #prepareIsolation(binary?: string): Promise<Isolation> {
     const { config, io, env } = this.run
-    const isolation = await prepareIsolation(config, { host: env, log: io.info, group: io.group })
+    const isolation = await prepareIsolation(config, {
+      host: env,
+      log: io.info,
+      group: io.group,
+      binary
+    })
     if (isolation.warning) io.warning(isolation.warning)
     return isolation
   }
@@ -101,6 +106,14 @@ export class Preparation {
     return (await isolation.claude(resolve, io.info)).file
   }
 
+  /** The binary resolveClaude will find without installing, else none (the sandbox checks it early). */
+  async #binaryBeside(): Promise<string | undefined> {
+    const { config, env } = this.run
+    // As resolveClaude reads them: claude-path as given (empty: installed), else the PATH's.
+    if (config.claudePath !== undefined) return config.claudePath || undefined
+    return findOnPath('claude', env.PATH)
+  }
+
   /**
    * Everything a fleet's workers need, in the order a failure is best found. `beside` is called
    * with where the run pushes once the model key and the skills are found, and runs while the
@@ -116,6 +129,9 @@ export class Preparation {
     // (a rejection no one handles yet would end the process).
     const begun = beside ? remoteUrl.then(beside).catch(() => undefined) : undefined
     try {
+      // The workers' binary, when it is already on the runner (or named), checked in the sandbox
+      // beside the preflight's probes (docs/performance.md); installing one waits, as before.
+      this.#isolation ??= this.#binaryBeside().then(binary => this.#prepareIsolation(binary))
       const isolation = await this.isolation()
       const claude = await this.claude()
       return { apiKey, skills, isolation, claude, remoteUrl: await remoteUrl }
