@@ -65950,7 +65950,59 @@ async function workspaceLayer(git, workspace, sha, into) {
     return { dir: workspace, index, hide };
 }
 
+;// CONCATENATED MODULE: ./src/git/coalesce.ts
+/**
+ * Requests that arrive while one batch is in flight ride together in the next: one batch at a time,
+ * the first sent at once, each later one carrying every key queued while the one before ran. Each
+ * caller gets its own key's result. A key already in the next batch waits for the one after it
+ * (never two entries for one key in a batch). A batch that throws fails its own callers alone.
+ */
+class Coalescer {
+    send;
+    queued = [];
+    flying = false;
+    constructor(send) {
+        this.send = send;
+    }
+    submit(key) {
+        return new Promise(resolve => {
+            this.queued.push({ key, done: resolve });
+            if (!this.flying)
+                void this.flush();
+        });
+    }
+    async flush() {
+        this.flying = true;
+        while (this.queued.length > 0) {
+            const batch = [];
+            const keys = new Set();
+            const later = [];
+            for (const entry of this.queued) {
+                if (keys.has(entry.key))
+                    later.push(entry);
+                else {
+                    keys.add(entry.key);
+                    batch.push(entry);
+                }
+            }
+            this.queued = later;
+            const sent = this.send([...keys]);
+            // Settled here: a batch that throws is its callers' rejection, never this loop's.
+            await sent.then(() => undefined, () => undefined);
+            for (const { key, done } of batch)
+                done(sent.then(results => {
+                    const r = results.get(key);
+                    if (r === undefined)
+                        throw new Error(`no result for ${key} in its batch`);
+                    return r;
+                }));
+        }
+        this.flying = false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -66355,6 +66407,54 @@ class FleetRepo {
             return { ok: true };
         return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) };
     }
+    /** The tasks' branches, pushed together when they finish together (pushLanded). */
+    landings = new Coalescer(branches => this.pushMany(branches));
+    /**
+     * Pushes a task's branch with a lease on where the clone last saw it on the remote (its
+     * remote-tracking ref; none: it must not exist there), so a person's push is never overwritten.
+     * While one such push is in flight, the branches of tasks that finish meanwhile wait and go
+     * together in the next one (Coalescer): one round trip for them all, one lease a branch, and
+     * each branch's verdict its own.
+     */
+    pushLanded(branch) {
+        return this.landings.submit(branch);
+    }
+    /**
+     * One `git push` of these branches, each with its lease (git reads `refs/remotes/origin/<b>`
+     * itself: no process to read it first). A branch the porcelain lists as pushed or up to date
+     * landed. Of several, one that did not is pushed again alone for its own verdict: a remote that
+     * refuses the whole push for one branch's sake (a pre-receive hook) fails that branch alone.
+     */
+    async pushMany(branches) {
+        const refs = branches.map(b => `refs/heads/${b}`);
+        const result = await this.git.exec([
+            'push',
+            '--porcelain',
+            ...refs.map(ref => `--force-with-lease=${ref}`),
+            'origin',
+            ...refs.map(ref => `${ref}:${ref}`)
+        ], { env: this.auth(), allowFailure: true });
+        const listed = listedRefs(result.stdout);
+        const verdicts = new Map();
+        const whole = () => ({
+            ok: false,
+            reason: pushFailureReason(result.stderr + result.stdout)
+        });
+        for (const branch of branches) {
+            const landed = listed.get(`refs/heads/${branch}`);
+            if (landed)
+                verdicts.set(branch, { ok: true });
+            // Not listed at all: the push failed before any ref's verdict (the remote unreachable, the
+            // token refused), the same for every branch in it; alone, its reason is the push's.
+            else if (landed === undefined || branches.length === 1)
+                verdicts.set(branch, whole());
+        }
+        const again = branches.filter(b => !verdicts.has(b));
+        for (const [branch, verdict] of await Promise.all(again.map(async (b) => [b, (await this.pushMany([b])).get(b)])))
+            if (verdict)
+                verdicts.set(branch, verdict);
+        return verdicts;
+    }
     /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */
     async preserve(branch, base, file) {
         await (0,promises_.mkdir)(external_node_path_default().dirname(file), { recursive: true });
@@ -66373,6 +66473,19 @@ class FleetRepo {
 async function listRemote(git, remote, branches, env) {
     const args = ['ls-remote', '--symref', remote, 'HEAD', ...branches.map(b => `refs/heads/${b}`)];
     return (await git.exec(args, { env })).stdout;
+}
+/**
+ * The destination refs a `git push --porcelain` lists (`<flag>\t<src>:<dst>\t<summary>`), each
+ * true when it landed (updated, created, forced, up to date) and false when refused (`!`).
+ */
+function listedRefs(porcelain) {
+    const listed = new Map();
+    for (const line of porcelain.split('\n')) {
+        const m = /^([ +*=!-])\t[^\t:]*:([^\t]+)\t/.exec(line);
+        if (m?.[2])
+            listed.set(m[2], m[1] !== '!');
+    }
+    return listed;
 }
 /** The remote's own words for a rejected push, as one sentence. */
 function pushFailureReason(output) {
@@ -67165,8 +67278,8 @@ const VERIFY_FAILED = 'fleet:verify-failed';
  * or PR'd is preserved (bundle + local ref) and the outcome says where.
  */
 async function land(ctx, task, draft, openPr) {
-    const expected = await ctx.repo.remoteSha(task.branch);
-    const pushed = await ctx.repo.push(task.branch, expected);
+    // Branches that finish while another's push is in flight go together in the next (pushLanded).
+    const pushed = await ctx.repo.pushLanded(task.branch);
     if (!pushed.ok) {
         const preserved = await preserve(ctx, task);
         return {
