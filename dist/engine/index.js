@@ -34851,10 +34851,15 @@ class Ledger {
             this.logs.set(pass, new RequestLog(logFile, this.warn));
         return pass;
     }
-    async retire(pass) {
+    /**
+     * The pass's token stops working now. Its request log's last lines are not waited for: the log
+     * stays listed until they are written, and the gateway's close awaits every listed log.
+     */
+    retire(pass) {
         this.passes.delete(pass.token);
-        await this.logs.get(pass)?.flushed();
-        this.logs.delete(pass);
+        const log = this.logs.get(pass);
+        void log?.flushed().then(() => this.logs.delete(pass));
+        return Promise.resolve();
     }
     task(taskId) {
         let t = this.tasks.get(taskId);
@@ -67835,58 +67840,6 @@ function lastLines(text, n = 10) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
-var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
-    if (value !== null && value !== void 0) {
-        if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
-        var dispose, inner;
-        if (async) {
-            if (!Symbol.asyncDispose) throw new TypeError("Symbol.asyncDispose is not defined.");
-            dispose = value[Symbol.asyncDispose];
-        }
-        if (dispose === void 0) {
-            if (!Symbol.dispose) throw new TypeError("Symbol.dispose is not defined.");
-            dispose = value[Symbol.dispose];
-            if (async) inner = dispose;
-        }
-        if (typeof dispose !== "function") throw new TypeError("Object not disposable.");
-        if (inner) dispose = function() { try { inner.call(this); } catch (e) { return Promise.reject(e); } };
-        env.stack.push({ value: value, dispose: dispose, async: async });
-    }
-    else if (async) {
-        env.stack.push({ async: true });
-    }
-    return value;
-};
-var __disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
-    return function (env) {
-        function fail(e) {
-            env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
-            env.hasError = true;
-        }
-        var r, s = 0;
-        function next() {
-            while (r = env.stack.pop()) {
-                try {
-                    if (!r.async && s === 1) return s = 0, env.stack.push(r), Promise.resolve().then(next);
-                    if (r.dispose) {
-                        var result = r.dispose.call(r.value);
-                        if (r.async) return s |= 2, Promise.resolve(result).then(next, function(e) { fail(e); return next(); });
-                    }
-                    else s |= 1;
-                }
-                catch (e) {
-                    fail(e);
-                }
-            }
-            if (s === 1) return env.hasError ? Promise.reject(env.error) : Promise.resolve();
-            if (env.hasError) throw env.error;
-        }
-        return next();
-    };
-})(typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
-    var e = new Error(message);
-    return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
-});
 
 
 
@@ -67925,46 +67878,48 @@ async function setUp(ctx, task, { tree, exit }) {
 const passed = (v) => v.exitCode === 0 && !v.timedOut;
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
- * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
+ * worktree's removal is begun at the end and not waited for here (`removed`): it runs beside the
+ * push, outside the slot, and the task awaits it before its outcome. Its commits stay on the
+ * task's branch in the fleet's clone.
  */
 async function work(ctx, task, startedAt) {
-    const env_1 = { stack: [], error: void 0, hasError: false };
+    // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
+    // view of the run's one checkout of its start; elsewhere a worktree of its own.
+    const { views, viewOwner, viewsHide } = ctx.worker.isolation;
+    const start = startRef(task, ctx.land.base);
+    const tree = views
+        ? await ctx.land.repo.view(task.id, task.branch, start, {
+            owner: viewOwner,
+            workspace: viewsHide
+        })
+        : await ctx.land.repo.worktree(task.id, task.branch, start);
+    let worked;
     try {
-        // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
-        // view of the run's one checkout of its start; elsewhere a worktree of its own.
-        const { views, viewOwner, viewsHide } = ctx.worker.isolation;
-        const start = startRef(task, ctx.land.base);
-        const tree = __addDisposableResource(env_1, views
-            ? await ctx.land.repo.view(task.id, task.branch, start, {
-                owner: viewOwner,
-                workspace: viewsHide
-            })
-            : await ctx.land.repo.worktree(task.id, task.branch, start), true);
-        const exit = taskGit(ctx, task, tree);
-        try {
-            exit.held = await holdTaskView(ctx, exit);
-            return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha };
-        }
-        catch (error) {
-            // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
-            return {
-                ...(await salvage(ctx, task, { tree, exit }, startedAt, error)),
-                start: tree.startSha
-            };
-        }
-        finally {
-            // Before the view's layer is removed (tree's disposal, after this block).
-            await exit.held?.stop();
-        }
+        worked = await workInTree(ctx, task, tree, startedAt);
     }
-    catch (e_1) {
-        env_1.error = e_1;
-        env_1.hasError = true;
+    catch (error) {
+        await tree[Symbol.asyncDispose]();
+        throw error;
+    }
+    const removed = Promise.resolve(tree[Symbol.asyncDispose]());
+    // Awaited by runTask; handled now, so a failure before that is not an unhandled rejection.
+    removed.catch(() => undefined);
+    return { ...worked, start: tree.startSha, removed };
+}
+/** The task's work in its tree, its view held meanwhile (stopped before the tree is removed). */
+async function workInTree(ctx, task, tree, startedAt) {
+    const exit = taskGit(ctx, task, tree);
+    try {
+        exit.held = await holdTaskView(ctx, exit);
+        return await workIn(ctx, task, { tree, exit }, startedAt);
+    }
+    catch (error) {
+        // Awaited here: the worktree is removed after this, and salvage still needs it.
+        return await salvage(ctx, task, { tree, exit }, startedAt, error);
     }
     finally {
-        const result_1 = __disposeResources(env_1);
-        if (result_1)
-            await result_1;
+        // Before the view's layer is removed (tree's disposal, after this).
+        await exit.held?.stop();
     }
 }
 /** The task's git as the action holds it, for its cages' exit (worker/exit.ts). */
@@ -68250,12 +68205,16 @@ async function runTask(ctx, task, slot = fn => fn()) {
     const now = ctx.now ?? Date.now;
     const worked = await slot(() => work(ctx, task, now()));
     const startedAt = worked.outcome.startedAt ?? now();
-    const finish = (fields) => {
-        const endedAt = now();
-        return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt };
-    };
+    const landed = await landWorked(ctx, task, worked);
+    // The worktree's removal, begun when the slot was left, ran beside the landing.
+    await worked.removed;
+    const endedAt = now();
+    return { ...worked.outcome, ...landed, endedAt, durationMs: endedAt - startedAt };
+}
+/** What landing the work changes in the task's outcome: push -> PR, or the hand-over. */
+async function landWorked(ctx, task, worked) {
     if (worked.kind === 'done')
-        return finish({});
+        return {};
     const dir = ctx.land.handOver;
     if (dir) {
         const pr = worked.kind === 'land';
@@ -68263,20 +68222,20 @@ async function runTask(ctx, task, slot = fn => fn()) {
             ? worked.outcome.error
             : `${worked.error}; its partial work is handed to mode: land`;
         const draft = { ...worked.outcome, error };
-        return finish(await handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr }));
+        return handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr });
     }
     if (worked.kind === 'partial') {
         const landed = await land(ctx.land, task, worked.outcome, false);
         // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
         const where = landed.error ?? `its partial work is on branch ${task.branch}`;
-        return finish({
+        return {
             branch: landed.branch,
             preserved: landed.preserved,
             error: `${worked.error}; ${where}`
-        });
+        };
     }
     const landed = await land(ctx.land, task, worked.outcome, true);
-    return finish({ ...landed, error: landed.error ?? worked.outcome.error });
+    return { ...landed, error: landed.error ?? worked.outcome.error };
 }
 
 // EXTERNAL MODULE: ./src/gateway/budgets.ts
@@ -68284,7 +68243,7 @@ var budgets = __nccwpck_require__(49676);
 // EXTERNAL MODULE: ./src/gateway/gateway.ts + 12 modules
 var gateway_gateway = __nccwpck_require__(36955);
 ;// CONCATENATED MODULE: ./src/fleet/engine.ts
-var engine_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
+var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
         if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
         var dispose, inner;
@@ -68306,7 +68265,7 @@ var engine_addDisposableResource = (undefined && undefined.__addDisposableResour
     }
     return value;
 };
-var engine_disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
+var __disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
     return function (env) {
         function fail(e) {
             env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
@@ -68453,7 +68412,7 @@ async function runFleet(opts) {
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });
-        const model = engine_addDisposableResource(env_1, await openGateway({ ...opts, tasks }), true);
+        const model = __addDisposableResource(env_1, await openGateway({ ...opts, tasks }), true);
         const { isolation } = opts;
         const { outcomes, parallelism } = await runPool(tasks, {
             // In auto, workers start up to half again what the endpoint was learnt to take at once: a
@@ -68494,7 +68453,7 @@ async function runFleet(opts) {
         env_1.hasError = true;
     }
     finally {
-        const result_1 = engine_disposeResources(env_1);
+        const result_1 = __disposeResources(env_1);
         if (result_1)
             await result_1;
     }
