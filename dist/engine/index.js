@@ -34888,10 +34888,15 @@ class Ledger {
             this.logs.set(pass, new RequestLog(logFile, this.warn));
         return pass;
     }
-    async retire(pass) {
+    /**
+     * The pass's token stops working now. Its request log's last lines are not waited for: the log
+     * stays listed until they are written, and the gateway's close awaits every listed log.
+     */
+    retire(pass) {
         this.passes.delete(pass.token);
-        await this.logs.get(pass)?.flushed();
-        this.logs.delete(pass);
+        const log = this.logs.get(pass);
+        void log?.flushed().then(() => this.logs.delete(pass));
+        return Promise.resolve();
     }
     task(taskId) {
         let t = this.tasks.get(taskId);
@@ -66006,7 +66011,59 @@ async function workspaceLayer(git, workspace, sha, into) {
     return { dir: workspace, index, hide };
 }
 
+;// CONCATENATED MODULE: ./src/git/coalesce.ts
+/**
+ * Requests that arrive while one batch is in flight ride together in the next: one batch at a time,
+ * the first sent at once, each later one carrying every key queued while the one before ran. Each
+ * caller gets its own key's result. A key already in the next batch waits for the one after it
+ * (never two entries for one key in a batch). A batch that throws fails its own callers alone.
+ */
+class Coalescer {
+    send;
+    queued = [];
+    flying = false;
+    constructor(send) {
+        this.send = send;
+    }
+    submit(key) {
+        return new Promise(resolve => {
+            this.queued.push({ key, done: resolve });
+            if (!this.flying)
+                void this.flush();
+        });
+    }
+    async flush() {
+        this.flying = true;
+        while (this.queued.length > 0) {
+            const batch = [];
+            const keys = new Set();
+            const later = [];
+            for (const entry of this.queued) {
+                if (keys.has(entry.key))
+                    later.push(entry);
+                else {
+                    keys.add(entry.key);
+                    batch.push(entry);
+                }
+            }
+            this.queued = later;
+            const sent = this.send([...keys]);
+            // Settled here: a batch that throws is its callers' rejection, never this loop's.
+            await sent.then(() => undefined, () => undefined);
+            for (const { key, done } of batch)
+                done(sent.then(results => {
+                    const r = results.get(key);
+                    if (r === undefined)
+                        throw new Error(`no result for ${key} in its batch`);
+                    return r;
+                }));
+        }
+        this.flying = false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -66431,6 +66488,54 @@ class FleetRepo {
             return { ok: true };
         return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) };
     }
+    /** The tasks' branches, pushed together when they finish together (pushLanded). */
+    landings = new Coalescer(branches => this.pushMany(branches));
+    /**
+     * Pushes a task's branch with a lease on where the clone last saw it on the remote (its
+     * remote-tracking ref; none: it must not exist there), so a person's push is never overwritten.
+     * While one such push is in flight, the branches of tasks that finish meanwhile wait and go
+     * together in the next one (Coalescer): one round trip for them all, one lease a branch, and
+     * each branch's verdict its own.
+     */
+    pushLanded(branch) {
+        return this.landings.submit(branch);
+    }
+    /**
+     * One `git push` of these branches, each with its lease (git reads `refs/remotes/origin/<b>`
+     * itself: no process to read it first). A branch the porcelain lists as pushed or up to date
+     * landed. Of several, one that did not is pushed again alone for its own verdict: a remote that
+     * refuses the whole push for one branch's sake (a pre-receive hook) fails that branch alone.
+     */
+    async pushMany(branches) {
+        const refs = branches.map(b => `refs/heads/${b}`);
+        const result = await this.git.exec([
+            'push',
+            '--porcelain',
+            ...refs.map(ref => `--force-with-lease=${ref}`),
+            'origin',
+            ...refs.map(ref => `${ref}:${ref}`)
+        ], { env: this.auth(), allowFailure: true });
+        const listed = listedRefs(result.stdout);
+        const verdicts = new Map();
+        const whole = () => ({
+            ok: false,
+            reason: pushFailureReason(result.stderr + result.stdout)
+        });
+        for (const branch of branches) {
+            const landed = listed.get(`refs/heads/${branch}`);
+            if (landed)
+                verdicts.set(branch, { ok: true });
+            // Not listed at all: the push failed before any ref's verdict (the remote unreachable, the
+            // token refused), the same for every branch in it; alone, its reason is the push's.
+            else if (landed === undefined || branches.length === 1)
+                verdicts.set(branch, whole());
+        }
+        const again = branches.filter(b => !verdicts.has(b));
+        for (const [branch, verdict] of await Promise.all(again.map(async (b) => [b, (await this.pushMany([b])).get(b)])))
+            if (verdict)
+                verdicts.set(branch, verdict);
+        return verdicts;
+    }
     /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */
     async preserve(branch, base, file) {
         await (0,promises_.mkdir)(external_node_path_default().dirname(file), { recursive: true });
@@ -66449,6 +66554,19 @@ class FleetRepo {
 async function listRemote(git, remote, branches, env) {
     const args = ['ls-remote', '--symref', remote, 'HEAD', ...branches.map(b => `refs/heads/${b}`)];
     return (await git.exec(args, { env })).stdout;
+}
+/**
+ * The destination refs a `git push --porcelain` lists (`<flag>\t<src>:<dst>\t<summary>`), each
+ * true when it landed (updated, created, forced, up to date) and false when refused (`!`).
+ */
+function listedRefs(porcelain) {
+    const listed = new Map();
+    for (const line of porcelain.split('\n')) {
+        const m = /^([ +*=!-])\t[^\t:]*:([^\t]+)\t/.exec(line);
+        if (m?.[2])
+            listed.set(m[2], m[1] !== '!');
+    }
+    return listed;
 }
 /** The remote's own words for a rejected push, as one sentence. */
 function pushFailureReason(output) {
@@ -67241,8 +67359,8 @@ const VERIFY_FAILED = 'fleet:verify-failed';
  * or PR'd is preserved (bundle + local ref) and the outcome says where.
  */
 async function land(ctx, task, draft, openPr) {
-    const expected = await ctx.repo.remoteSha(task.branch);
-    const pushed = await ctx.repo.push(task.branch, expected);
+    // Branches that finish while another's push is in flight go together in the next (pushLanded).
+    const pushed = await ctx.repo.pushLanded(task.branch);
     if (!pushed.ok) {
         const preserved = await preserve(ctx, task);
         return {
@@ -67798,58 +67916,6 @@ function lastLines(text, n = 10) {
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
-var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
-    if (value !== null && value !== void 0) {
-        if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
-        var dispose, inner;
-        if (async) {
-            if (!Symbol.asyncDispose) throw new TypeError("Symbol.asyncDispose is not defined.");
-            dispose = value[Symbol.asyncDispose];
-        }
-        if (dispose === void 0) {
-            if (!Symbol.dispose) throw new TypeError("Symbol.dispose is not defined.");
-            dispose = value[Symbol.dispose];
-            if (async) inner = dispose;
-        }
-        if (typeof dispose !== "function") throw new TypeError("Object not disposable.");
-        if (inner) dispose = function() { try { inner.call(this); } catch (e) { return Promise.reject(e); } };
-        env.stack.push({ value: value, dispose: dispose, async: async });
-    }
-    else if (async) {
-        env.stack.push({ async: true });
-    }
-    return value;
-};
-var __disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
-    return function (env) {
-        function fail(e) {
-            env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
-            env.hasError = true;
-        }
-        var r, s = 0;
-        function next() {
-            while (r = env.stack.pop()) {
-                try {
-                    if (!r.async && s === 1) return s = 0, env.stack.push(r), Promise.resolve().then(next);
-                    if (r.dispose) {
-                        var result = r.dispose.call(r.value);
-                        if (r.async) return s |= 2, Promise.resolve(result).then(next, function(e) { fail(e); return next(); });
-                    }
-                    else s |= 1;
-                }
-                catch (e) {
-                    fail(e);
-                }
-            }
-            if (s === 1) return env.hasError ? Promise.reject(env.error) : Promise.resolve();
-            if (env.hasError) throw env.error;
-        }
-        return next();
-    };
-})(typeof SuppressedError === "function" ? SuppressedError : function (error, suppressed, message) {
-    var e = new Error(message);
-    return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
-});
 
 
 
@@ -67888,46 +67954,48 @@ async function setUp(ctx, task, { tree, exit }) {
 const passed = (v) => v.exitCode === 0 && !v.timedOut;
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
- * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
+ * worktree's removal is begun at the end and not waited for here (`removed`): it runs beside the
+ * push, outside the slot, and the task awaits it before its outcome. Its commits stay on the
+ * task's branch in the fleet's clone.
  */
 async function work(ctx, task, startedAt) {
-    const env_1 = { stack: [], error: void 0, hasError: false };
+    // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
+    // view of the run's one checkout of its start; elsewhere a worktree of its own.
+    const { views, viewOwner, viewsHide } = ctx.worker.isolation;
+    const start = startRef(task, ctx.land.base);
+    const tree = views
+        ? await ctx.land.repo.view(task.id, task.branch, start, {
+            owner: viewOwner,
+            workspace: viewsHide
+        })
+        : await ctx.land.repo.worktree(task.id, task.branch, start);
+    let worked;
     try {
-        // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
-        // view of the run's one checkout of its start; elsewhere a worktree of its own.
-        const { views, viewOwner, viewsHide } = ctx.worker.isolation;
-        const start = startRef(task, ctx.land.base);
-        const tree = __addDisposableResource(env_1, views
-            ? await ctx.land.repo.view(task.id, task.branch, start, {
-                owner: viewOwner,
-                workspace: viewsHide
-            })
-            : await ctx.land.repo.worktree(task.id, task.branch, start), true);
-        const exit = taskGit(ctx, task, tree);
-        try {
-            exit.held = await holdTaskView(ctx, exit);
-            return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha };
-        }
-        catch (error) {
-            // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
-            return {
-                ...(await salvage(ctx, task, { tree, exit }, startedAt, error)),
-                start: tree.startSha
-            };
-        }
-        finally {
-            // Before the view's layer is removed (tree's disposal, after this block).
-            await exit.held?.stop();
-        }
+        worked = await workInTree(ctx, task, tree, startedAt);
     }
-    catch (e_1) {
-        env_1.error = e_1;
-        env_1.hasError = true;
+    catch (error) {
+        await tree[Symbol.asyncDispose]();
+        throw error;
+    }
+    const removed = Promise.resolve(tree[Symbol.asyncDispose]());
+    // Awaited by runTask; handled now, so a failure before that is not an unhandled rejection.
+    removed.catch(() => undefined);
+    return { ...worked, start: tree.startSha, removed };
+}
+/** The task's work in its tree, its view held meanwhile (stopped before the tree is removed). */
+async function workInTree(ctx, task, tree, startedAt) {
+    const exit = taskGit(ctx, task, tree);
+    try {
+        exit.held = await holdTaskView(ctx, exit);
+        return await workIn(ctx, task, { tree, exit }, startedAt);
+    }
+    catch (error) {
+        // Awaited here: the worktree is removed after this, and salvage still needs it.
+        return await salvage(ctx, task, { tree, exit }, startedAt, error);
     }
     finally {
-        const result_1 = __disposeResources(env_1);
-        if (result_1)
-            await result_1;
+        // Before the view's layer is removed (tree's disposal, after this).
+        await exit.held?.stop();
     }
 }
 /** The task's git as the action holds it, for its cages' exit (worker/exit.ts). */
@@ -68213,12 +68281,16 @@ async function runTask(ctx, task, slot = fn => fn()) {
     const now = ctx.now ?? Date.now;
     const worked = await slot(() => work(ctx, task, now()));
     const startedAt = worked.outcome.startedAt ?? now();
-    const finish = (fields) => {
-        const endedAt = now();
-        return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt };
-    };
+    const landed = await landWorked(ctx, task, worked);
+    // The worktree's removal, begun when the slot was left, ran beside the landing.
+    await worked.removed;
+    const endedAt = now();
+    return { ...worked.outcome, ...landed, endedAt, durationMs: endedAt - startedAt };
+}
+/** What landing the work changes in the task's outcome: push -> PR, or the hand-over. */
+async function landWorked(ctx, task, worked) {
     if (worked.kind === 'done')
-        return finish({});
+        return {};
     const dir = ctx.land.handOver;
     if (dir) {
         const pr = worked.kind === 'land';
@@ -68226,20 +68298,20 @@ async function runTask(ctx, task, slot = fn => fn()) {
             ? worked.outcome.error
             : `${worked.error}; its partial work is handed to mode: land`;
         const draft = { ...worked.outcome, error };
-        return finish(await handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr }));
+        return handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr });
     }
     if (worked.kind === 'partial') {
         const landed = await land(ctx.land, task, worked.outcome, false);
         // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
         const where = landed.error ?? `its partial work is on branch ${task.branch}`;
-        return finish({
+        return {
             branch: landed.branch,
             preserved: landed.preserved,
             error: `${worked.error}; ${where}`
-        });
+        };
     }
     const landed = await land(ctx.land, task, worked.outcome, true);
-    return finish({ ...landed, error: landed.error ?? worked.outcome.error });
+    return { ...landed, error: landed.error ?? worked.outcome.error };
 }
 
 // EXTERNAL MODULE: ./src/gateway/budgets.ts
@@ -68247,7 +68319,7 @@ var budgets = __nccwpck_require__(49676);
 // EXTERNAL MODULE: ./src/gateway/gateway.ts + 12 modules
 var gateway_gateway = __nccwpck_require__(36955);
 ;// CONCATENATED MODULE: ./src/fleet/engine.ts
-var engine_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
+var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
         if (typeof value !== "object" && typeof value !== "function") throw new TypeError("Object expected.");
         var dispose, inner;
@@ -68269,7 +68341,7 @@ var engine_addDisposableResource = (undefined && undefined.__addDisposableResour
     }
     return value;
 };
-var engine_disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
+var __disposeResources = (undefined && undefined.__disposeResources) || (function (SuppressedError) {
     return function (env) {
         function fail(e) {
             env.error = env.hasError ? new SuppressedError(e, env.error, "An error was suppressed during disposal.") : e;
@@ -68416,7 +68488,7 @@ async function runFleet(opts) {
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });
-        const model = engine_addDisposableResource(env_1, await openGateway({ ...opts, tasks }), true);
+        const model = __addDisposableResource(env_1, await openGateway({ ...opts, tasks }), true);
         const { isolation } = opts;
         const { outcomes, parallelism } = await runPool(tasks, {
             // In auto, workers start up to half again what the endpoint was learnt to take at once: a
@@ -68457,7 +68529,7 @@ async function runFleet(opts) {
         env_1.hasError = true;
     }
     finally {
-        const result_1 = engine_disposeResources(env_1);
+        const result_1 = __disposeResources(env_1);
         if (result_1)
             await result_1;
     }

@@ -31,8 +31,8 @@ export async function land(
   draft: Outcome,
   openPr: boolean
 ): Promise<Landing> {
-  const expected = await ctx.repo.remoteSha(task.branch)
-  const pushed = await ctx.repo.push(task.branch, expected)
+  // Branches that finish while another's push is in flight go together in the next (pushLanded).
+  const pushed = await ctx.repo.pushLanded(task.branch)
   if (!pushed.ok) {
     const preserved = await preserve(ctx, task)
     return {

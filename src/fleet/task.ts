@@ -61,35 +61,54 @@ type Worked =
 
 /**
  * The part of a task that holds a worker slot: worktree -> worker -> verify -> commit. The
- * worktree is removed at the end; its commits stay on the task's branch in the fleet's clone.
+ * worktree's removal is begun at the end and not waited for here (`removed`): it runs beside the
+ * push, outside the slot, and the task awaits it before its outcome. Its commits stay on the
+ * task's branch in the fleet's clone.
  */
 async function work(
   ctx: TaskContext,
   task: Task,
   startedAt: number
-): Promise<Worked & { start: string }> {
+): Promise<Worked & { start: string; removed: Promise<void> }> {
   // Where views mount (the sandbox, podman's containers), the task's files are a copy-on-write
   // view of the run's one checkout of its start; elsewhere a worktree of its own.
   const { views, viewOwner, viewsHide } = ctx.worker.isolation
   const start = startRef(task, ctx.land.base)
-  await using tree = views
+  const tree = views
     ? await ctx.land.repo.view(task.id, task.branch, start, {
         owner: viewOwner,
         workspace: viewsHide
       })
     : await ctx.land.repo.worktree(task.id, task.branch, start)
+  let worked: Worked
+  try {
+    worked = await workInTree(ctx, task, tree, startedAt)
+  } catch (error) {
+    await tree[Symbol.asyncDispose]()
+    throw error
+  }
+  const removed = Promise.resolve(tree[Symbol.asyncDispose]())
+  // Awaited by runTask; handled now, so a failure before that is not an unhandled rejection.
+  removed.catch(() => undefined)
+  return { ...worked, start: tree.startSha, removed }
+}
+
+/** The task's work in its tree, its view held meanwhile (stopped before the tree is removed). */
+async function workInTree(
+  ctx: TaskContext,
+  task: Task,
+  tree: Worktree,
+  startedAt: number
+): Promise<Worked> {
   const exit = taskGit(ctx, task, tree)
   try {
     exit.held = await holdTaskView(ctx, exit)
-    return { ...(await workIn(ctx, task, { tree, exit }, startedAt)), start: tree.startSha }
+    return await workIn(ctx, task, { tree, exit }, startedAt)
   } catch (error) {
-    // Awaited here: the worktree is disposed when this block exits, and salvage still needs it.
-    return {
-      ...(await salvage(ctx, task, { tree, exit }, startedAt, error)),
-      start: tree.startSha
-    }
+    // Awaited here: the worktree is removed after this, and salvage still needs it.
+    return await salvage(ctx, task, { tree, exit }, startedAt, error)
   } finally {
-    // Before the view's layer is removed (tree's disposal, after this block).
+    // Before the view's layer is removed (tree's disposal, after this).
     await exit.held?.stop()
   }
 }
@@ -428,11 +447,20 @@ export async function runTask(
   const now = ctx.now ?? Date.now
   const worked = await slot(() => work(ctx, task, now()))
   const startedAt = worked.outcome.startedAt ?? now()
-  const finish = (fields: Partial<Outcome>): Outcome => {
-    const endedAt = now()
-    return { ...worked.outcome, ...fields, endedAt, durationMs: endedAt - startedAt }
-  }
-  if (worked.kind === 'done') return finish({})
+  const landed = await landWorked(ctx, task, worked)
+  // The worktree's removal, begun when the slot was left, ran beside the landing.
+  await worked.removed
+  const endedAt = now()
+  return { ...worked.outcome, ...landed, endedAt, durationMs: endedAt - startedAt }
+}
+
+/** What landing the work changes in the task's outcome: push -> PR, or the hand-over. */
+async function landWorked(
+  ctx: TaskContext,
+  task: Task,
+  worked: Worked & { start: string }
+): Promise<Partial<Outcome>> {
+  if (worked.kind === 'done') return {}
   const dir = ctx.land.handOver
   if (dir) {
     const pr = worked.kind === 'land'
@@ -440,20 +468,18 @@ export async function runTask(
       ? worked.outcome.error
       : `${worked.error}; its partial work is handed to mode: land`
     const draft = { ...worked.outcome, error }
-    return finish(
-      await handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr })
-    )
+    return handOver({ ...ctx.land, handOver: dir }, task, { ...worked, outcome: draft, pr })
   }
   if (worked.kind === 'partial') {
     const landed = await land(ctx.land, task, worked.outcome, false)
     // land() keeps the draft's status ('failed' here) when the push worked: only an error says it did not.
     const where = landed.error ?? `its partial work is on branch ${task.branch}`
-    return finish({
+    return {
       branch: landed.branch,
       preserved: landed.preserved,
       error: `${worked.error}; ${where}`
-    })
+    }
   }
   const landed = await land(ctx.land, task, worked.outcome, true)
-  return finish({ ...landed, error: landed.error ?? worked.outcome.error })
+  return { ...landed, error: landed.error ?? worked.outcome.error }
 }

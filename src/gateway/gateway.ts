@@ -49,7 +49,7 @@ export interface Gateway {
   port: number
   /** A new worker process of `taskId`: a fresh token, its request log at `logFile`. */
   register(taskId: string, logFile?: string): WorkerPass
-  /** Ends a pass: its token stops working; its request log is flushed. */
+  /** Ends a pass: its token stops working; its request log is written on, and close awaits it. */
   retire(pass: WorkerPass): Promise<void>
   taskUsage(taskId: string): Usage
   runUsage(): Usage

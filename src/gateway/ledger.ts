@@ -62,10 +62,15 @@ export class Ledger {
     return pass
   }
 
-  async retire(pass: WorkerPass): Promise<void> {
+  /**
+   * The pass's token stops working now. Its request log's last lines are not waited for: the log
+   * stays listed until they are written, and the gateway's close awaits every listed log.
+   */
+  retire(pass: WorkerPass): Promise<void> {
     this.passes.delete(pass.token)
-    await this.logs.get(pass)?.flushed()
-    this.logs.delete(pass)
+    const log = this.logs.get(pass)
+    void log?.flushed().then(() => this.logs.delete(pass))
+    return Promise.resolve()
   }
 
   private task(taskId: string) {

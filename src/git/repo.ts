@@ -6,6 +6,10 @@ import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
 import { workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
+import { Coalescer } from './coalesce.js'
+
+/** A push's verdict on one branch. */
+export type PushResult = { ok: true } | { ok: false; reason: string }
 
 interface OpenOptions {
   dir: string
@@ -528,6 +532,59 @@ export class FleetRepo {
     return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) }
   }
 
+  /** The tasks' branches, pushed together when they finish together (pushLanded). */
+  private readonly landings = new Coalescer<PushResult>(branches => this.pushMany(branches))
+
+  /**
+   * Pushes a task's branch with a lease on where the clone last saw it on the remote (its
+   * remote-tracking ref; none: it must not exist there), so a person's push is never overwritten.
+   * While one such push is in flight, the branches of tasks that finish meanwhile wait and go
+   * together in the next one (Coalescer): one round trip for them all, one lease a branch, and
+   * each branch's verdict its own.
+   */
+  pushLanded(branch: string): Promise<PushResult> {
+    return this.landings.submit(branch)
+  }
+
+  /**
+   * One `git push` of these branches, each with its lease (git reads `refs/remotes/origin/<b>`
+   * itself: no process to read it first). A branch the porcelain lists as pushed or up to date
+   * landed. Of several, one that did not is pushed again alone for its own verdict: a remote that
+   * refuses the whole push for one branch's sake (a pre-receive hook) fails that branch alone.
+   */
+  private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
+    const refs = branches.map(b => `refs/heads/${b}`)
+    const result = await this.git.exec(
+      [
+        'push',
+        '--porcelain',
+        ...refs.map(ref => `--force-with-lease=${ref}`),
+        'origin',
+        ...refs.map(ref => `${ref}:${ref}`)
+      ],
+      { env: this.auth(), allowFailure: true }
+    )
+    const listed = listedRefs(result.stdout)
+    const verdicts = new Map<string, PushResult>()
+    const whole = (): PushResult => ({
+      ok: false,
+      reason: pushFailureReason(result.stderr + result.stdout)
+    })
+    for (const branch of branches) {
+      const landed = listed.get(`refs/heads/${branch}`)
+      if (landed) verdicts.set(branch, { ok: true })
+      // Not listed at all: the push failed before any ref's verdict (the remote unreachable, the
+      // token refused), the same for every branch in it; alone, its reason is the push's.
+      else if (landed === undefined || branches.length === 1) verdicts.set(branch, whole())
+    }
+    const again = branches.filter(b => !verdicts.has(b))
+    for (const [branch, verdict] of await Promise.all(
+      again.map(async b => [b, (await this.pushMany([b])).get(b)] as const)
+    ))
+      if (verdict) verdicts.set(branch, verdict)
+    return verdicts
+  }
+
   /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */
   async preserve(branch: string, base: string, file: string): Promise<void> {
     await mkdir(path.dirname(file), { recursive: true })
@@ -552,6 +609,19 @@ async function listRemote(
 ): Promise<string> {
   const args = ['ls-remote', '--symref', remote, 'HEAD', ...branches.map(b => `refs/heads/${b}`)]
   return (await git.exec(args, { env })).stdout
+}
+
+/**
+ * The destination refs a `git push --porcelain` lists (`<flag>\t<src>:<dst>\t<summary>`), each
+ * true when it landed (updated, created, forced, up to date) and false when refused (`!`).
+ */
+export function listedRefs(porcelain: string): Map<string, boolean> {
+  const listed = new Map<string, boolean>()
+  for (const line of porcelain.split('\n')) {
+    const m = /^([ +*=!-])\t[^\t:]*:([^\t]+)\t/.exec(line)
+    if (m?.[2]) listed.set(m[2], m[1] !== '!')
+  }
+  return listed
 }
 
 /** The remote's own words for a rejected push, as one sentence. */

@@ -1,0 +1,224 @@
+// Issue #40 item 5: tasks' branches that finish while another's push is in flight go together in
+// the next push (Coalescer, FleetRepo.pushLanded), each with its own lease and its own verdict:
+// a branch the remote refuses fails alone. The coalescer with a fake sender, then FleetRepo's
+// pushes against a real bare remote over file:// (its pre-receive hook logs each push's refs).
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { Coalescer } from '../../src/git/coalesce.js'
+import { FleetRepo, listedRefs, type PushResult } from '../../src/git/repo.js'
+
+/** A refusal's reason; a push that landed has none, and fails the test's toContain. */
+const reasonOf = (r: PushResult | undefined): string =>
+  r === undefined ? 'no result' : r.ok ? 'landed' : r.reason
+
+describe('Coalescer', () => {
+  it('sends the first at once and everything queued meanwhile in one next batch', async () => {
+    const batches: string[][] = []
+    let release = () => undefined as void
+    const c = new Coalescer<string>(async keys => {
+      batches.push(keys)
+      if (batches.length === 1) await new Promise<void>(r => (release = r))
+      return new Map(keys.map(k => [k, `${k}@${batches.length}`]))
+    })
+    const a = c.submit('a')
+    const b = c.submit('b')
+    const cc = c.submit('c')
+    // The same key twice: never twice in one batch; the second waits for the batch after.
+    const b2 = c.submit('b')
+    expect(batches).toEqual([['a']])
+    release()
+    expect(await Promise.all([a, b, cc, b2])).toEqual(['a@1', 'b@2', 'c@2', 'b@3'])
+    expect(batches).toEqual([['a'], ['b', 'c'], ['b']])
+  })
+
+  it('a batch that throws fails its own callers alone; the next batch still goes', async () => {
+    let n = 0
+    const c = new Coalescer<string>(keys => {
+      n++
+      if (n === 1) return Promise.reject(new Error('boom'))
+      return Promise.resolve(new Map(keys.map(k => [k, 'ok'])))
+    })
+    const first = c.submit('x')
+    const second = c.submit('y')
+    await expect(first).rejects.toThrow('boom')
+    await expect(second).resolves.toBe('ok')
+  })
+
+  it('a key its batch gave no result for is an error for that caller', async () => {
+    const c = new Coalescer<string>(() => Promise.resolve(new Map<string, string>()))
+    await expect(c.submit('lost')).rejects.toThrow('no result for lost')
+  })
+})
+
+describe('listedRefs', () => {
+  it("reads each destination ref's verdict from git push --porcelain", () => {
+    const out = [
+      'To ../r.git',
+      '*\trefs/heads/a:refs/heads/a\t[new branch]',
+      ' \trefs/heads/b:refs/heads/b\t0c472b9..4d43265',
+      '+\trefs/heads/c:refs/heads/c\t0c472b9...4d43265 (forced update)',
+      '=\trefs/heads/d:refs/heads/d\t[up to date]',
+      '!\trefs/heads/e:refs/heads/e\t[rejected] (stale info)',
+      '!\trefs/heads/f:refs/heads/f\t[remote rejected] (hook declined)',
+      'Done'
+    ].join('\n')
+    expect([...listedRefs(out)]).toEqual([
+      ['refs/heads/a', true],
+      ['refs/heads/b', true],
+      ['refs/heads/c', true],
+      ['refs/heads/d', true],
+      ['refs/heads/e', false],
+      ['refs/heads/f', false]
+    ])
+  })
+})
+
+const ENV = {
+  PATH: process.env.PATH,
+  HOME: tmpdir(),
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_CONFIG_GLOBAL: '/dev/null',
+  GIT_AUTHOR_NAME: 'Someone',
+  GIT_AUTHOR_EMAIL: 'someone@example.com',
+  GIT_COMMITTER_NAME: 'Someone',
+  GIT_COMMITTER_EMAIL: 'someone@example.com'
+}
+
+const git = (cwd: string, args: string[]) =>
+  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8' }).trim()
+
+describe('FleetRepo.pushLanded', () => {
+  let dir: string
+  let remote: string
+  let log: string
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'push-coalesce-'))
+    remote = path.join(dir, 'remote.git')
+    log = path.join(dir, 'pushes.log')
+    git(dir, ['init', '--quiet', '--bare', '--initial-branch=main', remote])
+    const seed = path.join(dir, 'seed')
+    git(dir, ['init', '--quiet', '--initial-branch=main', seed])
+    git(seed, ['commit', '--quiet', '--allow-empty', '-m', 'base'])
+    git(seed, ['push', '--quiet', remote, 'HEAD:refs/heads/main'])
+    // fleet/taken exists on the remote (a person's), unseen by the fleet's clone.
+    git(seed, ['push', '--quiet', remote, 'HEAD:refs/heads/fleet/taken'])
+    // Each push's refs, one line each, then a line "--"; fleet/bad is refused by the update hook
+    // (that ref alone), fleet/sink by the pre-receive hook (the whole push).
+    await hook('pre-receive', [
+      'refs=$(cat)',
+      `printf '%s\\n--\\n' "$refs" >> '${log}'`,
+      'case "$refs" in *" refs/heads/fleet/sink"*) exit 1 ;; esac',
+      'exit 0'
+    ])
+    await hook('update', ['[ "$1" = refs/heads/fleet/bad ] && exit 1', 'exit 0'])
+  })
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  async function hook(name: string, lines: string[]) {
+    const file = path.join(remote, 'hooks', name)
+    await writeFile(file, `#!/bin/sh\n${lines.join('\n')}\n`)
+    await chmod(file, 0o755)
+  }
+
+  /** Each push the remote saw: the refs it carried. */
+  async function pushes(): Promise<string[][]> {
+    const text = await readFile(log, 'utf8').catch(() => '')
+    return text
+      .split('--\n')
+      .filter(Boolean)
+      .map(block =>
+        block
+          .split('\n')
+          .filter(Boolean)
+          .map(l => l.split(' ')[2] ?? '')
+      )
+  }
+
+  /** The fleet's clone with a commit on each of `branches`. */
+  async function clone(branches: string[]) {
+    const { repo } = await FleetRepo.clone({
+      dir: path.join(dir, 'fleet', 'repo'),
+      remoteUrl: `file://${remote}`,
+      branches: [],
+      env: ENV
+    })
+    for (const b of branches) {
+      const tree = git(repo.git.dir, ['rev-parse', 'refs/remotes/origin/main^{tree}'])
+      const sha = git(repo.git.dir, [
+        'commit-tree',
+        tree,
+        '-p',
+        'refs/remotes/origin/main',
+        '-m',
+        b
+      ])
+      git(repo.git.dir, ['update-ref', `refs/heads/${b}`, sha])
+    }
+    return repo
+  }
+
+  it('branches that finish during a push go together in the next; each lands', async () => {
+    const branches = ['fleet/a', 'fleet/b', 'fleet/c', 'fleet/d']
+    const repo = await clone(branches)
+    const results = await Promise.all(branches.map(b => repo.pushLanded(b)))
+    expect(results).toEqual(branches.map(() => ({ ok: true })))
+    // The first went at once; the three queued while it ran went in one push.
+    expect(await pushes()).toEqual([
+      ['refs/heads/fleet/a'],
+      ['refs/heads/fleet/b', 'refs/heads/fleet/c', 'refs/heads/fleet/d']
+    ])
+    for (const b of branches)
+      expect(git(remote, ['rev-parse', `refs/heads/${b}`])).toBe(
+        git(repo.git.dir, ['rev-parse', `refs/heads/${b}`])
+      )
+  })
+
+  it('a refused branch fails alone: its lease, its hook, a whole-push refusal for its sake', async () => {
+    const branches = ['fleet/first', 'fleet/ok', 'fleet/bad', 'fleet/taken', 'fleet/fine']
+    const repo = await clone(branches)
+    const [first, ok, bad, taken, fine] = await Promise.all(branches.map(b => repo.pushLanded(b)))
+    expect([first, ok, fine]).toEqual([{ ok: true }, { ok: true }, { ok: true }])
+    expect(reasonOf(bad)).toContain('hook declined')
+    // The person's branch is not overwritten: the clone never saw it, so it must not exist.
+    expect(reasonOf(taken)).toContain('not overwritten')
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/taken'])).toBe(
+      git(remote, ['rev-parse', 'refs/heads/main'])
+    )
+    expect(() =>
+      git(remote, ['rev-parse', '--verify', '--quiet', 'refs/heads/fleet/bad'])
+    ).toThrow()
+    const seen = await pushes()
+    // One push carried the queued branches (fleet/taken's lease refused it before any was sent);
+    // the two refused were each pushed again alone, and only fleet/bad reached the remote again.
+    expect(seen.slice(0, 2)).toEqual([
+      ['refs/heads/fleet/first'],
+      ['refs/heads/fleet/ok', 'refs/heads/fleet/bad', 'refs/heads/fleet/fine']
+    ])
+    expect(seen.slice(2).sort()).toEqual([['refs/heads/fleet/bad']])
+  })
+
+  it('a push the remote refuses whole for one branch lands the others once alone', async () => {
+    const branches = ['fleet/first', 'fleet/one', 'fleet/sink', 'fleet/two']
+    const repo = await clone(branches)
+    const [first, one, sink, two] = await Promise.all(branches.map(b => repo.pushLanded(b)))
+    expect([first, one, two]).toEqual([{ ok: true }, { ok: true }, { ok: true }])
+    expect(reasonOf(sink)).toContain('pre-receive hook declined')
+    expect(Object.keys(branchesOn(remote)).sort()).toEqual(
+      ['fleet/first', 'fleet/one', 'fleet/taken', 'fleet/two', 'main'].sort()
+    )
+  })
+})
+
+function branchesOn(remote: string): Record<string, string> {
+  const out = git(remote, [
+    'for-each-ref',
+    '--format=%(refname:strip=2) %(objectname)',
+    'refs/heads'
+  ])
+  return Object.fromEntries(out.split('\n').map(l => l.split(' ') as [string, string]))
+}
