@@ -220,6 +220,14 @@ function isolationOf(kind: Kind): Isolation {
   }
 }
 
+/**
+ * Whether the tasks' views may show the workspace's own checkout (the sandbox's viewsHide), so the
+ * check that they can is begun beside the fleet's clone, before the sandbox's preflight has said.
+ */
+export function mayShowCheckout(name: IsolationOptions['isolation']): boolean {
+  return name === 'sandbox'
+}
+
 /** Whether the run's workers run in containers, so the `container-*` inputs are checked up front. */
 export function readsContainerInputs(name: IsolationOptions['isolation']): boolean {
   return name === 'container'

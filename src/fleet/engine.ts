@@ -13,7 +13,7 @@ import { budgetLines } from '../gateway/budgets.js'
 import { startGateway } from '../gateway/gateway.js'
 import { keyVariable } from '../worker/env.js'
 import type { WorkerGateway } from '../worker/run.js'
-import type { Isolation } from '../cage/isolation.js'
+import { type Isolation, mayShowCheckout } from '../cage/isolation.js'
 
 export interface FleetOptions {
   config: FleetConfig
@@ -165,7 +165,9 @@ export function startClone(
     token: opts.gitToken,
     base: opts.config.baseBranch,
     branches: opts.tasks.map(t => t.branch),
-    checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE
+    checkout: opts.checkout ?? (opts.hostEnv ?? process.env).GITHUB_WORKSPACE,
+    checkoutViews:
+      mayShowCheckout(opts.config.isolation) && opts.tasks.some(t => t.source.kind !== 'follow-up')
   })
 }
 

@@ -1,14 +1,14 @@
 // git/workspace-view.ts on real repositories: the workspace's checkout is a view's lower layer only
 // when it is exactly the start commit's files; each way it can differ is refused, with why.
 import { execFile } from 'node:child_process'
-import { lstat, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { lstat, mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withViews } from '../../src/cage/views.js'
 import { Git } from '../../src/git/git.js'
-import { workspaceLayer } from '../../src/git/workspace-view.js'
+import { indexSizes, workspaceLayer } from '../../src/git/workspace-view.js'
 
 const exec = promisify(execFile)
 const ENV = {
@@ -104,6 +104,43 @@ describe("the workspace's checkout as a view's lower layer", () => {
     expect(await layer()).toEqual({ why: 'it is a sparse checkout' })
   })
 
+  it("is refused when checkout converted a file (its size is not its blob's)", async () => {
+    // autocrlf writes CRLF on checkout: the index's stat data match the file, not the blob.
+    await git(ws, 'config', 'core.autocrlf', 'true')
+    await rm(path.join(ws, 'src', 'a.txt'))
+    await git(ws, 'checkout', '--', 'src/a.txt')
+    expect(await readFile(path.join(ws, 'src', 'a.txt'), 'utf8')).toBe('a\r\n')
+    expect(await git(ws, 'diff-files', '--name-only')).toBe('')
+    // The index written well after the file, so no entry is racy: git trusts its stat data (else
+    // the fleet's git, which converts nothing, would read the file and call it changed).
+    const later = new Date(Date.now() + 10_000)
+    await utimes(path.join(ws, '.git', 'index'), later, later)
+    expect(await layer()).toEqual({
+      why: 'a file differs in size from its blob (converted on checkout?)'
+    })
+  })
+
+  it('is refused with a FIFO in it (find lists it by type, stats nothing)', async () => {
+    await exec('mkfifo', [path.join(ws, 'src', 'pipe')])
+    expect(await layer()).toEqual({
+      why: 'it holds files the commit does not (untracked or ignored)'
+    })
+  })
+
+  it('is taken with an index of version 4 (paths prefix-compressed), refused when split', async () => {
+    await mkdir(path.join(ws, 'src', 'deeper'))
+    await writeFile(path.join(ws, 'src', 'deeper', 'b.txt'), 'bb\n')
+    await git(ws, 'add', '-A')
+    await git(ws, 'commit', '-qm', 'two')
+    sha = await git(ws, 'rev-parse', 'HEAD')
+    await git(fleet.dir, 'fetch', '-q', 'origin', sha)
+    await git(ws, 'update-index', '--index-version', '4')
+    expect(await layer()).toHaveProperty('dir', ws)
+    await git(ws, 'update-index', '--split-index')
+    expect(indexSizes(await readFile(path.join(ws, '.git', 'index')), 20)).toBeUndefined()
+    expect(await layer()).toHaveProperty('why')
+  })
+
   it("is refused where overlayfs could not take its path (',' or ':')", async () => {
     expect(await workspaceLayer(fleet, '/a:b', sha, path.join(root, 'layer'))).toEqual({
       why: "its path has ',', ':', '\\' or a newline"
@@ -123,5 +160,34 @@ describe('a view with a hiding layer', () => {
     expect(() => withViews('/usr/bin/unshare', [view], { file: 'true', args: [] })).toThrow(
       /must lie outside/
     )
+  })
+})
+
+describe("an index file's sizes as checked out (indexSizes)", () => {
+  it.each([2, 3, 4])('reads version %i as git does (ls-files --debug)', async version => {
+    await writeFile(path.join(ws, 'src', 'b.txt'), 'bbb\n')
+    await mkdir(path.join(ws, 'src', 'sub'))
+    await writeFile(path.join(ws, 'src', 'sub', 'c.txt'), 'c'.repeat(5000))
+    await git(ws, 'add', '-A')
+    // Version 3 only when an entry needs the extended flags (here: skip-worktree).
+    if (version === 3) await git(ws, 'update-index', '--skip-worktree', 'src/b.txt')
+    await git(ws, 'update-index', '--index-version', String(version))
+    const data = await readFile(path.join(ws, '.git', 'index'))
+    expect(data.readUInt32BE(4)).toBe(version)
+    const debug = await git(ws, 'ls-files', '--debug')
+    const want = new Map<string, number>()
+    for (const m of debug.matchAll(/^(\S[^\n]*)\n(?: {2}[^\n]*\n)*? {2}size: (\d+)/gm))
+      want.set(m[1] ?? '', Number(m[2]))
+    expect(want.size).toBe(4)
+    expect(indexSizes(data, 20)).toEqual(want)
+  })
+
+  it('refuses what is not an index, or one cut short', () => {
+    expect(indexSizes(Buffer.from('not an index at all'), 20)).toBeUndefined()
+    const cut = Buffer.alloc(40)
+    cut.write('DIRC', 0, 'latin1')
+    cut.writeUInt32BE(2, 4)
+    cut.writeUInt32BE(3, 8)
+    expect(indexSizes(cut, 20)).toBeUndefined()
   })
 })
