@@ -211,6 +211,10 @@ for (const p of [...new Set([cores, 6])])
 await bench.close()
 
 const bestFixed = Math.min(...cpuFixed.map(r => r.wallMs))
+const ceilingNote = (floorMs, targetMs) =>
+  floorMs > targetMs
+    ? `; out of reach at the hard cap of ${8 * cores}: ${Math.ceil(N / (8 * cores))} rounds of one task alone take ${s(floorMs)}`
+    : ''
 const mark = ok => (ok ? 'met' : 'MISSED')
 const limitB = Math.max(alone.wallMs, autoB.cpuFloorMs)
 const limitP = alone.wallMs + N * 1000
@@ -218,7 +222,10 @@ const targets = [
   [
     'branches only: auto wall <= 1.3 x max(one task alone, CPU floor)',
     `${s(autoB.wallMs)} vs 1.3 x ${s(limitB)} = ${s(1.3 * limitB)}`,
-    autoB.wallMs <= 1.3 * limitB
+    autoB.wallMs <= 1.3 * limitB,
+    // What no scheduler can beat at auto's hard cap (8 x cores): the batch in rounds of the cap,
+    // each at least one task alone. Above the target, the target is out of reach here.
+    ceilingNote(Math.ceil(N / (8 * cores)) * alone.wallMs, 1.3 * limitB)
   ],
   [
     'with PRs: auto wall <= 1.2 x (one task alone + N x 1 s)',
@@ -265,7 +272,7 @@ console.log(
         `| ${r.name} | ${s(r.wallMs)} | ${r.landed}/${r.tasks}${r.prs ? `, ${r.prs} PRs` : ''} | ${r.peak}${r.why ? ` (${r.why})` : ''} | ${r.cpuSeconds.toFixed(1)} | ${s(r.cpuFloorMs)} | ${r.overheadMedianMs ?? '–'} ms | ${r.peakPssMb} MB | ${r.load} |`
     ),
     '',
-    ...targets.map(([what, figure, ok]) => `${mark(ok)}: ${what}: ${figure}`),
+    ...targets.map(([what, figure, ok, note = '']) => `${mark(ok)}: ${what}: ${figure}${note}`),
     `memory: auto's fleet peaked at ${autoB.peakPssMb} MB PSS with ${autoB.peak} workers (~${perWorkerMb} MB a worker, orchestrator included); MemAvailable fell ${autoB.memAvailableDropMb} MB`,
     `fixed 6 beside auto: branches only ${s(fixedB.wallMs)} vs ${s(autoB.wallMs)}; with PRs ${s(fixedP.wallMs)} vs ${s(autoP.wallMs)}; shell recipe 6: ${s(recipe6.wallMs)}, ${N}: ${s(recipeN.wallMs)}`
   ].join('\n')
