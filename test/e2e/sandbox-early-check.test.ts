@@ -21,6 +21,10 @@ const resolveOf =
     version: await (version as VersionProbe)(file)
   })
 
+/** The sandbox's isolation with `binary` checked beside its preflight. */
+const prepared = (binary: string) =>
+  prepareIsolation(config, { host: process.env, log: () => undefined, binary })
+
 describe.skipIf(!support.ok)("the worker binary's check begun beside the preflight", () => {
   let dir: string
   beforeEach(async () => {
@@ -39,11 +43,7 @@ describe.skipIf(!support.ok)("the worker binary's check begun beside the preflig
 
   it('its version is the one the run reads: the binary is not started in a cage again', async () => {
     const file = await binary('echo "2.1.332 (Claude Code)"')
-    const isolation = await prepareIsolation(config, {
-      host: process.env,
-      log: () => undefined,
-      binary: file
-    })
+    const isolation = await prepared(file)
     // Gone now: a second check in a cage could not start it (realpath fails), the first's answer stands.
     await rm(file)
     const claude = await isolation.claude(resolveOf(file), () => undefined)
@@ -52,11 +52,7 @@ describe.skipIf(!support.ok)("the worker binary's check begun beside the preflig
 
   it('another binary than the one checked early is checked where the run reads its version', async () => {
     const early = await binary('echo "2.1.332 (Claude Code)"')
-    const isolation = await prepareIsolation(config, {
-      host: process.env,
-      log: () => undefined,
-      binary: early
-    })
+    const isolation = await prepared(early)
     await expect(
       isolation.claude(resolveOf(path.join(dir, 'missing')), () => undefined)
     ).rejects.toThrow(/ENOENT/)
@@ -64,11 +60,7 @@ describe.skipIf(!support.ok)("the worker binary's check begun beside the preflig
 
   it('one that does not start in the cage fails where its version is read, not the preflight', async () => {
     const file = await binary('echo "no such thing" >&2; exit 3')
-    const isolation = await prepareIsolation(config, {
-      host: process.env,
-      log: () => undefined,
-      binary: file
-    })
+    const isolation = await prepared(file)
     await expect(isolation.claude(resolveOf(file), () => undefined)).rejects.toThrow(
       /the worker binary .*claude does not start inside the sandbox \(exit 3: no such thing\)/
     )

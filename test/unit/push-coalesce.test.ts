@@ -2,13 +2,13 @@
 // the next push (Coalescer, FleetRepo.pushLanded), each with its own lease and its own verdict:
 // a branch the remote refuses fails alone. The coalescer with a fake sender, then FleetRepo's
 // pushes against a real bare remote over file:// (its pre-receive hook logs each push's refs).
-import { execFileSync } from 'node:child_process'
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Coalescer } from '../../src/git/coalesce.js'
 import { FleetRepo, listedRefs, type PushResult } from '../../src/git/repo.js'
+import { git as gitIn, GIT_ENV } from '../support/git.js'
 
 /** A refusal's reason; a push that landed has none, and fails the test's toContain. */
 const reasonOf = (r: PushResult | undefined): string =>
@@ -76,19 +76,8 @@ describe('listedRefs', () => {
   })
 })
 
-const ENV = {
-  PATH: process.env.PATH,
-  HOME: tmpdir(),
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Someone',
-  GIT_AUTHOR_EMAIL: 'someone@example.com',
-  GIT_COMMITTER_NAME: 'Someone',
-  GIT_COMMITTER_EMAIL: 'someone@example.com'
-}
-
-const git = (cwd: string, args: string[]) =>
-  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8' }).trim()
+/** git in `cwd` with the tests' environment (test/support/git.ts), its arguments as a list. */
+const git = (cwd: string, args: string[]) => gitIn(cwd, ...args)
 
 describe('FleetRepo.pushLanded', () => {
   let dir: string
@@ -145,7 +134,7 @@ describe('FleetRepo.pushLanded', () => {
       dir: path.join(dir, 'fleet', 'repo'),
       remoteUrl: `file://${remote}`,
       branches: [],
-      env: ENV
+      env: GIT_ENV
     })
     for (const b of branches) {
       const tree = git(repo.git.dir, ['rev-parse', 'refs/remotes/origin/main^{tree}'])
