@@ -172,9 +172,11 @@ describe('keeping fleet PRs up to date when the base moves', () => {
     expect(run.summary).toContain('Merge order on `main`')
     expect(stack.github.invalid).toEqual([])
 
-    // The two merge turns spent tokens: each recorded in the ledger against its PR, by the push.
+    // The two merge turns spent tokens: each recorded in the ledger against its PR, by the push
+    // (in the order their turns ended, which the two PRs' refreshes do not fix: sorted by task).
     const entries = await ledger()
-    expect(entries.map(e => [e.task, e.status, e.trigger, e.pr])).toEqual([
+    const byTask = [...entries].sort((a, b) => a.task.localeCompare(b.task))
+    expect(byTask.map(e => [e.task, e.status, e.trigger, e.pr])).toEqual([
       ['resolve', 'pr-updated', 'push', resolvePr?.number],
       ['stuck', 'conflict', 'push', stuckPr.number]
     ])
