@@ -3,7 +3,6 @@
 // task is reported `cancelled` with its work kept, and nothing the action started is left running:
 // in isolation: process not even a daemon the verify started in a session of its own after a
 // double fork.
-import { randomInt } from 'node:crypto'
 import { afterEach, describe, expect, it } from 'vitest'
 import { useStack } from '../support/scenario.js'
 import {
@@ -13,6 +12,7 @@ import {
   processesMentioning,
   signalAction,
   task,
+  uniqueSleep,
   waitForAsync,
   writeThenDone
 } from './faults-support.js'
@@ -25,9 +25,6 @@ const FULL = `${OWNER}/${REPO}`
  * `npm run bench:cancel`, not asserted: on a loaded 2-core machine it took up to 14 s.
  */
 const STOPPED_BY_CANCEL_MS = 120_000
-
-/** A `sleep` no other test (or engineer) on this machine runs: 300.<random digits> seconds. */
-const uniqueSleep = () => `sleep 300.${randomInt(100_000, 999_999)}`
 
 /** Sends the runner's SIGTERM once `running` shows in the process table; how long the run took to stop. */
 async function cancelWhile(stack: Stack, running: string[]): Promise<() => number> {

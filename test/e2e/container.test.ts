@@ -2,7 +2,6 @@
 // worker commits from inside its container and the work lands; it cannot see the checkout; a
 // timeout kills its container. Skipped (with the reason) where podman cannot run here.
 import { execFile } from 'node:child_process'
-import { randomInt } from 'node:crypto'
 import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -15,6 +14,7 @@ import {
   expectNoOrphans,
   processesMentioning,
   signalAction,
+  uniqueSleep,
   waitForAsync
 } from './faults-support.js'
 import {
@@ -337,7 +337,7 @@ describe.skipIf(skipReason !== undefined)(
     }, 300_000)
 
     it('a cancel (SIGTERM) during a long verify: cancelled, its work on its branch, no container and no process left', async () => {
-      const sleep = `sleep 300.${randomInt(100_000, 999_999)}`
+      const sleep = uniqueSleep()
       const id = 'boxed-cut'
       const steps = [
         { tool: 'Write', input: { file_path: '/workspace/work.txt', content: 'work\n' } },

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { expectOk, useStack, useTemp } from '../support/scenario.js'
-import { bash, expectNoOrphans, fleetDir, write } from './faults-support.js'
+import { bash, expectNoOrphans, fleetDir, uniqueSleep, write } from './faults-support.js'
 import { scripted } from './landing-support.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO } from '../../demo/stack.js'
 
@@ -28,7 +28,10 @@ describe('failure paths inside a task', () => {
     // the wait for 'close' waited for the daemon, and at the verify timeout the group kill threw
     // ESRCH outside any try: the action died with no outcome, no summary, no outputs.
     const pidFile = path.join(scratch, 'verify-daemon.pid')
-    const verify = `(setsid sleep 300 & echo $! > ${pidFile}); echo verify-ran`
+    // Its own sleep: the orphan check looks for its command line, and another file's test may run
+    // a `setsid sleep 300` of its own at the same time (CI saw this one wait 30 s for it).
+    const sleep = uniqueSleep()
+    const verify = `(setsid ${sleep} & echo $! > ${pidFile}); echo verify-ran`
     const tasks = [{ id: 'daemon', prompt: scripted('daemon', [write('d.txt', 'd\n')]) }]
     // isolation: process, where verify shares the runner's process table and /tmp: in the sandbox
     // its PID namespace dies with it, daemon and all (sandbox.test.ts).
@@ -52,7 +55,7 @@ describe('failure paths inside a task', () => {
     expect(daemon).toBeGreaterThan(0)
     expect(await running(daemon), 'the verify daemon is still running').toBeUndefined()
     expect(run.summary).toContain('daemon')
-    await expectNoOrphans(run, 'sleep 300')
+    await expectNoOrphans(run, sleep)
   })
 
   it('a worker that leaves index.lock: the stale lock is cleared and the work lands; a broken index: the worktree is kept and the error says where', async () => {

@@ -1,6 +1,7 @@
 // Shared pieces of the fault and abuse scenarios (faults*.test.ts, abuse.test.ts): scripted tasks,
 // the orphan check, and waiting on what the servers have seen.
 import { execFile } from 'node:child_process'
+import { randomInt } from 'node:crypto'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -10,6 +11,12 @@ import { type Script, script, type Step } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 
 const exec = promisify(execFile)
+
+/**
+ * A `sleep` no other test (or engineer) on this machine runs: 300.<random digits> seconds. The
+ * orphan check looks for its command line, and test files run two at a time.
+ */
+export const uniqueSleep = () => `sleep 300.${randomInt(100_000, 999_999)}`
 
 /** A task playing `s` under the model key `id`. */
 export const task = (id: string, s: Omit<Script, 'key'>, extra: object = {}) => ({
