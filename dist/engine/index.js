@@ -30757,8 +30757,9 @@ module.exports = {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(21181);
-/* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(24576);
+/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(80863);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(21181);
+/* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(24576);
 
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
@@ -30771,6 +30772,7 @@ module.exports = {
 
 
 
+
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 const SETUP_EXCLUDE = 'fleet-setup-exclude';
 /** Where the clone's HEAD and index come from: the task's git as the action holds it. */
@@ -30778,7 +30780,7 @@ async function sourceOf(t, named) {
     if (typeof t !== 'string') {
         const git = t.repo;
         const [head, refs] = await Promise.all([
-            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_5__/* .acceptedHead */ .gi)(t),
+            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_6__/* .acceptedHead */ .gi)(t),
             git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
         ]);
         return {
@@ -30819,13 +30821,17 @@ async function sourceOf(t, named) {
  * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
  */
-async function prepareGit(source, cageDir, named) {
+async function prepareGit(source, cageDir, named, 
+/** The cage shows the task's view's layer at LAYER_DIR: its git asks it what changed. */
+layer = false) {
     const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
     const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
     const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(cloneDir, { recursive: true });
     await _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
+    if (layer)
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.appendFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'config'), (0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__/* .layerConfig */ .mU)());
     const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
     const packed = refs
@@ -30855,7 +30861,7 @@ async function chownTree(owner, dirs) {
     const present = dirs.filter(dir => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.existsSync)(dir));
     if (!present.length)
         return;
-    await (0,_process_js__WEBPACK_IMPORTED_MODULE_4__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } });
+    await (0,_process_js__WEBPACK_IMPORTED_MODULE_5__/* .runOk */ .uO)('chown', ['-R', '-h', owner, '--', ...present], { env: { PATH: '/usr/bin:/bin' } });
 }
 /**
  * After a caged run (and its seal, worker/exit.ts): ownership restored when `owner` is given, the
@@ -31705,6 +31711,8 @@ async function cacheLayers(caches, dir, unshare) {
     return { views, scratch };
 }
 
+// EXTERNAL MODULE: ./src/git/fsmonitor.ts
+var fsmonitor = __nccwpck_require__(80863);
 ;// CONCATENATED MODULE: ./src/cage/sandbox.ts
 /**
  * isolation: sandbox — the bubblewrap command line that cages one worker (or its verify or setup
@@ -31713,6 +31721,7 @@ async function cacheLayers(caches, dir, unshare) {
  * facts it needs (which system directories exist, where bwrap is) are given to it.
  * docs/sandbox.md explains each choice.
  */
+
 
 
 /**
@@ -31794,7 +31803,8 @@ function sandboxCommand(spec) {
         cageDir,
         cageDir,
         ...cacheArgs(spec),
-        ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
+        ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : []),
+        ...(spec.layer ? ['--ro-bind', checkAbsolute('view layer', spec.layer), fsmonitor/* LAYER_DIR */.Ao] : [])
     ];
     if (spec.git) {
         const objects = checkAbsolute('objects dir', spec.git.objectsDir);
@@ -32320,6 +32330,11 @@ function taskView(c) {
         throw new Error(`the task's files are a view, but views cannot be mounted here`);
     return view;
 }
+/** The view's private layer, shown to the cage's git when its index is marked (git/fsmonitor.ts). */
+function layerOf(c) {
+    const view = taskView(c);
+    return view?.fsmonitor ? view.upper : undefined;
+}
 /** Sockets live in a short host path: a unix socket's path is limited to 107 bytes. */
 async function hostDir() {
     const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'fleet-sbx-'));
@@ -32350,7 +32365,7 @@ async function prepare(c) {
     try {
         // Independent steps, side by side: each worker start waits for the slowest, not the sum.
         const [cloned, opened, bin] = await Promise.allSettled([
-            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
+            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layerOf(c)),
             openSandboxNetwork({
                 dir: external_node_path_default().join(dir, 'net'),
                 modelUrl: c.modelUrl,
@@ -32393,6 +32408,7 @@ function specOf(c, made) {
         extraReadOnly: c.setup.host.extraReadOnly,
         worktree: c.worktree,
         worktreeView: taskView(c),
+        layer: layerOf(c),
         cageDir: c.cageDir,
         views: caches.views,
         scratch: caches.scratch,
@@ -32436,7 +32452,7 @@ function signalOf(exit) {
 async function sealIn(c, prepared) {
     if (!c.sealing)
         return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, undefined, !!prepared.spec.layer);
     const cmd = sandboxCommand({
         ...prepared.spec,
         network: undefined,
@@ -32457,7 +32473,7 @@ async function sealIn(c, prepared) {
 async function sealedSpec(c, prepared) {
     if (!c.sealing)
         return { spec: prepared.spec };
-    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir);
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, undefined, !!prepared.spec.layer);
     const command = (0,worker_exit/* sealAfter */.qf)(seal, c.cageDir, prepared.spec.command);
     return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal };
 }
@@ -35265,6 +35281,99 @@ async function startGateway(opts) {
 
 /***/ }),
 
+/***/ 80863:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ao: () => (/* binding */ LAYER_DIR),
+/* harmony export */   Bf: () => (/* binding */ HOST_FSMONITOR),
+/* harmony export */   ZL: () => (/* binding */ shellQuote),
+/* harmony export */   bR: () => (/* binding */ layerHook),
+/* harmony export */   mU: () => (/* binding */ layerConfig),
+/* harmony export */   tm: () => (/* binding */ markUnchanged)
+/* harmony export */ });
+/* unused harmony export UNCHANGED_HOOK */
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
+/**
+ * What changed in a task's view, told to git by the view itself (docs/performance.md, "The
+ * view's layer as git's file monitor"). An overlay puts every change a cage makes into the view's
+ * private upper layer: a written file (copied up), a removal (a whiteout), a directory removed
+ * and made again (an opaque directory). So the run's base index is refreshed once with git's
+ * fsmonitor extension, every entry marked unchanged (markUnchanged), and a cage that is shown its
+ * layer read-only at LAYER_DIR gives its git (the worker's own, the seal's) `layerHook` as
+ * `core.fsmonitor`: git then looks at the layer's paths alone instead of every file of the
+ * checkout (at 100,000 files, about half of a `git add --all` or a `git status`).
+ *
+ * The hook is git's own protocol (version 2: a token, then the paths that may have changed), and
+ * it names a superset: every path the layer holds, a removed one also as a directory, and every
+ * directory of the layer through which nothing of the checkout shows (an opaque or new one) with
+ * a trailing `/`, so git looks at all of it. A directory the checkout shows through is one git
+ * looks into only for the paths named below it. Where the hook cannot answer (no layer, another
+ * protocol version) it fails, and git looks at every file, as without it.
+ */
+
+/** Where a cage shows its view's private layer, read-only (cage/sandbox.ts). */
+const LAYER_DIR = '/run/fleet/layer';
+/** `'text'` as one shell word. */
+const shellQuote = (text) => `'${text.replaceAll("'", `'\\''`)}'`;
+/**
+ * For each directory of the layer (arguments), run from the view's root: named with a trailing
+ * `/` unless some entry of the view there is not in the layer (then the checkout shows through,
+ * and the paths below it are named one by one). Globs and tests only: no process per directory.
+ */
+const DIRECTORIES = 'L=$1; shift; for p; do d=${p#"$L"/}; ' +
+    'for e in "$d"/* "$d"/.[!.]* "$d"/..?*; do ' +
+    'if { [ -e "$e" ] || [ -L "$e" ]; } && ! { [ -e "$L/$e" ] || [ -L "$L/$e" ]; }; then continue 2; fi; ' +
+    'done; printf "%s/\\0" "$d"; done';
+/**
+ * The `core.fsmonitor` hook (git runs it through `sh` in the work tree's root, adding the
+ * protocol version and the last token) for a view whose private layer is shown at `layer`.
+ * One line: it also goes in a git config file.
+ */
+function layerHook(layer = LAYER_DIR) {
+    const find = [
+        'find "$L" -mindepth 1',
+        `\\( -type d -exec sh -c ${shellQuote(DIRECTORIES)} fleet-layer "$L" {} + \\)`,
+        // A whiteout (a character device) may stand for a removed directory: its path both ways.
+        "-o \\( -type c -printf '%P\\0%P/\\0' \\)",
+        "-o -printf '%P\\0'"
+    ].join(' ');
+    return `fleet_layer() { [ "$1" = 2 ] && L=${shellQuote(layer)} && [ -d "$L" ] && printf 'fleet\\0' && ${find}; }; fleet_layer`;
+}
+/** The host's hook while it writes a view's index: nothing changed (the files are the checkout's). */
+const UNCHANGED_HOOK = "fleet_unchanged() { printf 'fleet\\0'; }; fleet_unchanged";
+/** git's options for a command that reads or writes a view's index on the host, keeping its marks. */
+const HOST_FSMONITOR = [
+    '-c',
+    `core.fsmonitor=${UNCHANGED_HOOK}`,
+    '-c',
+    'core.fsmonitorHookVersion=2'
+];
+/** A git config file's value, quoted: `\` and `"` escaped. */
+const configValue = (text) => `"${text.replaceAll('\\', '\\\\').replaceAll('"', '\\"')}"`;
+/** The lines a cage's clone's config gets so its git asks the layer shown at LAYER_DIR. */
+function layerConfig(layer = LAYER_DIR) {
+    return `[core]\n\tfsmonitor = ${configValue(layerHook(layer))}\n\tfsmonitorHookVersion = 2\n`;
+}
+/**
+ * Refreshes `index` (the base of a run's views, its files at `dir`) once with git's fsmonitor
+ * extension, every entry whose file matches marked unchanged: true when it was written so. `git`
+ * is the fleet's clone, whose git dir and hardened config are used (never the checkout's). A
+ * failure leaves the index as it was, and the views work without (false).
+ */
+async function markUnchanged(git, dir, index) {
+    const tree = git.tree(dir, node_path__WEBPACK_IMPORTED_MODULE_0___default().join(git.dir, '.git'));
+    const ran = await tree.exec([...HOST_FSMONITOR, 'update-index', '-q', '--refresh'], {
+        env: { GIT_INDEX_FILE: index },
+        allowFailure: true
+    });
+    return ran.exitCode === 0;
+}
+
+
+/***/ }),
+
 /***/ 10308:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -37365,9 +37474,10 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
 /* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
 /* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83057);
-/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(69243);
+/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(80863);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
+/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(69243);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -37378,6 +37488,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
+
 
 
 
@@ -37400,12 +37511,16 @@ const SEALED_FILE = 'task.bundle';
  * its own records its files as one merge commit with exactly two parents, the start commit and
  * that base; a worker that committed is sealed as it left it, and the action refuses any shape but
  * the one merge (git/sealed.ts).
+ *
+ * A seventh argument, non-empty, says the cage shows the task's view's layer at LAYER_DIR: git
+ * then asks it what changed (git/fsmonitor.ts), and stats those paths alone. Else fsmonitor is off.
  */
 const SEAL_SCRIPT = [
     'set -u',
     'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-    'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+    `fsm=false; if [ -n "\${7:-}" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}; fi`,
+    'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
     // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
     // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
     "nl='\n'",
@@ -37442,9 +37557,10 @@ const SEAL_SCRIPT = [
 ].join('\n');
 /**
  * A fresh, empty output directory of the action's under `under`, and the seal's command line
- * writing into it (seen at `inside` when the cage mounts it elsewhere).
+ * writing into it (seen at `inside` when the cage mounts it elsewhere). `layer`: the cage shows
+ * the task's view's layer at LAYER_DIR (SEAL_SCRIPT's seventh argument).
  */
-async function openSeal(t, under, inside) {
+async function openSeal(t, under, inside, layer = false) {
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
     const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
     const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
@@ -37462,7 +37578,9 @@ async function openSeal(t, under, inside) {
             t.start,
             out,
             t.message,
-            ...(t.merge ? [t.merge, await acceptedHead(t)] : [])
+            t.merge ?? '',
+            t.merge ? await acceptedHead(t) : '',
+            layer ? 'layer' : ''
         ],
         env: {
             PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -37482,7 +37600,7 @@ const SEAL_LOG = 'seal.log';
  * until none is left alive, so nothing the command left behind writes a file while the seal reads
  * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
  * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
- * Constant text: the seal's script and arguments come first (ten), then the command.
+ * Constant text: the seal's script and arguments come first (eleven), then the command.
  *
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
@@ -37492,7 +37610,7 @@ const SEAL_LOG = 'seal.log';
  * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 const SEAL_AFTER = [
-    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11}; shift 11',
     '"$@"',
     'rc=$?',
     'kill -KILL -1 2>/dev/null',
@@ -37511,7 +37629,7 @@ const SEAL_AFTER = [
     '  n=$((n+1))',
     'done',
     'if [ -z "$live" ]; then',
-    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
     '  echo $? >"${out%/*}/sealed"',
     // Not sealed: a status the command wrote must not stand for one (the action seals again).
     'else rm -f "${out%/*}/sealed"',
@@ -37523,7 +37641,7 @@ const SEAL_AFTER = [
  * seal's HOME and TMPDIR (the cage's own directory).
  */
 function sealAfter(seal, home, command) {
-    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] = seal.command;
+    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = '', layer = ''] = seal.command;
     const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env;
     return [
         'sh',
@@ -37540,12 +37658,13 @@ function sealAfter(seal, home, command) {
         an,
         ae,
         home,
+        layer,
         ...command
     ];
 }
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file, max) {
-    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_7__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
+    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_8__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
 }
 /**
  * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
@@ -37576,7 +37695,7 @@ async function sealAsChild(t, cwd) {
         GIT_WORK_TREE: cwd,
         GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_6__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -37598,7 +37717,7 @@ async function acceptSeal(t, seal, ran) {
         t.seals = (t.seals ?? 0) + 1;
         const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
         const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_5__/* .describeError */ .U)(error));
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
             return undefined;
         });
         if (!file)
@@ -37621,7 +37740,8 @@ async function acceptSeal(t, seal, ran) {
         // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
         await Promise.all([
             t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
-            t.repo.exec(['read-tree', '--reset', '-i', head], {
+            // A view's index keeps its fsmonitor marks for the entries the commit did not change.
+            t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
                 env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
             })
         ]);
@@ -66158,7 +66278,10 @@ class Coalescer {
     }
 }
 
+// EXTERNAL MODULE: ./src/git/fsmonitor.ts
+var fsmonitor = __nccwpck_require__(80863);
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -66477,11 +66600,22 @@ class FleetRepo {
         if (!made) {
             made = this.serial(async () => {
                 const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined;
-                return ws ?? (await this.checkoutOf(sha, owner));
+                const base = ws ?? (await this.checkoutOf(sha, owner));
+                // A container's view (`owner`) is not shown its layer: its git looks at every file.
+                return owner ? base : { ...base, fsmonitor: await this.markUnchanged(base) };
             });
             this.checkouts.set(sha, made);
         }
         return made;
+    }
+    /** The base's index refreshed once with fsmonitor marks (git/fsmonitor.ts); the log says so. */
+    async markUnchanged(base) {
+        const started = Date.now();
+        const marked = await (0,fsmonitor/* markUnchanged */.tm)(this.git, base.dir, base.index);
+        this.log?.(marked
+            ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds`
+            : `task files: the views' index could not be marked unchanged: a cage's git looks at every file`);
+        return marked;
     }
     /**
      * Begins the check that the workspace's checkout, at its HEAD, can be a view's lower layer
@@ -66567,7 +66701,8 @@ class FleetRepo {
             ...(base.hide ? { hide: base.hide } : {}),
             at: dir,
             upper: external_node_path_default().join(root, 'upper'),
-            work: external_node_path_default().join(root, 'work')
+            work: external_node_path_default().join(root, 'work'),
+            ...(base.fsmonitor ? { fsmonitor: true } : {})
         };
         const gitDir = external_node_path_default().join(root, 'admin');
         await Promise.all([root, dir].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));

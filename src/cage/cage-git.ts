@@ -5,9 +5,10 @@ import { existsSync } from 'node:fs'
  * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
  * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
  */
-import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
+import { appendFile, copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
+import { layerConfig } from '../git/fsmonitor.js'
 import { runOk } from '../process.js'
 import { acceptedHead, type TaskGit } from '../worker/exit.js'
 
@@ -75,7 +76,9 @@ async function sourceOf(t: TaskGit | string, named?: string) {
 export async function prepareGit(
   source: TaskGit | string,
   cageDir: string,
-  named?: string
+  named?: string,
+  /** The cage shows the task's view's layer at LAYER_DIR: its git asks it what changed. */
+  layer = false
 ): Promise<CageGit> {
   const { head, branch, common, gitDir, refs } = await sourceOf(source, named)
   const cloneDir = path.join(cageDir, 'git')
@@ -83,6 +86,7 @@ export async function prepareGit(
   await rm(cloneDir, { recursive: true, force: true })
   await mkdir(cloneDir, { recursive: true })
   await Git.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`])
+  if (layer) await appendFile(path.join(cloneGit, 'config'), layerConfig())
   const objectsDir = path.join(common, 'objects')
   await writeFile(path.join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`)
   const packed = refs

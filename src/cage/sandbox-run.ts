@@ -71,6 +71,12 @@ function taskView(c: Caged): View | undefined {
   return view
 }
 
+/** The view's private layer, shown to the cage's git when its index is marked (git/fsmonitor.ts). */
+function layerOf(c: Caged): string | undefined {
+  const view = taskView(c)
+  return view?.fsmonitor ? view.upper : undefined
+}
+
 interface Prepared {
   spec: SandboxSpec
   /** The host directory of this run (sockets), where its seal's output directory is made. */
@@ -110,7 +116,7 @@ async function prepare(c: Caged): Promise<Prepared> {
   try {
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.
     const [cloned, opened, bin] = await Promise.allSettled([
-      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir),
+      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layerOf(c)),
       openSandboxNetwork({
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,
@@ -157,6 +163,7 @@ function specOf(
     extraReadOnly: c.setup.host.extraReadOnly,
     worktree: c.worktree,
     worktreeView: taskView(c),
+    layer: layerOf(c),
     cageDir: c.cageDir,
     views: caches.views,
     scratch: caches.scratch,
@@ -204,7 +211,7 @@ async function sealIn(
   prepared: Prepared
 ): Promise<void> {
   if (!c.sealing) return
-  const seal = await openSeal(c.sealing, prepared.dir)
+  const seal = await openSeal(c.sealing, prepared.dir, undefined, !!prepared.spec.layer)
   const cmd = sandboxCommand({
     ...prepared.spec,
     network: undefined,
@@ -228,7 +235,7 @@ async function sealedSpec(
   prepared: Prepared
 ): Promise<{ spec: SandboxSpec; seal?: Seal }> {
   if (!c.sealing) return { spec: prepared.spec }
-  const seal = await openSeal(c.sealing, prepared.dir)
+  const seal = await openSeal(c.sealing, prepared.dir, undefined, !!prepared.spec.layer)
   const command = sealAfter(seal, c.cageDir, prepared.spec.command)
   return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal }
 }

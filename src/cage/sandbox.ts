@@ -7,6 +7,7 @@
  */
 import path from 'node:path'
 import { type HeldView, type View, withViews } from './views.js'
+import { LAYER_DIR } from '../git/fsmonitor.js'
 
 /** A directory of the host's root, as the sandbox should show it. */
 export type SystemEntry =
@@ -60,6 +61,11 @@ export interface SandboxSpec {
   network?: { proxySocket: string; proxyPort: number; modelSocket?: string; modelPort?: number }
   /** The seal's output directory (worker/exit.ts): read-write, for the seal alone. */
   sealDir?: string
+  /**
+   * The task's view's private layer, shown read-only at LAYER_DIR, so the cage's git is told what
+   * changed by it (git/fsmonitor.ts). Only what this task's cages wrote there.
+   */
+  layer?: string
   /** What to run, e.g. ['/path/claude', '-p', ...] or ['sh', '-c', verify]. */
   command: string[]
   /** The whole environment inside. Passed through bwrap's own environment, never on its argv. */
@@ -149,7 +155,8 @@ export function sandboxCommand(spec: SandboxSpec): SandboxCommand {
     cageDir,
     cageDir,
     ...cacheArgs(spec),
-    ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : [])
+    ...(spec.sealDir ? ['--bind', checkAbsolute('seal dir', spec.sealDir), spec.sealDir] : []),
+    ...(spec.layer ? ['--ro-bind', checkAbsolute('view layer', spec.layer), LAYER_DIR] : [])
   ]
   if (spec.git) {
     const objects = checkAbsolute('objects dir', spec.git.objectsDir)

@@ -30,6 +30,11 @@ export interface View {
   /** The private upper layer and overlayfs's work dir: the same filesystem, outside `lower`. */
   upper: string
   work: string
+  /**
+   * The task's index marks every file unchanged against the checkout (git's fsmonitor extension,
+   * git/fsmonitor.ts): a cage that shows its git this view's `upper` may let it look there alone.
+   */
+  fsmonitor?: boolean
 }
 
 export class ViewError extends Error {}

@@ -7,6 +7,7 @@ import { type Borrowed, borrowObjects } from './borrow.js'
 import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
+import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
 export type PushResult = { ok: true } | { ok: false; reason: string }
@@ -46,6 +47,8 @@ export interface TaskView {
   at: string
   upper: string
   work: string
+  /** Its index carries git's fsmonitor marks (ViewBase.fsmonitor). */
+  fsmonitor?: boolean
 }
 
 /** The run's one read-only base of a start commit's views: its files, its index, what hides. */
@@ -53,6 +56,8 @@ interface ViewBase {
   dir: string
   index: string
   hide?: string
+  /** Its index marks every file unchanged (git/fsmonitor.ts markUnchanged), for the views' git. */
+  fsmonitor?: boolean
 }
 
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
@@ -412,11 +417,25 @@ export class FleetRepo {
     if (!made) {
       made = this.serial(async () => {
         const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined
-        return ws ?? (await this.checkoutOf(sha, owner))
+        const base = ws ?? (await this.checkoutOf(sha, owner))
+        // A container's view (`owner`) is not shown its layer: its git looks at every file.
+        return owner ? base : { ...base, fsmonitor: await this.markUnchanged(base) }
       })
       this.checkouts.set(sha, made)
     }
     return made
+  }
+
+  /** The base's index refreshed once with fsmonitor marks (git/fsmonitor.ts); the log says so. */
+  private async markUnchanged(base: ViewBase): Promise<boolean> {
+    const started = Date.now()
+    const marked = await markUnchanged(this.git, base.dir, base.index)
+    this.log?.(
+      marked
+        ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds`
+        : `task files: the views' index could not be marked unchanged: a cage's git looks at every file`
+    )
+    return marked
   }
 
   /**
@@ -516,7 +535,8 @@ export class FleetRepo {
       ...(base.hide ? { hide: base.hide } : {}),
       at: dir,
       upper: path.join(root, 'upper'),
-      work: path.join(root, 'work')
+      work: path.join(root, 'work'),
+      ...(base.fsmonitor ? { fsmonitor: true } : {})
     }
     const gitDir = path.join(root, 'admin')
     await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))

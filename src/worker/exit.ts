@@ -20,6 +20,7 @@ import {
   type SealCaps
 } from '../git/sealed.js'
 import { inertCommitMessage } from '../inert-text.js'
+import { HOST_FSMONITOR, layerHook, shellQuote } from '../git/fsmonitor.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
 import type { HeldView, View } from '../cage/views.js'
@@ -40,12 +41,16 @@ export const SEALED_FILE = 'task.bundle'
  * its own records its files as one merge commit with exactly two parents, the start commit and
  * that base; a worker that committed is sealed as it left it, and the action refuses any shape but
  * the one merge (git/sealed.ts).
+ *
+ * A seventh argument, non-empty, says the cage shows the task's view's layer at LAYER_DIR: git
+ * then asks it what changed (git/fsmonitor.ts), and stats those paths alone. Else fsmonitor is off.
  */
 export const SEAL_SCRIPT = [
   'set -u',
   'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-  'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+  `fsm=false; if [ -n "\${7:-}" ]; then fsm=${shellQuote(layerHook())}; fi`,
+  'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
   // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
   // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
   "nl='\n'",
@@ -121,16 +126,22 @@ export interface Seal {
   dir: string
   /** The output file on the host (inside a sandbox the same path; a container mounts `dir`). */
   file: string
-  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message> [<merge> <cage's HEAD>]`. */
+  /** `sh -c SEAL_SCRIPT seal <branch> <start> <file> <message> <merge> <cage's HEAD> <layer>`. */
   command: string[]
   env: Record<string, string>
 }
 
 /**
  * A fresh, empty output directory of the action's under `under`, and the seal's command line
- * writing into it (seen at `inside` when the cage mounts it elsewhere).
+ * writing into it (seen at `inside` when the cage mounts it elsewhere). `layer`: the cage shows
+ * the task's view's layer at LAYER_DIR (SEAL_SCRIPT's seventh argument).
  */
-export async function openSeal(t: TaskGit, under: string, inside?: string): Promise<Seal> {
+export async function openSeal(
+  t: TaskGit,
+  under: string,
+  inside?: string,
+  layer = false
+): Promise<Seal> {
   await mkdir(under, { recursive: true })
   const dir = await mkdtemp(path.join(under, 'seal-'))
   const file = path.join(dir, SEALED_FILE)
@@ -148,7 +159,9 @@ export async function openSeal(t: TaskGit, under: string, inside?: string): Prom
       t.start,
       out,
       t.message,
-      ...(t.merge ? [t.merge, await acceptedHead(t)] : [])
+      t.merge ?? '',
+      t.merge ? await acceptedHead(t) : '',
+      layer ? 'layer' : ''
     ],
     env: {
       PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -170,7 +183,7 @@ export const SEAL_LOG = 'seal.log'
  * until none is left alive, so nothing the command left behind writes a file while the seal reads
  * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
  * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
- * Constant text: the seal's script and arguments come first (ten), then the command.
+ * Constant text: the seal's script and arguments come first (eleven), then the command.
  *
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
@@ -180,7 +193,7 @@ export const SEAL_LOG = 'seal.log'
  * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 export const SEAL_AFTER = [
-  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10}; shift 10',
+  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11}; shift 11',
   '"$@"',
   'rc=$?',
   'kill -KILL -1 2>/dev/null',
@@ -199,7 +212,7 @@ export const SEAL_AFTER = [
   '  n=$((n+1))',
   'done',
   'if [ -z "$live" ]; then',
-  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
   '  echo $? >"${out%/*}/sealed"',
   // Not sealed: a status the command wrote must not stand for one (the action seals again).
   'else rm -f "${out%/*}/sealed"',
@@ -212,8 +225,19 @@ export const SEAL_AFTER = [
  * seal's HOME and TMPDIR (the cage's own directory).
  */
 export function sealAfter(seal: Seal, home: string, command: string[]): string[] {
-  const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = ''] =
-    seal.command
+  const [
+    ,
+    ,
+    script = '',
+    ,
+    b = '',
+    start = '',
+    out = '',
+    msg = '',
+    merge = '',
+    from = '',
+    layer = ''
+  ] = seal.command
   const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env
   return [
     'sh',
@@ -230,6 +254,7 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
     an,
     ae,
     home,
+    layer,
     ...command
   ]
 }
@@ -323,9 +348,13 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
     await Promise.all([
       t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
-      t.repo.exec(['read-tree', '--reset', '-i', head], {
-        env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
-      })
+      // A view's index keeps its fsmonitor marks for the entries the commit did not change.
+      t.repo.exec(
+        [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
+        {
+          env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
+        }
+      )
     ])
     await discardSealed(file)
   } finally {

@@ -5,8 +5,10 @@
 // worker sees the base's files and never the ignored one. The worker is the attacker: one Bash
 // call probes the workspace's `.git` every way it can reach and writes what it found into the
 // file it commits, which the test reads from the pushed branch.
+import { execFile } from 'node:child_process'
 import { readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
@@ -19,9 +21,14 @@ const why = support.ok ? await viewsFail('/usr/bin/unshare') : support.reason
 
 const FILES: Record<string, string> = {
   'README.md': '# widgets\n',
-  '.gitignore': 'secret.env\n',
+  '.gitignore': 'secret.env\nbuild/\n',
   'src/a.txt': 'a\n',
   'src/b.txt': 'b\n',
+  'lib/x.txt': 'x\n',
+  'lib/y.txt': 'y\n',
+  'docs/d1.txt': 'd1\n',
+  'docs/d2.txt': 'd2\n',
+  'keep/k.txt': 'k\n',
   'tasks/.keep': ''
 }
 
@@ -110,6 +117,24 @@ const SETUP_PROBE = [
   '} > .setup-probe 2>&1'
 ].join('\n')
 
+/**
+ * A worker's every kind of change, left for the seal (no commit of its own): an edit, a removal,
+ * a directory removed and made again, one removed whole, a new tree, an ignored file; and what
+ * its own git is told to ask (the cage's clone's config), into a file of the commit.
+ */
+const CHANGES = [
+  'echo more >> README.md',
+  'rm src/b.txt',
+  'rm -rf lib && mkdir lib && echo n > lib/new.txt',
+  'rm -rf docs',
+  'mkdir -p new/deep && echo deep > new/deep/n.txt',
+  'mkdir -p build && echo o > build/o.txt',
+  'git config core.fsmonitorHookVersion > tasks/hook.txt',
+  // Files it never touched are marked unchanged (lower case), as its git read them after asking.
+  'git ls-files -f keep/k.txt src/a.txt > tasks/marks.txt',
+  'git status --porcelain > "$TMPDIR/status" && test -s "$TMPDIR/status"'
+].join(' && ')
+
 /** What no worker may ever reach, whichever base its view shows. */
 function expectSealed(probed: Map<string, string>) {
   expect(probed.get('workspace-config')).toBe('no')
@@ -153,6 +178,57 @@ describe.skipIf(why !== undefined)(
       expect(probed.get('setup-umount')).toBe('no')
       expect(probed.get('hidden-first')).toBe('yes')
       expectSealed(probed)
+    }, 400_000)
+
+    it("a worker's every kind of change lands exactly through the seal, the cage's git told by the view's layer", async () => {
+      const run = await stack.run({
+        inputs: {
+          tasks: JSON.stringify([
+            {
+              id: 'changes',
+              prompt: `Change.\n${script({
+                key: 'ws-changes',
+                steps: [{ tool: 'Bash', input: { command: CHANGES } }, { text: 'Done.' }]
+              })}`
+            }
+          ]),
+          isolation: 'sandbox'
+        },
+        env: { GITHUB_TOKEN },
+        timeoutMs: 300_000
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      const r = byId(run).get('changes')
+      expect(r?.status, r?.error ?? run.stdout).toBe('pr-opened')
+      expect(run.stdout).toMatch(/views of the workspace's checkout, its \.git hidden/)
+      expect(run.stdout).toMatch(/the views' index marked unchanged in \d+ ms/)
+      const tree = await promisify(execFile)('git', [
+        '-C',
+        stack.git.repoPath(FULL),
+        'ls-tree',
+        '-r',
+        '--name-only',
+        'fleet/changes'
+      ])
+      expect(tree.stdout.trim().split('\n').sort()).toEqual(
+        [
+          '.gitignore',
+          'README.md',
+          'keep/k.txt',
+          'lib/new.txt',
+          'new/deep/n.txt',
+          'src/a.txt',
+          'tasks/.keep',
+          'tasks/hook.txt',
+          'tasks/marks.txt'
+        ].sort()
+      )
+      expect(await stack.git.readFile(FULL, 'fleet/changes', 'README.md')).toBe('# widgets\nmore\n')
+      // The cage's own git asks the layer (git/fsmonitor.ts), with the protocol it speaks.
+      expect(await stack.git.readFile(FULL, 'fleet/changes', 'tasks/hook.txt')).toBe('2\n')
+      expect(await stack.git.readFile(FULL, 'fleet/changes', 'tasks/marks.txt')).toBe(
+        'h keep/k.txt\nh src/a.txt\n'
+      )
     }, 400_000)
 
     it('is not used when a step left an ignored file; the worker never sees it', async () => {
