@@ -66011,6 +66011,8 @@ async function shallowOf(gitDir) {
     return lines.every(l => SHA.test(l)) ? lines : [];
 }
 
+// EXTERNAL MODULE: ./src/git/fsmonitor.ts
+var fsmonitor = __nccwpck_require__(80863);
 ;// CONCATENATED MODULE: ./src/git/workspace-view.ts
 /**
  * The workspace's own checkout as the lower layer of the tasks' views (issue #40 item 2): where
@@ -66038,6 +66040,7 @@ async function shallowOf(gitDir) {
  * The view stacks a hiding layer above it: an empty, unreadable `.git` file, which hides the
  * workspace's `.git` directory (its config holds the checkout's token) from every cage, whole.
  */
+
 
 
 
@@ -66198,7 +66201,9 @@ async function workspaceLayer(git, workspace, sha, into) {
     const quiet = (args) => tree.exec(args, { env, allowFailure: true }).then(r => r.exitCode === 0);
     const [sameTree, sameFiles, tags, listed, files] = await Promise.all([
         quiet(['diff-index', '--cached', '--quiet', sha, '--']),
-        quiet(['diff-files', '--quiet']),
+        // Every file matches its entry (a changed one "needs update"), and the copy is written with
+        // each entry marked unchanged for the views' git (fsmonitor.ts): one pass over the files.
+        quiet([...fsmonitor/* HOST_FSMONITOR */.Bf, 'update-index', '--refresh']),
         tree.exec(['ls-files', '-v', '-z'], { env, allowFailure: true }),
         git.exec(['ls-tree', '-r', '-l', '-z', sha], { allowFailure: true }),
         filesOf(workspace)
@@ -66224,7 +66229,7 @@ async function workspaceLayer(git, workspace, sha, into) {
     const marker = external_node_path_default().join(hide, '.git');
     await (0,promises_.writeFile)(marker, '');
     await (0,promises_.chmod)(marker, 0o000);
-    return { dir: workspace, index, hide };
+    return { dir: workspace, index, hide, fsmonitor: true };
 }
 
 ;// CONCATENATED MODULE: ./src/git/coalesce.ts
@@ -66278,8 +66283,6 @@ class Coalescer {
     }
 }
 
-// EXTERNAL MODULE: ./src/git/fsmonitor.ts
-var fsmonitor = __nccwpck_require__(80863);
 ;// CONCATENATED MODULE: ./src/git/repo.ts
 
 
@@ -66600,7 +66603,9 @@ class FleetRepo {
         if (!made) {
             made = this.serial(async () => {
                 const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined;
-                const base = ws ?? (await this.checkoutOf(sha, owner));
+                if (ws)
+                    return ws;
+                const base = await this.checkoutOf(sha, owner);
                 // A container's view (`owner`) is not shown its layer: its git looks at every file.
                 return owner ? base : { ...base, fsmonitor: await this.markUnchanged(base) };
             });
@@ -66613,7 +66618,7 @@ class FleetRepo {
         const started = Date.now();
         const marked = await (0,fsmonitor/* markUnchanged */.tm)(this.git, base.dir, base.index);
         this.log?.(marked
-            ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds`
+            ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds, not at every file`
             : `task files: the views' index could not be marked unchanged: a cage's git looks at every file`);
         return marked;
     }
@@ -66653,7 +66658,7 @@ class FleetRepo {
             return undefined;
         }
         const when = early ? `, begun beside the clone's fetch, waited for ${waitMs} ms` : '';
-        this.log?.(`task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored)`);
+        this.log?.(`task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored; its index marked unchanged, so a cage's git looks at the paths its view's layer holds, not at every file)`);
         return layer;
     }
     /**

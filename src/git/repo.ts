@@ -417,7 +417,8 @@ export class FleetRepo {
     if (!made) {
       made = this.serial(async () => {
         const ws = workspace && !owner ? await this.workspaceBase(sha) : undefined
-        const base = ws ?? (await this.checkoutOf(sha, owner))
+        if (ws) return ws
+        const base = await this.checkoutOf(sha, owner)
         // A container's view (`owner`) is not shown its layer: its git looks at every file.
         return owner ? base : { ...base, fsmonitor: await this.markUnchanged(base) }
       })
@@ -432,7 +433,7 @@ export class FleetRepo {
     const marked = await markUnchanged(this.git, base.dir, base.index)
     this.log?.(
       marked
-        ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds`
+        ? `task files: the views' index marked unchanged in ${Date.now() - started} ms: a cage's git looks at the paths its view's layer holds, not at every file`
         : `task files: the views' index could not be marked unchanged: a cage's git looks at every file`
     )
     return marked
@@ -479,7 +480,7 @@ export class FleetRepo {
     }
     const when = early ? `, begun beside the clone's fetch, waited for ${waitMs} ms` : ''
     this.log?.(
-      `task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored)`
+      `task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored; its index marked unchanged, so a cage's git looks at the paths its view's layer holds, not at every file)`
     )
     return layer
   }

@@ -28,12 +28,15 @@ import { chmod, copyFile, lstat, mkdir, readFile, utimes, writeFile } from 'node
 import path from 'node:path'
 import { run } from '../process.js'
 import type { Git } from './git.js'
+import { HOST_FSMONITOR } from './fsmonitor.js'
 
 /** The workspace as a view's lower layer: its files, the index to copy, the layer over its `.git`. */
 export interface WorkspaceLayer {
   dir: string
   index: string
   hide: string
+  /** The index copy marks every entry unchanged (fsmonitor.ts). */
+  fsmonitor: true
 }
 
 /** What in the workspace's `.git` makes its files other than the fleet's checkout would be. */
@@ -194,7 +197,9 @@ export async function workspaceLayer(
     tree.exec(args, { env, allowFailure: true }).then(r => r.exitCode === 0)
   const [sameTree, sameFiles, tags, listed, files] = await Promise.all([
     quiet(['diff-index', '--cached', '--quiet', sha, '--']),
-    quiet(['diff-files', '--quiet']),
+    // Every file matches its entry (a changed one "needs update"), and the copy is written with
+    // each entry marked unchanged for the views' git (fsmonitor.ts): one pass over the files.
+    quiet([...HOST_FSMONITOR, 'update-index', '--refresh']),
     tree.exec(['ls-files', '-v', '-z'], { env, allowFailure: true }),
     git.exec(['ls-tree', '-r', '-l', '-z', sha], { allowFailure: true }),
     filesOf(workspace)
@@ -214,5 +219,5 @@ export async function workspaceLayer(
   const marker = path.join(hide, '.git')
   await writeFile(marker, '')
   await chmod(marker, 0o000)
-  return { dir: workspace, index, hide }
+  return { dir: workspace, index, hide, fsmonitor: true }
 }

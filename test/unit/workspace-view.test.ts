@@ -7,6 +7,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { withViews } from '../../src/cage/views.js'
+import { UNCHANGED_HOOK } from '../../src/git/fsmonitor.js'
 import { Git } from '../../src/git/git.js'
 import { indexSizes, workspaceLayer } from '../../src/git/workspace-view.js'
 
@@ -50,13 +51,17 @@ afterEach(async () => {
 const layer = () => workspaceLayer(fleet, ws, sha, path.join(root, 'layer'))
 
 describe("the workspace's checkout as a view's lower layer", () => {
-  it('is taken when it is exactly the commit: its index copied, a `.git` file to hide its own', async () => {
+  it('is taken when it is exactly the commit: its index copied and marked, a `.git` file to hide its own', async () => {
     const got = await layer()
-    expect(got).toEqual({
-      dir: ws,
-      index: path.join(root, 'layer', 'index'),
-      hide: path.join(root, 'layer', 'hide')
-    })
+    const index = path.join(root, 'layer', 'index')
+    expect(got).toEqual({ dir: ws, index, hide: path.join(root, 'layer', 'hide'), fsmonitor: true })
+    // Every entry of the copy marked unchanged for the views' git (`ls-files -f`: lower case).
+    const { stdout } = await exec(
+      'git',
+      ['-c', `core.fsmonitor=${UNCHANGED_HOOK}`, 'ls-files', '-f'],
+      { cwd: ws, env: { ...ENV, GIT_INDEX_FILE: index } }
+    )
+    expect(stdout).toBe('h .gitignore\nh src/a.txt\n')
     const marker = await lstat(path.join(root, 'layer', 'hide', '.git'))
     expect(marker.isFile() && marker.size === 0 && (marker.mode & 0o777) === 0).toBe(true)
   })
