@@ -37502,12 +37502,14 @@ const SEALED_FILE = 'task.bundle';
 /**
  * The seal, as the cage's `sh` runs it. Constant text: the branch, start commit, output file and
  * message come as positional arguments, the identity in the environment. No system or global
- * config, no hooks, fsmonitor off, submodules neither recursed into nor looked at. Whatever a
- * hostile repository config makes git do here runs in the cage, with the cage's walls; the action
- * only reads the file it leaves. Exit 0 with no file: nothing new since the start commit.
+ * config, no hooks, submodules neither recursed into nor looked at. Whatever a hostile
+ * repository config makes git do here runs in the cage, with the cage's walls; the action only
+ * reads the file it leaves. The sixth argument is the commit the cage's HEAD was given (what the
+ * action accepted last: the start, or an earlier run's sealed work). Exit 0 with no file: nothing
+ * new since the start commit or since that one (a verify that changed no file: no bundle to make,
+ * fetch and check, and the task's index is not written again).
  *
- * A merge turn (a fifth argument: the base commit being merged; a sixth: the commit the cage's
- * HEAD was given, the start or an earlier attempt's accepted merge) whose worker made no commit of
+ * A merge turn (a fifth argument: the base commit being merged) whose worker made no commit of
  * its own records its files as one merge commit with exactly two parents, the start commit and
  * that base; a worker that committed is sealed as it left it, and the action refuses any shape but
  * the one merge (git/sealed.ts).
@@ -37552,7 +37554,8 @@ const SEAL_SCRIPT = [
     'if [ "$t" != "$tree" ]; then',
     '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
     'fi',
-    '[ "$tip" = "$start" ] && exit 0',
+    // Nothing new since the start, or since what the action accepted last (the cage's HEAD): no file.
+    'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then exit 0; fi',
     'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
 ].join('\n');
 /**
@@ -37579,7 +37582,7 @@ async function openSeal(t, under, inside, layer = false) {
             out,
             t.message,
             t.merge ?? '',
-            t.merge ? await acceptedHead(t) : '',
+            await acceptedHead(t),
             layer ? 'layer' : ''
         ],
         env: {

@@ -1,12 +1,13 @@
 // The seal's one `rev-parse` (worker/exit.ts SEAL_SCRIPT): whatever the worker did to HEAD and the
 // index lock, what is sealed is its work on the task's branch, with real git (isolation: process,
 // the seal as a plain child), and the branch and HEAD end where the next caged run expects them.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
-import { acceptedHead, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
-import { baseRepo, commitFile, git } from '../support/git.js'
+import { acceptedHead, SEAL_SCRIPT, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
+import { baseRepo, commitFile, git, GIT_ENV } from '../support/git.js'
 
 function task() {
   const { root, fleet, start } = baseRepo('fleet-seal-head-')
@@ -78,5 +79,30 @@ describe("the seal reads HEAD once and seals the worker's work wherever HEAD wen
     expect(r.t.refused).toBeUndefined()
     expect(existsSync(path.join(r.adminDir, 'index.lock'))).toBe(false)
     expect(await acceptedHead(r.t)).toBe(r.start)
+  })
+})
+
+describe('a seal after an accepted one', () => {
+  /** The fixed seal run in the worktree as a cage runs it: whether it wrote a bundle file. */
+  function sealed(r: ReturnType<typeof task>, from: string): boolean {
+    const out = path.join(r.root, `${from.slice(0, 8)}-${Date.now()}.bundle`)
+    execFileSync('sh', ['-c', SEAL_SCRIPT, 'fleet-seal', 'fleet/t', r.start, out, 'm', '', from], {
+      cwd: r.tree,
+      env: GIT_ENV,
+      stdio: 'pipe'
+    })
+    return existsSync(out)
+  }
+
+  it('writes no file when nothing is new since the commit its cage was given (a verify that changed nothing)', () => {
+    const r = task()
+    commitFile(r.tree, 'b.txt', 'the worker, accepted')
+    const accepted = git(r.tree, 'rev-parse', 'HEAD')
+    expect(sealed(r, accepted)).toBe(false)
+    // Given only the start, the same state is new work: a bundle to hand over.
+    expect(sealed(r, r.start)).toBe(true)
+    // And a file changed since the accepted commit is sealed.
+    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+    expect(sealed(r, accepted)).toBe(true)
   })
 })
