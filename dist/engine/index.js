@@ -37466,7 +37466,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   gj: () => (/* binding */ acceptSeal),
 /* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
-/* unused harmony exports SEALED_FILE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
+/* unused harmony exports SEALED_FILE, LAYER_STATE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
@@ -37499,6 +37499,8 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 
 /** The name of the bundle file the seal writes in its output directory. */
 const SEALED_FILE = 'task.bundle';
+/** The file the seal leaves beside its bundle when it saw the view's layer: the layer's state. */
+const LAYER_STATE = 'layer-state';
 /**
  * The seal, as the cage's `sh` runs it. Constant text: the branch, start commit, output file and
  * message come as positional arguments, the identity in the environment. No system or global
@@ -37516,12 +37518,22 @@ const SEALED_FILE = 'task.bundle';
  *
  * A seventh argument, non-empty, says the cage shows the task's view's layer at LAYER_DIR: git
  * then asks it what changed (git/fsmonitor.ts), and stats those paths alone. Else fsmonitor is off.
+ * The seal then also leaves LAYER_STATE beside its bundle: a checksum of the layer's listing (each
+ * entry's path, type, inode, size and ctime, which no process of the cage can set back). Given the
+ * last accepted seal's state as an eighth argument, a seal whose layer is in that same state and
+ * whose HEAD is still the commit it was given has nothing new (its files are the ones sealed last):
+ * it exits at once, with no git command over the files (a setup or a verify that wrote nothing).
  */
 const SEAL_SCRIPT = [
     'set -u',
-    'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
+    'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2} layer=${7:-} was=${8:-}',
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-    `fsm=false; if [ -n "\${7:-}" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}; fi`,
+    `fsm=false now=; st=\${out%/*}/${LAYER_STATE}; rm -f "$st"`,
+    `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}`,
+    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | LC_ALL=C sort | cksum); fi`,
+    'fi',
+    // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
+    'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
     'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
     // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
     // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
@@ -37535,6 +37547,8 @@ const SEAL_SCRIPT = [
     'fi',
     // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
     'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+    // The files as the last accepted seal left them, HEAD where it was given: nothing new.
+    'if [ -n "$now" ] && [ "$now" = "$was" ] && [ -z "$merge" ] && [ "$head" = "$from" ] && [ "$on" = "refs/heads/$b" ]; then fin; fi',
     // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
     // there, and HEAD to the branch (nothing to do when the worker stayed on it).
     'if [ "$on" != "refs/heads/$b" ]; then',
@@ -37547,7 +37561,7 @@ const SEAL_SCRIPT = [
     'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
     '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
     '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
-    '  exit 0',
+    '  fin',
     'fi',
     'tip=$head',
     '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
@@ -37555,8 +37569,9 @@ const SEAL_SCRIPT = [
     '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
     'fi',
     // Nothing new since the start, or since what the action accepted last (the cage's HEAD): no file.
-    'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then exit 0; fi',
-    'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
+    'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then fin; fi',
+    'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5',
+    'fin'
 ].join('\n');
 /**
  * A fresh, empty output directory of the action's under `under`, and the seal's command line
@@ -37583,7 +37598,8 @@ async function openSeal(t, under, inside, layer = false) {
             t.message,
             t.merge ?? '',
             await acceptedHead(t),
-            layer ? 'layer' : ''
+            layer ? 'layer' : '',
+            (layer && t.layerState) || ''
         ],
         env: {
             PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -37603,7 +37619,7 @@ const SEAL_LOG = 'seal.log';
  * until none is left alive, so nothing the command left behind writes a file while the seal reads
  * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
  * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
- * Constant text: the seal's script and arguments come first (eleven), then the command.
+ * Constant text: the seal's script and arguments come first (twelve), then the command.
  *
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
@@ -37613,7 +37629,7 @@ const SEAL_LOG = 'seal.log';
  * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 const SEAL_AFTER = [
-    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11}; shift 11',
+    's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11} was=${12}; shift 12',
     '"$@"',
     'rc=$?',
     'kill -KILL -1 2>/dev/null',
@@ -37632,7 +37648,7 @@ const SEAL_AFTER = [
     '  n=$((n+1))',
     'done',
     'if [ -z "$live" ]; then',
-    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
     '  echo $? >"${out%/*}/sealed"',
     // Not sealed: a status the command wrote must not stand for one (the action seals again).
     'else rm -f "${out%/*}/sealed"',
@@ -37644,7 +37660,7 @@ const SEAL_AFTER = [
  * seal's HOME and TMPDIR (the cage's own directory).
  */
 function sealAfter(seal, home, command) {
-    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = '', layer = ''] = seal.command;
+    const [, , script = '', , b = '', start = '', out = '', msg = '', merge = '', from = '', layer = '', was = ''] = seal.command;
     const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env;
     return [
         'sh',
@@ -37662,12 +37678,18 @@ function sealAfter(seal, home, command) {
         ae,
         home,
         layer,
+        was,
         ...command
     ];
 }
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file, max) {
     return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_8__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
+}
+/** The layer's state the seal left (a `cksum` line), or undefined. */
+async function layerStateOf(seal) {
+    const state = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, LAYER_STATE), 64))?.trim();
+    return state && /^\d+ \d+$/.test(state) ? state : undefined;
 }
 /**
  * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
@@ -37711,6 +37733,8 @@ function refuse(t, reason, kept) {
  * index, so the next caged run starts from it). A refusal is recorded on `t`, never thrown.
  */
 async function acceptSeal(t, seal, ran) {
+    // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
+    t.layerState = undefined;
     try {
         if (ran.exitCode !== 0) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
@@ -37723,8 +37747,12 @@ async function acceptSeal(t, seal, ran) {
             refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
             return undefined;
         });
-        if (!file)
+        const state = await layerStateOf(seal);
+        if (!file) {
+            if (!t.refused)
+                t.layerState = state;
             return;
+        }
         const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
@@ -37749,6 +37777,7 @@ async function acceptSeal(t, seal, ran) {
             })
         ]);
         await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
+        t.layerState = state;
     }
     finally {
         await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });

@@ -20,7 +20,7 @@ import {
   type SealCaps
 } from '../git/sealed.js'
 import { inertCommitMessage } from '../inert-text.js'
-import { HOST_FSMONITOR, layerHook, shellQuote } from '../git/fsmonitor.js'
+import { HOST_FSMONITOR, LAYER_DIR, layerHook, shellQuote } from '../git/fsmonitor.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
 import type { HeldView, View } from '../cage/views.js'
@@ -28,6 +28,9 @@ import { readCageFile } from './cage-file.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'
+
+/** The file the seal leaves beside its bundle when it saw the view's layer: the layer's state. */
+export const LAYER_STATE = 'layer-state'
 
 /**
  * The seal, as the cage's `sh` runs it. Constant text: the branch, start commit, output file and
@@ -46,12 +49,22 @@ export const SEALED_FILE = 'task.bundle'
  *
  * A seventh argument, non-empty, says the cage shows the task's view's layer at LAYER_DIR: git
  * then asks it what changed (git/fsmonitor.ts), and stats those paths alone. Else fsmonitor is off.
+ * The seal then also leaves LAYER_STATE beside its bundle: a checksum of the layer's listing (each
+ * entry's path, type, inode, size and ctime, which no process of the cage can set back). Given the
+ * last accepted seal's state as an eighth argument, a seal whose layer is in that same state and
+ * whose HEAD is still the commit it was given has nothing new (its files are the ones sealed last):
+ * it exits at once, with no git command over the files (a setup or a verify that wrote nothing).
  */
 export const SEAL_SCRIPT = [
   'set -u',
-  'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2}',
+  'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2} layer=${7:-} was=${8:-}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-  `fsm=false; if [ -n "\${7:-}" ]; then fsm=${shellQuote(layerHook())}; fi`,
+  `fsm=false now=; st=\${out%/*}/${LAYER_STATE}; rm -f "$st"`,
+  `if [ -n "$layer" ]; then fsm=${shellQuote(layerHook())}`,
+  `  if list=$(cd ${LAYER_DIR} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | LC_ALL=C sort | cksum); fi`,
+  'fi',
+  // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
+  'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
   'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
   // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
   // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
@@ -65,6 +78,8 @@ export const SEAL_SCRIPT = [
   'fi',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
   'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
+  // The files as the last accepted seal left them, HEAD where it was given: nothing new.
+  'if [ -n "$now" ] && [ "$now" = "$was" ] && [ -z "$merge" ] && [ "$head" = "$from" ] && [ "$on" = "refs/heads/$b" ]; then fin; fi',
   // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
   // there, and HEAD to the branch (nothing to do when the worker stayed on it).
   'if [ "$on" != "refs/heads/$b" ]; then',
@@ -77,7 +92,7 @@ export const SEAL_SCRIPT = [
   'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
   '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
   '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
-  '  exit 0',
+  '  fin',
   'fi',
   'tip=$head',
   '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
@@ -85,8 +100,9 @@ export const SEAL_SCRIPT = [
   '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
   'fi',
   // Nothing new since the start, or since what the action accepted last (the cage's HEAD): no file.
-  'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then exit 0; fi',
-  'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5'
+  'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then fin; fi',
+  'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5',
+  'fin'
 ].join('\n')
 
 /** The task's git as the action holds it: the fleet's clone and the task's branch in it. */
@@ -121,6 +137,8 @@ export interface TaskGit {
   refused?: { reason: string; kept?: string }
   /** How many results were sealed so far (names the kept bundle files). */
   seals?: number
+  /** The view's layer as the last accepted seal saw it (SEAL_SCRIPT's LAYER_STATE). */
+  layerState?: string
 }
 
 /** What a caged run needs to seal: where to write, and the command line to run there. */
@@ -164,7 +182,8 @@ export async function openSeal(
       t.message,
       t.merge ?? '',
       await acceptedHead(t),
-      layer ? 'layer' : ''
+      layer ? 'layer' : '',
+      (layer && t.layerState) || ''
     ],
     env: {
       PATH: '/usr/local/bin:/usr/bin:/bin',
@@ -186,7 +205,7 @@ export const SEAL_LOG = 'seal.log'
  * until none is left alive, so nothing the command left behind writes a file while the seal reads
  * the tree; then it runs the seal with a clean environment and no input, writes the seal's exit
  * status to SEAL_STATUS and its stderr to SEAL_LOG, and exits with the command's own status.
- * Constant text: the seal's script and arguments come first (eleven), then the command.
+ * Constant text: the seal's script and arguments come first (twelve), then the command.
  *
  * Nothing here is trusted more than before: the command could have written the seal's directory
  * itself, and a hostile repository config already ran its own code inside the seal. The action
@@ -196,7 +215,7 @@ export const SEAL_LOG = 'seal.log'
  * killed the cage itself it reads no status at all (cage/sandbox-run.ts).
  */
 export const SEAL_AFTER = [
-  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11}; shift 11',
+  's=$1 b=$2 start=$3 out=$4 msg=$5 merge=$6 from=$7 an=$8 ae=$9 home=${10} layer=${11} was=${12}; shift 12',
   '"$@"',
   'rc=$?',
   'kill -KILL -1 2>/dev/null',
@@ -215,7 +234,7 @@ export const SEAL_AFTER = [
   '  n=$((n+1))',
   'done',
   'if [ -z "$live" ]; then',
-  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
   '  echo $? >"${out%/*}/sealed"',
   // Not sealed: a status the command wrote must not stand for one (the action seals again).
   'else rm -f "${out%/*}/sealed"',
@@ -239,7 +258,8 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
     msg = '',
     merge = '',
     from = '',
-    layer = ''
+    layer = '',
+    was = ''
   ] = seal.command
   const { GIT_AUTHOR_NAME: an = '', GIT_AUTHOR_EMAIL: ae = '' } = seal.env
   return [
@@ -258,6 +278,7 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
     ae,
     home,
     layer,
+    was,
     ...command
   ]
 }
@@ -265,6 +286,12 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file: string, max: number): Promise<string | undefined> {
   return readCageFile(file, max, { tail: true }).catch(() => undefined)
+}
+
+/** The layer's state the seal left (a `cksum` line), or undefined. */
+async function layerStateOf(seal: Seal): Promise<string | undefined> {
+  const state = (await readSmall(path.join(seal.dir, LAYER_STATE), 64))?.trim()
+  return state && /^\d+ \d+$/.test(state) ? state : undefined
 }
 
 /**
@@ -318,6 +345,8 @@ function refuse(t: TaskGit, reason: string, kept?: string): void {
  * index, so the next caged run starts from it). A refusal is recorded on `t`, never thrown.
  */
 export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<void> {
+  // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
+  t.layerState = undefined
   try {
     if (ran.exitCode !== 0) {
       const tail = ran.tail.trim().split('\n').slice(-3).join(' ')
@@ -333,7 +362,11 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       refuse(t, describeError(error))
       return undefined
     })
-    if (!file) return
+    const state = await layerStateOf(seal)
+    if (!file) {
+      if (!t.refused) t.layerState = state
+      return
+    }
     const checked = await checkSealed(t.repo, file, {
       branch: t.branch,
       start: t.start,
@@ -360,6 +393,7 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       )
     ])
     await discardSealed(file)
+    t.layerState = state
   } finally {
     await rm(seal.dir, { recursive: true, force: true })
   }

@@ -5,13 +5,14 @@
 // the whole walk writes; and it looks at nothing outside the layer (shown by a change made to the
 // checkout behind the overlay's back, which only the whole walk sees).
 import { execFile } from 'node:child_process'
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxSupport } from '../../demo/sandbox.js'
-import { layerHook, markUnchanged, UNCHANGED_HOOK } from '../../src/git/fsmonitor.js'
+import { LAYER_DIR, layerHook, markUnchanged, UNCHANGED_HOOK } from '../../src/git/fsmonitor.js'
+import { LAYER_STATE, SEAL_SCRIPT, SEALED_FILE } from '../../src/worker/exit.js'
 import { Git } from '../../src/git/git.js'
 import { dropView, makeView, viewsFail, withViews } from '../../src/cage/views.js'
 import { GIT_ENV } from '../support/git.js'
@@ -149,6 +150,86 @@ describe.skipIf(why !== undefined)(
       const edited = (tree: string) => git(['rev-parse', `${tree}:src/a/f1.txt`])
       expect(await edited(told)).toBe(await edited(walked))
       expect(await edited(told)).not.toBe(await git(['rev-parse', 'HEAD:src/a/f1.txt']))
+    })
+
+    it('a seal finding the layer as the last one left it, HEAD unmoved, runs no git over the files', async () => {
+      // A cage's clone on the task's branch at the start, its index the marked one.
+      const clone = path.join(root, 'clone')
+      const inClone = (args: string[]) =>
+        exec('git', args, { cwd: clone, env: GIT_ENV }).then(r => r.stdout.trim())
+      await exec('git', ['clone', '-q', '--shared', '--no-checkout', repo, clone], { env: GIT_ENV })
+      const start = await inClone(['rev-parse', 'HEAD'])
+      await inClone(['update-ref', 'refs/heads/fleet/t', start])
+      await inClone(['symbolic-ref', 'HEAD', 'refs/heads/fleet/t'])
+      await copyFile(marked, path.join(clone, '.git', 'index'))
+      const at = path.join(root, 'tasks', 'state')
+      await mkdir(at, { recursive: true })
+      const view = await makeView(path.join(root, 'layers', 'state'), lower, at)
+      // Every git command the seal runs, logged by a wrapper first on its PATH.
+      const bin = path.join(root, 'bin')
+      const calls = path.join(root, 'git-calls')
+      await mkdir(bin)
+      await writeFile(
+        path.join(bin, 'git'),
+        `#!/bin/sh\necho "$*" >> '${calls}'\nexec /usr/bin/git "$@"\n`
+      )
+      await chmod(path.join(bin, 'git'), 0o755)
+      let was = ''
+      let n = 0
+      /** `command`, then the seal, in one cage shown the layer: a bundle?, the git subcommands. */
+      async function cage(command: string) {
+        const out = path.join(root, 'seals', String(++n))
+        await mkdir(out, { recursive: true })
+        await writeFile(calls, '')
+        const from = await inClone(['rev-parse', 'refs/heads/fleet/t'])
+        const seal = `sh -c "$SEAL" fleet-seal fleet/t ${start} ${out}/${SEALED_FILE} m '' ${from} layer "$WAS"`
+        const ids = [String(process.getuid?.() ?? 0), String(process.getgid?.() ?? 0)]
+        const bwrap = [
+          '--uid',
+          ids[0] ?? '0',
+          '--gid',
+          ids[1] ?? '0',
+          '--unshare-user',
+          '--unshare-pid'
+        ]
+        bwrap.push('--die-with-parent', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev')
+        bwrap.push('--tmpfs', '/run', '--ro-bind', view.upper, LAYER_DIR, '--bind', at, at)
+        bwrap.push('--bind', root, root, '--chdir', at, '--', 'sh', '-c', `${command} && ${seal}`)
+        const cmd = withViews(unshare, [view], { file: 'bwrap', args: bwrap })
+        const env = { ...GIT_ENV, PATH: `${bin}:/usr/bin:/bin`, GIT_DIR: path.join(clone, '.git') }
+        await exec(cmd.file, cmd.args, {
+          env: { ...env, GIT_WORK_TREE: at, SEAL: SEAL_SCRIPT, WAS: was }
+        })
+        const state = (await readFile(path.join(out, LAYER_STATE), 'utf8')).trim()
+        const bundle = await readFile(path.join(out, SEALED_FILE)).then(
+          () => true,
+          () => false
+        )
+        const ran = (await readFile(calls, 'utf8')).split('\n').filter(Boolean)
+        // Each call's subcommand: the word after git's options (a `-c` value may hold spaces).
+        const sub = (c: string) =>
+          / (rev-parse|add|write-tree|commit-tree|update-ref|bundle) /.exec(` ${c} `)?.[1]
+        return { state, bundle, ran: ran.map(c => sub(c) ?? c) }
+      }
+
+      const first = await cage('echo w > written.txt')
+      expect(first.bundle).toBe(true)
+      expect(first.state).toMatch(/^\d+ \d+$/)
+      was = first.state
+      // Nothing written since: no file, the same state, and no `add` or `write-tree` over the files.
+      const idle = await cage('cat written.txt > /dev/null')
+      expect(idle).toEqual({ state: was, bundle: false, ran: ['rev-parse'] })
+      // A file touched (its ctime moves, its content does not): looked at again, nothing new.
+      const touched = await cage('touch written.txt')
+      expect(touched.state).not.toBe(was)
+      expect(touched.ran).toContain('add')
+      expect(touched.bundle).toBe(false)
+      was = touched.state
+      // A file of the checkout changed: sealed.
+      const changed = await cage('echo more >> src/a/f5.txt')
+      expect(changed.bundle).toBe(true)
+      expect(changed.state).not.toBe(was)
+      await dropView(view)
     })
   }
 )

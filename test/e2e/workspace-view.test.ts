@@ -231,6 +231,41 @@ describe.skipIf(why !== undefined)(
       )
     }, 400_000)
 
+    it("a verify that writes after the worker's seal is sealed too; one that writes nothing leaves the branch as it was", async () => {
+      const worker = (id: string) => ({
+        id,
+        prompt: `Write.\n${script({
+          key: `ws-${id}`,
+          steps: [{ tool: 'Bash', input: { command: `echo w > ${id}.txt` } }, { text: 'Done.' }]
+        })}`,
+        verify: id === 'formats' ? `echo fmt >> ${id}.txt && echo v > ${id}-v.txt` : 'true'
+      })
+      const run = await stack.run({
+        inputs: {
+          tasks: JSON.stringify([worker('formats'), worker('checks')]),
+          isolation: 'sandbox'
+        },
+        env: { GITHUB_TOKEN },
+        timeoutMs: 300_000
+      })
+      expect(run.exitCode, run.stdout + run.stderr).toBe(0)
+      const read = (id: string, file: string) => stack.git.readFile(FULL, `fleet/${id}`, file)
+      expect(byId(run).get('formats')?.status).toBe('pr-opened')
+      expect(await read('formats', 'formats.txt')).toBe('w\nfmt\n')
+      expect(await read('formats', 'formats-v.txt')).toBe('v\n')
+      expect(byId(run).get('checks')?.status).toBe('pr-opened')
+      expect(await read('checks', 'checks.txt')).toBe('w\n')
+      // One commit on the start: the worker's; the verify that wrote nothing added none.
+      const count = await promisify(execFile)('git', [
+        '-C',
+        stack.git.repoPath(FULL),
+        'rev-list',
+        '--count',
+        'main..fleet/checks'
+      ])
+      expect(count.stdout.trim()).toBe('1')
+    }, 400_000)
+
     it('is not used when a step left an ignored file; the worker never sees it', async () => {
       const secret = path.join(stack.workspace, 'secret.env')
       await writeFile(secret, 'API_KEY=do-not-leak\n')
