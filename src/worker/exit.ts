@@ -53,7 +53,8 @@ export const LAYER_STATE = 'layer-state'
  * entry's path, type, inode, size and ctime, which no process of the cage can set back). Given the
  * last accepted seal's state as an eighth argument, a seal whose layer is in that same state and
  * whose HEAD is still the commit it was given has nothing new (its files are the ones sealed last):
- * it exits at once, with no git command over the files (a setup or a verify that wrote nothing).
+ * it exits at once, with no git command over the files (a setup or a verify that wrote nothing);
+ * so does one whose layer is empty and whose HEAD is the start (the view shows the start's files).
  */
 export const SEAL_SCRIPT = [
   'set -u',
@@ -78,8 +79,11 @@ export const SEAL_SCRIPT = [
   'fi',
   // A worker killed mid-git leaves index.lock: it is gone now, so the lock is stale.
   'if [ -e "$lock" ] || [ -L "$lock" ]; then rm -f "$lock"; fi',
-  // The files as the last accepted seal left them, HEAD where it was given: nothing new.
-  'if [ -n "$now" ] && [ "$now" = "$was" ] && [ -z "$merge" ] && [ "$head" = "$from" ] && [ "$on" = "refs/heads/$b" ]; then fin; fi',
+  // The files as the last accepted seal left them, HEAD where it was given: nothing new. So too
+  // with an empty layer (its listing is its root alone: every file the start's) on the start.
+  'if [ -n "$now" ] && [ -z "$merge" ] && [ "$head" = "$from" ] && [ "$on" = "refs/heads/$b" ]; then',
+  '  if [ "$now" = "$was" ] || { [ "$head" = "$start" ] && [ "$list" = "${list%%$nl*}" ]; }; then fin; fi',
+  'fi',
   // The worker's work is where its HEAD is (it may have switched branches): the task's branch goes
   // there, and HEAD to the branch (nothing to do when the worker stayed on it).
   'if [ "$on" != "refs/heads/$b" ]; then',

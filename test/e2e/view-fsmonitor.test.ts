@@ -152,7 +152,7 @@ describe.skipIf(why !== undefined)(
       expect(await edited(told)).not.toBe(await git(['rev-parse', 'HEAD:src/a/f1.txt']))
     })
 
-    it('a seal finding the layer as the last one left it, HEAD unmoved, runs no git over the files', async () => {
+    it('a seal finding the layer empty on the start, or as the last one left it with HEAD unmoved, runs no git over the files', async () => {
       // A cage's clone on the task's branch at the start, its index the marked one.
       const clone = path.join(root, 'clone')
       const inClone = (args: string[]) =>
@@ -212,6 +212,10 @@ describe.skipIf(why !== undefined)(
         return { state, bundle, ran: ran.map(c => sub(c) ?? c) }
       }
 
+      // An empty layer on the start (a setup that wrote nothing): the start's files, no git over them.
+      const empty = await cage('ls > /dev/null')
+      expect(empty.bundle).toBe(false)
+      expect(empty.ran).toEqual(['rev-parse'])
       const first = await cage('echo w > written.txt')
       expect(first.bundle).toBe(true)
       expect(first.state).toMatch(/^\d+ \d+$/)
