@@ -37519,7 +37519,8 @@ const LAYER_STATE = 'layer-state';
  * A seventh argument, non-empty, says the cage shows the task's view's layer at LAYER_DIR: git
  * then asks it what changed (git/fsmonitor.ts), and stats those paths alone. Else fsmonitor is off.
  * The seal then also leaves LAYER_STATE beside its bundle: a checksum of the layer's listing (each
- * entry's path, type, inode, size and ctime, which no process of the cage can set back). Given the
+ * entry's path, type, inode, size and ctime, which no process of the cage can set back; in the
+ * directory's order, which changes only when its entries do, and then only seals again). Given the
  * last accepted seal's state as an eighth argument, a seal whose layer is in that same state and
  * whose HEAD is still the commit it was given has nothing new (its files are the ones sealed last):
  * it exits at once, with no git command over the files (a setup or a verify that wrote nothing);
@@ -37531,11 +37532,11 @@ const SEAL_SCRIPT = [
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
     `fsm=false now=; st=\${out%/*}/${LAYER_STATE}; rm -f "$st"`,
     `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}`,
-    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | LC_ALL=C sort | cksum); fi`,
+    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
     'fi',
     // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
     'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
-    'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
+    'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
     // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
     // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
     "nl='\n'",
@@ -37560,7 +37561,8 @@ const SEAL_SCRIPT = [
     'fi',
     // One pass over the files: `add --all` stages everything (an add that fails, a corrupt index,
     // must not read as "nothing to seal": exit 6, work kept); the tree is then compared, not the files.
-    'g add --all || exit 6',
+    // Only `add` looks at the files: it alone asks the layer (the others read no file's stat).
+    'g -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 add --all || exit 6',
     't=$(g write-tree) || exit 4',
     'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
     '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',

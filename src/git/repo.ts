@@ -571,10 +571,7 @@ export class FleetRepo {
    * Pushes `branch` with a lease: the remote must still be where we last saw it (absent = must
    * not exist), so a concurrent human push is never overwritten.
    */
-  async push(
-    branch: string,
-    expected: string | undefined
-  ): Promise<{ ok: true } | { ok: false; reason: string }> {
+  async push(branch: string, expected: string | undefined): Promise<PushResult> {
     const ref = `refs/heads/${branch}`
     const result = await this.git.exec(
       [

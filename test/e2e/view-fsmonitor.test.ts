@@ -11,7 +11,13 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxSupport } from '../../demo/sandbox.js'
-import { LAYER_DIR, layerHook, markUnchanged, UNCHANGED_HOOK } from '../../src/git/fsmonitor.js'
+import {
+  HOST_FSMONITOR,
+  LAYER_DIR,
+  layerHook,
+  markUnchanged,
+  UNCHANGED_HOOK
+} from '../../src/git/fsmonitor.js'
 import { LAYER_STATE, SEAL_SCRIPT, SEALED_FILE } from '../../src/worker/exit.js'
 import { Git } from '../../src/git/git.js'
 import { dropView, makeView, viewsFail, withViews } from '../../src/cage/views.js'
@@ -161,7 +167,9 @@ describe.skipIf(why !== undefined)(
       const start = await inClone(['rev-parse', 'HEAD'])
       await inClone(['update-ref', 'refs/heads/fleet/t', start])
       await inClone(['symbolic-ref', 'HEAD', 'refs/heads/fleet/t'])
-      await copyFile(marked, path.join(clone, '.git', 'index'))
+      // The task's index as the action keeps it: marked, and moved on by each accepted seal.
+      const taskIndex = path.join(root, 'task-index')
+      await copyFile(marked, taskIndex)
       const at = path.join(root, 'tasks', 'state')
       await mkdir(at, { recursive: true })
       const view = await makeView(path.join(root, 'layers', 'state'), lower, at)
@@ -181,6 +189,7 @@ describe.skipIf(why !== undefined)(
         const out = path.join(root, 'seals', String(++n))
         await mkdir(out, { recursive: true })
         await writeFile(calls, '')
+        await copyFile(taskIndex, path.join(clone, '.git', 'index'))
         const from = await inClone(['rev-parse', 'refs/heads/fleet/t'])
         const seal = `sh -c "$SEAL" fleet-seal fleet/t ${start} ${out}/${SEALED_FILE} m '' ${from} layer "$WAS"`
         const ids = [String(process.getuid?.() ?? 0), String(process.getgid?.() ?? 0)]
@@ -206,6 +215,13 @@ describe.skipIf(why !== undefined)(
           () => false
         )
         const ran = (await readFile(calls, 'utf8')).split('\n').filter(Boolean)
+        if (bundle) {
+          const head = await inClone(['rev-parse', 'refs/heads/fleet/t'])
+          await exec('git', [...HOST_FSMONITOR, 'read-tree', '--reset', '-i', head], {
+            cwd: clone,
+            env: { ...GIT_ENV, GIT_INDEX_FILE: taskIndex }
+          })
+        }
         // Each call's subcommand: the word after git's options (a `-c` value may hold spaces).
         const sub = (c: string) =>
           / (rev-parse|add|write-tree|commit-tree|update-ref|bundle) /.exec(` ${c} `)?.[1]
