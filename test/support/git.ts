@@ -19,6 +19,10 @@ export const GIT_ENV = {
 export const git = (cwd: string, ...args: string[]): string =>
   execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', stdio: 'pipe' }).trim()
 
+/** git with `input` on its stdin (a fast-import stream); its output, trimmed. Throws as `git`. */
+export const gitWithInput = (cwd: string, input: string, ...args: string[]): string =>
+  execFileSync('git', args, { cwd, env: GIT_ENV, encoding: 'utf8', input, stdio: 'pipe' }).trim()
+
 /** A temp folder holding `fleet`, a repository on main with one commit (a.txt): its start commit. */
 export function baseRepo(prefix: string): { root: string; fleet: string; start: string } {
   const root = mkdtempSync(path.join(tmpdir(), prefix))

@@ -1,26 +1,12 @@
 // FleetRepo behind a shallow checkout, with real git over file://: a PR branch and its base are
 // deepened only until they share a commit (meet), and a depth-1 refetch of a base whose parent
 // the clone holds is joined to its history again (rejoin), so the next meet fetches nothing.
-import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FleetRepo } from '../../src/git/repo.js'
-
-const ENV = {
-  PATH: process.env.PATH,
-  HOME: tmpdir(),
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_CONFIG_GLOBAL: '/dev/null',
-  GIT_AUTHOR_NAME: 'Someone',
-  GIT_AUTHOR_EMAIL: 'someone@example.com',
-  GIT_COMMITTER_NAME: 'Someone',
-  GIT_COMMITTER_EMAIL: 'someone@example.com'
-}
-
-const git = (cwd: string, args: string[], input?: string) =>
-  execFileSync('git', args, { cwd, env: ENV, encoding: 'utf8', input }).trim()
+import { git, GIT_ENV, gitWithInput } from '../support/git.js'
 
 /** `n` commits on `branch` of the bare `remote` from `from` (one file each, in turn): the new tip. */
 function commits(remote: string, branch: string, from: string | undefined, n: number, tag: string) {
@@ -33,8 +19,8 @@ function commits(remote: string, branch: string, from: string | undefined, n: nu
     else if (from) stream += `from ${from}\n`
     stream += `M 100644 inline ${tag}/f${i % 5}.txt\n${data(`${tag} ${i}\n`)}`
   }
-  git(remote, ['fast-import', '--quiet', '--force'], stream)
-  return git(remote, ['rev-parse', `refs/heads/${branch}`])
+  gitWithInput(remote, stream, 'fast-import', '--quiet', '--force')
+  return git(remote, 'rev-parse', `refs/heads/${branch}`)
 }
 
 describe('FleetRepo behind a shallow checkout', () => {
@@ -44,7 +30,7 @@ describe('FleetRepo behind a shallow checkout', () => {
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'shallow-meet-'))
     remote = path.join(dir, 'remote.git')
-    git(dir, ['init', '--quiet', '--bare', remote])
+    git(dir, 'init', '--quiet', '--bare', remote)
     url = `file://${remote}`
   })
   afterEach(async () => {
@@ -54,14 +40,14 @@ describe('FleetRepo behind a shallow checkout', () => {
   /** The fleet's clone behind a depth-1 checkout of main, with fleet/x; its log lines. */
   async function shallowClone() {
     const checkout = path.join(dir, 'checkout')
-    git(dir, ['clone', '--quiet', '--depth=1', '--branch=main', url, checkout])
+    git(dir, 'clone', '--quiet', '--depth=1', '--branch=main', url, checkout)
     const { repo, borrowed } = await FleetRepo.clone({
       dir: path.join(dir, 'fleet', 'repo'),
       remoteUrl: url,
       base: 'main',
       branches: ['fleet/x'],
       checkout,
-      env: ENV
+      env: GIT_ENV
     })
     expect(borrowed?.shallow?.length).toBe(1)
     const lines: string[] = []
@@ -70,7 +56,7 @@ describe('FleetRepo behind a shallow checkout', () => {
   }
 
   const count = (repo: FleetRepo, ref: string) =>
-    Number(git(repo.git.dir, ['rev-list', '--count', ref]))
+    Number(git(repo.git.dir, 'rev-list', '--count', ref))
 
   it('deepens a PR and its base by 8 commits, not their 60, until they share the fork point', async () => {
     const fork = commits(remote, 'main', undefined, 60, 'history')
@@ -79,10 +65,10 @@ describe('FleetRepo behind a shallow checkout', () => {
     const { repo, lines } = await shallowClone()
     const refs = ['refs/remotes/origin/main', 'refs/remotes/origin/fleet/x']
     // At depth 1 the two tips share nothing.
-    expect(() => git(repo.git.dir, ['merge-base', ...refs])).toThrow()
+    expect(() => git(repo.git.dir, 'merge-base', ...refs)).toThrow()
 
     expect(await repo.meet('main', 'fleet/x')).toBe(true)
-    expect(git(repo.git.dir, ['merge-base', ...refs])).toBe(fork)
+    expect(git(repo.git.dir, 'merge-base', ...refs)).toBe(fork)
     expect(lines).toEqual([
       'shallow clone: fleet/x and main share no commit in the cut history: deepening main and fleet/x by 8 commits'
     ])
