@@ -32363,9 +32363,10 @@ async function prepare(c) {
         await (0,promises_.rm)(dir, { recursive: true, force: true });
     };
     try {
+        const layer = layerOf(c);
         // Independent steps, side by side: each worker start waits for the slowest, not the sum.
         const [cloned, opened, bin] = await Promise.allSettled([
-            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layerOf(c)),
+            (0,cage_git/* prepareGit */.UL)(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layer),
             openSandboxNetwork({
                 dir: external_node_path_default().join(dir, 'net'),
                 modelUrl: c.modelUrl,
@@ -32389,7 +32390,7 @@ async function prepare(c) {
         await (0,promises_.writeFile)(gitFile, `gitdir: ${git.gitDir}\n`);
         const caches = await cacheLayers(c.shared ?? [], external_node_path_default().join(dir, 'caches'), c.setup.host.unshare);
         views = caches.views;
-        const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value });
+        const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value, layer });
         return { spec, dir, cloneGit: git.gitDir, release };
     }
     catch (error) {
@@ -32408,7 +32409,7 @@ function specOf(c, made) {
         extraReadOnly: c.setup.host.extraReadOnly,
         worktree: c.worktree,
         worktreeView: taskView(c),
-        layer: layerOf(c),
+        layer: made.layer,
         cageDir: c.cageDir,
         views: caches.views,
         scratch: caches.scratch,

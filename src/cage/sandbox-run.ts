@@ -114,9 +114,10 @@ async function prepare(c: Caged): Promise<Prepared> {
     await rm(dir, { recursive: true, force: true })
   }
   try {
+    const layer = layerOf(c)
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.
     const [cloned, opened, bin] = await Promise.allSettled([
-      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layerOf(c)),
+      prepareGit(c.sealing ?? c.task ?? c.worktree, c.cageDir, c.gitDir, !!layer),
       openSandboxNetwork({
         dir: path.join(dir, 'net'),
         modelUrl: c.modelUrl,
@@ -135,7 +136,7 @@ async function prepare(c: Caged): Promise<Prepared> {
     await writeFile(gitFile, `gitdir: ${git.gitDir}\n`)
     const caches = await cacheLayers(c.shared ?? [], path.join(dir, 'caches'), c.setup.host.unshare)
     views = caches.views
-    const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value })
+    const spec = specOf(c, { git, gitFile, network, caches, bin: bin.value, layer })
     return { spec, dir, cloneGit: git.gitDir, release }
   } catch (error) {
     await release()
@@ -152,6 +153,7 @@ function specOf(
     network: SandboxNetwork
     caches: Awaited<ReturnType<typeof cacheLayers>>
     bin: Awaited<ReturnType<typeof binaryDir>>
+    layer: string | undefined
   }
 ): SandboxSpec {
   const { git, gitFile, network, caches } = made
@@ -163,7 +165,7 @@ function specOf(
     extraReadOnly: c.setup.host.extraReadOnly,
     worktree: c.worktree,
     worktreeView: taskView(c),
-    layer: layerOf(c),
+    layer: made.layer,
     cageDir: c.cageDir,
     views: caches.views,
     scratch: caches.scratch,

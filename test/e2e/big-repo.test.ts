@@ -10,14 +10,12 @@ import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectOk } from '../support/scenario.js'
 import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
-import { sandboxSupport } from '../../demo/sandbox.js'
+import { viewsUnsupported } from '../support/views.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { viewsFail } from '../../src/cage/views.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const why = support.ok ? await viewsFail('/usr/bin/unshare') : support.reason
+const why = await viewsUnsupported()
 const IDS = ['big-1', 'big-2', 'big-3', 'big-4']
 
 /**

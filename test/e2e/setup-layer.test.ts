@@ -8,13 +8,11 @@
 import { describe, expect, it, beforeAll, afterAll } from 'vitest'
 import { execFileSync } from 'node:child_process'
 import { script } from '../../demo/model-server.js'
-import { sandboxSupport } from '../../demo/sandbox.js'
+import { viewsUnsupported } from '../support/views.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { viewsFail } from '../../src/cage/views.js'
 
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const why = support.ok ? await viewsFail('/usr/bin/unshare') : support.reason
+const why = await viewsUnsupported()
 
 const FILES: Record<string, string> = {
   'README.md': '# widgets\n',

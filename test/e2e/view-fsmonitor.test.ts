@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxSupport } from '../../demo/sandbox.js'
+import { viewsUnsupported } from '../support/views.js'
 import {
   HOST_FSMONITOR,
   LAYER_DIR,
@@ -20,13 +20,12 @@ import {
 } from '../../src/git/fsmonitor.js'
 import { LAYER_STATE, SEAL_SCRIPT, SEALED_FILE } from '../../src/worker/exit.js'
 import { Git } from '../../src/git/git.js'
-import { dropView, makeView, viewsFail, withViews } from '../../src/cage/views.js'
+import { dropView, makeView, withViews } from '../../src/cage/views.js'
 import { GIT_ENV } from '../support/git.js'
 
 const exec = promisify(execFile)
-const support = await sandboxSupport()
 const unshare = '/usr/bin/unshare'
-const why = support.ok ? await viewsFail(unshare) : support.reason
+const why = await viewsUnsupported(unshare)
 
 /** What a worker does to its files, every kind an overlay records differently. */
 const WORKER = [

@@ -8,21 +8,19 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { sandboxSupport } from '../../demo/sandbox.js'
+import { viewsUnsupported } from '../support/views.js'
 import {
   dropView,
   type HeldView,
   holdView,
   makeView,
   type View,
-  viewsFail,
   withViews
 } from '../../src/cage/views.js'
 
 const exec = promisify(execFile)
-const support = await sandboxSupport()
 const unshare = '/usr/bin/unshare'
-const why = support.ok ? await viewsFail(unshare) : support.reason
+const why = await viewsUnsupported(unshare)
 
 describe.skipIf(why !== undefined)(
   `copy-on-write views of one shared checkout${why ? ` (skipped: ${why})` : ''}`,

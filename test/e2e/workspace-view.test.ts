@@ -11,13 +11,12 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { script } from '../../demo/model-server.js'
-import { sandboxSupport } from '../../demo/sandbox.js'
+import { viewsUnsupported } from '../support/views.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import { viewsFail } from '../../src/cage/views.js'
 
 const FULL = `${OWNER}/${REPO}`
-const support = await sandboxSupport()
-const why = support.ok ? await viewsFail('/usr/bin/unshare') : support.reason
+const exec = promisify(execFile)
+const why = await viewsUnsupported()
 
 const FILES: Record<string, string> = {
   'README.md': '# widgets\n',
@@ -202,7 +201,7 @@ describe.skipIf(why !== undefined)(
       expect(r?.status, r?.error ?? run.stdout).toBe('pr-opened')
       expect(run.stdout).toMatch(/views of the workspace's checkout, its \.git hidden/)
       expect(run.stdout).toMatch(/its index marked unchanged, so a cage's git looks at the paths/)
-      const tree = await promisify(execFile)('git', [
+      const tree = await exec('git', [
         '-C',
         stack.git.repoPath(FULL),
         'ls-tree',
@@ -256,7 +255,7 @@ describe.skipIf(why !== undefined)(
       expect(byId(run).get('checks')?.status).toBe('pr-opened')
       expect(await read('checks', 'checks.txt')).toBe('w\n')
       // One commit on the start: the worker's; the verify that wrote nothing added none.
-      const count = await promisify(execFile)('git', [
+      const count = await exec('git', [
         '-C',
         stack.git.repoPath(FULL),
         'rev-list',
