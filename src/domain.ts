@@ -207,6 +207,29 @@ export interface Sealed {
   prompt: string
 }
 
+/**
+ * A copy-on-write view (cage/views.ts mounts it, git/repo.ts makes a task's): one overlay, `lower`
+ * (never written) shown at `at`, writes going to `upper` (private).
+ */
+export interface View {
+  lower: string
+  /**
+   * A directory stacked above `lower` (overlayfs's higher lower layer): an entry in it hides the
+   * one of the same name in `lower`. The workspace's checkout as a task's view has its `.git`
+   * hidden so (FleetRepo.view): a non-directory there hides the directory below, whole.
+   */
+  hide?: string
+  at: string
+  /** The private upper layer and overlayfs's work dir: the same filesystem, outside `lower`. */
+  upper: string
+  work: string
+  /**
+   * The task's index marks every file unchanged against the checkout (git's fsmonitor extension,
+   * git/fsmonitor.ts): a cage that shows its git this view's `upper` may let it look there alone.
+   */
+  fsmonitor?: boolean
+}
+
 /** The `effort` input's levels, and a task's own `effort`. */
 export const EFFORTS = ['low', 'medium', 'high', 'xhigh', 'max'] as const
 

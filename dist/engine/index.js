@@ -31340,7 +31340,7 @@ async function sealInContainer(c, w, o) {
     const t = w.sealing;
     if (!t)
         return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, container/* CONTAINER_SEAL_DIR */.AV);
+    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, { inside: container/* CONTAINER_SEAL_DIR */.AV });
     const uid = process.getuid?.();
     if (uid === 0)
         await (0,cage_git/* chownTree */.kM)(o.user, [seal.dir]);
@@ -32453,7 +32453,7 @@ function signalOf(exit) {
 async function sealIn(c, prepared) {
     if (!c.sealing)
         return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, undefined, !!prepared.spec.layer);
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, { layer: !!prepared.spec.layer });
     const cmd = sandboxCommand({
         ...prepared.spec,
         network: undefined,
@@ -32474,7 +32474,7 @@ async function sealIn(c, prepared) {
 async function sealedSpec(c, prepared) {
     if (!c.sealing)
         return { spec: prepared.spec };
-    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, undefined, !!prepared.spec.layer);
+    const seal = await (0,worker_exit/* openSeal */.Ip)(c.sealing, prepared.dir, { layer: !!prepared.spec.layer });
     const command = (0,worker_exit/* sealAfter */.qf)(seal, c.cageDir, prepared.spec.command);
     return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal };
 }
@@ -37582,10 +37582,9 @@ const SEAL_SCRIPT = [
 ].join('\n');
 /**
  * A fresh, empty output directory of the action's under `under`, and the seal's command line
- * writing into it (seen at `inside` when the cage mounts it elsewhere). `layer`: the cage shows
- * the task's view's layer at LAYER_DIR (SEAL_SCRIPT's seventh argument).
+ * writing into it.
  */
-async function openSeal(t, under, inside, layer = false) {
+async function openSeal(t, under, { inside, layer = false } = {}) {
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
     const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
     const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
@@ -66782,13 +66781,7 @@ class FleetRepo {
      */
     async push(branch, expected) {
         const ref = `refs/heads/${branch}`;
-        const result = await this.git.exec([
-            'push',
-            '--porcelain',
-            `--force-with-lease=${ref}:${expected ?? ''}`,
-            'origin',
-            `refs/heads/${branch}:${ref}`
-        ], { env: this.auth(), allowFailure: true });
+        const result = await this.pushRefs([ref], [`${ref}:${expected ?? ''}`]);
         if (result.exitCode === 0)
             return { ok: true };
         return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) };
@@ -66813,13 +66806,8 @@ class FleetRepo {
      */
     async pushMany(branches) {
         const refs = branches.map(b => `refs/heads/${b}`);
-        const result = await this.git.exec([
-            'push',
-            '--porcelain',
-            ...refs.map(ref => `--force-with-lease=${ref}`),
-            'origin',
-            ...refs.map(ref => `${ref}:${ref}`)
-        ], { env: this.auth(), allowFailure: true });
+        // Each lease as git reads it itself, from refs/remotes/origin/<b>.
+        const result = await this.pushRefs(refs, refs);
         const listed = listedRefs(result.stdout);
         const verdicts = new Map();
         const whole = () => ({
@@ -66840,6 +66828,16 @@ class FleetRepo {
             if (verdict)
                 verdicts.set(branch, verdict);
         return verdicts;
+    }
+    /** One `git push --porcelain` of these refs to the same names on origin, with these leases. */
+    pushRefs(refs, leases) {
+        return this.git.exec([
+            'push',
+            '--porcelain',
+            ...leases.map(lease => `--force-with-lease=${lease}`),
+            'origin',
+            ...refs.map(ref => `${ref}:${ref}`)
+        ], { env: this.auth(), allowFailure: true });
     }
     /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */
     async preserve(branch, base, file) {

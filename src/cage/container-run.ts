@@ -234,7 +234,7 @@ async function sealInContainer(
 ): Promise<void> {
   const t = w.sealing
   if (!t) return
-  const seal = await openSeal(t, t.keepDir, CONTAINER_SEAL_DIR)
+  const seal = await openSeal(t, t.keepDir, { inside: CONTAINER_SEAL_DIR })
   const uid = process.getuid?.()
   if (uid === 0) await chownTree(o.user, [seal.dir])
   const cmd = containerCommand({

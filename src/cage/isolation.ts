@@ -8,7 +8,7 @@
  * binary and user, setup's caches and the summary. The sandbox's side is in sandbox-*.ts, the
  * container's in container-*.ts.
  */
-import type { VerifyResult } from '../domain.js'
+import type { VerifyResult, View } from '../domain.js'
 import { containerUser, launchContainer, verifyInContainer } from './container-run.js'
 import { containerGatewayHost } from './container-net.js'
 import { sealAsChild } from '../worker/exit.js'
@@ -23,7 +23,7 @@ import { blockedLines } from './sandbox-proxy.js'
 import { checkBinaryInSandbox, type SandboxSetup } from './sandbox-run.js'
 import { spawnWorker } from '../worker/spawn.js'
 import { runVerify } from '../worker/verify.js'
-import { type HeldView, holdView, type View } from './views.js'
+import { type HeldView, holdView } from './views.js'
 
 export type { CageCommand } from '../worker/launch.js'
 

@@ -6,7 +6,7 @@
 import { copyFile, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { VerifyResult } from '../domain.js'
+import type { VerifyResult, View } from '../domain.js'
 import { runVerify } from '../worker/verify.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
 import {
@@ -26,7 +26,7 @@ import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import type { Blocked } from './sandbox-proxy.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
-import { cacheLayers, dropView, type View } from './views.js'
+import { cacheLayers, dropView } from './views.js'
 import { type Progress, spawnWorker } from '../worker/spawn.js'
 
 /** Everything a sandbox needs that is the same for the whole run. */
@@ -213,7 +213,7 @@ async function sealIn(
   prepared: Prepared
 ): Promise<void> {
   if (!c.sealing) return
-  const seal = await openSeal(c.sealing, prepared.dir, undefined, !!prepared.spec.layer)
+  const seal = await openSeal(c.sealing, prepared.dir, { layer: !!prepared.spec.layer })
   const cmd = sandboxCommand({
     ...prepared.spec,
     network: undefined,
@@ -237,7 +237,7 @@ async function sealedSpec(
   prepared: Prepared
 ): Promise<{ spec: SandboxSpec; seal?: Seal }> {
   if (!c.sealing) return { spec: prepared.spec }
-  const seal = await openSeal(c.sealing, prepared.dir, undefined, !!prepared.spec.layer)
+  const seal = await openSeal(c.sealing, prepared.dir, { layer: !!prepared.spec.layer })
   const command = sealAfter(seal, c.cageDir, prepared.spec.command)
   return { spec: { ...prepared.spec, sealDir: seal.dir, command }, seal }
 }

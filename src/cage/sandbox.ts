@@ -6,7 +6,8 @@
  * docs/sandbox.md explains each choice.
  */
 import path from 'node:path'
-import { type HeldView, type View, withViews } from './views.js'
+import type { View } from '../domain.js'
+import { type HeldView, withViews } from './views.js'
 import { LAYER_DIR } from '../git/fsmonitor.js'
 
 /** A directory of the host's root, as the sandbox should show it. */

@@ -15,27 +15,8 @@
 import { chmod, mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import type { View } from '../domain.js'
 import { run, startChild } from '../process.js'
-
-/** One overlay: `lower` (never written) shown at `at`, writes going to `upper` (private). */
-export interface View {
-  lower: string
-  /**
-   * A directory stacked above `lower` (overlayfs's higher lower layer): an entry in it hides the
-   * one of the same name in `lower`. The workspace's checkout as a task's view has its `.git`
-   * hidden so (FleetRepo.view): a non-directory there hides the directory below, whole.
-   */
-  hide?: string
-  at: string
-  /** The private upper layer and overlayfs's work dir: the same filesystem, outside `lower`. */
-  upper: string
-  work: string
-  /**
-   * The task's index marks every file unchanged against the checkout (git's fsmonitor extension,
-   * git/fsmonitor.ts): a cage that shows its git this view's `upper` may let it look there alone.
-   */
-  fsmonitor?: boolean
-}
 
 export class ViewError extends Error {}
 

@@ -1,6 +1,7 @@
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pLimit from 'p-limit'
+import type { View } from '../domain.js'
 import { runOk } from '../process.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
@@ -36,19 +37,7 @@ export interface Worktree extends AsyncDisposable {
    * checkout of `startSha`: `dir` is then an empty mount point on the host, and only a cage that
    * mounts the view sees the files. The host never reads them.
    */
-  view?: TaskView
-}
-
-/** A task's view: the shared checkout (`lower`) shown at `at`, its writes kept in `upper`. */
-export interface TaskView {
-  lower: string
-  /** Stacked above `lower`, hiding its `.git`: when `lower` is the workspace's (workspace-view.ts). */
-  hide?: string
-  at: string
-  upper: string
-  work: string
-  /** Its index carries git's fsmonitor marks (ViewBase.fsmonitor). */
-  fsmonitor?: boolean
+  view?: View
 }
 
 /** The run's one read-only base of a start commit's views: its files, its index, what hides. */
@@ -531,7 +520,7 @@ export class FleetRepo {
     const base = await this.checkout(startSha, opts.owner, opts.workspace)
     const root = path.join(this.git.dir, '..', 'views', id)
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
-    const view: TaskView = {
+    const view: View = {
       lower: base.dir,
       ...(base.hide ? { hide: base.hide } : {}),
       at: dir,
@@ -573,16 +562,7 @@ export class FleetRepo {
    */
   async push(branch: string, expected: string | undefined): Promise<PushResult> {
     const ref = `refs/heads/${branch}`
-    const result = await this.git.exec(
-      [
-        'push',
-        '--porcelain',
-        `--force-with-lease=${ref}:${expected ?? ''}`,
-        'origin',
-        `refs/heads/${branch}:${ref}`
-      ],
-      { env: this.auth(), allowFailure: true }
-    )
+    const result = await this.pushRefs([ref], [`${ref}:${expected ?? ''}`])
     if (result.exitCode === 0) return { ok: true }
     return { ok: false, reason: pushFailureReason(result.stderr + result.stdout) }
   }
@@ -609,16 +589,8 @@ export class FleetRepo {
    */
   private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
     const refs = branches.map(b => `refs/heads/${b}`)
-    const result = await this.git.exec(
-      [
-        'push',
-        '--porcelain',
-        ...refs.map(ref => `--force-with-lease=${ref}`),
-        'origin',
-        ...refs.map(ref => `${ref}:${ref}`)
-      ],
-      { env: this.auth(), allowFailure: true }
-    )
+    // Each lease as git reads it itself, from refs/remotes/origin/<b>.
+    const result = await this.pushRefs(refs, refs)
     const listed = listedRefs(result.stdout)
     const verdicts = new Map<string, PushResult>()
     const whole = (): PushResult => ({
@@ -638,6 +610,20 @@ export class FleetRepo {
     ))
       if (verdict) verdicts.set(branch, verdict)
     return verdicts
+  }
+
+  /** One `git push --porcelain` of these refs to the same names on origin, with these leases. */
+  private pushRefs(refs: string[], leases: string[]) {
+    return this.git.exec(
+      [
+        'push',
+        '--porcelain',
+        ...leases.map(lease => `--force-with-lease=${lease}`),
+        'origin',
+        ...refs.map(ref => `${ref}:${ref}`)
+      ],
+      { env: this.auth(), allowFailure: true }
+    )
   }
 
   /** Keeps a branch's commits where a person can get them back: a bundle file and a local ref. */

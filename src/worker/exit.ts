@@ -23,7 +23,8 @@ import { inertCommitMessage } from '../inert-text.js'
 import { HOST_FSMONITOR, LAYER_DIR, layerHook, shellQuote } from '../git/fsmonitor.js'
 import { describeError } from '../errors.js'
 import { runVerify } from './verify.js'
-import type { HeldView, View } from '../cage/views.js'
+import type { HeldView } from '../cage/views.js'
+import type { View } from '../domain.js'
 import { readCageFile } from './cage-file.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
@@ -158,16 +159,22 @@ export interface Seal {
   env: Record<string, string>
 }
 
+/** Where a seal runs: what its cage mounts elsewhere, what it shows. */
+export interface SealPlace {
+  /** The cage sees the seal's output directory at this path (a container's mount). */
+  inside?: string
+  /** The cage shows the task's view's layer at LAYER_DIR (SEAL_SCRIPT's seventh argument). */
+  layer?: boolean
+}
+
 /**
  * A fresh, empty output directory of the action's under `under`, and the seal's command line
- * writing into it (seen at `inside` when the cage mounts it elsewhere). `layer`: the cage shows
- * the task's view's layer at LAYER_DIR (SEAL_SCRIPT's seventh argument).
+ * writing into it.
  */
 export async function openSeal(
   t: TaskGit,
   under: string,
-  inside?: string,
-  layer = false
+  { inside, layer = false }: SealPlace = {}
 ): Promise<Seal> {
   await mkdir(under, { recursive: true })
   const dir = await mkdtemp(path.join(under, 'seal-'))

@@ -9,14 +9,8 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { viewsUnsupported } from '../support/views.js'
-import {
-  dropView,
-  type HeldView,
-  holdView,
-  makeView,
-  type View,
-  withViews
-} from '../../src/cage/views.js'
+import { dropView, type HeldView, holdView, makeView, withViews } from '../../src/cage/views.js'
+import type { View } from '../../src/domain.js'
 
 const exec = promisify(execFile)
 const unshare = '/usr/bin/unshare'

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { sandboxCommand, type SandboxSpec, writablePaths } from '../../src/cage/sandbox.js'
-import { outermost, type View, ViewError, VIEWS_INIT, withViews } from '../../src/cage/views.js'
+import type { View } from '../../src/domain.js'
+import { outermost, ViewError, VIEWS_INIT, withViews } from '../../src/cage/views.js'
 
 const view = (at: string, layer = '/tmp/fleet-sbx-1/caches/cache-0'): View => ({
   lower: at,
