@@ -67411,13 +67411,17 @@ function workerArgs(config, task, settingsPath) {
  * diffs. The pinned CLI (under bypassPermissions) otherwise snapshots the work tree with a shadow
  * git index around every Bash call, three `git status` passes each, to show a person what the
  * command changed; nobody reads them here, and on a 20,000-file repository a one-line Bash call
- * took 4.2 s with them against 0.56 s without (docs/performance.md).
+ * took 4.2 s with them against 0.56 s without (docs/performance.md). Nor the CLI's git
+ * instructions (docs/decisions/0010): the action commits, pushes and opens the PR, so the CLI's
+ * `gh` and PR guidance and its start-up git status (a walk of every file, the branch this prompt
+ * already names) only cost about 2 kB a request and eight git processes a start.
  */
 function workerSettings(config, task) {
     return {
         effortLevel: task.effort ?? config.effort,
         disableAllHooks: true,
-        bashEditDiffEnabled: false
+        bashEditDiffEnabled: false,
+        includeGitInstructions: false
     };
 }
 /** Framing: the task is data to act on, stated once, with the rules of the cage. */

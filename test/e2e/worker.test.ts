@@ -123,6 +123,18 @@ describe('the worker cage', () => {
     expect(files).not.toContain('.credentials.json')
     expect(outputs[3]).toMatch(/"disableAllHooks": true/)
     expect(outputs[3]).toMatch(/"effortLevel": "high"/)
+    // Without the CLI's git instructions: no start-up git status in its first message, no `gh`
+    // and commit guidance in its Bash tool (the action commits and opens the PR).
+    expect(outputs[3]).toMatch(/"includeGitInstructions": false/)
+    const first = requests[0]?.body as {
+      messages: unknown[]
+      tools: { name: string; description?: string }[]
+    }
+    expect(JSON.stringify(first.messages[0])).toContain('Inspect the cage.')
+    expect(JSON.stringify(first.messages[0])).not.toContain('# gitStatus')
+    const bash = first.tools.find(t => t.name === 'Bash')?.description ?? ''
+    expect(bash).toContain('Executes a bash command')
+    expect(bash).not.toMatch(/^# Git$|`gh` CLI/m)
 
     if (stack.isolation === 'sandbox') {
       // The sandbox does not show the checkout at all, even to a worker that knows its path.

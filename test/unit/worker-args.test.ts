@@ -75,11 +75,12 @@ describe('workerArgs', () => {
 })
 
 describe('workerSettings and workerPrompt', () => {
-  it("uses the task's effort over the config's, and disables hooks and Bash edit diffs", () => {
+  it("uses the task's effort over the config's, and disables hooks, Bash edit diffs and the CLI's git instructions", () => {
     expect(workerSettings(config(), task())).toEqual({
       effortLevel: 'high',
       disableAllHooks: true,
-      bashEditDiffEnabled: false
+      bashEditDiffEnabled: false,
+      includeGitInstructions: false
     })
     expect(workerSettings(config(), task({ effort: 'low' })).effortLevel).toBe('low')
   })
