@@ -66406,7 +66406,7 @@ class FleetRepo {
         // its config beside the borrowed objects' linking, the count before the fetch beside the
         // borrowed ref's writing, and after the fetch the ref's removal beside the count.
         const [listed, [repo, borrowed]] = await Promise.all([
-            listRemote(lister, opts.remoteUrl, opts.branches, auth),
+            listRemote(lister, opts.remoteUrl, [...(opts.base ? [opts.base] : []), ...opts.branches], auth),
             FleetRepo.open(opts).then(async (r) => {
                 const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)]);
                 if (opts.checkoutViews)
@@ -66418,12 +66418,39 @@ class FleetRepo {
         ]);
         if (!borrowed)
             return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
+        const noFetch = repo.atCheckout(listed, opts.base, opts.branches);
+        if (noFetch) {
+            await Promise.all([
+                repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]),
+                repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+            ]);
+            return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } };
+        }
         const base = await repo.fetchListed(listed, opts.base, opts.branches);
         const [after] = await Promise.all([
             repo.objectCount(),
             repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
         ]);
         return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } };
+    }
+    /**
+     * When the remote's base is the borrowed checkout's HEAD and no work branch exists yet (a new
+     * batch right after actions/checkout), the clone already holds all a fetch would bring: origin's
+     * base ref is then that commit, with no fetch (a round trip and three processes off the way to
+     * the first worker). Its history is the checkout's, whole or cut at the same boundary. Answers
+     * the base's name and commit, or undefined when a fetch is needed.
+     */
+    atCheckout(listed, base, branches) {
+        const branch = baseOf(listed, base);
+        const head = this.workspace?.head;
+        if (!branch || !head || branches.some(b => listed.includes(`\trefs/heads/${b}\n`)))
+            return undefined;
+        const ref = base ? `refs/heads/${base}` : 'HEAD';
+        const sha = listed
+            .split('\n')
+            .map(line => line.split('\t'))
+            .find(([id = '', name]) => name === ref && /^[0-9a-f]{40,64}$/.test(id))?.[0];
+        return sha === head ? { branch, sha } : undefined;
     }
     /**
      * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
@@ -66528,7 +66555,7 @@ class FleetRepo {
     }
     /** Fetches the base branch and those of the work branches that exist; returns the base. */
     async fetchListed(listed, base, branches) {
-        const branch = base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1];
+        const branch = baseOf(listed, base);
         if (!branch)
             throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`);
         const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`));
@@ -66852,6 +66879,10 @@ class FleetRepo {
             `^refs/remotes/origin/${base}`
         ]);
     }
+}
+/** The base: the one given, else the remote's default branch as its listing names it. */
+function baseOf(listed, base) {
+    return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1];
 }
 /** The remote's HEAD and which of `branches` exist: one round trip (`remote`: a name or a URL). */
 async function listRemote(git, remote, branches, env) {
@@ -68750,14 +68781,22 @@ function taskContext(opts, run, prBodyFor) {
 }
 /** One line for the log: what the fleet's clone took from the checkout, and what it fetched. */
 function borrowedNote(b) {
+    const cut = !b.partial && Boolean(b.shallow?.length);
     const history = b.partial
         ? "its objects are partial (a filter: checkout), so the base's history was fetched whole"
-        : b.shallow?.length
-            ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
+        : cut
+            ? 'its history is cut (fetch-depth: 1), and so is the clone'
             : b.shallow
                 ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
+                : undefined;
+    const fetch = b.noFetch
+        ? "the remote's base is the checkout's HEAD, so there was no fetch"
+        : cut
+            ? 'the fetch brought only what it lacked at depth 1'
+            : history
+                ? undefined
                 : 'the fetch brought only what it lacked';
-    return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`;
+    return `fleet clone: borrowed ${b.files} object files from the checkout; ${[history, fetch].filter(Boolean).join('; ')}: ${b.fetched} objects fetched`;
 }
 /**
  * Begins the fleet's clone for this run, under `root`: it needs only where to fetch from, so a
@@ -102437,7 +102476,7 @@ async function recordTurns(run, outcomes) {
 
 
 /** The base whose PRs are refreshed: the pushed branch, else base-branch, else the default branch. */
-async function baseOf(run, github, ask) {
+async function refreshing_baseOf(run, github, ask) {
     if (ask.base)
         return ask.base;
     if (run.config.baseBranch)
@@ -102453,7 +102492,7 @@ async function refreshPrs(run, ask) {
     const github = run.github;
     if (!github)
         throw new Error(`bringing fleet PRs up to date (${ask.why}) needs 'github-token' to list and update them`);
-    const base = await baseOf(run, github, ask);
+    const base = await refreshing_baseOf(run, github, ask);
     const prs = await github.listFleetPrs(base, config.branchPrefix);
     if (prs.length === 0) {
         const note = `Nothing to do: no open fleet PR targets ${base} (${ask.why}).`;

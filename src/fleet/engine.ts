@@ -138,15 +138,24 @@ export function borrowedNote(b: {
   shallow?: string[]
   partial: boolean
   fetched: number
+  noFetch?: boolean
 }): string {
+  const cut = !b.partial && Boolean(b.shallow?.length)
   const history = b.partial
     ? "its objects are partial (a filter: checkout), so the base's history was fetched whole"
-    : b.shallow?.length
-      ? 'its history is cut (fetch-depth: 1), and so is the clone: the fetch brought only what it lacked at depth 1'
+    : cut
+      ? 'its history is cut (fetch-depth: 1), and so is the clone'
       : b.shallow
         ? "its history is cut but its boundary or HEAD could not be read, so the base's history was fetched whole"
+        : undefined
+  const fetch = b.noFetch
+    ? "the remote's base is the checkout's HEAD, so there was no fetch"
+    : cut
+      ? 'the fetch brought only what it lacked at depth 1'
+      : history
+        ? undefined
         : 'the fetch brought only what it lacked'
-  return `fleet clone: borrowed ${b.files} object files from the checkout; ${history}: ${b.fetched} objects fetched`
+  return `fleet clone: borrowed ${b.files} object files from the checkout; ${[history, fetch].filter(Boolean).join('; ')}: ${b.fetched} objects fetched`
 }
 
 /**

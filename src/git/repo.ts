@@ -136,7 +136,11 @@ export class FleetRepo {
        */
       checkoutViews?: boolean
     }
-  ): Promise<{ repo: FleetRepo; base: string; borrowed?: Borrowed & { fetched: number } }> {
+  ): Promise<{
+    repo: FleetRepo
+    base: string
+    borrowed?: Borrowed & { fetched: number; noFetch?: boolean }
+  }> {
     const env = opts.env ?? process.env
     await mkdir(path.dirname(opts.dir), { recursive: true })
     const lister = Git.create(path.dirname(opts.dir), env)
@@ -145,7 +149,12 @@ export class FleetRepo {
     // its config beside the borrowed objects' linking, the count before the fetch beside the
     // borrowed ref's writing, and after the fetch the ref's removal beside the count.
     const [listed, [repo, borrowed]] = await Promise.all([
-      listRemote(lister, opts.remoteUrl, opts.branches, auth),
+      listRemote(
+        lister,
+        opts.remoteUrl,
+        [...(opts.base ? [opts.base] : []), ...opts.branches],
+        auth
+      ),
       FleetRepo.open(opts).then(async r => {
         const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)])
         if (opts.checkoutViews) r.checkWorkspace()
@@ -154,12 +163,44 @@ export class FleetRepo {
       })
     ])
     if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
+    const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
+    if (noFetch) {
+      await Promise.all([
+        repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]),
+        repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+      ])
+      return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
+    }
     const base = await repo.fetchListed(listed, opts.base, opts.branches)
     const [after] = await Promise.all([
       repo.objectCount(),
       repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
     ])
     return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } }
+  }
+
+  /**
+   * When the remote's base is the borrowed checkout's HEAD and no work branch exists yet (a new
+   * batch right after actions/checkout), the clone already holds all a fetch would bring: origin's
+   * base ref is then that commit, with no fetch (a round trip and three processes off the way to
+   * the first worker). Its history is the checkout's, whole or cut at the same boundary. Answers
+   * the base's name and commit, or undefined when a fetch is needed.
+   */
+  private atCheckout(
+    listed: string,
+    base: string | undefined,
+    branches: string[]
+  ): { branch: string; sha: string } | undefined {
+    const branch = baseOf(listed, base)
+    const head = this.workspace?.head
+    if (!branch || !head || branches.some(b => listed.includes(`\trefs/heads/${b}\n`)))
+      return undefined
+    const ref = base ? `refs/heads/${base}` : 'HEAD'
+    const sha = listed
+      .split('\n')
+      .map(line => line.split('\t'))
+      .find(([id = '', name]) => name === ref && /^[0-9a-f]{40,64}$/.test(id))?.[0]
+    return sha === head ? { branch, sha } : undefined
   }
 
   /**
@@ -286,7 +327,7 @@ export class FleetRepo {
     base: string | undefined,
     branches: string[]
   ): Promise<string> {
-    const branch = base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
+    const branch = baseOf(listed, base)
     if (!branch)
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
     const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
@@ -639,6 +680,11 @@ export class FleetRepo {
       `^refs/remotes/origin/${base}`
     ])
   }
+}
+
+/** The base: the one given, else the remote's default branch as its listing names it. */
+function baseOf(listed: string, base: string | undefined): string | undefined {
+  return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
 }
 
 /** The remote's HEAD and which of `branches` exist: one round trip (`remote`: a name or a URL). */

@@ -55,13 +55,35 @@ describe("the fleet's clone borrows the checkout's objects", () => {
     expect(await stat(marker).catch(() => undefined)).toBeUndefined()
   }
 
-  it('a full checkout at the base: nothing is fetched again, and the PRs land', async () => {
+  it('a full checkout at the base: no fetch at all, and the PRs land', async () => {
     await checkout(0)
+    const from = stack.git.requests.length
     const run = await stack.run({ inputs: { tasks: JSON.stringify([task('one'), task('two')]) } })
     await expectLanded(run, ['one', 'two'])
     const line = borrowLine(run.stdout)
-    expect(line).toContain('the fetch brought only what it lacked')
+    expect(line).toContain("the remote's base is the checkout's HEAD, so there was no fetch")
     expect(fetched(line)).toBe(0)
+    // The run read the remote once (ls-remote: its refs advertised, then listed) and pushed: no
+    // fetch's negotiation, and no pack sent.
+    const reads = stack.git.requests.slice(from).filter(r => r.service === 'git-upload-pack')
+    expect(reads.map(r => r.method)).toEqual(['GET', 'POST'])
+    expect(objectsSent(stack, from)).toBe(0)
+  })
+
+  it('base-branch named, at the checkout: no fetch either; a fleet branch already on the remote is fetched', async () => {
+    await checkout(0)
+    const bare = stack.git.repoPath(FULL)
+    git(bare, 'branch', 'fleet/again', 'main')
+    const run = await stack.run({
+      inputs: { 'base-branch': 'main', tasks: JSON.stringify([task('named')]) }
+    })
+    await expectLanded(run, ['named'])
+    expect(borrowLine(run.stdout)).toContain('so there was no fetch')
+    const again = await stack.run({
+      inputs: { 'base-branch': 'main', tasks: JSON.stringify([task('again')]) }
+    })
+    await expectLanded(again, ['again'])
+    expect(borrowLine(again.stdout)).toContain('the fetch brought only what it lacked')
   })
 
   it('the base moved on since the checkout: only the new commit is fetched, and the task starts from it', async () => {
