@@ -35446,8 +35446,11 @@ const DRIVER_KEYS = '^(filter\\..+\\.(clean|smudge|process|required)|diff\\..+\\
 /** The subcommands that would run a textconv or external diff driver, and their switch to not. */
 const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch']);
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv'];
-/** Subcommands that read no attributes (and have no repository yet, or need none): nothing to list. */
-const NO_ATTRIBUTES = new Set(['init', 'ls-remote']);
+/**
+ * Subcommands that run no driver: they read or write config and refs, never a file's contents
+ * (`remote update` fetches, which runs none either). Nothing to list: one git process less each.
+ */
+const NO_ATTRIBUTES = new Set(['init', 'ls-remote', 'config', 'remote']);
 /** The first word that is not a `-c key=value` pair: the subcommand. */
 function subcommandAt(args) {
     let i = 0;
