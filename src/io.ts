@@ -1,10 +1,10 @@
-import * as core from '@actions/core'
 import type { Outcome } from './domain.js'
 import { logText, printable } from './report/log-text.js'
 import { outputs } from './report/results.js'
 import { summaryMarkdown } from './report/summary.js'
 import type { Task } from './domain.js'
 import type { Progress } from './worker/spawn.js'
+import * as commands from './workflow-commands.js'
 
 /** The edges where the action and the CLI differ: logging, outputs and the summary. */
 export interface Io {
@@ -24,21 +24,19 @@ export interface Io {
 /**
  * Every line the action logs goes through log-text.ts: much of it quotes a cage (setup or verify
  * output, a worker's words, errors) or an issue, and the runner reads commands from any line.
- * A warning's text is escaped by the toolkit (it is the data of a `::warning::` command).
+ * A warning's text is escaped as the data of a `::warning::` command (workflow-commands.ts).
  */
 export const actionsIo: Io = {
-  info: m => core.info(logText(m)),
-  warning: m => core.warning(printable(m)),
-  setSecret: core.setSecret,
-  setOutput: core.setOutput,
-  group: core.group,
+  info: m => commands.info(logText(m)),
+  warning: m => commands.warning(printable(m)),
+  setSecret: commands.setSecret,
+  setOutput: commands.setOutput,
+  group: commands.group,
   async report(outcomes, note) {
-    for (const [name, value] of Object.entries(outputs(outcomes))) core.setOutput(name, value)
-    await core.summary.addRaw(summaryMarkdown(outcomes, note)).write()
+    for (const [name, value] of Object.entries(outputs(outcomes))) commands.setOutput(name, value)
+    await commands.appendSummary(summaryMarkdown(outcomes, note))
   },
-  async summary(markdown) {
-    await core.summary.addRaw(markdown).write()
-  },
+  summary: commands.appendSummary,
   onProgress: (task, p) =>
-    core.info(logText(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))
+    commands.info(logText(`[${task.id}] turn ${p.turn}, ${p.outputTokens} output tokens`))
 }

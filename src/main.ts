@@ -1,4 +1,3 @@
-import * as core from '@actions/core'
 import { describeError } from './errors.js'
 import { type Outcome, type Task, UNFINISHED } from './domain.js'
 import { actionsIo, type Io } from './io.js'
@@ -12,6 +11,7 @@ import { outcomeStore, planned, type Run, startRun, trackingFor } from './run/ru
 import { reportShards } from './run/shards.js'
 import { deferOverCaps, openSpend, settleSpend } from './run/spend.js'
 import { spendReport } from './run/spend-report.js'
+import * as commands from './workflow-commands.js'
 
 export { actionsIo, type Io }
 
@@ -116,20 +116,20 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     const outcomes = await fleetAction(env, io)
     const bad = outcomes.filter(o => UNFINISHED.includes(o.status))
     if (bad.length > 0) {
-      core.setFailed(
+      commands.setFailed(
         `${bad.length} of ${outcomes.length} tasks did not land: ${bad.map(o => `${o.id} (${o.status})`).join(', ')}`
       )
     }
   } catch (error: unknown) {
     if (!reported)
-      for (const [name, value] of Object.entries(outputs([]))) core.setOutput(name, value)
+      for (const [name, value] of Object.entries(outputs([]))) commands.setOutput(name, value)
     // The step's error stays one sentence; what caused it goes to the log, not lost.
     if (error instanceof Error && error.cause !== undefined)
       io.info(`Caused by: ${describeError(error.cause)}`)
-    core.setFailed(failureMessage(error))
+    commands.setFailed(failureMessage(error))
   } finally {
     // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
     const left = await huntAllChildren()
-    if (left > 0) core.info(`Stopped ${left} processes this run had left running.`)
+    if (left > 0) commands.info(`Stopped ${left} processes this run had left running.`)
   }
 }

@@ -9,7 +9,8 @@ import { askedDelayMs, disposition, nextAttempt, type RetryPolicy } from './retr
 import { jsonReply, type Pass, type ReplyUsage, SseUsageReader } from './usage.js'
 
 export interface Upstream {
-  pool: Pool
+  /** The endpoint's one connection pool, made on the first request (gateway.ts). */
+  pool: () => Promise<Pool>
   /** The base URL's path (z.ai: /api/anthropic), put before /v1/... */
   prefix: string
   /** The real credential, in the configured header. */
@@ -227,7 +228,9 @@ async function attemptOnce(
   out.sentAt = Date.now()
   let response: Dispatcher.ResponseData
   try {
-    response = await ctx.upstream.pool.request({
+    response = await (
+      await ctx.upstream.pool()
+    ).request({
       path: out.path,
       method: 'POST',
       headers: out.headers,

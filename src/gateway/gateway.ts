@@ -1,6 +1,6 @@
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { Pool } from 'undici'
+import type { Pool } from 'undici'
 import type { Usage } from '../domain.js'
 import type { Price, PriceBook } from '../prices.js'
 import type { Budgets } from './budgets.js'
@@ -65,18 +65,36 @@ export interface Gateway {
   close(): Promise<void>
 }
 
+/**
+ * The endpoint's connection pool, made on the first request: undici (a quarter of the bundle) is
+ * loaded then, while the first worker starts, not before it. `close` ends it if it was made.
+ */
+function lazyPool(origin: string): { pool: () => Promise<Pool>; close: () => Promise<void> } {
+  let made: Promise<Pool> | undefined
+  const pool = () =>
+    (made ??= import('undici').then(
+      ({ Pool }) =>
+        new Pool(origin, {
+          connections: 128,
+          keepAliveTimeout: 30_000,
+          // The CLI's own request timeout (API_TIMEOUT_MS) is 10 minutes: never cut before it.
+          headersTimeout: 600_000,
+          bodyTimeout: 600_000
+        })
+    ))
+  const close = async () => {
+    const p = await made?.catch(() => undefined)
+    await p?.close().catch(() => p.destroy())
+  }
+  return { pool, close }
+}
+
 /** The endpoint as the gateway forwards to it: one connection pool, the key, the limiter, retries. */
-function forwardContext(opts: GatewayOptions): ForwardContext {
+function forwardContext(opts: GatewayOptions, pool: () => Promise<Pool>): ForwardContext {
   const base = new URL(opts.upstream)
   return {
     upstream: {
-      pool: new Pool(base.origin, {
-        connections: 128,
-        keepAliveTimeout: 30_000,
-        // The CLI's own request timeout (API_TIMEOUT_MS) is 10 minutes: never cut before it.
-        headersTimeout: 600_000,
-        bodyTimeout: 600_000
-      }),
+      pool,
       prefix: base.pathname.replace(/\/+$/, ''),
       auth:
         opts.authHeader === 'bearer'
@@ -134,7 +152,8 @@ async function serve(
  * worst case is reserved against the budgets before it goes upstream, and one limiter keeps the fleet's requests in flight within what the endpoint accepts.
  */
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const ctx = forwardContext(opts)
+  const upstream = lazyPool(new URL(opts.upstream).origin)
+  const ctx = forwardContext(opts, upstream.pool)
   const warn = opts.log ?? (() => undefined)
   const prices = opts.prices ?? (opts.price ? { models: {}, fallback: opts.price } : undefined)
   const ledger = new Ledger(opts.budgets ?? {}, prices, warn)
@@ -164,7 +183,7 @@ export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
       const closed = new Promise<void>(resolve => server.close(() => resolve()))
       server.closeAllConnections()
       await closed
-      await ctx.upstream.pool.close().catch(() => ctx.upstream.pool.destroy())
+      await upstream.close()
       await Promise.all([...ledger.logs.values()].map(l => l.flushed()))
     }
   }

@@ -7,7 +7,7 @@
  */
 import type { Actor, Task } from '../domain.js'
 import { type Access, checkAccess } from './access.js'
-import { type Client, createClient, type Repo } from './client.js'
+import type { Client, Repo } from './client.js'
 import {
   conflictSaid,
   type FleetPr,
@@ -51,60 +51,74 @@ export type { Repo }
 export type PullJson = Awaited<ReturnType<typeof getPull>>
 
 export class GitHub {
-  private readonly client: Client
-
-  constructor(client: Client) {
-    this.client = client
-  }
-
-  /** The client for `repo` (createClient: retries, rate limits, errors as GitHubError). */
+  /**
+   * The client for `repo` (createClient: retries, rate limits, errors as GitHubError), made on
+   * the first call: Octokit and its HTTP stack load then, not before a run's first worker.
+   */
   static connect(token: string, apiUrl: string, repo: Repo, log: Log): GitHub {
-    return new GitHub({ octokit: createClient(token, apiUrl, log), repo })
+    let made: Promise<Client> | undefined
+    return new GitHub(
+      () =>
+        (made ??= import('./client.js').then(({ createClient }) => ({
+          octokit: createClient(token, apiUrl, log),
+          repo
+        }))),
+      repo
+    )
   }
 
-  /** The repository this object speaks for. */
-  get repo(): Repo {
-    return this.client.repo
+  constructor(
+    private readonly client: () => Promise<Client>,
+    /** The repository this object speaks for. */
+    readonly repo: Repo
+  ) {}
+
+  /** `fn` called with the client, once it is made. */
+  private async with<A extends unknown[], R>(
+    fn: (client: Client, ...args: A) => Promise<R>,
+    ...args: A
+  ): Promise<R> {
+    return fn(await this.client(), ...args)
   }
 
   // ---- issues, comments, reactions (issues.ts) ----
 
   commentOn(issue: number, body: string): Promise<void> {
-    return commentOn(this.client, issue, body)
+    return this.with(commentOn, issue, body)
   }
 
   ackComment(comment: { id: number; review?: boolean }, log: Log): Promise<void> {
-    return ackComment(this.client, comment, log)
+    return this.with(ackComment, comment, log)
   }
 
   getIssue(issue: number) {
-    return getIssue(this.client, issue)
+    return this.with(getIssue, issue)
   }
 
   setIssueBody(issue: number, body: string): Promise<void> {
-    return setIssueBody(this.client, issue, body)
+    return this.with(setIssueBody, issue, body)
   }
 
   getPull(pull: number): Promise<PullJson> {
-    return getPull(this.client, pull)
+    return this.with(getPull, pull)
   }
 
   defaultBranch(): Promise<string> {
-    return defaultBranch(this.client)
+    return this.with(defaultBranch)
   }
 
   // ---- who may ask, who the token is ----
 
   checkAccess(actor: Actor, allowedBots: string[]): Promise<Access> {
-    return checkAccess(this.client, actor, allowedBots)
+    return this.with(checkAccess, actor, allowedBots)
   }
 
   tokenIdentity(): Promise<TokenIdentity> {
-    return tokenIdentity(this.client.octokit)
+    return this.client().then(c => tokenIdentity(c.octokit))
   }
 
   labelledBy(issue: number, label: string): Promise<Actor | undefined> {
-    return labelledBy(this.client, issue, label)
+    return this.with(labelledBy, issue, label)
   }
 
   // ---- the live comment and the queue's labels (live-comment.ts, tracking.ts, queue.ts) ----
@@ -124,116 +138,118 @@ export class GitHub {
   }
 
   isQueued(labels: QueueLabels, issue: number, log: Log): Promise<boolean> {
-    return isQueued(this.client, labels, issue, log)
+    return this.with(isQueued, labels, issue, log)
   }
 
   listQueue(labels: QueueLabels, max: number, reclaim?: (issue: number) => Promise<boolean>) {
-    return listQueue(this.client, labels, max, reclaim)
+    return this.with(listQueue, labels, max, reclaim)
   }
 
   moveIssue(issue: number, add: string[], remove: string[]): Promise<void> {
-    return moveIssue(this.client, issue, add, remove)
+    return this.with(moveIssue, issue, add, remove)
   }
 
   abandonedBy(issue: number, currentRun: string | undefined) {
-    return abandonedBy(this.client, issue, currentRun)
+    return this.with(abandonedBy, issue, currentRun)
   }
 
   putRefreshSection(issue: number, section: string, log: Log): Promise<void> {
-    return putRefreshSection(this.client, issue, section, log)
+    return this.with(putRefreshSection, issue, section, log)
   }
 
   // ---- pull requests (pulls.ts, merged.ts, pr-turns.ts, pr-answer.ts) ----
 
   findOpenPullRequest(branch: string) {
-    return findOpenPullRequest(this.client, branch)
+    return this.with(findOpenPullRequest, branch)
   }
 
   upsertPullRequest(spec: PullRequestSpec) {
-    return upsertPullRequest(this.client, spec)
+    return this.with(upsertPullRequest, spec)
   }
 
   mergedStates(numbers: readonly number[], log: Log) {
-    return mergedStates(this.client, numbers, log)
+    return this.with(mergedStates, numbers, log)
   }
 
   openPrOf(branch: string): Promise<number | undefined> {
-    return openPrOf(this.client, branch)
+    return this.with(openPrOf, branch)
   }
 
   reviewThreads(pr: number, reviewId: number) {
-    return reviewThreads(this.client, pr, reviewId)
+    return this.with(reviewThreads, pr, reviewId)
   }
 
   commentThread(pr: number, threadId: number) {
-    return commentThread(this.client, pr, threadId)
+    return this.with(commentThread, pr, threadId)
   }
 
   failedJobs(runId: number) {
-    return failedJobs(this.client, runId)
+    return this.with(failedJobs, runId)
   }
 
   alreadyAnswered(pr: number, key: string): Promise<boolean> {
-    return alreadyAnswered(this.client, pr, key)
+    return this.with(alreadyAnswered, pr, key)
   }
 
   sayFixUpsStopped(pr: number, text: { max: number; run: string; phrase: string }) {
-    return sayFixUpsStopped(this.client, pr, text)
+    return this.with(sayFixUpsStopped, pr, text)
   }
 
   // ---- the fleet's open PRs (fleet-prs.ts) ----
 
   listFleetPrs(base: string, prefix: string): Promise<FleetPr[]> {
-    return listFleetPrs(this.client, base, prefix)
+    return this.with(listFleetPrs, base, prefix)
   }
 
   updateFleetPr(
     pr: FleetPr,
     change: { title: string; body: string; add: string[]; remove: string[] }
   ): Promise<void> {
-    return updateFleetPr(this.client, pr, change)
+    return this.with(updateFleetPr, pr, change)
   }
 
   conflictSaid(pr: number, key: string): Promise<boolean> {
-    return conflictSaid(this.client, pr, key)
+    return this.with(conflictSaid, pr, key)
   }
 
   sayConflict(pr: FleetPr, body: string, label: string): Promise<void> {
-    return sayConflict(this.client, pr, body, label)
+    return this.with(sayConflict, pr, body, label)
   }
 
   // ---- the landing train (merge.ts) ----
 
   reviewsOf(pr: number) {
-    return reviewsOf(this.client, pr)
+    return this.with(reviewsOf, pr)
   }
 
-  writersOf() {
-    return writersOf(this.client)
+  /** Which of these logins may write (merge.ts: one question per login, remembered). */
+  writersOf(): (logins: string[]) => Promise<Set<string>> {
+    let ask: ReturnType<typeof writersOf> | undefined
+    return async logins => (ask ??= writersOf(await this.client()))(logins)
   }
 
   repoMergeSettings() {
-    return repoMergeSettings(this.client)
+    return this.with(repoMergeSettings)
   }
 
   baseRules(branch: string) {
-    return baseRules(this.client, branch)
+    return this.with(baseRules, branch)
   }
 
   passedChecks(sha: string): Promise<string[]> {
-    return passedChecks(this.client, sha)
+    return this.with(passedChecks, sha)
   }
 
   mergePr(pr: { number: number; sha: string; method: MergeMethod; title: string }) {
-    return mergePr(this.client, pr)
+    return this.with(mergePr, pr)
   }
 
   headNow(pr: number) {
-    return headNow(this.client, pr)
+    return this.with(headNow, pr)
   }
 
   markReady(nodeId: string): Promise<string | undefined> {
-    return markReady(this.client, nodeId)
+    return this.with(markReady, nodeId)
   }
 
   enableAutoMerge(pr: {
@@ -241,21 +257,21 @@ export class GitHub {
     method: MergeMethod
     sha: string
   }): Promise<string | undefined> {
-    return enableAutoMerge(this.client, pr)
+    return this.with(enableAutoMerge, pr)
   }
 
   enqueue(pr: { nodeId: string; sha: string }): Promise<string | undefined> {
-    return enqueue(this.client, pr)
+    return this.with(enqueue, pr)
   }
 
   sayOnPr(pr: number, said: { marker: string; key: string; body: string }) {
-    return sayOnPr(this.client, pr, said)
+    return this.with(sayOnPr, pr, said)
   }
 
   relabel(
     pr: { number: number; labels: string[] },
     change: { add: string[]; remove: string[] }
   ): Promise<void> {
-    return relabel(this.client, pr, change)
+    return this.with(relabel, pr, change)
   }
 }

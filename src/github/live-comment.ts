@@ -45,7 +45,8 @@ export class LiveComment {
   private readonly states = new Map<string, TaskState>()
 
   constructor(
-    private readonly gh: Client,
+    /** The client, made on first use (GitHub.connect). */
+    private readonly client: () => Promise<Client>,
     readonly issue: number,
     private readonly tasks: Task[],
     private readonly runUrl: string | undefined,
@@ -89,25 +90,22 @@ export class LiveComment {
             this.text,
             ...(this.runUrl ? ['', `[Latest run](${this.runUrl})`] : [])
           ].join('\n')
-    this.id ??= await this.find()
+    const gh = await this.client()
+    this.id ??= (await findLiveComment(gh, this.issue))?.id
     if (this.id) {
-      await this.gh.octokit.rest.issues.updateComment({
-        ...this.gh.repo,
+      await gh.octokit.rest.issues.updateComment({
+        ...gh.repo,
         comment_id: this.id,
         body
       })
     } else {
-      const { data } = await this.gh.octokit.rest.issues.createComment({
-        ...this.gh.repo,
+      const { data } = await gh.octokit.rest.issues.createComment({
+        ...gh.repo,
         issue_number: this.issue,
         body
       })
       this.id = data.id
     }
-  }
-
-  private async find(): Promise<number | undefined> {
-    return (await findLiveComment(this.gh, this.issue))?.id
   }
 }
 

@@ -35,7 +35,8 @@ export class IssueTracking {
   }
 
   constructor(
-    private readonly gh: Client,
+    /** The client, made on first use (GitHub.connect). */
+    private readonly client: () => Promise<Client>,
     tasks: Task[],
     private readonly queue: QueueLabels | undefined,
     runUrl: string | undefined,
@@ -50,7 +51,7 @@ export class IssueTracking {
       this.tasksOf.set(issue, [...(this.tasksOf.get(issue) ?? []), task])
     }
     for (const [issue, issueTasks] of this.tasksOf) {
-      this.comments.set(issue, new LiveComment(gh, issue, issueTasks, runUrl, log))
+      this.comments.set(issue, new LiveComment(client, issue, issueTasks, runUrl, log))
     }
   }
 
@@ -58,7 +59,7 @@ export class IssueTracking {
     for (const [issue, tasks] of this.tasksOf) {
       if (this.queue)
         await moveIssue(
-          this.gh,
+          await this.client(),
           issue,
           [this.queue.inProgress],
           [this.queue.done, this.queue.failed]
@@ -86,7 +87,7 @@ export class IssueTracking {
   private async answer(tasks: Task[]): Promise<void> {
     for (const task of tasks) {
       const outcome = this.done.get(task.id)
-      if (outcome) await answerOnPr(this.gh, task, outcome, this.log)
+      if (outcome) await answerOnPr(await this.client(), task, outcome, this.log)
     }
   }
 
@@ -104,11 +105,11 @@ export class IssueTracking {
       try {
         const later = (o: Outcome) => o.status === 'not-started' || o.status === 'deferred'
         if (outcomes.some(o => !o || later(o) || stopped(o))) {
-          await moveIssue(this.gh, issue, [], [this.queue.inProgress])
+          await moveIssue(await this.client(), issue, [], [this.queue.inProgress])
         } else {
           const ok = outcomes.every(o => o && LANDED.includes(o.status))
           await moveIssue(
-            this.gh,
+            await this.client(),
             issue,
             [ok ? this.queue.done : this.queue.failed],
             [this.queue.queued, this.queue.inProgress]

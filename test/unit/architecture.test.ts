@@ -27,6 +27,7 @@ const BANDS: Record<string, number> = {
   triggers: 6,
   modes: 6,
   io: 6,
+  'workflow-commands': 6,
   doctor: 6,
   progress: 6,
   // a run's pieces the entry strings together: preparing workers, the planner's and the refresh's
