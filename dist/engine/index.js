@@ -27638,8 +27638,8 @@ class FleetRepo {
     workspace;
     /**
      * The check that the workspace's checkout can be the lower layer of its HEAD's views
-     * (workspaceLayer), begun by borrow beside the clone's fetch when the run may show it: by the
-     * first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
+     * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
+     * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
      */
     workspaceCheck;
     /** Where the run's notes go (which base the tasks' views show, and why). */
@@ -28002,7 +28002,7 @@ class FleetRepo {
             this.log?.(`task files: views of the run's own checkout: the workspace's is not used (${layer.why})`);
             return undefined;
         }
-        const when = early ? `, begun beside the clone's fetch, waited for ${waitMs} ms` : '';
+        const when = early ? `, begun with the clone, waited for ${waitMs} ms` : '';
         this.log?.(`task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored; its index marked unchanged, so a cage's git looks at the paths its view's layer holds, not at every file)`);
         return layer;
     }
@@ -28024,15 +28024,15 @@ class FleetRepo {
         return { dir, index: external_node_path_default().join(admin, 'index') };
     }
     /**
-     * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
-     * for it: called as the run opens, beside its model gateway. A failure is met by the first
+     * Starts the base of `startRef`'s views now (checkout): called as the run opens, beside its
+     * model gateway. Settles when the base is made or has failed; a failure is met by the first
      * view, which awaits the same promise.
      */
     prepareViews(startRef, opts = {}) {
         const made = this.git
             .out(['rev-parse', '--verify', `${startRef}^{commit}`])
             .then(sha => this.checkout(sha, opts.owner, opts.workspace));
-        made.catch(() => undefined);
+        return made.then(() => undefined, () => undefined);
     }
     /**
      * A task's files as a copy-on-write view of the run's shared checkout of `startRef` (instead of
@@ -30094,7 +30094,7 @@ function startClone(opts) {
 /**
  * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
  * told where its own notes go, and the base of the views of the tasks that start at the base
- * begun (FleetRepo.prepareViews) while the gateway opens, so the first tasks wait for less of it.
+ * begun (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
  */
 async function cloneFor(opts) {
     const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts));
@@ -30102,9 +30102,10 @@ async function cloneFor(opts) {
         opts.log(borrowedNote(borrowed));
     repo.log = opts.log;
     const { views, viewOwner, viewsHide } = opts.isolation;
-    if (views && opts.tasks.some(t => t.source.kind !== 'follow-up'))
-        repo.prepareViews(`refs/remotes/origin/${base}`, { owner: viewOwner, workspace: viewsHide });
-    return { repo, base };
+    if (!views || opts.tasks.every(t => t.source.kind === 'follow-up'))
+        return { repo, base };
+    const ref = `refs/remotes/origin/${base}`;
+    return { repo, base, views: repo.prepareViews(ref, { owner: viewOwner, workspace: viewsHide }) };
 }
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
 const UPSTREAM_HEADROOM = 1.5;
@@ -30112,11 +30113,17 @@ async function runFleet(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
         const { config, tasks } = opts;
-        const { repo, base } = await cloneFor(opts);
+        const { repo, base, views } = await cloneFor(opts);
         const byId = new Map(tasks.map(t => [t.id, t]));
         // The PR body reads the task by the outcome's id (the task itself as the fallback).
         const prBodyOf = (task) => (outcome) => prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl });
-        const model = __addDisposableResource(env_1, await openGateway({ ...opts, tasks }), true);
+        const model = __addDisposableResource(env_1, await openGateway({ ...opts, tasks })
+        // The run's one base of the views (the workspace's checkout once checked, or the run's own) is
+        // made once, before the first task starts: a task's own start then costs the same on any size.
+        , true);
+        // The run's one base of the views (the workspace's checkout once checked, or the run's own) is
+        // made once, before the first task starts: a task's own start then costs the same on any size.
+        await views;
         const { isolation } = opts;
         const { outcomes, parallelism } = await runPool(tasks, {
             // In auto, workers start up to half again what the endpoint was learnt to take at once: a

@@ -183,16 +183,18 @@ export function startClone(
 /**
  * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
  * told where its own notes go, and the base of the views of the tasks that start at the base
- * begun (FleetRepo.prepareViews) while the gateway opens, so the first tasks wait for less of it.
+ * begun (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
  */
-async function cloneFor(opts: FleetOptions): Promise<{ repo: FleetRepo; base: string }> {
+async function cloneFor(
+  opts: FleetOptions
+): Promise<{ repo: FleetRepo; base: string; views?: Promise<void> }> {
   const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts))
   if (borrowed) opts.log(borrowedNote(borrowed))
   repo.log = opts.log
   const { views, viewOwner, viewsHide } = opts.isolation
-  if (views && opts.tasks.some(t => t.source.kind !== 'follow-up'))
-    repo.prepareViews(`refs/remotes/origin/${base}`, { owner: viewOwner, workspace: viewsHide })
-  return { repo, base }
+  if (!views || opts.tasks.every(t => t.source.kind === 'follow-up')) return { repo, base }
+  const ref = `refs/remotes/origin/${base}`
+  return { repo, base, views: repo.prepareViews(ref, { owner: viewOwner, workspace: viewsHide }) }
 }
 
 /** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
@@ -200,12 +202,15 @@ const UPSTREAM_HEADROOM = 1.5
 
 export async function runFleet(opts: FleetOptions): Promise<FleetRun> {
   const { config, tasks } = opts
-  const { repo, base } = await cloneFor(opts)
+  const { repo, base, views } = await cloneFor(opts)
   const byId = new Map(tasks.map(t => [t.id, t]))
   // The PR body reads the task by the outcome's id (the task itself as the fallback).
   const prBodyOf = (task: Task) => (outcome: Outcome) =>
     prBody(byId.get(outcome.id) ?? task, outcome, { runUrl: opts.runUrl })
   await using model = await openGateway({ ...opts, tasks })
+  // The run's one base of the views (the workspace's checkout once checked, or the run's own) is
+  // made once, before the first task starts: a task's own start then costs the same on any size.
+  await views
   const { isolation } = opts
   const { outcomes, parallelism } = await runPool(tasks, {
     // In auto, workers start up to half again what the endpoint was learnt to take at once: a

@@ -76,8 +76,8 @@ export class FleetRepo {
 
   /**
    * The check that the workspace's checkout can be the lower layer of its HEAD's views
-   * (workspaceLayer), begun by borrow beside the clone's fetch when the run may show it: by the
-   * first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
+   * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
+   * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
    */
   private workspaceCheck?: Promise<{ layer: WorkspaceLayer | { why: string }; ms: number }>
 
@@ -508,7 +508,7 @@ export class FleetRepo {
       )
       return undefined
     }
-    const when = early ? `, begun beside the clone's fetch, waited for ${waitMs} ms` : ''
+    const when = early ? `, begun with the clone, waited for ${waitMs} ms` : ''
     this.log?.(
       `task files: views of the workspace's checkout, its .git hidden (checked in ${ms} ms${when}: the start commit's files, nothing untracked or ignored; its index marked unchanged, so a cage's git looks at the paths its view's layer holds, not at every file)`
     )
@@ -533,15 +533,21 @@ export class FleetRepo {
   }
 
   /**
-   * Starts the base of `startRef`'s views now (checkout), so the run's first tasks need not wait
-   * for it: called as the run opens, beside its model gateway. A failure is met by the first
+   * Starts the base of `startRef`'s views now (checkout): called as the run opens, beside its
+   * model gateway. Settles when the base is made or has failed; a failure is met by the first
    * view, which awaits the same promise.
    */
-  prepareViews(startRef: string, opts: { owner?: string; workspace?: boolean } = {}): void {
+  prepareViews(
+    startRef: string,
+    opts: { owner?: string; workspace?: boolean } = {}
+  ): Promise<void> {
     const made = this.git
       .out(['rev-parse', '--verify', `${startRef}^{commit}`])
       .then(sha => this.checkout(sha, opts.owner, opts.workspace))
-    made.catch(() => undefined)
+    return made.then(
+      () => undefined,
+      () => undefined
+    )
   }
 
   /**

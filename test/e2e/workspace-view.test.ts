@@ -167,8 +167,8 @@ describe.skipIf(why !== undefined)(
       )
       const { probed, note } = await runOne(stack, 'clean')
       expect(note).toMatch(/views of the workspace's checkout, its \.git hidden/)
-      // The check ran beside the clone's fetch, not after it on the first task's way.
-      expect(note).toMatch(/begun beside the clone's fetch, waited for \d+ ms/)
+      // The check ran beside the clone's own steps, not after them on the first task's way.
+      expect(note).toMatch(/begun with the clone, waited for \d+ ms/)
       expect(probed.get('lower-is-workspace')).toBe('yes')
       expect(probed.get('a')).toBe('a')
       // No capability in the cage, though this action runs as root: the `.git` bound over the
