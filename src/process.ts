@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
 import { huntStrays, signalGroup, startTicks } from './process/hunt.js'
+import { below } from './process/priority.js'
 
 export { huntStrays, signalGroup } from './process/hunt.js'
 
@@ -68,6 +69,8 @@ export interface ChildOptions {
   onStop?: (why: 'timeout' | 'cancel') => void
   /** How much of each stream to keep (characters, default 64 000). */
   maxOutput?: number
+  /** A task's own command: run below the action's priority (process/priority.ts). */
+  below?: boolean
 }
 
 /** A running child: its pid, its output streams as they come, and its end. */
@@ -173,7 +176,8 @@ export function startChild(file: string, args: readonly string[], opts: ChildOpt
     const cancelled = String(opts.signal.reason)
     return { marker, result: Promise.resolve({ ...NOT_STARTED, cancelled, durationMs: 0 }) }
   }
-  const child = spawn(file, args, {
+  const argv = opts.below ? below([file, ...args]) : [file, ...args]
+  const child = spawn(argv[0] ?? file, argv.slice(1), {
     cwd: opts.cwd,
     env: { ...opts.env, [STRAY_MARKER]: marker },
     detached: true,

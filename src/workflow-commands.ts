@@ -11,7 +11,7 @@ import { appendFile, access, constants } from 'node:fs/promises'
 import { EOL } from 'node:os'
 
 /** A command's data: `%`, CR and LF escaped, as the runner reads them back. */
-export function escapeData(s: string): string {
+function escapeData(s: string): string {
   return s.replace(/%/g, '%25').replace(/\r/g, '%0D').replace(/\n/g, '%0A')
 }
 

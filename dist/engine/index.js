@@ -1327,6 +1327,8 @@ async function viewsHere(env) {
     return why ? { why } : { unshare };
 }
 
+// EXTERNAL MODULE: ./src/process/priority.ts
+var priority = __nccwpck_require__(61673);
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
 // EXTERNAL MODULE: external "node:net"
@@ -1583,6 +1585,7 @@ async function openSandboxNetwork(o) {
 
 
 
+
 /** The task's view, mounted at its worktree path: only where views can be mounted. */
 function taskView(c) {
     const view = (c.sealing ?? c.task)?.view;
@@ -1662,7 +1665,9 @@ async function prepare(c) {
 function specOf(c, made) {
     const { git, gitFile, network, caches } = made;
     const { command: real, dir: claudeDir } = made.bin;
-    const command = real ? [real, ...c.command.slice(1)] : c.command;
+    // Below the action (process/priority.ts), inside the cage: bwrap's new session is a new group,
+    // and the cage's PID namespace holds only the task's processes, each new session lowered too.
+    const command = (0,priority/* below */.Gz)(real ? [real, ...c.command.slice(1)] : c.command, { every: true });
     return {
         bwrap: c.setup.host.bwrap,
         system: c.setup.host.system,
@@ -1970,14 +1975,16 @@ const processKind = {
             timeoutMs: w.timeoutMs,
             transcriptPath: w.transcriptPath,
             onProgress: w.onProgress,
-            signal: w.signal
+            signal: w.signal,
+            below: true
         });
         if (w.sealing)
             await (0,worker_exit/* sealAsChild */.Ii)(w.sealing, w.cwd);
         return exit;
     },
     run: async (c, env) => {
-        const result = await (0,verify/* runVerify */.R)(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal);
+        const launch = { file: 'sh', args: ['-c', c.command], below: true };
+        const result = await (0,verify/* runVerify */.R)(c.command, c.cwd, env, c.timeoutMs, launch, c.signal);
         if (c.sealing)
             await (0,worker_exit/* sealAsChild */.Ii)(c.sealing, c.cwd);
         return result;
@@ -4461,8 +4468,7 @@ function lazyPool(origin) {
     return { pool, close };
 }
 /** The endpoint as the gateway forwards to it: one connection pool, the key, the limiter, retries. */
-function forwardContext(opts, pool) {
-    const base = new URL(opts.upstream);
+function forwardContext(opts, base, pool) {
     return {
         upstream: {
             pool,
@@ -4517,8 +4523,9 @@ async function serve(host, onRequest, warn) {
  * worst case is reserved against the budgets before it goes upstream, and one limiter keeps the fleet's requests in flight within what the endpoint accepts.
  */
 async function startGateway(opts) {
-    const upstream = lazyPool(new URL(opts.upstream).origin);
-    const ctx = forwardContext(opts, upstream.pool);
+    const base = new URL(opts.upstream);
+    const upstream = lazyPool(base.origin);
+    const ctx = forwardContext(opts, base, upstream.pool);
     const warn = opts.log ?? (() => undefined);
     const prices = opts.prices ?? (opts.price ? { models: {}, fallback: opts.price } : undefined);
     const ledger = new Ledger(opts.budgets ?? {}, prices, warn);
@@ -6287,6 +6294,8 @@ async function huntStrays(t, limitMs = 10_000) {
     }
 }
 
+// EXTERNAL MODULE: ./src/process/priority.ts
+var priority = __nccwpck_require__(61673);
 ;// CONCATENATED MODULE: ./src/process.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -6349,6 +6358,7 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
  * A small wrapper over spawn rather than execa: execa would add ~360 KB to the bundle and merges
  * process.env into the child's environment by default.
  */
+
 
 
 
@@ -6462,7 +6472,8 @@ function startChild(file, args, opts) {
         const cancelled = String(opts.signal.reason);
         return { marker, result: Promise.resolve({ ...NOT_STARTED, cancelled, durationMs: 0 }) };
     }
-    const child = (0,external_node_child_process_namespaceObject.spawn)(file, args, {
+    const argv = opts.below ? (0,priority/* below */.Gz)([file, ...args]) : [file, ...args];
+    const child = (0,external_node_child_process_namespaceObject.spawn)(argv[0] ?? file, argv.slice(1), {
         cwd: opts.cwd,
         env: { ...opts.env, [STRAY_MARKER]: marker },
         detached: true,
@@ -6553,6 +6564,66 @@ async function runOk(file, args, opts) {
  */
 function huntAllChildren() {
     return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START });
+}
+
+
+/***/ }),
+
+/***/ 61673:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Gz: () => (/* binding */ below)
+/* harmony export */ });
+/* unused harmony exports TASK_NICE, BELOW_SCRIPT */
+/**
+ * A task's own commands (its worker, setup and verify) run below the action: the action's steps
+ * on each task's way out (the seal, its check, the push, the PR) and the gateway every worker
+ * talks through never wait in line behind the workers' CPU. Linux weighs CPU between groups before
+ * processes: where it groups processes by session (autogroup: on by default, and in force for a
+ * process in the root CPU cgroup), each worker leads a session of its own, whose group competes
+ * with the action's as one whatever its processes' nice; with twelve workers the action and all
+ * its git got a thirteenth of the CPU (docs/performance.md). So both are lowered: the session's
+ * group, and the nice value every process of the command inherits. Lowering one's own priority
+ * needs no privilege; raising it back does, so a worker cannot undo it (it can start a session of
+ * its own, whose group is then as any other: no worse than before).
+ */
+/** The nice value of a task's own commands (0 is the action's; 19 the lowest). */
+const TASK_NICE = 19;
+/**
+ * `sh` lowering its session's group and then its own nice, then becoming the command. The group's
+ * change is made in the background, not waited for: the kernel takes one such change a tenth of a
+ * second from an unprivileged process, machine-wide, and says EAGAIN to the rest, so it is retried
+ * (for three seconds) while the command already runs. With `every` (a PID namespace of the task's
+ * own: the sandbox), each session the command's processes start later is lowered too, twice a
+ * second while the command lives: the worker CLI runs each tool's shell in a session of its own
+ * (measured: test/e2e/priority.test.ts), whose group would otherwise start at the action's level.
+ * Where the kernel has no autogroup the file is missing and only the nice value applies. Constant
+ * text: the nice value, `every` (1 or 0) and the command are its arguments.
+ */
+const BELOW_SCRIPT = [
+    'n=$1 every=$2; shift 2',
+    'if [ -e /proc/self/autogroup ]; then',
+    '  {',
+    '    t=0; until { echo "$n" >/proc/self/autogroup; } 2>/dev/null || [ $t -ge 30 ]; do t=$((t+1)); sleep 0.1; done',
+    '    while [ "$every" = 1 ] && kill -0 $$ 2>/dev/null; do',
+    '      for p in /proc/[0-9]*; do',
+    '        g=; read -r g <"$p/autogroup" 2>/dev/null || continue',
+    '        case $g in *" nice $n") ;; *) { echo "$n" >"$p/autogroup"; } 2>/dev/null ;; esac',
+    '      done',
+    '      sleep 0.5',
+    '    done',
+    '  } </dev/null >/dev/null 2>&1 &',
+    'fi',
+    'exec nice -n "$n" "$@"'
+].join('\n');
+/**
+ * The argv that runs `command` below the action; `every`: lower each session it starts too (only
+ * where every process in /proc is the task's own: a PID namespace of its own).
+ */
+function below(command, opts = {}) {
+    const every = opts.every ? '1' : '0';
+    return ['sh', '-c', BELOW_SCRIPT, 'fleet-below', String(TASK_NICE), every, ...command];
 }
 
 
@@ -6992,7 +7063,9 @@ const SEAL_AFTER = [
     '  n=$((n+1))',
     'done',
     'if [ -z "$live" ]; then',
-    '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+    // Its own session, so its own scheduling group: not the one the command below lowered.
+    '  ss=; command -v setsid >/dev/null 2>&1 && ss=setsid',
+    '  $ss env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
     '  echo $? >"${out%/*}/sealed"',
     // Not sealed: a status the command wrote must not stand for one (the action seals again).
     'else rm -f "${out%/*}/sealed"',
@@ -7455,6 +7528,7 @@ async function spawnWorker(opts) {
         signal: opts.signal,
         onStop: opts.onStop,
         hunt: opts.hunt,
+        below: opts.below,
         maxOutput: 4000
     });
     const transcript = (0,external_node_fs_.createWriteStream)(opts.transcriptPath);
@@ -7502,6 +7576,7 @@ launch = { file: 'sh', args: ['-c', command] }, signal) {
         signal,
         onStop: launch.onStop,
         hunt: launch.hunt,
+        below: launch.below,
         maxOutput: 16_000
     });
     // One tail of both streams, in the order the command wrote them.
@@ -27723,7 +27798,7 @@ class FleetRepo {
     atCheckout(listed, base, branches) {
         const branch = baseOf(listed, base);
         const head = this.workspace?.head;
-        if (!branch || !head || branches.some(b => listed.includes(`\trefs/heads/${b}\n`)))
+        if (!branch || !head || listedBranches(listed, branches).length > 0)
             return undefined;
         const ref = base ? `refs/heads/${base}` : 'HEAD';
         const sha = listed
@@ -27838,7 +27913,7 @@ class FleetRepo {
         const branch = baseOf(listed, base);
         if (!branch)
             throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`);
-        const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`));
+        const existing = listedBranches(listed, branches);
         await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() });
         await this.rejoin();
         return branch;
@@ -28163,6 +28238,10 @@ class FleetRepo {
 /** The base: the one given, else the remote's default branch as its listing names it. */
 function baseOf(listed, base) {
     return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1];
+}
+/** Those of `branches` the remote's listing names. */
+function listedBranches(listed, branches) {
+    return branches.filter(b => listed.includes(`\trefs/heads/${b}\n`));
 }
 /** The remote's HEAD and which of `branches` exist: one round trip (`remote`: a name or a URL). */
 async function listRemote(git, remote, branches, env) {

@@ -187,13 +187,15 @@ const processKind: Kind = {
       timeoutMs: w.timeoutMs,
       transcriptPath: w.transcriptPath,
       onProgress: w.onProgress,
-      signal: w.signal
+      signal: w.signal,
+      below: true
     })
     if (w.sealing) await sealAsChild(w.sealing, w.cwd)
     return exit
   },
   run: async (c, env) => {
-    const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, undefined, c.signal)
+    const launch = { file: 'sh', args: ['-c', c.command], below: true }
+    const result = await runVerify(c.command, c.cwd, env, c.timeoutMs, launch, c.signal)
     if (c.sealing) await sealAsChild(c.sealing, c.cwd)
     return result
   },

@@ -90,8 +90,11 @@ function lazyPool(origin: string): { pool: () => Promise<Pool>; close: () => Pro
 }
 
 /** The endpoint as the gateway forwards to it: one connection pool, the key, the limiter, retries. */
-function forwardContext(opts: GatewayOptions, pool: () => Promise<Pool>): ForwardContext {
-  const base = new URL(opts.upstream)
+function forwardContext(
+  opts: GatewayOptions,
+  base: URL,
+  pool: () => Promise<Pool>
+): ForwardContext {
   return {
     upstream: {
       pool,
@@ -152,8 +155,9 @@ async function serve(
  * worst case is reserved against the budgets before it goes upstream, and one limiter keeps the fleet's requests in flight within what the endpoint accepts.
  */
 export async function startGateway(opts: GatewayOptions): Promise<Gateway> {
-  const upstream = lazyPool(new URL(opts.upstream).origin)
-  const ctx = forwardContext(opts, upstream.pool)
+  const base = new URL(opts.upstream)
+  const upstream = lazyPool(base.origin)
+  const ctx = forwardContext(opts, base, upstream.pool)
   const warn = opts.log ?? (() => undefined)
   const prices = opts.prices ?? (opts.price ? { models: {}, fallback: opts.price } : undefined)
   const ledger = new Ledger(opts.budgets ?? {}, prices, warn)

@@ -193,8 +193,7 @@ export class FleetRepo {
   ): { branch: string; sha: string } | undefined {
     const branch = baseOf(listed, base)
     const head = this.workspace?.head
-    if (!branch || !head || branches.some(b => listed.includes(`\trefs/heads/${b}\n`)))
-      return undefined
+    if (!branch || !head || listedBranches(listed, branches).length > 0) return undefined
     const ref = base ? `refs/heads/${base}` : 'HEAD'
     const sha = listed
       .split('\n')
@@ -330,7 +329,7 @@ export class FleetRepo {
     const branch = baseOf(listed, base)
     if (!branch)
       throw new Error(`could not read the default branch of ${this.remoteUrl}; set base-branch`)
-    const existing = branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
+    const existing = listedBranches(listed, branches)
     await this.git.exec(this.fetchArgs([branch, ...existing]), { env: this.auth() })
     await this.rejoin()
     return branch
@@ -691,6 +690,11 @@ export class FleetRepo {
 /** The base: the one given, else the remote's default branch as its listing names it. */
 function baseOf(listed: string, base: string | undefined): string | undefined {
   return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
+}
+
+/** Those of `branches` the remote's listing names. */
+function listedBranches(listed: string, branches: string[]): string[] {
+  return branches.filter(b => listed.includes(`\trefs/heads/${b}\n`))
 }
 
 /** The remote's HEAD and which of `branches` exist: one round trip (`remote`: a name or a URL). */

@@ -247,7 +247,9 @@ export const SEAL_AFTER = [
   '  n=$((n+1))',
   'done',
   'if [ -z "$live" ]; then',
-  '  env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
+  // Its own session, so its own scheduling group: not the one the command below lowered.
+  '  ss=; command -v setsid >/dev/null 2>&1 && ss=setsid',
+  '  $ss env -i PATH=/usr/local/bin:/usr/bin:/bin HOME="$home" TMPDIR="$home" GIT_AUTHOR_NAME="$an" GIT_AUTHOR_EMAIL="$ae" GIT_COMMITTER_NAME="$an" GIT_COMMITTER_EMAIL="$ae" sh -c "$s" fleet-seal "$b" "$start" "$out" "$msg" "$merge" "$from" "$layer" "$was" </dev/null >/dev/null 2>"${out%/*}/seal.log"',
   '  echo $? >"${out%/*}/sealed"',
   // Not sealed: a status the command wrote must not stand for one (the action seals again).
   'else rm -f "${out%/*}/sealed"',

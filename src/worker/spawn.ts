@@ -27,6 +27,8 @@ export interface SpawnOptions {
   onStop?: (why: 'timeout' | 'cancel') => void
   /** Hunt its strays by the marker (default true; not for a container runtime's CLI). */
   hunt?: boolean
+  /** Run it below the action's priority (process/priority.ts). */
+  below?: boolean
 }
 
 /** What the runner sends a step it cancels: SIGINT first, SIGTERM 7.5 s later. */
@@ -46,6 +48,7 @@ export async function spawnWorker(opts: SpawnOptions): Promise<WorkerExit> {
     signal: opts.signal,
     onStop: opts.onStop,
     hunt: opts.hunt,
+    below: opts.below,
     maxOutput: 4000
   })
   const transcript = createWriteStream(opts.transcriptPath)

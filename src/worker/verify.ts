@@ -15,6 +15,8 @@ export interface Launch {
   onStop?: (why: 'timeout' | 'cancel') => void
   /** Hunt its strays by the marker (default true; not for a container runtime's CLI). */
   hunt?: boolean
+  /** Run it below the action's priority (process/priority.ts): a task's own command. */
+  below?: boolean
 }
 
 /**
@@ -38,6 +40,7 @@ export async function runVerify(
     signal,
     onStop: launch.onStop,
     hunt: launch.hunt,
+    below: launch.below,
     maxOutput: 16_000
   })
   // One tail of both streams, in the order the command wrote them.

@@ -1,6 +1,7 @@
 // Issues 17 and 26: src/process.ts is the one way src/ runs a command to its end.
+import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { CommandError, run, runOk } from '../../src/process.js'
+import { CommandError, run, runChild, runOk } from '../../src/process.js'
 
 describe('run', () => {
   it('gives the exit code, stdout and stderr of a command that fails', async () => {
@@ -53,5 +54,41 @@ describe('runOk', () => {
     const failing = runOk('sh', ['-c', 'echo one >&2; echo two >&2; exit 4'], { env: {} })
     await expect(failing).rejects.toBeInstanceOf(CommandError)
     await expect(failing).rejects.toThrow(/^sh -c .* failed \(exit 4\): one two$/)
+  })
+})
+
+describe('below: a task’s own command', () => {
+  // Its nice (field 19 of its stat: the 17th from the state), and its session's group once the
+  // change made in the background has landed (or after five seconds).
+  const LOOK = [
+    'read -r st </proc/self/stat; set -- ${st##*) }; echo "NICE=${17}"',
+    'if [ -e /proc/self/autogroup ]; then',
+    '  t=0; until grep -q "nice 19" /proc/self/autogroup || [ $t -ge 50 ]; do t=$((t+1)); sleep 0.1; done',
+    '  cat /proc/self/autogroup',
+    'fi'
+  ].join('\n')
+
+  it('runs at nice 19 in a group of its own lowered to 19, and leaves the action’s as it was', async () => {
+    const own = () => readFileSync('/proc/self/autogroup', 'utf8')
+    const grouped = existsSync('/proc/self/autogroup')
+    const before = grouped ? own() : ''
+    const r = await runChild('sh', ['-c', LOOK], {
+      env: { PATH: process.env.PATH ?? '' },
+      below: true
+    })
+    expect(r.exitCode, r.stderr).toBe(0)
+    expect(r.stdout).toMatch(/^NICE=19$/m)
+    if (grouped) {
+      expect(r.stdout).toMatch(/^\/autogroup-\d+ nice 19$/m)
+      expect(own()).toBe(before)
+    }
+  })
+
+  it('is the command itself: its arguments, exit status and output pass through', async () => {
+    const r = await runChild('sh', ['-c', 'echo "[$1]"; exit 7', 'x', 'a b'], {
+      env: {},
+      below: true
+    })
+    expect(r).toMatchObject({ exitCode: 7, stdout: '[a b]\n' })
   })
 })
