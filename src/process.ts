@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
 import { huntStrays, signalGroup, startTicks } from './process/hunt.js'
-import { below } from './process/priority.js'
+import { below, lowerGroups } from './process/priority.js'
 
 export { huntStrays, signalGroup } from './process/hunt.js'
 
@@ -185,13 +185,15 @@ export function startChild(file: string, args: readonly string[], opts: ChildOpt
   })
   child.stdin.on('error', () => undefined) // a child that dies early closes its stdin: not our error
   if (!opts.holdStdin) child.stdin.end(opts.stdin ?? '')
+  const result = ending(child, marker, opts, started)
+  if (opts.below) lowerGroups(child.pid, result)
   return {
     pid: child.pid,
     marker,
     ...(opts.holdStdin ? { stdin: child.stdin } : {}),
     stdout: child.stdout,
     stderr: child.stderr,
-    result: ending(child, marker, opts, started)
+    result
   }
 }
 

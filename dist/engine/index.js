@@ -1667,7 +1667,7 @@ function specOf(c, made) {
     const { command: real, dir: claudeDir } = made.bin;
     // Below the action (process/priority.ts), inside the cage: bwrap's new session is a new group,
     // and the cage's PID namespace holds only the task's processes, each new session lowered too.
-    const command = (0,priority/* below */.Gz)(real ? [real, ...c.command.slice(1)] : c.command, { every: true });
+    const command = (0,priority/* belowInCage */.DJ)(real ? [real, ...c.command.slice(1)] : c.command);
     return {
         bwrap: c.setup.host.bwrap,
         system: c.setup.host.system,
@@ -6482,13 +6482,16 @@ function startChild(file, args, opts) {
     child.stdin.on('error', () => undefined); // a child that dies early closes its stdin: not our error
     if (!opts.holdStdin)
         child.stdin.end(opts.stdin ?? '');
+    const result = ending(child, marker, opts, started);
+    if (opts.below)
+        (0,priority/* lowerGroups */.Ui)(child.pid, result);
     return {
         pid: child.pid,
         marker,
         ...(opts.holdStdin ? { stdin: child.stdin } : {}),
         stdout: child.stdout,
         stderr: child.stderr,
-        result: ending(child, marker, opts, started)
+        result
     };
 }
 /** Runs a child to its end: startChild, awaited. */
@@ -6573,9 +6576,13 @@ function huntAllChildren() {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   Gz: () => (/* binding */ below)
+/* harmony export */   DJ: () => (/* binding */ belowInCage),
+/* harmony export */   Gz: () => (/* binding */ below),
+/* harmony export */   Ui: () => (/* binding */ lowerGroups)
 /* harmony export */ });
-/* unused harmony exports TASK_NICE, BELOW_SCRIPT */
+/* unused harmony exports TASK_NICE, BELOW_IN_CAGE */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /**
  * A task's own commands (its worker, setup and verify) run below the action: the action's steps
  * on each task's way out (the seal, its check, the push, the PR) and the gateway every worker
@@ -6583,31 +6590,76 @@ function huntAllChildren() {
  * processes: where it groups processes by session (autogroup: on by default, and in force for a
  * process in the root CPU cgroup), each worker leads a session of its own, whose group competes
  * with the action's as one whatever its processes' nice; with twelve workers the action and all
- * its git got a thirteenth of the CPU (docs/performance.md). So both are lowered: the session's
- * group, and the nice value every process of the command inherits. Lowering one's own priority
- * needs no privilege; raising it back does, so a worker cannot undo it (it can start a session of
- * its own, whose group is then as any other: no worse than before).
+ * its git got a thirteenth of the CPU (docs/performance.md). So both are lowered: the nice value
+ * every process of the command inherits, and the group of its session and of each session its
+ * direct children start (the worker CLI starts every tool's shell in a session of its own). Lowering
+ * one's own priority needs no privilege; raising it back does, so a worker cannot undo it (a
+ * process that starts a session of its own further down keeps nice 19 and gets a group as any
+ * other: no worse than before). The kernel takes one group change a tenth of a second from an
+ * unprivileged process, machine-wide, and says EAGAIN to the rest: a change refused is made again
+ * on the next look.
  */
+
 /** The nice value of a task's own commands (0 is the action's; 19 the lowest). */
 const TASK_NICE = 19;
+/** How often the groups of a command's new sessions are looked at, in ms. */
+const LOOK_MS = 500;
+/** `command` at the task's nice value: the argv that runs it (the host's `nice`). */
+function below(command) {
+    return ['nice', '-n', String(TASK_NICE), ...command];
+}
 /**
- * `sh` lowering its session's group and then its own nice, then becoming the command. The group's
- * change is made in the background, not waited for: the kernel takes one such change a tenth of a
- * second from an unprivileged process, machine-wide, and says EAGAIN to the rest, so it is retried
- * (for three seconds) while the command already runs. With `every` (a PID namespace of the task's
- * own: the sandbox), each session the command's processes start later is lowered too, twice a
- * second while the command lives: the worker CLI runs each tool's shell in a session of its own
- * (measured: test/e2e/priority.test.ts), whose group would otherwise start at the action's level.
- * Where the kernel has no autogroup the file is missing and only the nice value applies. Constant
- * text: the nice value, `every` (1 or 0) and the command are its arguments.
+ * Lowers the group of the session `pid` leads, and of each session its direct children lead,
+ * now and every LOOK_MS until `end` settles. For a command started by the action (isolation:
+ * process), whose pid the action holds: the reads are a few small /proc files, no process.
  */
-const BELOW_SCRIPT = [
-    'n=$1 every=$2; shift 2',
+function lowerGroups(pid, end) {
+    if (pid === undefined)
+        return;
+    const look = () => [pid, ...childrenOf(pid)].forEach(lowerGroup);
+    look();
+    const timer = setInterval(look, LOOK_MS);
+    timer.unref();
+    void end.finally(() => clearInterval(timer));
+}
+/** The group of `pid`'s session at TASK_NICE; nothing when it is already, gone, or refused. */
+function lowerGroup(pid) {
+    const file = `/proc/${pid}/autogroup`;
+    try {
+        if (!(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(file, 'latin1').trimEnd().endsWith(` nice ${TASK_NICE}`))
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeFileSync)(file, String(TASK_NICE));
+    }
+    catch {
+        // No autogroup here, the process is gone, or EAGAIN: the next look tries again.
+    }
+}
+/** The pids of `pid`'s direct children (/proc/<pid>/task/<tid>/children), [] when unreadable. */
+function childrenOf(pid) {
+    try {
+        return (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readdirSync)(`/proc/${pid}/task`).flatMap(tid => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(`/proc/${pid}/task/${tid}/children`, 'latin1')
+            .split(' ')
+            .filter(Boolean)
+            .map(Number));
+    }
+    catch {
+        return [];
+    }
+}
+/**
+ * The same inside the sandbox, where the action does not hold the command's pid: `sh` as the
+ * cage's command, starting a watcher and then becoming the command at TASK_NICE. The cage's PID
+ * namespace holds only the task's processes, so the watcher lowers every group in its /proc not
+ * yet lowered, its own session's first, every half second while the command lives; it dies with
+ * the cage (or by the seal's kill of everything else before it runs: worker/exit.ts SEAL_AFTER).
+ * Where the kernel has no autogroup the file is missing and only the nice value applies. Constant
+ * text: the nice value and the command are its arguments.
+ */
+const BELOW_IN_CAGE = [
+    'n=$1; shift',
     'if [ -e /proc/self/autogroup ]; then',
     '  {',
-    '    t=0; until { echo "$n" >/proc/self/autogroup; } 2>/dev/null || [ $t -ge 30 ]; do t=$((t+1)); sleep 0.1; done',
-    '    while [ "$every" = 1 ] && kill -0 $$ 2>/dev/null; do',
-    '      for p in /proc/[0-9]*; do',
+    '    while kill -0 $$ 2>/dev/null; do',
+    '      for p in /proc/self /proc/[0-9]*; do',
     '        g=; read -r g <"$p/autogroup" 2>/dev/null || continue',
     '        case $g in *" nice $n") ;; *) { echo "$n" >"$p/autogroup"; } 2>/dev/null ;; esac',
     '      done',
@@ -6617,13 +6669,9 @@ const BELOW_SCRIPT = [
     'fi',
     'exec nice -n "$n" "$@"'
 ].join('\n');
-/**
- * The argv that runs `command` below the action; `every`: lower each session it starts too (only
- * where every process in /proc is the task's own: a PID namespace of its own).
- */
-function below(command, opts = {}) {
-    const every = opts.every ? '1' : '0';
-    return ['sh', '-c', BELOW_SCRIPT, 'fleet-below', String(TASK_NICE), every, ...command];
+/** The argv that runs `command` in the cage below the action (BELOW_IN_CAGE). */
+function belowInCage(command) {
+    return ['sh', '-c', BELOW_IN_CAGE, 'fleet-below', String(TASK_NICE), ...command];
 }
 
 

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { VerifyResult, View } from '../domain.js'
 import { runVerify } from '../worker/verify.js'
-import { below } from '../process/priority.js'
+import { belowInCage } from '../process/priority.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
 import {
   acceptSeal,
@@ -161,7 +161,7 @@ function specOf(
   const { command: real, dir: claudeDir } = made.bin
   // Below the action (process/priority.ts), inside the cage: bwrap's new session is a new group,
   // and the cage's PID namespace holds only the task's processes, each new session lowered too.
-  const command = below(real ? [real, ...c.command.slice(1)] : c.command, { every: true })
+  const command = belowInCage(real ? [real, ...c.command.slice(1)] : c.command)
   return {
     bwrap: c.setup.host.bwrap,
     system: c.setup.host.system,

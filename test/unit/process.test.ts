@@ -58,30 +58,37 @@ describe('runOk', () => {
 })
 
 describe('below: a task’s own command', () => {
-  // Its nice (field 19 of its stat: the 17th from the state), and its session's group once the
-  // change made in the background has landed (or after five seconds).
+  // Its nice (field 19 of its stat: the 17th from the state), and its session's group once lowered
+  // (or after five seconds); then the same from a child that made a session of its own.
   const LOOK = [
     'read -r st </proc/self/stat; set -- ${st##*) }; echo "NICE=${17}"',
     'if [ -e /proc/self/autogroup ]; then',
     '  t=0; until grep -q "nice 19" /proc/self/autogroup || [ $t -ge 50 ]; do t=$((t+1)); sleep 0.1; done',
-    '  cat /proc/self/autogroup',
+    '  echo "GROUP=$(cat /proc/self/autogroup)"',
     'fi'
   ].join('\n')
+  const grouped = existsSync('/proc/self/autogroup')
+  const own = () => (grouped ? readFileSync('/proc/self/autogroup', 'utf8') : '')
 
-  it('runs at nice 19 in a group of its own lowered to 19, and leaves the action’s as it was', async () => {
-    const own = () => readFileSync('/proc/self/autogroup', 'utf8')
-    const grouped = existsSync('/proc/self/autogroup')
-    const before = grouped ? own() : ''
-    const r = await runChild('sh', ['-c', LOOK], {
+  it('runs at nice 19, its session’s group and its children’s lowered, the action’s as it was', async () => {
+    const before = own()
+    const script = `${LOOK}\nsetsid sh -c '${LOOK.replace(/'/g, `'\\''`)}'`
+    const r = await runChild('sh', ['-c', script], {
       env: { PATH: process.env.PATH ?? '' },
       below: true
     })
     expect(r.exitCode, r.stderr).toBe(0)
-    expect(r.stdout).toMatch(/^NICE=19$/m)
-    if (grouped) {
-      expect(r.stdout).toMatch(/^\/autogroup-\d+ nice 19$/m)
-      expect(own()).toBe(before)
-    }
+    expect(r.stdout.match(/^NICE=19$/gm)).toHaveLength(2)
+    if (!grouped) return
+    const groups = r.stdout.match(/^GROUP=.*$/gm) ?? []
+    expect(groups).toHaveLength(2)
+    expect(
+      groups.every(g => /^GROUP=\/autogroup-\d+ nice 19$/.test(g)),
+      groups.join('\n')
+    ).toBe(true)
+    // Two sessions: two groups.
+    expect(new Set(groups).size).toBe(2)
+    expect(own()).toBe(before)
   })
 
   it('is the command itself: its arguments, exit status and output pass through', async () => {
