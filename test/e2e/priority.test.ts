@@ -9,37 +9,32 @@ import { byId } from '../../demo/stack.js'
 import { bash, task, write } from './faults-support.js'
 
 // The tool's shell: its nice (field 19 of its stat: the 17th from the state), and the groups of
-// the worker (the parent of the tool's session leader) and of the tool itself, once those `wait`
-// names (worker, self) are lowered (or after five seconds).
-const LOOK = (wait: string) =>
-  [
-    'read -r st </proc/self/stat; set -- ${st##*) }; echo "NICE=${17}"; sid=$4',
-    'read -r st </proc/$sid/stat; set -- ${st##*) }; worker=$2',
-    'low() { for p; do grep -q "nice 19" /proc/$p/autogroup || return 1; done; }',
-    'if [ -e /proc/self/autogroup ]; then',
-    `  t=0; until low ${wait} || [ $t -ge 50 ]; do t=$((t+1)); sleep 0.1; done`,
-    '  echo "WORKER=$(cat /proc/$worker/autogroup)"; echo "TOOL=$(cat /proc/self/autogroup)"',
-    'fi'
-  ].join('\n')
+// the worker (the parent of the tool's session leader) and of the tool itself, once both are
+// lowered (or after five seconds).
+const LOOK = [
+  'read -r st </proc/self/stat; set -- ${st##*) }; echo "NICE=${17}"; sid=$4',
+  'read -r st </proc/$sid/stat; set -- ${st##*) }; worker=$2',
+  'low() { for p; do grep -q "nice 19" /proc/$p/autogroup || return 1; done; }',
+  'if [ -e /proc/self/autogroup ]; then',
+  '  t=0; until low $worker self || [ $t -ge 50 ]; do t=$((t+1)); sleep 0.1; done',
+  '  echo "WORKER=$(cat /proc/$worker/autogroup)"; echo "TOOL=$(cat /proc/self/autogroup)"',
+  'fi'
+].join('\n')
 
 const GROUPED = existsSync('/proc/self/autogroup')
 
 describe('a task’s own commands run below the action', () => {
   const stack = useStack()
 
-  const cases = [
-    { isolation: 'process', wait: '$worker self' },
-    { isolation: 'sandbox', wait: '$worker self' }
-  ] as const
-  for (const c of cases)
-    it(`in isolation: ${c.isolation}, the worker runs in a lowered group, its tools at nice 19 in lowered groups`, async ({
+  for (const isolation of ['process', 'sandbox'] as const)
+    it(`in isolation: ${isolation}, the worker runs in a lowered group, its tools at nice 19 in lowered groups`, async ({
       skip
     }) => {
-      if (c.isolation === 'sandbox' && stack.isolation !== 'sandbox') skip('no sandbox here')
-      const id = `below-${c.isolation}`
-      const steps = [bash(LOOK(c.wait)), write('low.txt'), { text: 'Looked.' }]
+      if (isolation === 'sandbox' && stack.isolation !== 'sandbox') skip('no sandbox here')
+      const id = `below-${isolation}`
+      const steps = [bash(LOOK), write('low.txt'), { text: 'Looked.' }]
       const run = await stack.run({
-        inputs: { tasks: JSON.stringify([task(id, { steps })]), isolation: c.isolation }
+        inputs: { tasks: JSON.stringify([task(id, { steps })]), isolation }
       })
       expectOk(run)
       expect(byId(run).get(id)?.status).toBe('pr-opened')
