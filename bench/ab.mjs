@@ -5,6 +5,9 @@
 // of BENCH_TASKS at max-parallel BENCH_TASKS in isolation: process (own overhead per task).
 //   BENCH_AB_DIST   the other build's dist/ directory (A); B is this checkout's dist/
 //   BENCH_ROUNDS    rounds (default 4); BENCH_TASKS (default 4); BENCH_DELAY_MS (default 500)
+//   BENCH_AB_PARTS  which runs, comma-separated (default solo,sandbox,batch): the batch drives
+//                   the load up for the next round's runs, so a small change to one task's path
+//                   is measured with solo (and sandbox) alone
 // Medians per build are printed, with the load before each round.
 import path from 'node:path'
 import { load, log, median, openBench, ROOT } from './common.mjs'
@@ -16,6 +19,7 @@ const N = Number(process.env.BENCH_TASKS ?? 4)
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 500)
 const BUILDS = { A: path.resolve(A), B: path.join(ROOT, 'dist') }
 const BRANCHES_ONLY = { GITHUB_REPOSITORY: '' }
+const PARTS = new Set((process.env.BENCH_AB_PARTS ?? 'solo,sandbox,batch').split(','))
 
 const bench = await openBench()
 const figures = { A: [], B: [] }
@@ -29,31 +33,37 @@ async function once(build, round) {
     cmd
   })
   const worker = solo.spans[0]
-  const sandbox = await bench.action(`sandbox-${build}-${round}`, {
-    inputs: {
-      tasks: JSON.stringify([bench.task(id('s'), DELAY)]),
-      isolation: 'sandbox',
-      'claude-path': ''
-    },
-    env: BRANCHES_ONLY,
-    cmd
-  })
-  const batch = await bench.action(`batch-${build}-${round}`, {
-    inputs: {
-      tasks: JSON.stringify(Array.from({ length: N }, () => bench.task(id('b'), DELAY))),
-      'max-parallel': String(N)
-    },
-    env: BRANCHES_ONLY,
-    cmd
-  })
-  const walls = new Map(batch.spans.map(x => [x.id, x.end - x.start]))
   const f = {
     coldStart: worker.start - solo.m.t0,
     soloOverhead: solo.results[0]['duration-ms'] - (worker.end - worker.start),
-    sandboxWall: sandbox.m.t1 - sandbox.m.t0,
-    sandboxTask: sandbox.results[0]['duration-ms'],
-    batchOverhead: median(batch.results.map(r => r['duration-ms'] - (walls.get(r.id) ?? NaN))),
-    landed: solo.landed + sandbox.landed + batch.landed
+    landed: solo.landed
+  }
+  if (PARTS.has('sandbox')) {
+    const sandbox = await bench.action(`sandbox-${build}-${round}`, {
+      inputs: {
+        tasks: JSON.stringify([bench.task(id('s'), DELAY)]),
+        isolation: 'sandbox',
+        'claude-path': ''
+      },
+      env: BRANCHES_ONLY,
+      cmd
+    })
+    f.sandboxWall = sandbox.m.t1 - sandbox.m.t0
+    f.sandboxTask = sandbox.results[0]['duration-ms']
+    f.landed += sandbox.landed
+  }
+  if (PARTS.has('batch')) {
+    const batch = await bench.action(`batch-${build}-${round}`, {
+      inputs: {
+        tasks: JSON.stringify(Array.from({ length: N }, () => bench.task(id('b'), DELAY))),
+        'max-parallel': String(N)
+      },
+      env: BRANCHES_ONLY,
+      cmd
+    })
+    const walls = new Map(batch.spans.map(x => [x.id, x.end - x.start]))
+    f.batchOverhead = median(batch.results.map(r => r['duration-ms'] - (walls.get(r.id) ?? NaN)))
+    f.landed += batch.landed
   }
   figures[build].push(f)
   log(`${build} round ${round}: ${JSON.stringify(f)}`)
@@ -64,13 +74,15 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const build of round % 2 ? ['A', 'B'] : ['B', 'A']) await once(build, round)
 }
 await bench.close()
-const keys = ['coldStart', 'soloOverhead', 'sandboxWall', 'sandboxTask', 'batchOverhead']
+const keys = ['coldStart', 'soloOverhead', 'sandboxWall', 'sandboxTask', 'batchOverhead'].filter(
+  k => k in figures.A[0]
+)
 console.log(`\n| figure (median of ${ROUNDS}, ms) | A: ${A} | B: this dist/ |\n|---|---|---|`)
 for (const k of keys)
   console.log(
     `| ${k} | ${median(figures.A.map(f => f[k]))} | ${median(figures.B.map(f => f[k]))} |`
   )
 console.log(
-  `landed: A ${figures.A.reduce((s, f) => s + f.landed, 0)}, B ${figures.B.reduce((s, f) => s + f.landed, 0)} of ${ROUNDS * (N + 2)} each; ${load()}`
+  `landed: A ${figures.A.reduce((s, f) => s + f.landed, 0)}, B ${figures.B.reduce((s, f) => s + f.landed, 0)} of ${ROUNDS * (1 + (PARTS.has('sandbox') ? 1 : 0) + (PARTS.has('batch') ? N : 0))} each; ${load()}`
 )
 process.exit(0)

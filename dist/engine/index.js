@@ -4725,10 +4725,20 @@ const DRIVER_KEYS = '^(filter\\..+\\.(clean|smudge|process|required)|diff\\..+\\
 const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch']);
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv'];
 /**
- * Subcommands that run no driver: they read or write config and refs, never a file's contents
- * (`remote update` fetches, which runs none either). Nothing to list: one git process less each.
+ * Subcommands that run no driver: they read or write config, refs and object names, never a
+ * file's contents (`remote update` fetches, which runs none either). Nothing to list: one git
+ * process less each.
  */
-const NO_ATTRIBUTES = new Set(['init', 'ls-remote', 'config', 'remote']);
+const NO_ATTRIBUTES = new Set([
+    'init',
+    'ls-remote',
+    'config',
+    'remote',
+    'rev-parse',
+    'update-ref',
+    'symbolic-ref',
+    'count-objects'
+]);
 /** The first word that is not a `-c key=value` pair: the subcommand. */
 function subcommandAt(args) {
     let i = 0;
@@ -4829,6 +4839,13 @@ class Git {
             return keys ?? [];
         });
         return this.driverKeys;
+    }
+    /**
+     * Its config is the action's own, made by `init` and written since through this wrapper with no
+     * driver key (the fleet's clone): no command lists them until a `config` command changes it.
+     */
+    namesNoDriver() {
+        this.driverKeys = Promise.resolve([]);
     }
     async out(args) {
         return (await this.exec(args)).stdout.trim();
@@ -7200,6 +7217,9 @@ function refuse(t, reason, kept) {
 async function acceptSeal(t, seal, ran) {
     // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
     t.layerState = undefined;
+    // A seal run as the action's child (sealAsChild) moves the branch itself: read again unless
+    // the ref is written below.
+    t.head = undefined;
     try {
         if (ran.exitCode !== 0) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
@@ -7235,7 +7255,9 @@ async function acceptSeal(t, seal, ran) {
         // does not read every file again (on a big repository, that is most of a task's start); unlike
         // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
         await Promise.all([
-            t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+            t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+                t.head = head;
+            }),
             // A view's index keeps its fsmonitor marks for the entries the commit did not change.
             t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
                 env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
@@ -7267,7 +7289,8 @@ async function remadeMerge(t, merge, sealed) {
 }
 /** The task's branch as accepted so far. */
 async function acceptedHead(t) {
-    return t.repo.out(['rev-parse', `refs/heads/${t.branch}`]);
+    t.head ??= await t.repo.out(['rev-parse', `refs/heads/${t.branch}`]);
+    return t.head;
 }
 
 
@@ -27806,12 +27829,13 @@ class FleetRepo {
         const lister = git_git/* Git */.TU.create(external_node_path_default().dirname(opts.dir), env);
         const auth = (0,git_git/* authEnv */.mx)(opts.remoteUrl, opts.token, env);
         // The clone's steps that do not wait on each other run side by side (docs/performance.md):
-        // its config beside the borrowed objects' linking, the count before the fetch beside the
-        // borrowed ref's writing, and after the fetch the ref's removal beside the count.
+        // the listing beside the clone's making, its config beside the borrowed objects' linking.
         const [listed, [repo, borrowed]] = await Promise.all([
             listRemote(lister, opts.remoteUrl, [...(opts.base ? [opts.base] : []), ...opts.branches], auth),
             FleetRepo.open(opts).then(async (r) => {
                 const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)]);
+                // Its config is the action's own, just written: no command needs to list drivers in it.
+                r.git.namesNoDriver();
                 if (opts.checkoutViews)
                     r.checkWorkspace();
                 if (opts.tipsOnly)
@@ -27823,18 +27847,28 @@ class FleetRepo {
             return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
         const noFetch = repo.atCheckout(listed, opts.base, opts.branches);
         if (noFetch) {
-            await Promise.all([
-                repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]),
-                repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
-            ]);
+            await repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]);
             return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } };
         }
-        const base = await repo.fetchListed(listed, opts.base, opts.branches);
-        const [after] = await Promise.all([
-            repo.objectCount(),
-            repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+        const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches);
+        return { repo, base, borrowed: { ...borrowed, fetched } };
+    }
+    /**
+     * fetchListed into a clone with borrowed objects: counted before and after (what it fetched),
+     * the checkout's HEAD a ref while it runs, so the remote sends only what the clone lacks.
+     */
+    async fetchBorrowing(listed, base, branches) {
+        const head = this.workspace?.head;
+        const [before] = await Promise.all([
+            this.objectCount(),
+            head && this.git.exec(['update-ref', BORROWED_REF, head], { allowFailure: true })
         ]);
-        return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } };
+        const branch = await this.fetchListed(listed, base, branches);
+        const [after] = await Promise.all([
+            this.objectCount(),
+            head && this.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+        ]);
+        return { base: branch, fetched: after - before };
     }
     /**
      * When the remote's base is the borrowed checkout's HEAD and no work branch exists yet (a new
@@ -27856,8 +27890,8 @@ class FleetRepo {
         return sha === head ? { branch, sha } : undefined;
     }
     /**
-     * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
-     * sends only what it lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
+     * The checkout's objects, linked in; its HEAD is named while a fetch runs (clone), so the remote
+     * sends only what the clone lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
      * checkout's boundary as its own `.git/shallow` and stays shallow: its fetches are then at depth
      * 1 (fetchArgs), so the base's history is never fetched; only what the work needs (deepen).
      * Not when its objects are partial (a `filter:` checkout): the fetch would then claim objects the
@@ -27871,20 +27905,14 @@ class FleetRepo {
         if (!borrowed)
             return undefined;
         // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
-        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0) {
-            const before = await this.objectCount();
-            return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}), before };
-        }
+        if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+            return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}) };
         if (borrowed.shallow) {
             await (0,promises_.writeFile)(external_node_path_default().join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`);
             this.shallow = true;
         }
-        const [before] = await Promise.all([
-            this.objectCount(),
-            this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
-        ]);
         this.workspace = { dir: external_node_path_default().resolve(checkout), head: borrowed.head };
-        return { ...borrowed, before };
+        return borrowed;
     }
     /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
     fetchArgs(branches) {
@@ -28054,9 +28082,13 @@ class FleetRepo {
             async [Symbol.asyncDispose]() {
                 if (kept)
                     return;
+                // What `worktree remove --force` does, with no git process: its files and its admin dir
+                // go (one of the clone's own, read above from the worktree git had just made).
+                const admin = external_node_path_default().dirname(gitDir) === external_node_path_default().join(repo.dir, '.git', 'worktrees');
                 await serial(async () => {
-                    await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true });
-                    await (0,promises_.rm)(dir, { recursive: true, force: true });
+                    if (!admin)
+                        await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true });
+                    await Promise.all([dir, ...(admin ? [gitDir] : [])].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
                 });
             }
         };
@@ -29748,6 +29780,8 @@ function taskGit(ctx, task, tree) {
         repo: ctx.land.repo.git,
         branch: task.branch,
         start: tree.startSha,
+        // The worktree was made on the branch at its start (`worktree add -B`, or the view's ref).
+        head: tree.startSha,
         adminDir: tree.gitDir,
         view: tree.view,
         keepDir: ctx.land.preserveDir,

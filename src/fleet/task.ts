@@ -120,6 +120,8 @@ function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
     repo: ctx.land.repo.git,
     branch: task.branch,
     start: tree.startSha,
+    // The worktree was made on the branch at its start (`worktree add -B`, or the view's ref).
+    head: tree.startSha,
     adminDir: tree.gitDir,
     view: tree.view,
     keepDir: ctx.land.preserveDir,

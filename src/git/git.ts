@@ -68,10 +68,20 @@ const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch'])
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv']
 
 /**
- * Subcommands that run no driver: they read or write config and refs, never a file's contents
- * (`remote update` fetches, which runs none either). Nothing to list: one git process less each.
+ * Subcommands that run no driver: they read or write config, refs and object names, never a
+ * file's contents (`remote update` fetches, which runs none either). Nothing to list: one git
+ * process less each.
  */
-const NO_ATTRIBUTES = new Set(['init', 'ls-remote', 'config', 'remote'])
+const NO_ATTRIBUTES = new Set([
+  'init',
+  'ls-remote',
+  'config',
+  'remote',
+  'rev-parse',
+  'update-ref',
+  'symbolic-ref',
+  'count-objects'
+])
 
 /** The first word that is not a `-c key=value` pair: the subcommand. */
 function subcommandAt(args: string[]): number {
@@ -179,6 +189,14 @@ export class Git {
       return keys ?? []
     })
     return this.driverKeys
+  }
+
+  /**
+   * Its config is the action's own, made by `init` and written since through this wrapper with no
+   * driver key (the fleet's clone): no command lists them until a `config` command changes it.
+   */
+  namesNoDriver(): void {
+    this.driverKeys = Promise.resolve([])
   }
 
   async out(args: string[]): Promise<string> {

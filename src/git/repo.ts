@@ -146,8 +146,7 @@ export class FleetRepo {
     const lister = Git.create(path.dirname(opts.dir), env)
     const auth = authEnv(opts.remoteUrl, opts.token, env)
     // The clone's steps that do not wait on each other run side by side (docs/performance.md):
-    // its config beside the borrowed objects' linking, the count before the fetch beside the
-    // borrowed ref's writing, and after the fetch the ref's removal beside the count.
+    // the listing beside the clone's making, its config beside the borrowed objects' linking.
     const [listed, [repo, borrowed]] = await Promise.all([
       listRemote(
         lister,
@@ -157,6 +156,8 @@ export class FleetRepo {
       ),
       FleetRepo.open(opts).then(async r => {
         const [, borrowed] = await Promise.all([r.configure(), r.borrow(opts.checkout)])
+        // Its config is the action's own, just written: no command needs to list drivers in it.
+        r.git.namesNoDriver()
         if (opts.checkoutViews) r.checkWorkspace()
         if (opts.tipsOnly) r.shallow = true
         return [r, borrowed] as const
@@ -165,18 +166,33 @@ export class FleetRepo {
     if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
     const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
     if (noFetch) {
-      await Promise.all([
-        repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]),
-        repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
-      ])
+      await repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha])
       return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
     }
-    const base = await repo.fetchListed(listed, opts.base, opts.branches)
-    const [after] = await Promise.all([
-      repo.objectCount(),
-      repo.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+    const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches)
+    return { repo, base, borrowed: { ...borrowed, fetched } }
+  }
+
+  /**
+   * fetchListed into a clone with borrowed objects: counted before and after (what it fetched),
+   * the checkout's HEAD a ref while it runs, so the remote sends only what the clone lacks.
+   */
+  private async fetchBorrowing(
+    listed: string,
+    base: string | undefined,
+    branches: string[]
+  ): Promise<{ base: string; fetched: number }> {
+    const head = this.workspace?.head
+    const [before] = await Promise.all([
+      this.objectCount(),
+      head && this.git.exec(['update-ref', BORROWED_REF, head], { allowFailure: true })
     ])
-    return { repo, base, borrowed: { ...borrowed, fetched: after - borrowed.before } }
+    const branch = await this.fetchListed(listed, base, branches)
+    const [after] = await Promise.all([
+      this.objectCount(),
+      head && this.git.exec(['update-ref', '-d', BORROWED_REF], { allowFailure: true })
+    ])
+    return { base: branch, fetched: after - before }
   }
 
   /**
@@ -203,35 +219,27 @@ export class FleetRepo {
   }
 
   /**
-   * The checkout's objects, linked in; its HEAD a ref here while the fetch runs, so the remote
-   * sends only what it lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
+   * The checkout's objects, linked in; its HEAD is named while a fetch runs (clone), so the remote
+   * sends only what the clone lacks. When its history is cut (`fetch-depth: 1`), the clone takes the
    * checkout's boundary as its own `.git/shallow` and stays shallow: its fetches are then at depth
    * 1 (fetchArgs), so the base's history is never fetched; only what the work needs (deepen).
    * Not when its objects are partial (a `filter:` checkout): the fetch would then claim objects the
    * clone does not have, so it brings the base's history whole, as without a checkout.
    */
-  private async borrow(
-    checkout: string | undefined
-  ): Promise<(Borrowed & { before: number }) | undefined> {
+  private async borrow(checkout: string | undefined): Promise<Borrowed | undefined> {
     if (!checkout) return undefined
     const dotGit = path.join(this.git.dir, '.git')
     const borrowed = await borrowObjects(checkout, path.join(dotGit, 'objects'))
     if (!borrowed) return undefined
     // A cut history whose boundary or HEAD could not be read: fetched whole, the note says why.
-    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0) {
-      const before = await this.objectCount()
-      return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}), before }
-    }
+    if (!borrowed.head || borrowed.partial || borrowed.shallow?.length === 0)
+      return { ...borrowed, ...(borrowed.shallow ? { shallow: [] } : {}) }
     if (borrowed.shallow) {
       await writeFile(path.join(dotGit, 'shallow'), `${borrowed.shallow.join('\n')}\n`)
       this.shallow = true
     }
-    const [before] = await Promise.all([
-      this.objectCount(),
-      this.git.exec(['update-ref', BORROWED_REF, borrowed.head], { allowFailure: true })
-    ])
     this.workspace = { dir: path.resolve(checkout), head: borrowed.head }
-    return { ...borrowed, before }
+    return borrowed
   }
 
   /** `git fetch` of these branches into origin's refs; at depth 1 when the clone is shallow. */
@@ -428,9 +436,15 @@ export class FleetRepo {
       },
       async [Symbol.asyncDispose]() {
         if (kept) return
+        // What `worktree remove --force` does, with no git process: its files and its admin dir
+        // go (one of the clone's own, read above from the worktree git had just made).
+        const admin = path.dirname(gitDir) === path.join(repo.dir, '.git', 'worktrees')
         await serial(async () => {
-          await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
-          await rm(dir, { recursive: true, force: true })
+          if (!admin)
+            await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
+          await Promise.all(
+            [dir, ...(admin ? [gitDir] : [])].map(d => rm(d, { recursive: true, force: true }))
+          )
         })
       }
     }

@@ -146,6 +146,11 @@ export interface TaskGit {
   seals?: number
   /** The view's layer as the last accepted seal saw it (SEAL_SCRIPT's LAYER_STATE). */
   layerState?: string
+  /**
+   * The branch's head in the fleet's clone, as the action last wrote or read it (acceptedHead):
+   * no cage can move that ref, so it is read once, not before and after every seal.
+   */
+  head?: string
 }
 
 /** What a caged run needs to seal: where to write, and the command line to run there. */
@@ -362,6 +367,9 @@ function refuse(t: TaskGit, reason: string, kept?: string): void {
 export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<void> {
   // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
   t.layerState = undefined
+  // A seal run as the action's child (sealAsChild) moves the branch itself: read again unless
+  // the ref is written below.
+  t.head = undefined
   try {
     if (ran.exitCode !== 0) {
       const tail = ran.tail.trim().split('\n').slice(-3).join(' ')
@@ -398,7 +406,9 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     // does not read every file again (on a big repository, that is most of a task's start); unlike
     // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
     await Promise.all([
-      t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]),
+      t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+        t.head = head
+      }),
       // A view's index keeps its fsmonitor marks for the entries the commit did not change.
       t.repo.exec(
         [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
@@ -437,5 +447,6 @@ async function remadeMerge(t: TaskGit, merge: string, sealed: string): Promise<s
 
 /** The task's branch as accepted so far. */
 export async function acceptedHead(t: TaskGit): Promise<string> {
-  return t.repo.out(['rev-parse', `refs/heads/${t.branch}`])
+  t.head ??= await t.repo.out(['rev-parse', `refs/heads/${t.branch}`])
+  return t.head
 }

@@ -1,0 +1,72 @@
+// FleetRepo's clone right after a checkout and a task's worktree, with real git over file://: the
+// clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
+// disposed of is gone from disk and from git's list, and its id can be used again.
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { FleetRepo } from '../../src/git/repo.js'
+import { git, GIT_ENV } from '../support/git.js'
+
+describe("FleetRepo's clone and worktrees", () => {
+  let dir: string
+  let checkout: string
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'fleet-worktree-'))
+    const remote = path.join(dir, 'remote.git')
+    const seed = path.join(dir, 'seed')
+    git(dir, 'init', '--quiet', '--bare', '--initial-branch=main', remote)
+    git(dir, 'init', '--quiet', '--initial-branch=main', seed)
+    await writeFile(path.join(seed, 'a.txt'), 'a\n')
+    git(seed, 'add', '.')
+    git(seed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'one')
+    git(seed, 'push', '--quiet', remote, 'main')
+    checkout = path.join(dir, 'checkout')
+    git(dir, 'clone', '--quiet', `file://${remote}`, checkout)
+  })
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  const clone = () =>
+    FleetRepo.clone({
+      dir: path.join(dir, 'fleet', 'repo'),
+      remoteUrl: `file://${path.join(dir, 'remote.git')}`,
+      branches: ['fleet/x'],
+      checkout,
+      env: GIT_ENV
+    })
+
+  it("at the checkout's HEAD: no fetch, origin's base is that commit, no borrowed ref left", async () => {
+    const { repo, base, borrowed } = await clone()
+    expect(base).toBe('main')
+    expect(borrowed).toMatchObject({ fetched: 0, noFetch: true })
+    const head = git(checkout, 'rev-parse', 'HEAD')
+    expect(await repo.remoteSha('main')).toBe(head)
+    expect(git(repo.git.dir, 'for-each-ref', '--format=%(refname)')).toBe(
+      'refs/remotes/origin/main'
+    )
+    expect(git(repo.git.dir, 'config', 'remote.origin.url')).toBe(repo.remoteUrl)
+  })
+
+  it('a disposed worktree is gone, from disk and from git, and its id is used again', async () => {
+    const { repo } = await clone()
+    const names = () =>
+      git(repo.git.dir, 'worktree', 'list', '--porcelain')
+        .split('\n')
+        .filter(l => l.startsWith('worktree '))
+    for (const round of [1, 2]) {
+      const tree = await repo.worktree('t1', 'fleet/x', 'refs/remotes/origin/main')
+      expect(path.basename(tree.gitDir), `round ${round}`).toBe('t1')
+      expect(existsSync(path.join(tree.dir, 'a.txt'))).toBe(true)
+      expect(names()).toHaveLength(2)
+      await tree[Symbol.asyncDispose]()
+      expect(existsSync(tree.dir)).toBe(false)
+      expect(existsSync(tree.gitDir)).toBe(false)
+      expect(names()).toHaveLength(1)
+    }
+    // The branch stays.
+    expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
+  })
+})
