@@ -9,7 +9,7 @@
  * Only the environments of processes started no earlier than the child are read (`since`): a
  * descendant is forked after its ancestor, and an older process never inherited the marker.
  */
-import { readFileSync } from 'node:fs'
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pLimit from 'p-limit'
@@ -134,12 +134,36 @@ export function statFields(stat: string): { state: string; group: number; startT
   return { state: fields[0] ?? '', group: Number(fields[2]), startTicks: Number(fields[19]) }
 }
 
+/** A /proc/<pid>/stat line's bytes at most (52 numeric fields and a 16-byte comm fit many times). */
+const STAT_MAX = 4096
+const statBuffer = Buffer.allocUnsafe(STAT_MAX)
+
+/**
+ * A /proc/<pid>/stat line, read at once into one small buffer: a pass of /proc reads one per
+ * process, and `readFile` gave each a 64 KiB buffer (the file's size reads 0) and four trips
+ * through the thread pool. Measured on 69 processes: 1-1.6 ms, against 9-18 ms (and about ten
+ * times the CPU) for the promises' readFile. Undefined when it cannot be read, as readProc.
+ */
+function readStat(pid: string, unsure: () => void): string | undefined {
+  let fd: number | undefined
+  try {
+    fd = openSync(`/proc/${pid}/stat`, 'r')
+    const n = readSync(fd, statBuffer, 0, STAT_MAX, 0)
+    return statBuffer.toString('latin1', 0, n)
+  } catch (error) {
+    if (SHORT.has((error as NodeJS.ErrnoException).code ?? '')) unsure()
+    return undefined
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+}
+
 /** The process group of a live process (a zombie is dead: it only waits to be reaped), and when it started. */
-async function statOf(
+function statOf(
   pid: string,
   unsure: () => void
-): Promise<{ group: number; startTicks: number } | undefined> {
-  const stat = (await readProc(`/proc/${pid}/stat`, unsure))?.toString('latin1')
+): { group: number; startTicks: number } | undefined {
+  const stat = readStat(pid, unsure)
   if (!stat) return undefined
   const { state, group, startTicks } = statFields(stat)
   if (state === 'Z' || state === 'X') return undefined
@@ -176,7 +200,7 @@ export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsur
   const found = await Promise.all(
     names.map(name =>
       limit(async () => {
-        const stat = await statOf(name, doubt)
+        const stat = statOf(name, doubt)
         if (stat === undefined) return undefined
         if (t.group !== undefined && stat.group === t.group) return Number(name)
         if (!needle) return undefined
