@@ -148,7 +148,8 @@ export interface TaskGit {
   layerState?: string
   /**
    * The branch's head in the fleet's clone, as the action last wrote or read it (acceptedHead):
-   * no cage can move that ref, so it is read once, not before and after every seal.
+   * read once, not before and after every seal. A seal run as the action's child (sealAsChild)
+   * moves the ref itself, so acceptSeal forgets it until it writes it.
    */
   head?: string
 }
