@@ -8,7 +8,8 @@
 //     fixed = cores, fixed 6, branches only
 // and checks the targets of docs/performance.md. Defaults 24 tasks, 3000 ms, 12 CPU tasks; a quick
 // try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=capped runs the capped
-// endpoint's row alone (figures to .tmp/bench-capped.json). Figures also go to
+// endpoint's row alone (figures, each model request's timeline among them, to
+// .tmp/bench-capped.json). Figures also go to
 // .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
 // machine the figures move with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -123,6 +124,13 @@ const heavy = prefix =>
 // workers to keep it busy. In the default isolation (the sandbox), so the figure includes its
 // cost; the claude shim's log is out of the sandbox's sight, so this row has no worker spans.
 const ENDPOINT_LIMIT = 4
+/** Slot time the endpoint left unused between the first request and the last answer (ms). */
+function lanesIdle(endpoint) {
+  const answered = endpoint.filter(([, , outcome]) => outcome === 'reply')
+  const span = Math.max(...answered.map(([, end]) => end))
+  const busy = answered.reduce((sum, [start, end]) => sum + (end - start), 0)
+  return ENDPOINT_LIMIT * span - busy
+}
 async function cappedRow() {
   const seen = bench.stack.model.requests.length
   bench.stack.model.setMaxConcurrent(ENDPOINT_LIMIT)
@@ -136,10 +144,20 @@ async function cappedRow() {
   const endpointRequests = bench.stack.model.requests.slice(seen)
   row.refused = endpointRequests.filter(r => r.outcome === 'refused').length
   row.requests = endpointRequests.length
+  // Each model request from the first one's arrival (ms): arrival, end, outcome, turn, task.
+  const first = endpointRequests[0]?.at ?? 0
+  row.endpoint = endpointRequests.map(r => [
+    r.at - first,
+    (r.closedAt ?? NaN) - first,
+    r.outcome,
+    r.step,
+    path.basename(r.cwd ?? '')
+  ])
   // Every task's three turns through ENDPOINT_LIMIT lanes: the endpoint's own floor.
   row.floorMs = (N * 3 * DELAY) / ENDPOINT_LIMIT
+  row.lanesIdleMs = lanesIdle(row.endpoint)
   log(
-    `${row.name}: ${row.refused} of ${row.requests} model requests refused with 429; ${s(row.wallMs)} against the endpoint's floor of ${s(row.floorMs)} (${(row.wallMs / row.floorMs).toFixed(2)}x)`
+    `${row.name}: ${row.refused} of ${row.requests} model requests refused with 429; ${s(row.wallMs)} against the endpoint's floor of ${s(row.floorMs)} (${(row.wallMs / row.floorMs).toFixed(2)}x); from the first request to the last answer, its ${ENDPOINT_LIMIT} slots sat idle ${s(row.lanesIdleMs)} of slot time`
   )
   return row
 }

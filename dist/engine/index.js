@@ -30294,8 +30294,12 @@ async function cloneFor(opts) {
     const ref = `refs/remotes/origin/${base}`;
     return { repo, base, views: repo.prepareViews(ref, { owner: viewOwner, workspace: viewsHide }) };
 }
-/** Workers per request slot the endpoint takes, once its limit is learnt (bench:parallel). */
-const UPSTREAM_HEADROOM = 1.5;
+/**
+ * Workers per request slot the endpoint takes, once its limit is learnt: tuned on bench:parallel's
+ * capped row (4 slots, 24 tasks of three 3 s turns, quiet): 1.5 took 1.20-1.24x the endpoint's
+ * floor, 2 took 1.14-1.16x, 2.5 took 1.11-1.13x, 3 took 1.10-1.11x (docs/performance.md).
+ */
+const UPSTREAM_HEADROOM = 2.5;
 async function runFleet(opts) {
     const env_1 = { stack: [], error: void 0, hasError: false };
     try {
@@ -30313,9 +30317,9 @@ async function runFleet(opts) {
         await views;
         const { isolation } = opts;
         const { outcomes, parallelism } = await runPool(tasks, {
-            // In auto, workers start up to half again what the endpoint was learnt to take at once: a
-            // worker spends part of its life between requests (starting, running tools), and those
-            // beyond the limit wait in the gateway's queue, so the endpoint's slots never sit idle.
+            // In auto, workers start up to 2.5 times what the endpoint was learnt to take at once: a
+            // worker spends part of its life between requests (starting, running tools, its exit), and
+            // those beyond the limit wait in the gateway's queue, so a slot freed finds a request waiting.
             upstreamLimit: () => {
                 const limit = model.gateway.limit();
                 return Number.isFinite(limit) ? Math.ceil(limit * UPSTREAM_HEADROOM) : undefined;
