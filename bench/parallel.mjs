@@ -7,7 +7,8 @@
 //   CPU-heavy batch (BENCH_CPU_TASKS, each burning a fixed amount of CPU in its Bash turn): auto,
 //     fixed = cores, fixed 6, branches only
 // and checks the targets of docs/performance.md. Defaults 24 tasks, 3000 ms, 12 CPU tasks; a quick
-// try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=capped runs the capped
+// try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=cpu runs the CPU-heavy rows alone (figures to
+// .tmp/bench-cpu.json). BENCH_ONLY=capped runs the capped
 // endpoint's row alone (figures, each model request's timeline among them, to
 // .tmp/bench-capped.json). Figures also go to
 // .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
@@ -179,6 +180,38 @@ if (process.env.BENCH_ONLY === 'capped') {
   writeFileSync(path.join(ROOT, '.tmp/bench-capped.json'), JSON.stringify(row, null, 2))
   process.exit(0)
 }
+/** The CPU-heavy batch: auto, then fixed pools of the cores and of 6; the best fixed wall. */
+async function cpuRows() {
+  const cpuAuto = await actionRow(
+    'CPU-heavy, auto',
+    heavy('ca'),
+    { 'max-parallel': 'auto' },
+    BRANCHES_ONLY
+  )
+  const cpuFixed = []
+  for (const p of [...new Set([cores, 6])])
+    cpuFixed.push(
+      await actionRow(
+        `CPU-heavy, fixed ${p}`,
+        heavy(`c${p}-`),
+        { 'max-parallel': String(p) },
+        BRANCHES_ONLY
+      )
+    )
+  return { cpuAuto, bestFixed: Math.min(...cpuFixed.map(r => r.wallMs)) }
+}
+if (process.env.BENCH_ONLY === 'cpu') {
+  const { cpuAuto, bestFixed } = await cpuRows()
+  await bench.close()
+  const ratio = cpuAuto.wallMs / bestFixed
+  console.log(
+    `\nCPU-heavy: auto ${s(cpuAuto.wallMs)} against the best fixed pool's ${s(bestFixed)}: ${ratio.toFixed(2)}x; ${ratio <= 1.1 ? 'met' : 'MISSED'}: at most 1.1x`
+  )
+  mkdirSync(path.join(ROOT, '.tmp'), { recursive: true })
+  writeFileSync(path.join(ROOT, '.tmp/bench-cpu.json'), JSON.stringify(rows, null, 2))
+  process.exit(0)
+}
+
 // One task alone, twice (the first warms the page cache).
 const solo = []
 for (const round of [1, 2])
@@ -210,25 +243,9 @@ const fixedP = await actionRow('fixed 6, with PRs', latency('fp'), { 'max-parall
 const recipe6 = await recipeRow('shell recipe, 6 at once', latency('r6-'), 6)
 const recipeN = await recipeRow(`shell recipe, ${N} at once`, latency('rn-'), N)
 
-const cpuAuto = await actionRow(
-  'CPU-heavy, auto',
-  heavy('ca'),
-  { 'max-parallel': 'auto' },
-  BRANCHES_ONLY
-)
-const cpuFixed = []
-for (const p of [...new Set([cores, 6])])
-  cpuFixed.push(
-    await actionRow(
-      `CPU-heavy, fixed ${p}`,
-      heavy(`c${p}-`),
-      { 'max-parallel': String(p) },
-      BRANCHES_ONLY
-    )
-  )
+const { cpuAuto, bestFixed } = await cpuRows()
 await bench.close()
 
-const bestFixed = Math.min(...cpuFixed.map(r => r.wallMs))
 const ceilingNote = (floorMs, targetMs) =>
   floorMs > targetMs
     ? `; out of reach at the hard cap of ${8 * cores}: ${Math.ceil(N / (8 * cores))} rounds of one task alone take ${s(floorMs)}`
