@@ -27813,6 +27813,12 @@ class FleetRepo {
      * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
      * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
      */
+    /**
+     * The ref prepareViews was given and the commit it read there: each view of that ref starts at
+     * it, with no `rev-parse` of its own (one git process less per task). Cleared when a fetch may
+     * move origin's refs (refetch).
+     */
+    prepared;
     workspaceCheck;
     /** Where the run's notes go (which base the tasks' views show, and why). */
     log;
@@ -28022,6 +28028,7 @@ class FleetRepo {
     }
     /** Fetches these branches again: the base after the landing train merged a PR into it. */
     async refetch(branches) {
+        this.prepared = undefined;
         await this.git.exec(this.fetchArgs(branches), { env: this.auth() });
         await this.rejoin();
     }
@@ -28210,9 +28217,9 @@ class FleetRepo {
      * view, which awaits the same promise.
      */
     prepareViews(startRef, opts = {}) {
-        const made = this.git
-            .out(['rev-parse', '--verify', `${startRef}^{commit}`])
-            .then(sha => this.checkout(sha, opts.owner, opts.workspace));
+        const read = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
+        this.prepared = { ref: startRef, sha: read };
+        const made = read.then(sha => this.checkout(sha, opts.owner, opts.workspace));
         return made.then(() => undefined, () => undefined);
     }
     /**
@@ -28223,7 +28230,9 @@ class FleetRepo {
      * `owner`: see checkoutOf; `workspace`: the view may show the workspace's checkout (checkout).
      */
     async view(id, branch, startRef, opts = {}) {
-        const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
+        const startSha = await (this.prepared?.ref === startRef
+            ? this.prepared.sha
+            : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]));
         const base = await this.checkout(startSha, opts.owner, opts.workspace);
         const root = external_node_path_default().join(this.git.dir, '..', 'views', id);
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);

@@ -79,6 +79,12 @@ export class FleetRepo {
    * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
    * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
    */
+  /**
+   * The ref prepareViews was given and the commit it read there: each view of that ref starts at
+   * it, with no `rev-parse` of its own (one git process less per task). Cleared when a fetch may
+   * move origin's refs (refetch).
+   */
+  private prepared?: { ref: string; sha: Promise<string> }
   private workspaceCheck?: Promise<{ layer: WorkspaceLayer | { why: string }; ms: number }>
 
   /** Where the run's notes go (which base the tasks' views show, and why). */
@@ -345,6 +351,7 @@ export class FleetRepo {
 
   /** Fetches these branches again: the base after the landing train merged a PR into it. */
   async refetch(branches: string[]): Promise<void> {
+    this.prepared = undefined
     await this.git.exec(this.fetchArgs(branches), { env: this.auth() })
     await this.rejoin()
   }
@@ -554,9 +561,9 @@ export class FleetRepo {
     startRef: string,
     opts: { owner?: string; workspace?: boolean } = {}
   ): Promise<void> {
-    const made = this.git
-      .out(['rev-parse', '--verify', `${startRef}^{commit}`])
-      .then(sha => this.checkout(sha, opts.owner, opts.workspace))
+    const read = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    this.prepared = { ref: startRef, sha: read }
+    const made = read.then(sha => this.checkout(sha, opts.owner, opts.workspace))
     return made.then(
       () => undefined,
       () => undefined
@@ -576,7 +583,9 @@ export class FleetRepo {
     startRef: string,
     opts: { owner?: string; workspace?: boolean } = {}
   ): Promise<Worktree> {
-    const startSha = await this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    const startSha = await (this.prepared?.ref === startRef
+      ? this.prepared.sha
+      : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]))
     const base = await this.checkout(startSha, opts.owner, opts.workspace)
     const root = path.join(this.git.dir, '..', 'views', id)
     const dir = path.join(this.git.dir, '..', 'worktrees', id)

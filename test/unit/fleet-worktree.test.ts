@@ -1,8 +1,8 @@
 // FleetRepo's clone right after a checkout and a task's worktree, with real git over file://: the
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
 // disposed of is gone from disk and from git's list, and its id can be used again.
-import { existsSync } from 'node:fs'
-import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -29,13 +29,13 @@ describe("FleetRepo's clone and worktrees", () => {
     await rm(dir, { recursive: true, force: true })
   })
 
-  const clone = () =>
+  const clone = (env: NodeJS.ProcessEnv = GIT_ENV) =>
     FleetRepo.clone({
       dir: path.join(dir, 'fleet', 'repo'),
       remoteUrl: `file://${path.join(dir, 'remote.git')}`,
       branches: ['fleet/x'],
       checkout,
-      env: GIT_ENV
+      env
     })
 
   it("at the checkout's HEAD: no fetch, origin's base is that commit, no borrowed ref left", async () => {
@@ -68,5 +68,36 @@ describe("FleetRepo's clone and worktrees", () => {
     }
     // The branch stays.
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
+  })
+  it('views of the prepared ref start at the commit read once: no rev-parse each, read again after a refetch', async () => {
+    // A git on PATH that logs its first argument, then runs git.
+    const bin = path.join(dir, 'bin')
+    const log = path.join(dir, 'git.log')
+    await mkdir(bin)
+    const real = git(dir, '--exec-path')
+    await writeFile(
+      path.join(bin, 'git'),
+      `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}/git' "$@"\n`
+    )
+    await chmod(path.join(bin, 'git'), 0o755)
+    const { repo } = await clone({ ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
+    const ref = 'refs/remotes/origin/main'
+    const verifies = () =>
+      readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(l => l.includes('rev-parse --verify')).length
+    await repo.prepareViews(ref)
+    expect(verifies()).toBe(1)
+    const head = git(checkout, 'rev-parse', 'HEAD')
+    for (const id of ['v1', 'v2']) {
+      await using view = await repo.view(id, `fleet/${id}`, ref)
+      expect(view.startSha).toBe(head)
+      expect(git(repo.git.dir, 'rev-parse', `fleet/${id}`)).toBe(head)
+    }
+    expect(verifies()).toBe(1)
+    await repo.refetch(['main'])
+    await using again = await repo.view('v3', 'fleet/v3', ref)
+    expect(again.startSha).toBe(head)
+    expect(verifies()).toBe(2)
   })
 })
