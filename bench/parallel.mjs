@@ -7,11 +7,10 @@
 //   CPU-heavy batch (BENCH_CPU_TASKS, each burning a fixed amount of CPU in its Bash turn): auto,
 //     fixed = cores, fixed 6, branches only
 // and checks the targets of docs/performance.md. Defaults 24 tasks, 3000 ms, 12 CPU tasks; a quick
-// try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=cpu runs the CPU-heavy rows alone (figures to
-// .tmp/bench-cpu.json). BENCH_ONLY=capped runs the capped
-// endpoint's row alone (figures, each model request's timeline among them, to
-// .tmp/bench-capped.json). Figures also go to
-// .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
+// try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=cpu runs the CPU-heavy
+// rows alone (figures to .tmp/bench-cpu.json); BENCH_ONLY=capped the capped endpoint's row alone
+// (figures, each model request's timeline among them, to .tmp/bench-capped.json). Figures also go
+// to .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
 // machine the figures move with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'

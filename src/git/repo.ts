@@ -75,16 +75,16 @@ export class FleetRepo {
   private workspace?: { dir: string; head: string }
 
   /**
-   * The check that the workspace's checkout can be the lower layer of its HEAD's views
-   * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
-   * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
-   */
-  /**
    * The ref prepareViews was given and the commit it read there: each view of that ref starts at
    * it, with no `rev-parse` of its own (one git process less per task). Cleared when a fetch may
    * move origin's refs (refetch).
    */
   private prepared?: { ref: string; sha: Promise<string> }
+  /**
+   * The check that the workspace's checkout can be the lower layer of its HEAD's views
+   * (workspaceLayer), begun by borrow, before the clone's fetch if any, when the run may show it:
+   * by the first task it is done, or nearly (on 100,000 files it took 0.8 s after the clone before).
+   */
   private workspaceCheck?: Promise<{ layer: WorkspaceLayer | { why: string }; ms: number }>
 
   /** Where the run's notes go (which base the tasks' views show, and why). */

@@ -1,6 +1,7 @@
 // FleetRepo's clone right after a checkout and a task's worktree, with real git over file://: the
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
-// disposed of is gone from disk and from git's list, and its id can be used again.
+// disposed of is gone from disk and from git's list, and its id can be used again; views of the
+// run's prepared ref read its commit once.
 import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -70,7 +71,7 @@ describe("FleetRepo's clone and worktrees", () => {
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
   })
   it('views of the prepared ref start at the commit read once: no rev-parse each, read again after a refetch', async () => {
-    // A git on PATH that logs its first argument, then runs git.
+    // A git on PATH that logs its arguments, then runs git.
     const bin = path.join(dir, 'bin')
     const log = path.join(dir, 'git.log')
     await mkdir(bin)
