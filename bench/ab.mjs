@@ -1,7 +1,8 @@
 // npm run bench:ab — two builds of the action side by side on a shared machine: runs alternate
 // (A, B, A, B, ...) so a load that comes and goes falls on both. Each round: one task alone in
 // isolation: process (cold start to the first worker, own overhead = task duration - worker
-// wall), one task alone in the sandbox (the action's wall and the task's duration), and a batch
+// wall), one task alone in the sandbox (the action's wall, its worker's first model request from
+// the action's start, and the task's duration), and a batch
 // of BENCH_TASKS at max-parallel BENCH_TASKS in isolation: process (own overhead per task).
 //   BENCH_AB_DIST   the other build's dist/ directory (A); B is this checkout's dist/
 //   BENCH_ROUNDS    rounds (default 4); BENCH_TASKS (default 4); BENCH_DELAY_MS (default 500)
@@ -39,6 +40,7 @@ async function once(build, round) {
     landed: solo.landed
   }
   if (PARTS.has('sandbox')) {
+    const seen = bench.stack.model.requests.length
     const sandbox = await bench.action(`sandbox-${build}-${round}`, {
       inputs: {
         tasks: JSON.stringify([bench.task(id('s'), DELAY)]),
@@ -49,6 +51,8 @@ async function once(build, round) {
       cmd
     })
     f.sandboxWall = sandbox.m.t1 - sandbox.m.t0
+    // The worker's first model request, from the action's start: the cage's cold start.
+    f.sandboxFirstRequest = (bench.stack.model.requests[seen]?.at ?? NaN) - sandbox.m.t0
     f.sandboxTask = sandbox.results[0]['duration-ms']
     f.landed += sandbox.landed
   }
@@ -74,9 +78,14 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const build of round % 2 ? ['A', 'B'] : ['B', 'A']) await once(build, round)
 }
 await bench.close()
-const keys = ['coldStart', 'soloOverhead', 'sandboxWall', 'sandboxTask', 'batchOverhead'].filter(
-  k => k in figures.A[0]
-)
+const keys = [
+  'coldStart',
+  'soloOverhead',
+  'sandboxWall',
+  'sandboxFirstRequest',
+  'sandboxTask',
+  'batchOverhead'
+].filter(k => k in figures.A[0])
 console.log(`\n| figure (median of ${ROUNDS}, ms) | A: ${A} | B: this dist/ |\n|---|---|---|`)
 for (const k of keys)
   console.log(

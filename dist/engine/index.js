@@ -73,10 +73,31 @@ async function sourceOf(t, named) {
     ]);
     return { head, branch, common, gitDir, refs };
 }
+/** The config `git init` writes on Linux (its global and system configs are never read: git.ts). */
+const INIT_CONFIG = [
+    '[core]',
+    '\trepositoryformatversion = 0',
+    '\tfilemode = true',
+    '\tbare = false',
+    '\tlogallrefupdates = true',
+    ''
+].join('\n');
+/**
+ * What `git init` makes, without its templates (sample hooks, a description) and without a git
+ * process: one fewer per cage, each a fork that blocks the action's event loop. HEAD on `branch`.
+ */
+async function initRepo(gitDir, branch, config) {
+    const dirs = ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info'];
+    await Promise.all(dirs.map(d => (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, d), { recursive: true })));
+    await Promise.all([
+        (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'HEAD'), `ref: ${branch}\n`),
+        (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(gitDir, 'config'), INIT_CONFIG + config)
+    ]);
+}
 /**
  * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
- * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
- * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
+ * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
+ * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects borrowed through
  * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
  * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
@@ -88,10 +109,7 @@ layer = false) {
     const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
     const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.mkdir)(cloneDir, { recursive: true });
-    await _git_git_js__WEBPACK_IMPORTED_MODULE_3__/* .Git */ .TU.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`]);
-    if (layer)
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.appendFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'config'), (0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__/* .layerConfig */ .mU)());
+    await initRepo(cloneGit, branch, layer ? (0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__/* .layerConfig */ .mU)() : '');
     const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
     const packed = refs
@@ -766,6 +784,8 @@ async function containerGatewayHost(container, env) {
     }
 }
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(48161);
 ;// CONCATENATED MODULE: ./src/cage/views.ts
@@ -1177,32 +1197,51 @@ function proxyEnv(proxyPort) {
 
 
 
+
 class SandboxUnavailable extends Error {
     name = 'SandboxUnavailable';
 }
 const PACKAGES = ['bubblewrap', 'socat', 'ripgrep'];
 const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns';
 const OTHERWISE = "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)";
-async function onPath(name, pathVar) {
+/**
+ * The first `name` on PATH that may be run. Synchronous, as systemLayout: a dozen stat calls take
+ * microseconds, where each through the thread pool waited for an event loop busy with the clone's
+ * git processes (the preflight's probes began 150-350 ms after it did: docs/performance.md).
+ */
+function onPath(name, pathVar) {
     for (const dir of (pathVar ?? '').split(':').filter(d => external_node_path_default().isAbsolute(d))) {
         const file = external_node_path_default().join(dir, name);
-        if (await (0,promises_.access)(file, promises_.constants.X_OK).then(() => true, () => false))
+        try {
+            (0,external_node_fs_.accessSync)(file, external_node_fs_.constants.X_OK);
             return file;
+        }
+        catch {
+            // Not here, or not executable: the next dir.
+        }
     }
     return undefined;
 }
+function realpathOrUndefined(p) {
+    try {
+        return (0,external_node_fs_.realpathSync)(p);
+    }
+    catch {
+        return undefined;
+    }
+}
 /** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
-async function systemLayout() {
+function systemLayout() {
     const system = [];
     for (const p of SYSTEM_PATHS) {
-        const stat = await (0,promises_.lstat)(p).catch(() => undefined);
+        const stat = (0,external_node_fs_.lstatSync)(p, { throwIfNoEntry: false });
         if (stat?.isSymbolicLink())
-            system.push({ kind: 'symlink', path: p, target: await (0,promises_.readlink)(p) });
+            system.push({ kind: 'symlink', path: p, target: (0,external_node_fs_.readlinkSync)(p) });
         else if (stat?.isDirectory())
             system.push({ kind: 'dir', path: p });
     }
     // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
-    const resolv = await (0,promises_.realpath)('/etc/resolv.conf').catch(() => undefined);
+    const resolv = realpathOrUndefined('/etc/resolv.conf');
     const shown = (p) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`));
     const extraReadOnly = resolv && !shown(resolv) ? [resolv] : [];
     return { system, extraReadOnly };
@@ -1211,7 +1250,7 @@ async function systemLayout() {
 async function elevation(env) {
     if (process.getuid?.() === 0)
         return [];
-    const sudo = await onPath('sudo', env.PATH);
+    const sudo = onPath('sudo', env.PATH);
     if (sudo &&
         (await (0,src_process/* run */.eF)(sudo, ['-n', 'true'], { env: (0,child_env/* systemEnv */.NF)(env), timeoutMs: 10_000 })).exitCode === 0)
         return [sudo, '-n'];
@@ -1228,7 +1267,7 @@ async function installMissing(env, log) {
     const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' };
     const missing = [];
     for (const pkg of PACKAGES)
-        if (!(await onPath(tools[pkg] ?? pkg, env.PATH)))
+        if (!onPath(tools[pkg] ?? pkg, env.PATH))
             missing.push(pkg);
     if (missing.length === 0)
         return;
@@ -1276,7 +1315,7 @@ async function preflightSandbox(env, log,
  */
 beside) {
     const bwrap = await sandboxTools(env, log);
-    const layout = await systemLayout();
+    const layout = systemLayout();
     // The views probe needs nothing of bwrap's: the two run side by side (docs/performance.md), and
     // what each found is told in the same order as when they ran one after the other.
     // A failure of it is met where it is awaited, as before (a rejection no one handles yet would
@@ -1304,7 +1343,7 @@ beside) {
     const { unshare, why } = await views;
     if (why)
         log(`setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`);
-    const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined;
+    const nsenter = unshare ? onPath('nsenter', env.PATH) : undefined;
     return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) };
 }
 /** bwrap, with socat beside it (installed where the runner may elevate), else one sentence why not. */
@@ -1312,17 +1351,17 @@ async function sandboxTools(env, log) {
     if (process.platform !== 'linux')
         throw new SandboxUnavailable(`isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`);
     await installMissing(env, log);
-    const bwrap = await onPath('bwrap', env.PATH);
-    const socat = await onPath('socat', env.PATH);
+    const bwrap = onPath('bwrap', env.PATH);
+    const socat = onPath('socat', env.PATH);
     if (!bwrap || !socat)
         throw new SandboxUnavailable(`isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`);
-    if (!(await onPath('rg', env.PATH)))
+    if (!onPath('rg', env.PATH))
         log('ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).');
     return bwrap;
 }
 /** `unshare` if copy-on-write views mount here; otherwise why not, for the log to say what setup gets. */
 async function viewsHere(env) {
-    const unshare = await onPath('unshare', env.PATH);
+    const unshare = onPath('unshare', env.PATH);
     const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed';
     return why ? { why } : { unshare };
 }
@@ -27809,9 +27848,9 @@ class FleetRepo {
     /** The workspace's checkout and its HEAD, read by borrow: a view's base when it is the start's. */
     workspace;
     /**
-     * The ref prepareViews was given and the commit it read there: each view of that ref starts at
-     * it, with no `rev-parse` of its own (one git process less per task). Cleared when a fetch may
-     * move origin's refs (refetch).
+     * The ref prepareStart was given and the commit it read there: each view or worktree of that
+     * ref starts at it, with no `rev-parse` of its own (one git process less per task). Cleared when
+     * a fetch may move origin's refs (refetch).
      */
     prepared;
     /**
@@ -27879,7 +27918,10 @@ class FleetRepo {
             return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
         const noFetch = repo.atCheckout(listed, opts.base, opts.branches);
         if (noFetch) {
-            await repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha]);
+            const ref = `refs/remotes/origin/${noFetch.branch}`;
+            await repo.git.exec(['update-ref', ref, noFetch.sha]);
+            // Its tasks start at the commit just written there: prepareStart need not read it.
+            repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) };
             return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } };
         }
         const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches);
@@ -28076,6 +28118,7 @@ class FleetRepo {
     /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
     async worktree(id, branch, startRef) {
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
+        const startSha = await this.startOf(startRef);
         await this.serial(async () => {
             await (0,promises_.rm)(dir, { recursive: true, force: true });
             // --force also takes a path a lost worktree still claims (no `worktree prune` first: one
@@ -28091,12 +28134,12 @@ class FleetRepo {
                 '-B',
                 branch,
                 dir,
-                startRef
+                startSha
             ]);
         });
-        // Read once, now, from the worktree git has just made (no cage has seen it): one process for
-        // both, each git process being a fork of this one that blocks its event loop.
-        const [startSha = '', gitDir = ''] = (await this.git.at(dir).out(['rev-parse', 'HEAD', '--absolute-git-dir'])).split('\n');
+        // Read now from the worktree git has just made (no cage has seen it), with no git process:
+        // each is a fork of this one that blocks its event loop.
+        const gitDir = await worktreeGitDir(dir);
         // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
         const git = this.git.tree(dir, gitDir);
         const repo = this.git;
@@ -28206,10 +28249,28 @@ class FleetRepo {
         const dir = external_node_path_default().join(this.git.dir, '..', 'checkouts', sha);
         await (0,promises_.rm)(dir, { recursive: true, force: true });
         await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha]);
-        const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir']);
+        const admin = await worktreeGitDir(dir);
         if (owner)
             await ownCheckout(this.git.at(dir), { dir, admin, owner });
         return { dir, index: external_node_path_default().join(admin, 'index') };
+    }
+    /**
+     * Reads the commit the run's tasks on `startRef` start at, once, now (beside the model
+     * gateway's opening), unless the clone has just written it there (a clone at the checkout's
+     * HEAD): their views and worktrees then start there with no read of their own.
+     */
+    prepareStart(startRef) {
+        if (this.prepared?.ref === startRef)
+            return this.prepared.sha;
+        const sha = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
+        this.prepared = { ref: startRef, sha };
+        return sha;
+    }
+    /** The commit a task on `startRef` starts at: the one prepareStart read, else read now. */
+    startOf(startRef) {
+        return this.prepared?.ref === startRef
+            ? this.prepared.sha
+            : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
     }
     /**
      * Starts the base of `startRef`'s views now (checkout): called as the run opens, beside its
@@ -28217,9 +28278,7 @@ class FleetRepo {
      * view, which awaits the same promise.
      */
     prepareViews(startRef, opts = {}) {
-        const read = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
-        this.prepared = { ref: startRef, sha: read };
-        const made = read.then(sha => this.checkout(sha, opts.owner, opts.workspace));
+        const made = this.prepareStart(startRef).then(sha => this.checkout(sha, opts.owner, opts.workspace));
         return made.then(() => undefined, () => undefined);
     }
     /**
@@ -28230,9 +28289,7 @@ class FleetRepo {
      * `owner`: see checkoutOf; `workspace`: the view may show the workspace's checkout (checkout).
      */
     async view(id, branch, startRef, opts = {}) {
-        const startSha = await (this.prepared?.ref === startRef
-            ? this.prepared.sha
-            : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]));
+        const startSha = await this.startOf(startRef);
         const base = await this.checkout(startSha, opts.owner, opts.workspace);
         const root = external_node_path_default().join(this.git.dir, '..', 'views', id);
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
@@ -28351,6 +28408,17 @@ class FleetRepo {
     }
 }
 /** The base: the one given, else the remote's default branch as its listing names it. */
+/**
+ * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
+ * to the worktree under `worktree.useRelativePaths`).
+ */
+async function worktreeGitDir(dir) {
+    const text = await (0,promises_.readFile)(external_node_path_default().join(dir, '.git'), 'utf8');
+    const at = /^gitdir: (.+)$/m.exec(text)?.[1];
+    if (!at)
+        throw new Error(`${dir}/.git does not name the worktree's git dir`);
+    return external_node_path_default().resolve(dir, at);
+}
 function baseOf(listed, base) {
     return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1];
 }
@@ -30289,8 +30357,9 @@ function startClone(opts) {
 }
 /**
  * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
- * told where its own notes go, and the base of the views of the tasks that start at the base
- * begun (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
+ * told where its own notes go, and the commit the tasks that start at the base start at read
+ * (FleetRepo.prepareStart), with the base of their views begun where they get views
+ * (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
  */
 async function cloneFor(opts) {
     const { repo, base, borrowed } = await (opts.cloning ?? startClone(opts));
@@ -30298,9 +30367,14 @@ async function cloneFor(opts) {
         opts.log(borrowedNote(borrowed));
     repo.log = opts.log;
     const { views, viewOwner, viewsHide } = opts.isolation;
-    if (!views || opts.tasks.every(t => t.source.kind === 'follow-up'))
+    if (opts.tasks.every(t => t.source.kind === 'follow-up'))
         return { repo, base };
     const ref = `refs/remotes/origin/${base}`;
+    if (!views) {
+        // A failure is met by the first task, which awaits the same read.
+        repo.prepareStart(ref).catch(() => undefined);
+        return { repo, base };
+    }
     return { repo, base, views: repo.prepareViews(ref, { owner: viewOwner, workspace: viewsHide }) };
 }
 /**

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs'
  * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
  * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
  */
-import { appendFile, copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
 import { layerConfig } from '../git/fsmonitor.js'
@@ -65,10 +65,33 @@ async function sourceOf(t: TaskGit | string, named?: string) {
   return { head, branch, common, gitDir, refs }
 }
 
+/** The config `git init` writes on Linux (its global and system configs are never read: git.ts). */
+const INIT_CONFIG = [
+  '[core]',
+  '\trepositoryformatversion = 0',
+  '\tfilemode = true',
+  '\tbare = false',
+  '\tlogallrefupdates = true',
+  ''
+].join('\n')
+
+/**
+ * What `git init` makes, without its templates (sample hooks, a description) and without a git
+ * process: one fewer per cage, each a fork that blocks the action's event loop. HEAD on `branch`.
+ */
+async function initRepo(gitDir: string, branch: string, config: string): Promise<void> {
+  const dirs = ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags', 'info']
+  await Promise.all(dirs.map(d => mkdir(path.join(gitDir, d), { recursive: true })))
+  await Promise.all([
+    writeFile(path.join(gitDir, 'HEAD'), `ref: ${branch}\n`),
+    writeFile(path.join(gitDir, 'config'), INIT_CONFIG + config)
+  ])
+}
+
 /**
  * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
- * branches for orientation. Made by hand rather than by `git clone --shared` (four git processes
- * fewer per worker start, docs/performance.md): `git init`, the fleet's objects borrowed through
+ * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
+ * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects borrowed through
  * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
  * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
@@ -84,9 +107,7 @@ export async function prepareGit(
   const cloneDir = path.join(cageDir, 'git')
   const cloneGit = path.join(cloneDir, '.git')
   await rm(cloneDir, { recursive: true, force: true })
-  await mkdir(cloneDir, { recursive: true })
-  await Git.create(cloneDir).exec(['init', '--quiet', `--initial-branch=${branch.slice(11)}`])
-  if (layer) await appendFile(path.join(cloneGit, 'config'), layerConfig())
+  await initRepo(cloneGit, branch, layer ? layerConfig() : '')
   const objectsDir = path.join(common, 'objects')
   await writeFile(path.join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`)
   const packed = refs

@@ -4,7 +4,8 @@
  * (Ubuntu 24.04's AppArmor restriction on user namespaces lifted when the runner may elevate),
  * and otherwise one sentence naming the fix. It never falls back to isolation: process.
  */
-import { access, constants, lstat, readFile, readlink, realpath } from 'node:fs/promises'
+import { accessSync, constants, lstatSync, readlinkSync, realpathSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { systemEnv } from '../child-env.js'
 import { type Ran, run } from '../process.js'
@@ -38,30 +39,42 @@ const USERNS_SYSCTL = 'kernel.apparmor_restrict_unprivileged_userns'
 const OTHERWISE =
   "or set isolation: container, or isolation: process (no boundary: workers can then read the runner's secrets and use sudo)"
 
-async function onPath(name: string, pathVar: string | undefined): Promise<string | undefined> {
+/**
+ * The first `name` on PATH that may be run. Synchronous, as systemLayout: a dozen stat calls take
+ * microseconds, where each through the thread pool waited for an event loop busy with the clone's
+ * git processes (the preflight's probes began 150-350 ms after it did: docs/performance.md).
+ */
+function onPath(name: string, pathVar: string | undefined): string | undefined {
   for (const dir of (pathVar ?? '').split(':').filter(d => path.isAbsolute(d))) {
     const file = path.join(dir, name)
-    if (
-      await access(file, constants.X_OK).then(
-        () => true,
-        () => false
-      )
-    )
+    try {
+      accessSync(file, constants.X_OK)
       return file
+    } catch {
+      // Not here, or not executable: the next dir.
+    }
   }
   return undefined
 }
 
+function realpathOrUndefined(p: string): string | undefined {
+  try {
+    return realpathSync(p)
+  } catch {
+    return undefined
+  }
+}
+
 /** The host's root as the sandbox shows it: each system path that exists, a symlink kept so. */
-export async function systemLayout(): Promise<{ system: SystemEntry[]; extraReadOnly: string[] }> {
+export function systemLayout(): { system: SystemEntry[]; extraReadOnly: string[] } {
   const system: SystemEntry[] = []
   for (const p of SYSTEM_PATHS) {
-    const stat = await lstat(p).catch(() => undefined)
-    if (stat?.isSymbolicLink()) system.push({ kind: 'symlink', path: p, target: await readlink(p) })
+    const stat = lstatSync(p, { throwIfNoEntry: false })
+    if (stat?.isSymbolicLink()) system.push({ kind: 'symlink', path: p, target: readlinkSync(p) })
     else if (stat?.isDirectory()) system.push({ kind: 'dir', path: p })
   }
   // systemd-resolved's resolv.conf is a symlink into /run, which the sandbox does not show.
-  const resolv = await realpath('/etc/resolv.conf').catch(() => undefined)
+  const resolv = realpathOrUndefined('/etc/resolv.conf')
   const shown = (p: string) => system.some(e => e.kind === 'dir' && p.startsWith(`${e.path}/`))
   const extraReadOnly = resolv && !shown(resolv) ? [resolv] : []
   return { system, extraReadOnly }
@@ -70,7 +83,7 @@ export async function systemLayout(): Promise<{ system: SystemEntry[]; extraRead
 /** Root, or passwordless sudo: the command prefix that elevates, or undefined. */
 async function elevation(env: NodeJS.ProcessEnv): Promise<string[] | undefined> {
   if (process.getuid?.() === 0) return []
-  const sudo = await onPath('sudo', env.PATH)
+  const sudo = onPath('sudo', env.PATH)
   if (
     sudo &&
     (await run(sudo, ['-n', 'true'], { env: systemEnv(env), timeoutMs: 10_000 })).exitCode === 0
@@ -90,7 +103,7 @@ async function elevated(prefix: string[], args: string[], env: NodeJS.ProcessEnv
 async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void): Promise<void> {
   const tools = { bubblewrap: 'bwrap', socat: 'socat', ripgrep: 'rg' } as Record<string, string>
   const missing: string[] = []
-  for (const pkg of PACKAGES) if (!(await onPath(tools[pkg] ?? pkg, env.PATH))) missing.push(pkg)
+  for (const pkg of PACKAGES) if (!onPath(tools[pkg] ?? pkg, env.PATH)) missing.push(pkg)
   if (missing.length === 0) return
   const prefix = await elevation(env)
   if (!prefix) return
@@ -107,7 +120,7 @@ async function installMissing(env: NodeJS.ProcessEnv, log: (m: string) => void):
 }
 
 /** The trivial command: a sandbox with every namespace, as the workers get. */
-async function probe(bwrap: string, layout: Awaited<ReturnType<typeof systemLayout>>) {
+async function probe(bwrap: string, layout: ReturnType<typeof systemLayout>) {
   const binds = layout.system.flatMap(e =>
     e.kind === 'dir' ? ['--ro-bind', e.path, e.path] : ['--symlink', e.target, e.path]
   )
@@ -143,7 +156,7 @@ export async function preflightSandbox(
   beside?: (host: SandboxHost) => Promise<unknown>
 ): Promise<SandboxHost> {
   const bwrap = await sandboxTools(env, log)
-  const layout = await systemLayout()
+  const layout = systemLayout()
   // The views probe needs nothing of bwrap's: the two run side by side (docs/performance.md), and
   // what each found is told in the same order as when they ran one after the other.
   // A failure of it is met where it is awaited, as before (a rejection no one handles yet would
@@ -179,7 +192,7 @@ export async function preflightSandbox(
     log(
       `setup gets empty private package caches, not a copy-on-write view of the runner's (${why}): it works, but downloads what it needs.`
     )
-  const nsenter = unshare ? await onPath('nsenter', env.PATH) : undefined
+  const nsenter = unshare ? onPath('nsenter', env.PATH) : undefined
   return { bwrap, ...layout, unshare, ...(nsenter ? { nsenter } : {}) }
 }
 
@@ -190,13 +203,13 @@ async function sandboxTools(env: NodeJS.ProcessEnv, log: (message: string) => vo
       `isolation: sandbox needs Linux with bubblewrap, and this is ${process.platform}: ${OTHERWISE}.`
     )
   await installMissing(env, log)
-  const bwrap = await onPath('bwrap', env.PATH)
-  const socat = await onPath('socat', env.PATH)
+  const bwrap = onPath('bwrap', env.PATH)
+  const socat = onPath('socat', env.PATH)
   if (!bwrap || !socat)
     throw new SandboxUnavailable(
       `isolation: sandbox needs ${[bwrap ? '' : 'bwrap', socat ? '' : 'socat'].filter(Boolean).join(' and ')} on the runner: install them (sudo apt-get install -y bubblewrap socat ripgrep), ${OTHERWISE}.`
     )
-  if (!(await onPath('rg', env.PATH)))
+  if (!onPath('rg', env.PATH))
     log(
       'ripgrep (rg) is not installed: the worker has no fast search tool (apt-get install ripgrep).'
     )
@@ -205,7 +218,7 @@ async function sandboxTools(env: NodeJS.ProcessEnv, log: (message: string) => vo
 
 /** `unshare` if copy-on-write views mount here; otherwise why not, for the log to say what setup gets. */
 async function viewsHere(env: NodeJS.ProcessEnv): Promise<{ unshare?: string; why?: string }> {
-  const unshare = await onPath('unshare', env.PATH)
+  const unshare = onPath('unshare', env.PATH)
   const why = unshare ? await viewsFail(unshare) : 'unshare (util-linux) is not installed'
   return why ? { why } : { unshare }
 }

@@ -182,8 +182,9 @@ export function startClone(
 
 /**
  * The fleet's clone for this run (begun by the caller, or here); its note said, the repository
- * told where its own notes go, and the base of the views of the tasks that start at the base
- * begun (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
+ * told where its own notes go, and the commit the tasks that start at the base start at read
+ * (FleetRepo.prepareStart), with the base of their views begun where they get views
+ * (FleetRepo.prepareViews), to be made while the gateway opens (`views`: settled when made).
  */
 async function cloneFor(
   opts: FleetOptions
@@ -192,8 +193,13 @@ async function cloneFor(
   if (borrowed) opts.log(borrowedNote(borrowed))
   repo.log = opts.log
   const { views, viewOwner, viewsHide } = opts.isolation
-  if (!views || opts.tasks.every(t => t.source.kind === 'follow-up')) return { repo, base }
+  if (opts.tasks.every(t => t.source.kind === 'follow-up')) return { repo, base }
   const ref = `refs/remotes/origin/${base}`
+  if (!views) {
+    // A failure is met by the first task, which awaits the same read.
+    repo.prepareStart(ref).catch(() => undefined)
+    return { repo, base }
+  }
   return { repo, base, views: repo.prepareViews(ref, { owner: viewOwner, workspace: viewsHide }) }
 }
 

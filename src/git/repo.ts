@@ -75,9 +75,9 @@ export class FleetRepo {
   private workspace?: { dir: string; head: string }
 
   /**
-   * The ref prepareViews was given and the commit it read there: each view of that ref starts at
-   * it, with no `rev-parse` of its own (one git process less per task). Cleared when a fetch may
-   * move origin's refs (refetch).
+   * The ref prepareStart was given and the commit it read there: each view or worktree of that
+   * ref starts at it, with no `rev-parse` of its own (one git process less per task). Cleared when
+   * a fetch may move origin's refs (refetch).
    */
   private prepared?: { ref: string; sha: Promise<string> }
   /**
@@ -172,7 +172,10 @@ export class FleetRepo {
     if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
     const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
     if (noFetch) {
-      await repo.git.exec(['update-ref', `refs/remotes/origin/${noFetch.branch}`, noFetch.sha])
+      const ref = `refs/remotes/origin/${noFetch.branch}`
+      await repo.git.exec(['update-ref', ref, noFetch.sha])
+      // Its tasks start at the commit just written there: prepareStart need not read it.
+      repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) }
       return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
     }
     const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches)
@@ -403,6 +406,7 @@ export class FleetRepo {
   /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
   async worktree(id: string, branch: string, startRef: string): Promise<Worktree> {
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
+    const startSha = await this.startOf(startRef)
     await this.serial(async () => {
       await rm(dir, { recursive: true, force: true })
       // --force also takes a path a lost worktree still claims (no `worktree prune` first: one
@@ -418,14 +422,12 @@ export class FleetRepo {
         '-B',
         branch,
         dir,
-        startRef
+        startSha
       ])
     })
-    // Read once, now, from the worktree git has just made (no cage has seen it): one process for
-    // both, each git process being a fork of this one that blocks its event loop.
-    const [startSha = '', gitDir = ''] = (
-      await this.git.at(dir).out(['rev-parse', 'HEAD', '--absolute-git-dir'])
-    ).split('\n')
+    // Read now from the worktree git has just made (no cage has seen it), with no git process:
+    // each is a fork of this one that blocks its event loop.
+    const gitDir = await worktreeGitDir(dir)
     // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
     const git = this.git.tree(dir, gitDir)
     const repo = this.git
@@ -547,9 +549,28 @@ export class FleetRepo {
     const dir = path.join(this.git.dir, '..', 'checkouts', sha)
     await rm(dir, { recursive: true, force: true })
     await this.git.exec(['worktree', 'add', '--quiet', '--force', '--detach', dir, sha])
-    const admin = await this.git.at(dir).out(['rev-parse', '--absolute-git-dir'])
+    const admin = await worktreeGitDir(dir)
     if (owner) await ownCheckout(this.git.at(dir), { dir, admin, owner })
     return { dir, index: path.join(admin, 'index') }
+  }
+
+  /**
+   * Reads the commit the run's tasks on `startRef` start at, once, now (beside the model
+   * gateway's opening), unless the clone has just written it there (a clone at the checkout's
+   * HEAD): their views and worktrees then start there with no read of their own.
+   */
+  prepareStart(startRef: string): Promise<string> {
+    if (this.prepared?.ref === startRef) return this.prepared.sha
+    const sha = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    this.prepared = { ref: startRef, sha }
+    return sha
+  }
+
+  /** The commit a task on `startRef` starts at: the one prepareStart read, else read now. */
+  private startOf(startRef: string): Promise<string> {
+    return this.prepared?.ref === startRef
+      ? this.prepared.sha
+      : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
   }
 
   /**
@@ -561,9 +582,9 @@ export class FleetRepo {
     startRef: string,
     opts: { owner?: string; workspace?: boolean } = {}
   ): Promise<void> {
-    const read = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
-    this.prepared = { ref: startRef, sha: read }
-    const made = read.then(sha => this.checkout(sha, opts.owner, opts.workspace))
+    const made = this.prepareStart(startRef).then(sha =>
+      this.checkout(sha, opts.owner, opts.workspace)
+    )
     return made.then(
       () => undefined,
       () => undefined
@@ -583,9 +604,7 @@ export class FleetRepo {
     startRef: string,
     opts: { owner?: string; workspace?: boolean } = {}
   ): Promise<Worktree> {
-    const startSha = await (this.prepared?.ref === startRef
-      ? this.prepared.sha
-      : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]))
+    const startSha = await this.startOf(startRef)
     const base = await this.checkout(startSha, opts.owner, opts.workspace)
     const root = path.join(this.git.dir, '..', 'views', id)
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
@@ -711,6 +730,17 @@ export class FleetRepo {
 }
 
 /** The base: the one given, else the remote's default branch as its listing names it. */
+/**
+ * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
+ * to the worktree under `worktree.useRelativePaths`).
+ */
+async function worktreeGitDir(dir: string): Promise<string> {
+  const text = await readFile(path.join(dir, '.git'), 'utf8')
+  const at = /^gitdir: (.+)$/m.exec(text)?.[1]
+  if (!at) throw new Error(`${dir}/.git does not name the worktree's git dir`)
+  return path.resolve(dir, at)
+}
+
 function baseOf(listed: string, base: string | undefined): string | undefined {
   return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1]
 }

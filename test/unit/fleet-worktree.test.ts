@@ -1,7 +1,7 @@
 // FleetRepo's clone right after a checkout and a task's worktree, with real git over file://: the
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
-// disposed of is gone from disk and from git's list, and its id can be used again; views of the
-// run's prepared ref read its commit once.
+// disposed of is gone from disk and from git's list, and its id can be used again; views and
+// worktrees of the run's prepared ref read its commit once.
 import { existsSync, readFileSync } from 'node:fs'
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -70,8 +70,8 @@ describe("FleetRepo's clone and worktrees", () => {
     // The branch stays.
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
   })
-  it('views of the prepared ref start at the commit read once: no rev-parse each, read again after a refetch', async () => {
-    // A git on PATH that logs its arguments, then runs git.
+  /** A clone whose git logs its arguments (a git on PATH that logs them, then runs git). */
+  async function loggedClone() {
     const bin = path.join(dir, 'bin')
     const log = path.join(dir, 'git.log')
     await mkdir(bin)
@@ -82,23 +82,52 @@ describe("FleetRepo's clone and worktrees", () => {
     )
     await chmod(path.join(bin, 'git'), 0o755)
     const { repo } = await clone({ ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
-    const ref = 'refs/remotes/origin/main'
-    const verifies = () =>
+    const reads = () =>
       readFileSync(log, 'utf8')
         .split('\n')
-        .filter(l => l.includes('rev-parse --verify')).length
+        .filter(l => l.includes('rev-parse')).length
+    return { repo, reads }
+  }
+
+  it("at the checkout's HEAD, views and worktrees start at the commit the clone wrote: no rev-parse until a refetch", async () => {
+    const { repo, reads } = await loggedClone()
+    const ref = 'refs/remotes/origin/main'
     await repo.prepareViews(ref)
-    expect(verifies()).toBe(1)
+    expect(reads()).toBe(0)
     const head = git(checkout, 'rev-parse', 'HEAD')
     for (const id of ['v1', 'v2']) {
       await using view = await repo.view(id, `fleet/${id}`, ref)
       expect(view.startSha).toBe(head)
       expect(git(repo.git.dir, 'rev-parse', `fleet/${id}`)).toBe(head)
     }
-    expect(verifies()).toBe(1)
+    // A worktree's git dir is read from the .git file git wrote in it, not asked of git.
+    await using tree = await repo.worktree('w1', 'fleet/w1', ref)
+    expect(tree.startSha).toBe(head)
+    expect(tree.gitDir).toBe(path.join(repo.git.dir, '.git', 'worktrees', 'w1'))
+    expect(git(tree.dir, 'rev-parse', 'HEAD', '--absolute-git-dir')).toBe(`${head}\n${tree.gitDir}`)
+    expect(reads()).toBe(0)
     await repo.refetch(['main'])
     await using again = await repo.view('v3', 'fleet/v3', ref)
     expect(again.startSha).toBe(head)
-    expect(verifies()).toBe(2)
+    expect(reads()).toBe(1)
+  })
+
+  it('after a fetch, the start commit is read once by prepareStart, by no worktree', async () => {
+    // The remote moves past the checkout: the clone fetches.
+    const seed = path.join(dir, 'seed')
+    await writeFile(path.join(seed, 'b.txt'), 'b\n')
+    git(seed, 'add', '.')
+    git(seed, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'two')
+    git(seed, 'push', '--quiet', path.join(dir, 'remote.git'), 'main')
+    const { repo, reads } = await loggedClone()
+    const ref = 'refs/remotes/origin/main'
+    expect(await repo.prepareStart(ref)).toBe(git(seed, 'rev-parse', 'HEAD'))
+    expect(reads()).toBe(1)
+    for (const id of ['w1', 'w2']) {
+      await using tree = await repo.worktree(id, `fleet/${id}`, ref)
+      expect(tree.startSha).toBe(git(seed, 'rev-parse', 'HEAD'))
+      expect(existsSync(path.join(tree.dir, 'b.txt'))).toBe(true)
+    }
+    expect(reads()).toBe(1)
   })
 })
