@@ -97,9 +97,9 @@ async function initRepo(gitDir, branch, config) {
 /**
  * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
  * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
- * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects borrowed through
- * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
- * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
+ * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects
+ * borrowed through `objects/info/alternates`, the refs written as packed-refs, and the worktree's
+ * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
  */
 async function prepareGit(source, cageDir, named, 
@@ -1222,6 +1222,7 @@ function onPath(name, pathVar) {
     }
     return undefined;
 }
+/** Where `p` leads, or undefined when it leads nowhere. */
 function realpathOrUndefined(p) {
     try {
         return (0,external_node_fs_.realpathSync)(p);
@@ -27848,9 +27849,9 @@ class FleetRepo {
     /** The workspace's checkout and its HEAD, read by borrow: a view's base when it is the start's. */
     workspace;
     /**
-     * The ref prepareStart was given and the commit it read there: each view or worktree of that
-     * ref starts at it, with no `rev-parse` of its own (one git process less per task). Cleared when
-     * a fetch may move origin's refs (refetch).
+     * The ref the run's tasks start at and its commit, written there by the clone or read by
+     * prepareStart: each view or worktree of that ref starts at it, with no `rev-parse` of its own
+     * (one git process less per task). Cleared when a fetch may move origin's refs (refetch).
      */
     prepared;
     /**

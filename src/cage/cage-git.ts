@@ -91,9 +91,9 @@ async function initRepo(gitDir: string, branch: string, config: string): Promise
 /**
  * The worker's clone under `cageDir`, on the task's branch at its accepted commit, plus origin's
  * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
- * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects borrowed through
- * `objects/info/alternates`, the refs written as packed-refs, and the worktree's own index copied
- * from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
+ * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects
+ * borrowed through `objects/info/alternates`, the refs written as packed-refs, and the worktree's
+ * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
  * which a cage wrote); the worker's new objects go into its clone.
  */
 export async function prepareGit(

@@ -57,6 +57,7 @@ function onPath(name: string, pathVar: string | undefined): string | undefined {
   return undefined
 }
 
+/** Where `p` leads, or undefined when it leads nowhere. */
 function realpathOrUndefined(p: string): string | undefined {
   try {
     return realpathSync(p)

@@ -75,9 +75,9 @@ export class FleetRepo {
   private workspace?: { dir: string; head: string }
 
   /**
-   * The ref prepareStart was given and the commit it read there: each view or worktree of that
-   * ref starts at it, with no `rev-parse` of its own (one git process less per task). Cleared when
-   * a fetch may move origin's refs (refetch).
+   * The ref the run's tasks start at and its commit, written there by the clone or read by
+   * prepareStart: each view or worktree of that ref starts at it, with no `rev-parse` of its own
+   * (one git process less per task). Cleared when a fetch may move origin's refs (refetch).
    */
   private prepared?: { ref: string; sha: Promise<string> }
   /**
