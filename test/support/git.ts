@@ -1,7 +1,7 @@
 // Git as the tests run it: none of the machine's system or global config, a fixed author and
 // committer, so a test's commits and what git prints do not depend on who runs it.
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 
@@ -39,4 +39,34 @@ export function commitFile(dir: string, name: string, message: string): void {
   writeFileSync(path.join(dir, name), `${name.replace(/\..*$/, '')}\n`)
   git(dir, 'add', name)
   git(dir, 'commit', '-qm', message)
+}
+
+/**
+ * A `git` that logs each call's arguments (one line, joined by spaces), then runs the real git:
+ * put `bin` first on PATH. `calls()` reads the calls logged since it was last asked.
+ */
+export function loggingGit(dir: string): { bin: string; calls: () => string[] } {
+  const bin = path.join(dir, 'logging-git')
+  const log = path.join(dir, 'git-calls.log')
+  const real = git(dir, '--exec-path')
+  mkdirSync(bin, { recursive: true })
+  writeFileSync(
+    path.join(bin, 'git'),
+    `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}/git' "$@"\n`,
+    { mode: 0o755 }
+  )
+  const calls = () => {
+    const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []
+    rmSync(log, { force: true })
+    return lines
+  }
+  return { bin, calls }
+}
+
+/** A logged call's git subcommand: its first word after any `-c name=value`. */
+export function subcommandOf(call: string): string {
+  const words = call.split(' ')
+  let i = 0
+  while (words[i] === '-c') i += 2
+  return words[i] ?? ''
 }

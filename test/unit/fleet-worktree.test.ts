@@ -2,13 +2,13 @@
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
 // disposed of is gone from disk and from git's list, and its id can be used again; views and
 // worktrees of the run's prepared ref read its commit once.
-import { existsSync, readFileSync } from 'node:fs'
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { FleetRepo } from '../../src/git/repo.js'
-import { git, GIT_ENV } from '../support/git.js'
+import { git, GIT_ENV, loggingGit, subcommandOf } from '../support/git.js'
 
 describe("FleetRepo's clone and worktrees", () => {
   let dir: string
@@ -70,22 +70,12 @@ describe("FleetRepo's clone and worktrees", () => {
     // The branch stays.
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
   })
-  /** A clone whose git logs its arguments (a git on PATH that logs them, then runs git). */
+  /** A clone whose git processes are logged; `reads()` counts its `rev-parse`s so far. */
   async function loggedClone() {
-    const bin = path.join(dir, 'bin')
-    const log = path.join(dir, 'git.log')
-    await mkdir(bin)
-    const real = git(dir, '--exec-path')
-    await writeFile(
-      path.join(bin, 'git'),
-      `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}/git' "$@"\n`
-    )
-    await chmod(path.join(bin, 'git'), 0o755)
+    const { bin, calls } = loggingGit(dir)
     const { repo } = await clone({ ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
-    const reads = () =>
-      readFileSync(log, 'utf8')
-        .split('\n')
-        .filter(l => l.includes('rev-parse')).length
+    let read = 0
+    const reads = () => (read += calls().filter(l => subcommandOf(l) === 'rev-parse').length)
     return { repo, reads }
   }
 

@@ -1,10 +1,8 @@
 import {
   existsSync,
-  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   statSync,
   writeFileSync
 } from 'node:fs'
@@ -12,7 +10,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
-import { git as runGit } from '../support/git.js'
+import { loggingGit, git as runGit, subcommandOf } from '../support/git.js'
 
 const SRC = path.join(__dirname, '..', '..', 'src')
 
@@ -220,30 +218,17 @@ describe('the Git wrapper runs no program an attribute selects', () => {
 })
 
 describe('the Git wrapper lists the drivers only where a command could run one', () => {
-  /** A Git whose every git process is logged (a `git` on PATH that writes its arguments, then runs git). */
+  /** A Git whose every git process is logged; `ran()` gives the subcommands since last asked. */
   function logged() {
     const root = mkdtempSync(path.join(tmpdir(), 'fleet-gitwrap-count-'))
     const repo = path.join(root, 'repo')
-    const bin = path.join(root, 'bin')
-    const log = path.join(root, 'log')
     sh(root, ['init', '-q', '--initial-branch=main', repo])
     writeFileSync(path.join(repo, 'a.txt'), 'a\n')
     sh(repo, ['add', '.'])
     sh(repo, ['-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'one'])
-    const real = sh(root, ['--exec-path']).trim()
-    mkdirSync(bin)
-    writeFileSync(
-      path.join(bin, 'git'),
-      `#!/bin/sh\nfor a in "$@"; do case "$a" in -c|*=*) ;; *) printf '%s ' "$a" >> '${log}';; esac; done\necho >> '${log}'\nexec '${real}/git' "$@"\n`,
-      { mode: 0o755 }
-    )
+    const { bin, calls } = loggingGit(root)
     const git = Git.create(repo, { ...process.env, PATH: `${bin}:${process.env.PATH}` })
-    const ran = () => {
-      const lines = existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []
-      rmSync(log, { force: true })
-      return lines.map(l => l.trim())
-    }
-    return { git, ran }
+    return { git, ran: () => calls().map(subcommandOf) }
   }
 
   it('rev-parse, update-ref, symbolic-ref and count-objects start one git process each', async () => {
@@ -252,25 +237,20 @@ describe('the Git wrapper lists the drivers only where a command could run one',
     await git.exec(['update-ref', 'refs/x', 'HEAD'])
     await git.exec(['symbolic-ref', 'HEAD'])
     await git.exec(['count-objects', '-v'])
-    expect(ran().map(l => l.split(' ')[0])).toEqual([
-      'rev-parse',
-      'update-ref',
-      'symbolic-ref',
-      'count-objects'
-    ])
+    expect(ran()).toEqual(['rev-parse', 'update-ref', 'symbolic-ref', 'count-objects'])
     // A command that reads files lists the drivers first, once per Git.
     await git.exec(['status', '--porcelain'])
     await git.exec(['status', '--porcelain'])
-    expect(ran().map(l => l.split(' ')[0])).toEqual(['config', 'status', 'status'])
+    expect(ran()).toEqual(['config', 'status', 'status'])
   })
 
   it('a config the action just made names no driver: nothing listed, until a config command', async () => {
     const { git, ran } = logged()
     git.namesNoDriver()
     await git.exec(['status', '--porcelain'])
-    expect(ran().map(l => l.split(' ')[0])).toEqual(['status'])
+    expect(ran()).toEqual(['status'])
     await git.exec(['config', 'user.name', 't'])
     await git.exec(['status', '--porcelain'])
-    expect(ran().map(l => l.split(' ')[0])).toEqual(['config', 'config', 'status'])
+    expect(ran()).toEqual(['config', 'config', 'status'])
   })
 })
