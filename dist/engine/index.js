@@ -99,8 +99,8 @@ async function initRepo(gitDir, branch, config) {
  * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
  * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects
  * borrowed through `objects/info/alternates`, the refs written as packed-refs, and the worktree's
- * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
- * which a cage wrote); the worker's new objects go into its clone.
+ * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from
+ * the task's files, which a cage wrote); the worker's new objects go into its clone.
  */
 async function prepareGit(source, cageDir, named, 
 /** The cage shows the task's view's layer at LAYER_DIR: its git asks it what changed. */
@@ -28263,15 +28263,17 @@ class FleetRepo {
     prepareStart(startRef) {
         if (this.prepared?.ref === startRef)
             return this.prepared.sha;
-        const sha = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
+        const sha = this.commitAt(startRef);
         this.prepared = { ref: startRef, sha };
         return sha;
     }
     /** The commit a task on `startRef` starts at: the one prepareStart read, else read now. */
     startOf(startRef) {
-        return this.prepared?.ref === startRef
-            ? this.prepared.sha
-            : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`]);
+        return this.prepared?.ref === startRef ? this.prepared.sha : this.commitAt(startRef);
+    }
+    /** The commit `ref` names now. */
+    commitAt(ref) {
+        return this.git.out(['rev-parse', '--verify', `${ref}^{commit}`]);
     }
     /**
      * Starts the base of `startRef`'s views now (checkout): called as the run opens, beside its

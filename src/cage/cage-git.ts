@@ -93,8 +93,8 @@ async function initRepo(gitDir: string, branch: string, config: string): Promise
  * branches for orientation. Made by hand rather than by `git clone --shared` (five git processes
  * fewer per worker start, docs/performance.md): what `git init` makes, the fleet's objects
  * borrowed through `objects/info/alternates`, the refs written as packed-refs, and the worktree's
- * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from the task's files,
- * which a cage wrote); the worker's new objects go into its clone.
+ * own index copied from the fleet's clone. Everything is read from the fleet's clone (never from
+ * the task's files, which a cage wrote); the worker's new objects go into its clone.
  */
 export async function prepareGit(
   source: TaskGit | string,

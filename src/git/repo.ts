@@ -561,16 +561,19 @@ export class FleetRepo {
    */
   prepareStart(startRef: string): Promise<string> {
     if (this.prepared?.ref === startRef) return this.prepared.sha
-    const sha = this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    const sha = this.commitAt(startRef)
     this.prepared = { ref: startRef, sha }
     return sha
   }
 
   /** The commit a task on `startRef` starts at: the one prepareStart read, else read now. */
   private startOf(startRef: string): Promise<string> {
-    return this.prepared?.ref === startRef
-      ? this.prepared.sha
-      : this.git.out(['rev-parse', '--verify', `${startRef}^{commit}`])
+    return this.prepared?.ref === startRef ? this.prepared.sha : this.commitAt(startRef)
+  }
+
+  /** The commit `ref` names now. */
+  private commitAt(ref: string): Promise<string> {
+    return this.git.out(['rev-parse', '--verify', `${ref}^{commit}`])
   }
 
   /**
