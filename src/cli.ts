@@ -17,7 +17,7 @@ import { Board } from './progress.js'
 import { huntAllChildren } from './process.js'
 import { Git } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
-import { tasksYaml } from './planner/goal.js'
+import { tasksYaml } from './planner/report.js'
 import { logText, printable } from './report/log-text.js'
 import { summaryMarkdown } from './report/summary.js'
 

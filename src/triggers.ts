@@ -5,12 +5,11 @@ import { type IssueRef, type Request, unlistedBot } from './event.js'
 import { emptyOutcome } from './domain.js'
 import type { GitHub, PullJson } from './github/github.js'
 import { queueLabels, type QueueLabels } from './github/queue.js'
-import { taskFromComment, tasksFromIssue } from './tasks/from-issue.js'
+import type { IssueInfo } from './tasks/from-issue.js'
 import { tasksFromInputs } from './tasks/from-inputs.js'
 import { idProblem } from './tasks/ids.js'
 import { issueOfPrBody, prMarker, type PrMarker } from './report/pr-body.js'
 import type { PrAnswer, Task } from './domain.js'
-import { checksPrompt, reviewPrompt } from './tasks/pr-turn.js'
 import { inertProse } from './inert-text.js'
 
 /** What the fleet will do for a request: tasks to run, tasks refused, and the queue's labels. */
@@ -23,6 +22,18 @@ export interface Plan {
   ignore?: string
   /** Set when the planner makes the tasks (src/planner/): an authorised `/fleet plan`, or `goal`. */
   planner?: { kind: 'issue'; issue: number; text: string } | { kind: 'goal'; goal: string }
+}
+
+// What reads an issue's or a PR thread's text (Markdown and HTML as GitHub renders them, a sixth of
+// the engine's start-up) loads when a trigger first needs it: a list of tasks given as input never
+// does. docs/performance.md.
+const issueText = () => import('./tasks/from-issue.js')
+const prTurnText = () => import('./tasks/pr-turn.js')
+
+/** An issue's tasks: its checklist (or plan section), else the issue as one task. */
+async function issueTasks(deps: Deps, issue: IssueInfo): Promise<Task[]> {
+  const { tasksFromIssue } = await issueText()
+  return tasksFromIssue(issue, deps.config.branchPrefix, deps.log)
 }
 
 interface Deps {
@@ -128,6 +139,13 @@ function continueTask(
   }
 }
 
+/** A `/fleet` comment's tasks: its text as one task, or the issue's when it adds none. */
+async function commentTasks(deps: Deps, issue: IssueInfo, text: string): Promise<Task[]> {
+  if (!text) return issueTasks(deps, issue)
+  const { taskFromComment } = await issueText()
+  return [taskFromComment(issue, text, deps.config.branchPrefix, 'issue', deps.log)]
+}
+
 /** A follow-up on a fleet PR continues that PR's branch. */
 async function followUp(
   deps: Deps,
@@ -138,6 +156,7 @@ async function followUp(
     return refuse(deps, request.issue, request.actor, found.problem, `pr-${request.issue.number}`)
   const denied = await authorise(deps, request.issue, request.actor, request.commentId)
   if (denied) return refuse(deps, request.issue, request.actor, denied, found.id)
+  const { taskFromComment } = await issueText()
   const base = taskFromComment(
     request.issue,
     request.text,
@@ -192,6 +211,7 @@ async function answerReview(
       ? await github.reviewThreads(pr.number, request.reviewId)
       : [await github.commentThread(pr.number, request.comment.threadId)]
   if (request.kind === 'review-comment') await ackReviewComment(deps, request.comment.id)
+  const { reviewPrompt } = await prTurnText()
   const prompt = reviewPrompt({
     pr: pr.number,
     title: pr.title,
@@ -252,6 +272,7 @@ async function fixChecks(
     return ignored(deps, `#${number}: ${key} was answered already (a rerun of the event)`)
   const jobs = await github.failedJobs(run.id)
   if (jobs.length === 0) return ignored(deps, `run ${run.id} has no failed job to fix`)
+  const { checksPrompt } = await prTurnText()
   const prompt = checksPrompt({ pr: number, run: run.name, jobs })
   const answer: PrAnswer = {
     kind: 'checks',
@@ -298,7 +319,7 @@ async function queued(deps: Deps): Promise<Plan> {
       ? await authorise(deps, ref, actor)
       : `no event says who applied '${labels.queued}'`
     if (!denied) {
-      plan.tasks.push(...tasksFromIssue(issue, deps.config.branchPrefix, deps.log))
+      plan.tasks.push(...(await issueTasks(deps, issue)))
       continue
     }
     await github.moveIssue(issue.number, [], [labels.queued])
@@ -313,7 +334,6 @@ async function queued(deps: Deps): Promise<Plan> {
 type Asked = Exclude<Request, { kind: 'refresh' | 'train' }>
 
 export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
-  const prefix = deps.config.branchPrefix
   switch (request.kind) {
     case 'tasks':
       return { tasks: await tasksFromInputs(deps.config, deps.ctx.workspace), refused: [] }
@@ -321,10 +341,7 @@ export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
       const denied = await authorise(deps, request.issue, request.actor, request.commentId)
       if (denied)
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
-      const tasks = request.text
-        ? [taskFromComment(request.issue, request.text, prefix, 'issue', deps.log)]
-        : tasksFromIssue(request.issue, prefix, deps.log)
-      return { tasks, refused: [] }
+      return { tasks: await commentTasks(deps, request.issue, request.text), refused: [] }
     }
     case 'plan': {
       // Refused before the planner makes any model request.
@@ -361,7 +378,7 @@ export async function planRequest(request: Asked, deps: Deps): Promise<Plan> {
         return refuse(deps, request.issue, request.actor, denied, `issue-${request.issue.number}`)
       }
       return {
-        tasks: tasksFromIssue(request.issue, prefix, deps.log),
+        tasks: await issueTasks(deps, request.issue),
         refused: [],
         queue: queueLabels(deps.config.queueLabel)
       }

@@ -1,5 +1,5 @@
 import type { FailedJob, ThreadComment } from '../tasks/pr-turn.js'
-import { logTail } from '../tasks/pr-turn.js'
+import { logTail } from '../tasks/log-tail.js'
 import { describeError } from '../errors.js'
 import type { Client } from './client.js'
 

@@ -1,4 +1,3 @@
-import { stringify } from 'yaml'
 import type { Outcome } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
 import { branchFor } from '../tasks/ids.js'
@@ -24,22 +23,6 @@ export function goalTasks(planned: PlannedTask[], prefix: string): Task[] {
       ...(t.verify ? { verify: t.verify } : {})
     }
   })
-}
-
-/** Tasks as the `tasks` input and `tasks-file` read them: `fleet-worker plan --goal` prints this. */
-export function tasksYaml(tasks: Task[]): string {
-  return stringify(
-    tasks.map(t => ({
-      id: t.id,
-      title: t.title,
-      prompt: t.prompt,
-      ...(t.model ? { model: t.model } : {}),
-      ...(t.maxTurns ? { 'max-turns': t.maxTurns } : {}),
-      ...(t.verify ? { verify: t.verify } : {}),
-      ...(t.effort ? { effort: t.effort } : {})
-    })),
-    { lineWidth: 0 }
-  )
 }
 
 /** The `goal` input through the planner: its tasks, or the one failed outcome saying why not. */

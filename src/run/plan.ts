@@ -8,7 +8,6 @@ import { readEvent } from '../event.js'
 import { matrix, parsePlan, type SavedPlan, shardCount } from '../modes/plan.js'
 import type { Outcome } from '../domain.js'
 import { goalReport } from '../planner/report.js'
-import { usePlanner } from './planning.js'
 import { type Refresh, refreshPrs } from './refreshing.js'
 import { landingTrain, type Train } from '../modes/merge.js'
 import { type Plan, planRequest } from '../triggers.js'
@@ -62,6 +61,8 @@ export async function planByPlanner(
   ask: NonNullable<Plan['planner']>
 ): Promise<{ outcomes: Outcome[] } | { plan: SavedPlan; note: string }> {
   const { config, ctx, io, env } = run
+  // The planner (and the Markdown reader its plans go through) loads only for a planner's run.
+  const { usePlanner } = await import('./planning.js')
   const made = await usePlanner(
     { config, ctx, io, env, github: run.github, prepare: run.prepare, signal: run.stop.signal },
     ask
