@@ -6622,6 +6622,16 @@ class Git {
             GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_0___default().dirname(workTree)
         });
     }
+    /**
+     * tree() for an admin dir the action has just made and that holds no config of its own: its
+     * git reads this repository's config alone, so the driver keys this Git read (or knows to be
+     * none) are its too, with no git process to list them again.
+     */
+    madeTree(workTree, gitDir) {
+        const made = this.tree(workTree, gitDir);
+        made.driverKeys = this.driverKeys;
+        return made;
+    }
     async exec(args, opts = {}) {
         const env = { ...this.env, ...opts.env };
         const subcommand = args[subcommandAt(args)] ?? '';
@@ -7517,34 +7527,42 @@ class FleetRepo {
     remoteSha(branch) {
         return this.git.tryRevParse(`refs/remotes/origin/${branch}`);
     }
-    /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
+    /**
+     * A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays).
+     * Made as `git worktree add` makes one (its admin dir's HEAD, commondir and gitdir, the tree's
+     * `.git` file), with two git processes side by side instead of its four in turn: `update-ref`
+     * of the branch, and `read-tree -u --reset` writing the files and the index into an admin dir
+     * the clone does not list yet. It is renamed into `.git/worktrees/` whole, so no git command
+     * ever reads it half-made, and only that rename waits for the clone's other worktree steps.
+     */
     async worktree(id, branch, startRef) {
         const dir = external_node_path_default().join(this.git.dir, '..', 'worktrees', id);
+        const gitDir = external_node_path_default().join(this.git.dir, '.git', 'worktrees', id);
+        // Beside `worktrees/`, so commondir's `../..` is the clone's .git from either place.
+        const making = external_node_path_default().join(this.git.dir, '.git', 'fleet-worktrees', id);
         const startSha = await this.startOf(startRef);
-        await this.serial(async () => {
-            await (0,promises_.rm)(dir, { recursive: true, force: true });
-            // --force also takes a path a lost worktree still claims (no `worktree prune` first: one
-            // git process less per task). --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
-            // starting together then fail on its lock ("could not lock config file"); the push names its
-            // refs anyway.
-            await this.git.exec([
-                'worktree',
-                'add',
-                '--quiet',
-                '--force',
-                '--no-track',
-                '-B',
-                branch,
-                dir,
-                startSha
-            ]);
+        await Promise.all([dir, making].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+        await Promise.all([dir, making, external_node_path_default().dirname(gitDir)].map(d => (0,promises_.mkdir)(d, { recursive: true })));
+        await Promise.all([
+            (0,promises_.writeFile)(external_node_path_default().join(making, 'HEAD'), `ref: refs/heads/${branch}\n`),
+            (0,promises_.writeFile)(external_node_path_default().join(making, 'commondir'), '../..\n'),
+            (0,promises_.writeFile)(external_node_path_default().join(making, 'gitdir'), `${external_node_path_default().join(dir, '.git')}\n`),
+            (0,promises_.writeFile)(external_node_path_default().join(dir, '.git'), `gitdir: ${gitDir}\n`)
+        ]);
+        await Promise.all([
+            this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
+            this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
+        ]).catch(async (error) => {
+            await (0,promises_.rm)(making, { recursive: true, force: true });
+            throw error;
         });
-        // Read now from the worktree git has just made (no cage has seen it), with no git process:
-        // each is a fork of this one that blocks its event loop.
-        const gitDir = await worktreeGitDir(dir);
+        await this.serial(async () => {
+            // A lost worktree's admin dir of the same id goes first (what `worktree add --force` takes).
+            await (0,promises_.rm)(gitDir, { recursive: true, force: true });
+            await (0,promises_.rename)(making, gitDir);
+        });
         // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
         const git = this.git.tree(dir, gitDir);
-        const repo = this.git;
         const serial = this.serial.bind(this);
         let kept = false;
         return {
@@ -7561,13 +7579,8 @@ class FleetRepo {
                 if (kept)
                     return;
                 // What `worktree remove --force` does, with no git process: its files and its admin dir
-                // go (one of the clone's own, read above from the worktree git had just made).
-                const admin = external_node_path_default().dirname(gitDir) === external_node_path_default().join(repo.dir, '.git', 'worktrees');
-                await serial(async () => {
-                    if (!admin)
-                        await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true });
-                    await Promise.all([dir, ...(admin ? [gitDir] : [])].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
-                });
+                // go, while no other worktree step of the clone's reads the admin dirs.
+                await serial(() => Promise.all([dir, gitDir].map(d => (0,promises_.rm)(d, { recursive: true, force: true }))));
             }
         };
     }

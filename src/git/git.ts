@@ -153,6 +153,17 @@ export class Git {
     })
   }
 
+  /**
+   * tree() for an admin dir the action has just made and that holds no config of its own: its
+   * git reads this repository's config alone, so the driver keys this Git read (or knows to be
+   * none) are its too, with no git process to list them again.
+   */
+  madeTree(workTree: string, gitDir: string): Git {
+    const made = this.tree(workTree, gitDir)
+    made.driverKeys = this.driverKeys
+    return made
+  }
+
   async exec(
     args: string[],
     opts: { env?: Record<string, string>; allowFailure?: boolean } = {}

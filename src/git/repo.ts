@@ -1,4 +1,4 @@
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pLimit from 'p-limit'
 import type { View } from '../domain.js'
@@ -403,34 +403,42 @@ export class FleetRepo {
     return this.git.tryRevParse(`refs/remotes/origin/${branch}`)
   }
 
-  /** A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays). */
+  /**
+   * A worktree on `branch`, reset to `startRef`; removed when disposed (the branch ref stays).
+   * Made as `git worktree add` makes one (its admin dir's HEAD, commondir and gitdir, the tree's
+   * `.git` file), with two git processes side by side instead of its four in turn: `update-ref`
+   * of the branch, and `read-tree -u --reset` writing the files and the index into an admin dir
+   * the clone does not list yet. It is renamed into `.git/worktrees/` whole, so no git command
+   * ever reads it half-made, and only that rename waits for the clone's other worktree steps.
+   */
   async worktree(id: string, branch: string, startRef: string): Promise<Worktree> {
     const dir = path.join(this.git.dir, '..', 'worktrees', id)
+    const gitDir = path.join(this.git.dir, '.git', 'worktrees', id)
+    // Beside `worktrees/`, so commondir's `../..` is the clone's .git from either place.
+    const making = path.join(this.git.dir, '.git', 'fleet-worktrees', id)
     const startSha = await this.startOf(startRef)
-    await this.serial(async () => {
-      await rm(dir, { recursive: true, force: true })
-      // --force also takes a path a lost worktree still claims (no `worktree prune` first: one
-      // git process less per task). --no-track: tracking would write branch.<name>.* into the shared .git/config, and workers
-      // starting together then fail on its lock ("could not lock config file"); the push names its
-      // refs anyway.
-      await this.git.exec([
-        'worktree',
-        'add',
-        '--quiet',
-        '--force',
-        '--no-track',
-        '-B',
-        branch,
-        dir,
-        startSha
-      ])
+    await Promise.all([dir, making].map(d => rm(d, { recursive: true, force: true })))
+    await Promise.all([dir, making, path.dirname(gitDir)].map(d => mkdir(d, { recursive: true })))
+    await Promise.all([
+      writeFile(path.join(making, 'HEAD'), `ref: refs/heads/${branch}\n`),
+      writeFile(path.join(making, 'commondir'), '../..\n'),
+      writeFile(path.join(making, 'gitdir'), `${path.join(dir, '.git')}\n`),
+      writeFile(path.join(dir, '.git'), `gitdir: ${gitDir}\n`)
+    ])
+    await Promise.all([
+      this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
+      this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
+    ]).catch(async (error: unknown) => {
+      await rm(making, { recursive: true, force: true })
+      throw error
     })
-    // Read now from the worktree git has just made (no cage has seen it), with no git process:
-    // each is a fork of this one that blocks its event loop.
-    const gitDir = await worktreeGitDir(dir)
+    await this.serial(async () => {
+      // A lost worktree's admin dir of the same id goes first (what `worktree add --force` takes).
+      await rm(gitDir, { recursive: true, force: true })
+      await rename(making, gitDir)
+    })
     // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
     const git = this.git.tree(dir, gitDir)
-    const repo = this.git
     const serial = this.serial.bind(this)
     let kept = false
     return {
@@ -446,15 +454,10 @@ export class FleetRepo {
       async [Symbol.asyncDispose]() {
         if (kept) return
         // What `worktree remove --force` does, with no git process: its files and its admin dir
-        // go (one of the clone's own, read above from the worktree git had just made).
-        const admin = path.dirname(gitDir) === path.join(repo.dir, '.git', 'worktrees')
-        await serial(async () => {
-          if (!admin)
-            await repo.exec(['worktree', 'remove', '--force', dir], { allowFailure: true })
-          await Promise.all(
-            [dir, ...(admin ? [gitDir] : [])].map(d => rm(d, { recursive: true, force: true }))
-          )
-        })
+        // go, while no other worktree step of the clone's reads the admin dirs.
+        await serial(() =>
+          Promise.all([dir, gitDir].map(d => rm(d, { recursive: true, force: true })))
+        )
       }
     }
   }

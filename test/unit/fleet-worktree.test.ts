@@ -120,4 +120,27 @@ describe("FleetRepo's clone and worktrees", () => {
     }
     expect(reads()).toBe(1)
   })
+
+  it('a worktree is two git processes (update-ref, read-tree) and is one git itself reads as its own', async () => {
+    const { bin, calls } = loggingGit(dir)
+    const { repo } = await clone({ ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
+    calls() // the clone's, read and dropped
+    await using tree = await repo.worktree('w1', 'fleet/w1', 'refs/remotes/origin/main')
+    expect(calls().map(subcommandOf).sort()).toEqual(['read-tree', 'update-ref'])
+    const head = git(checkout, 'rev-parse', 'HEAD')
+    // Found through its .git file, as the worker's git finds it: on its branch, clean, listed.
+    expect(git(tree.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/fleet/w1')
+    expect(git(tree.dir, 'rev-parse', 'HEAD')).toBe(head)
+    expect(git(tree.dir, 'status', '--porcelain')).toBe('')
+    expect(git(repo.git.dir, 'worktree', 'list', '--porcelain')).toContain(
+      `worktree ${tree.dir}\nHEAD ${head}\nbranch refs/heads/fleet/w1`
+    )
+    // Nothing half-made is left beside the clone's worktrees.
+    expect(existsSync(path.join(repo.git.dir, '.git', 'fleet-worktrees', 'w1'))).toBe(false)
+    // A commit made in it moves its branch in the clone.
+    await writeFile(path.join(tree.dir, 'c.txt'), 'c\n')
+    git(tree.dir, 'add', 'c.txt')
+    git(tree.dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c')
+    expect(git(repo.git.dir, 'rev-parse', 'fleet/w1')).toBe(git(tree.dir, 'rev-parse', 'HEAD'))
+  })
 })
