@@ -24,9 +24,9 @@ export interface Plan {
   planner?: { kind: 'issue'; issue: number; text: string } | { kind: 'goal'; goal: string }
 }
 
-// What reads an issue's or a PR thread's text (Markdown and HTML as GitHub renders them, a sixth of
-// the engine's start-up) loads when a trigger first needs it: a list of tasks given as input never
-// does. docs/performance.md.
+// What reads an issue's or a PR thread's text (Markdown and HTML as GitHub renders them: about a
+// third of what the engine compiled at its start) loads when a trigger first needs it; a list of
+// tasks given as input never does (docs/performance.md).
 const issueText = () => import('./tasks/from-issue.js')
 const prTurnText = () => import('./tasks/pr-turn.js')
 

@@ -35642,9 +35642,9 @@ async function tasksFromInputs(config, workspace) {
 
 
 
-// What reads an issue's or a PR thread's text (Markdown and HTML as GitHub renders them, a sixth of
-// the engine's start-up) loads when a trigger first needs it: a list of tasks given as input never
-// does. docs/performance.md.
+// What reads an issue's or a PR thread's text (Markdown and HTML as GitHub renders them: about a
+// third of what the engine compiled at its start) loads when a trigger first needs it; a list of
+// tasks given as input never does (docs/performance.md).
 const issueText = () => Promise.all(/* import() */[__nccwpck_require__.e(982), __nccwpck_require__.e(590)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9590));
 const prTurnText = () => Promise.all(/* import() */[__nccwpck_require__.e(982), __nccwpck_require__.e(176)]).then(__nccwpck_require__.bind(__nccwpck_require__, 46176));
 /** An issue's tasks: its checklist (or plan section), else the issue as one task. */
