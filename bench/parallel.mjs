@@ -9,7 +9,9 @@
 // and checks the targets of docs/performance.md. Defaults 24 tasks, 3000 ms, 12 CPU tasks; a quick
 // try: BENCH_TASKS=8 BENCH_DELAY_MS=1000 BENCH_CPU_TASKS=4. BENCH_ONLY=cpu runs the CPU-heavy
 // rows alone (figures to .tmp/bench-cpu.json); BENCH_ONLY=capped the capped endpoint's row alone
-// (figures, each model request's timeline among them, to .tmp/bench-capped.json). Figures also go
+// (figures, each model request's timeline among them, to .tmp/bench-capped.json); BENCH_ONLY=overhead
+// the auto branches-only row alone, BENCH_ROUNDS times (default 2; to .tmp/bench-overhead.json),
+// the quick loop for a cut of the fleet's own overhead. Figures also go
 // to .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
 // machine the figures move with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -208,6 +210,35 @@ if (process.env.BENCH_ONLY === 'cpu') {
   )
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true })
   writeFileSync(path.join(ROOT, '.tmp/bench-cpu.json'), JSON.stringify(rows, null, 2))
+  process.exit(0)
+}
+
+if (process.env.BENCH_ONLY === 'overhead') {
+  // The own-overhead row alone, BENCH_ROUNDS times (default 2): the quick loop for a cut.
+  const runs = []
+  const pushes = () => bench.stack.git.requests.filter(r => r.service === 'git-receive-pack')
+  const before = pushes().length
+  for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++)
+    runs.push(
+      await actionRow(
+        `auto, branches only #${round}`,
+        latency(`o${round}-`),
+        { 'max-parallel': 'auto' },
+        BRANCHES_ONLY
+      )
+    )
+  const methods = pushes()
+    .slice(before)
+    .map(r => r.method)
+  await bench.close()
+  console.log(
+    `\nreceive-pack requests: ${methods.filter(m => m === 'POST').length} POST, ${methods.filter(m => m === 'GET').length} GET (the ref advertisement git push asks for first)`
+  )
+  console.log(
+    `own overhead per task, median of each round: ${runs.map(r => `${r.overheadMedianMs} ms (load before ${r.load})`).join(', ')}; target 100 ms`
+  )
+  mkdirSync(path.join(ROOT, '.tmp'), { recursive: true })
+  writeFileSync(path.join(ROOT, '.tmp/bench-overhead.json'), JSON.stringify(rows, null, 2))
   process.exit(0)
 }
 

@@ -220,6 +220,8 @@ export interface RunOptions {
   /** How much of stdout and stderr to keep (characters, default 64 MiB). */
   maxBuffer?: number
   signal?: AbortSignal
+  /** Its standard input (default: none). */
+  stdin?: string
 }
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {
@@ -255,6 +257,7 @@ export async function run(file: string, args: readonly string[], opts: RunOption
     cwd: opts.cwd,
     timeoutMs: opts.timeoutMs,
     signal: opts.signal,
+    stdin: opts.stdin,
     maxOutput: opts.maxBuffer ?? 64 * 1024 * 1024,
     // A short command's group is killed when it exits; the /proc hunt is for the long-lived.
     hunt: false

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { type Ran, run } from '../process.js'
+import { exitCodeOf, type Ran, run, startChild } from '../process.js'
 
 export type GitResult = Ran
 
@@ -166,18 +166,34 @@ export class Git {
 
   async exec(
     args: string[],
-    opts: { env?: Record<string, string>; allowFailure?: boolean } = {}
+    opts: { env?: Record<string, string>; allowFailure?: boolean; stdin?: string } = {}
   ): Promise<GitResult> {
-    const env = { ...this.env, ...opts.env }
-    const subcommand = args[subcommandAt(args)] ?? ''
-    const keys = NO_ATTRIBUTES.has(subcommand)
-      ? []
-      : await this.drivers(env, !!(opts.env?.GIT_DIR ?? opts.env?.GIT_WORK_TREE))
-    const full = [...HARDENED, ...keys.flatMap(driverOff), ...withoutDiffDrivers(args)]
-    const result = await run('git', full, { cwd: this.dir, env })
-    if (subcommand === 'config') this.driverKeys = undefined
+    const { full, env } = await this.command(args, opts.env)
+    const result = await run('git', full, { cwd: this.dir, env, stdin: opts.stdin })
+    if (args[subcommandAt(args)] === 'config') this.driverKeys = undefined
     if (result.exitCode !== 0 && !opts.allowFailure) throw new GitError(args, result)
     return result
+  }
+
+  /** A command whose output is bytes (`pack-objects --stdout`): all of it, or a GitError. */
+  async bytes(args: string[], stdin: string): Promise<Buffer> {
+    const { full, env } = await this.command(args)
+    const child = startChild('git', full, { cwd: this.dir, env, stdin, hunt: false })
+    const chunks: Buffer[] = []
+    child.stdout?.on('data', (chunk: Buffer) => chunks.push(chunk))
+    const ended = await child.result
+    const result = { ...ended, exitCode: exitCodeOf(ended) }
+    if (result.exitCode !== 0) throw new GitError(args, result)
+    return Buffer.concat(chunks)
+  }
+
+  /** The command line every git command runs with (HARDENED, the drivers off), and its environment. */
+  private async command(args: string[], extra?: Record<string, string>) {
+    const env = { ...this.env, ...extra }
+    const keys = NO_ATTRIBUTES.has(args[subcommandAt(args)] ?? '')
+      ? []
+      : await this.drivers(env, !!(extra?.GIT_DIR ?? extra?.GIT_WORK_TREE))
+    return { full: [...HARDENED, ...keys.flatMap(driverOff), ...withoutDiffDrivers(args)], env }
   }
 
   /**

@@ -8,6 +8,7 @@ import { type Borrowed, borrowObjects } from './borrow.js'
 import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
+import { pushInOneRequest } from './receive-pack.js'
 import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
@@ -676,12 +677,27 @@ export class FleetRepo {
   }
 
   /**
+   * These branches in one request to the remote where that can be done (receive-pack.ts), and
+   * those it did not land (refused, or no answer to read) by `git push` (pushByGit).
+   */
+  private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
+    const target = { url: this.remoteUrl, token: this.token, env: this.env }
+    // A git command of its own that fails (the pack, the refs) leaves every branch to git push,
+    // which meets the same trouble and words it.
+    const landed = await pushInOneRequest(this.git, target, branches).catch(() => new Set<string>())
+    const verdicts = await this.pushByGit(branches.filter(b => !landed.has(b)))
+    for (const branch of landed) verdicts.set(branch, { ok: true })
+    return verdicts
+  }
+
+  /**
    * One `git push` of these branches, each with its lease (git reads `refs/remotes/origin/<b>`
    * itself: no process to read it first). A branch the porcelain lists as pushed or up to date
    * landed. Of several, one that did not is pushed again alone for its own verdict: a remote that
    * refuses the whole push for one branch's sake (a pre-receive hook) fails that branch alone.
    */
-  private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
+  private async pushByGit(branches: string[]): Promise<Map<string, PushResult>> {
+    if (branches.length === 0) return new Map()
     const refs = branches.map(b => `refs/heads/${b}`)
     // Each lease as git reads it itself, from refs/remotes/origin/<b>.
     const result = await this.pushRefs(refs, refs)
@@ -700,7 +716,7 @@ export class FleetRepo {
     }
     const again = branches.filter(b => !verdicts.has(b))
     for (const [branch, verdict] of await Promise.all(
-      again.map(async b => [b, (await this.pushMany([b])).get(b)] as const)
+      again.map(async b => [b, (await this.pushByGit([b])).get(b)] as const)
     ))
       if (verdict) verdicts.set(branch, verdict)
     return verdicts

@@ -1,7 +1,8 @@
 // Issue #40 item 5: tasks' branches that finish while another's push is in flight go together in
 // the next push (Coalescer, FleetRepo.pushLanded), each with its own lease and its own verdict:
 // a branch the remote refuses fails alone. The coalescer with a fake sender, then FleetRepo's
-// pushes against a real bare remote over file:// (its pre-receive hook logs each push's refs).
+// pushes against a real bare remote (its pre-receive hook logs each push's refs), over file://
+// (git push) and over the HTTP stand-in (one request each, receive-pack.ts; git push for the rest).
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -9,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Coalescer } from '../../src/git/coalesce.js'
 import { FleetRepo, listedRefs, type PushResult } from '../../src/git/repo.js'
 import { git as gitIn, GIT_ENV } from '../support/git.js'
+import { type GitRemote, startGitRemote } from '../../demo/git-remote.js'
 
 /** A refusal's reason; a push that landed has none, and fails the test's toContain. */
 const reasonOf = (r: PushResult | undefined): string =>
@@ -79,19 +81,34 @@ describe('listedRefs', () => {
 /** git in `cwd` with the tests' environment (test/support/git.ts), its arguments as a list. */
 const git = (cwd: string, args: string[]) => gitIn(cwd, ...args)
 
-describe('FleetRepo.pushLanded', () => {
+const TOKEN = 'push-coalesce-token'
+const REMOTES = [
+  { way: 'a file:// remote, by git push', http: false },
+  { way: 'the HTTP stand-in, in one request', http: true }
+]
+
+describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
   let dir: string
   let remote: string
+  let url: string
+  let served: GitRemote | undefined
   let log: string
   beforeEach(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'push-coalesce-'))
-    remote = path.join(dir, 'remote.git')
+    if (http) {
+      served = await startGitRemote({ token: TOKEN })
+      url = await served.createRepo('acme/widgets')
+      remote = served.repoPath('acme/widgets')
+    } else {
+      remote = path.join(dir, 'remote.git')
+      url = `file://${remote}`
+      git(dir, ['init', '--quiet', '--bare', '--initial-branch=main', remote])
+    }
     log = path.join(dir, 'pushes.log')
-    git(dir, ['init', '--quiet', '--bare', '--initial-branch=main', remote])
     const seed = path.join(dir, 'seed')
     git(dir, ['init', '--quiet', '--initial-branch=main', seed])
     git(seed, ['commit', '--quiet', '--allow-empty', '-m', 'base'])
-    git(seed, ['push', '--quiet', remote, 'HEAD:refs/heads/main'])
+    git(seed, ['push', '--quiet', '--force', remote, 'HEAD:refs/heads/main'])
     // fleet/taken exists on the remote (a person's), unseen by the fleet's clone.
     git(seed, ['push', '--quiet', remote, 'HEAD:refs/heads/fleet/taken'])
     // Each push's refs, one line each, then a line "--"; fleet/bad is refused by the update hook
@@ -105,6 +122,8 @@ describe('FleetRepo.pushLanded', () => {
     await hook('update', ['[ "$1" = refs/heads/fleet/bad ] && exit 1', 'exit 0'])
   })
   afterEach(async () => {
+    await served?.close()
+    served = undefined
     await rm(dir, { recursive: true, force: true })
   })
 
@@ -128,13 +147,18 @@ describe('FleetRepo.pushLanded', () => {
       )
   }
 
+  /** The receive-pack requests the HTTP stand-in saw: each `GET` (git push's first) or `POST`. */
+  const receives = () =>
+    (served?.requests ?? []).filter(r => r.service === 'git-receive-pack').map(r => r.method)
+
   /** The fleet's clone with a commit on each of `branches`. */
-  async function clone(branches: string[]) {
+  async function clone(branches: string[], env: NodeJS.ProcessEnv = GIT_ENV) {
     const { repo } = await FleetRepo.clone({
       dir: path.join(dir, 'fleet', 'repo'),
-      remoteUrl: `file://${remote}`,
+      remoteUrl: url,
+      token: http ? TOKEN : undefined,
       branches: [],
-      env: GIT_ENV
+      env
     })
     for (const b of branches) {
       const tree = git(repo.git.dir, ['rev-parse', 'refs/remotes/origin/main^{tree}'])
@@ -161,10 +185,14 @@ describe('FleetRepo.pushLanded', () => {
       ['refs/heads/fleet/a'],
       ['refs/heads/fleet/b', 'refs/heads/fleet/c', 'refs/heads/fleet/d']
     ])
-    for (const b of branches)
-      expect(git(remote, ['rev-parse', `refs/heads/${b}`])).toBe(
-        git(repo.git.dir, ['rev-parse', `refs/heads/${b}`])
-      )
+    for (const b of branches) {
+      const sha = git(repo.git.dir, ['rev-parse', `refs/heads/${b}`])
+      expect(git(remote, ['rev-parse', `refs/heads/${b}`])).toBe(sha)
+      // The remote-tracking ref follows (the next push's lease), as git push moves it.
+      expect(git(repo.git.dir, ['rev-parse', `refs/remotes/origin/${b}`])).toBe(sha)
+    }
+    // Over HTTP each push was one request: no ref advertisement asked for first.
+    if (http) expect(receives()).toEqual(['POST', 'POST'])
   })
 
   it('a refused branch fails alone: its lease, its hook, a whole-push refusal for its sake', async () => {
@@ -182,6 +210,23 @@ describe('FleetRepo.pushLanded', () => {
       git(remote, ['rev-parse', '--verify', '--quiet', 'refs/heads/fleet/bad'])
     ).toThrow()
     const seen = await pushes()
+    if (http) {
+      // One request carried the queued branches, each with its lease (receive-pack refused
+      // fleet/taken's itself); the two refused went again by git push, together (fleet/taken's
+      // lease refused there before any was sent), then each alone for its own verdict.
+      expect(seen).toEqual([
+        ['refs/heads/fleet/first'],
+        [
+          'refs/heads/fleet/ok',
+          'refs/heads/fleet/bad',
+          'refs/heads/fleet/taken',
+          'refs/heads/fleet/fine'
+        ],
+        ['refs/heads/fleet/bad'],
+        ['refs/heads/fleet/bad']
+      ])
+      return
+    }
     // One push carried the queued branches (fleet/taken's lease refused it before any was sent);
     // the two refused were each pushed again alone, and only fleet/bad reached the remote again.
     expect(seen.slice(0, 2)).toEqual([
@@ -201,6 +246,62 @@ describe('FleetRepo.pushLanded', () => {
       ['fleet/first', 'fleet/one', 'fleet/taken', 'fleet/two', 'main'].sort()
     )
   })
+
+  it('a branch pushed again moves from where the last push left it, under that lease', async () => {
+    const repo = await clone(['fleet/again'])
+    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
+    const tree = git(repo.git.dir, ['rev-parse', 'refs/heads/fleet/again^{tree}'])
+    const next = git(repo.git.dir, [
+      'commit-tree',
+      tree,
+      '-p',
+      'refs/heads/fleet/again',
+      '-m',
+      'more'
+    ])
+    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/again', next])
+    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/again'])).toBe(next)
+    // A person's push meanwhile: the lease no longer holds, and their commit stays.
+    git(dir, [
+      '-C',
+      path.join(dir, 'seed'),
+      'push',
+      '--quiet',
+      '--force',
+      remote,
+      'HEAD:refs/heads/fleet/again'
+    ])
+    const mine = git(repo.git.dir, ['commit-tree', tree, '-p', next, '-m', 'mine'])
+    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/again', mine])
+    expect(reasonOf(await repo.pushLanded('fleet/again'))).toContain('not overwritten')
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/again'])).toBe(
+      git(remote, ['rev-parse', 'refs/heads/main'])
+    )
+  })
+
+  it.runIf(http)('the remote down: git push is asked too, and says why it failed', async () => {
+    const repo = await clone(['fleet/down'])
+    served?.setDown(true)
+    expect(reasonOf(await repo.pushLanded('fleet/down'))).toContain('could not reach the remote')
+    // One request of this client's (503), then git push's advertisement (503).
+    expect(receives()).toEqual(['POST', 'GET'])
+  })
+
+  it.runIf(http)(
+    'a proxy in the environment: git push alone, as git reaches the remote',
+    async () => {
+      const proxied = {
+        ...GIT_ENV,
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+        HTTP_PROXY: 'http://127.0.0.1:9',
+        NO_PROXY: '127.0.0.1'
+      }
+      const repo = await clone(['fleet/proxied'], proxied)
+      expect(await repo.pushLanded('fleet/proxied')).toEqual({ ok: true })
+      expect(receives()).toEqual(['GET', 'POST'])
+    }
+  )
 })
 
 function branchesOn(remote: string): Record<string, string> {

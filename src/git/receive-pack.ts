@@ -1,0 +1,211 @@
+/**
+ * A push in one HTTP request: smart HTTP's receive-pack service (git's gitprotocol-pack and
+ * gitprotocol-http), posted without the ref advertisement `git push` asks for first, so one round
+ * trip to the remote instead of two, and no git client processes but the pack's. Each command
+ * names the value its ref must have on the remote (the lease; the zero id: it must not exist),
+ * which receive-pack enforces itself, under the ref's lock. Only a clear `ok` for a ref is taken
+ * from here: a refusal, an answer that cannot be read or none at all is for `git push` to do again
+ * and word as it always has (FleetRepo.pushMany).
+ */
+import { type Git, tokenForms } from './git.js'
+
+/** A ref to set on the remote: from `old` (undefined: it must not exist) to `new`. */
+export interface RefUpdate {
+  ref: string
+  old: string | undefined
+  new: string
+}
+
+/**
+ * What this client asks of receive-pack: a status per ref, that status and the remote's messages on
+ * side bands, no progress. An unknown capability is ignored by a server, never refused.
+ */
+const CAPABILITIES = 'report-status side-band-64k quiet agent=fleet-worker'
+
+const FLUSH = Buffer.from('0000')
+
+/** One pkt-line: four hex digits of its whole length, then the payload. */
+export function pktLine(payload: string | Buffer): Buffer {
+  const data = typeof payload === 'string' ? Buffer.from(payload) : payload
+  return Buffer.concat([Buffer.from((data.length + 4).toString(16).padStart(4, '0')), data])
+}
+
+/**
+ * The pkt-lines of `data`: each payload, null for a flush; undefined when the framing is broken (a
+ * length that is not hex, shorter than its header or past the end).
+ */
+export function pktLines(data: Buffer): (Buffer | null)[] | undefined {
+  const lines: (Buffer | null)[] = []
+  for (let at = 0; at < data.length;) {
+    const head = data.toString('latin1', at, at + 4)
+    if (!/^[0-9a-f]{4}$/.test(head)) return undefined
+    const length = parseInt(head, 16)
+    if (length === 0) {
+      lines.push(null)
+      at += 4
+      continue
+    }
+    if (length < 4 || at + length > data.length) return undefined
+    lines.push(data.subarray(at + 4, at + length))
+    at += length
+  }
+  return lines
+}
+
+/** The request's body: the commands (capabilities on the first), a flush, then the pack. */
+export function pushRequest(updates: RefUpdate[], pack: Buffer): Buffer {
+  const commands = updates.map((u, i) => {
+    const command = `${u.old ?? '0'.repeat(u.new.length)} ${u.new} ${u.ref}`
+    return pktLine(i === 0 ? `${command}\0${CAPABILITIES}` : command)
+  })
+  return Buffer.concat([...commands, FLUSH, pack])
+}
+
+/**
+ * receive-pack's report (side band 1, itself pkt-lines): `unpack ok`, then `ok <ref>` or
+ * `ng <ref> <reason>` for each command. Each ref's verdict: true, or the remote's reason. Undefined
+ * when the pack was not unpacked, a fatal error came on band 3, or the answer cannot be read.
+ */
+export function readReport(answer: Buffer): Map<string, true | string> | undefined {
+  const bands = pktLines(answer)
+  if (!bands) return undefined
+  const report: Buffer[] = []
+  for (const line of bands) {
+    if (line === null) continue
+    if (line[0] === 1) report.push(line.subarray(1))
+    else if (line[0] !== 2) return undefined
+  }
+  const status = pktLines(Buffer.concat(report))
+  if (!status) return undefined
+  const [unpack, ...refs] = status
+    .filter((l): l is Buffer => l !== null)
+    .map(l => l.toString('utf8').replace(/\n$/, ''))
+  if (unpack !== 'unpack ok') return undefined
+  const verdicts = new Map<string, true | string>()
+  for (const line of refs) {
+    const m = /^(ok|ng) (\S+)(?: (.*))?$/.exec(line)
+    if (!m?.[2]) return undefined
+    verdicts.set(m[2], m[1] === 'ok' ? true : (m[3] ?? 'refused'))
+  }
+  return verdicts
+}
+
+/** How long one push may take before `git push` is asked instead. */
+const POST_TIMEOUT_MS = 5 * 60_000
+
+/**
+ * Posts the push to `<url>/git-receive-pack` and reads the report; undefined when there is none to
+ * read (the remote unreachable, a status other than 200, a redirect, another content type).
+ */
+export async function postPush(
+  url: string,
+  authorization: string,
+  body: Buffer
+): Promise<Map<string, true | string> | undefined> {
+  try {
+    const res = await fetch(`${url.replace(/\/+$/, '')}/git-receive-pack`, {
+      method: 'POST',
+      headers: {
+        authorization,
+        'content-type': 'application/x-git-receive-pack-request',
+        accept: 'application/x-git-receive-pack-result',
+        'user-agent': 'fleet-worker'
+      },
+      body,
+      redirect: 'manual',
+      signal: AbortSignal.timeout(POST_TIMEOUT_MS)
+    })
+    const type = res.headers.get('content-type') ?? ''
+    if (res.status !== 200 || !type.startsWith('application/x-git-receive-pack-result')) {
+      await res.body?.cancel()
+      return undefined
+    }
+    return readReport(Buffer.from(await res.arrayBuffer()))
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Settings, in the environment, that send git to the remote another way than straight: a proxy,
+ * or config on the command line (an `http.proxy` there). TLS settings are not among them: where
+ * this client cannot verify the remote as git would (a CA of the runner's own), its request fails
+ * and `git push` does the push.
+ */
+const ROUTED = /^(?:(?:https?|all)_proxy|GIT_PROXY_\w+|GIT_CONFIG_PARAMETERS)$/i
+
+/**
+ * The Authorization header for a push in one request, when git itself would go straight to the
+ * remote with nothing but its URL and this token (an https or http URL, no proxy, no `http.*`
+ * config in the environment); otherwise undefined, and `git push` does it. The action's git reads
+ * no system or global config (git.ts HARDENED_ENV), so the environment is all there is to read.
+ */
+export function oneRequestAuth(
+  url: string,
+  token: string | undefined,
+  env: NodeJS.ProcessEnv
+): string | undefined {
+  if (!token || !/^https?:\/\/[^@/]+\//.test(url)) return undefined
+  for (const [name, value] of Object.entries(env)) {
+    if (!value) continue
+    if (ROUTED.test(name)) return undefined
+    if (/^GIT_CONFIG_KEY_\d+$/.test(name) && /^http\./i.test(value)) return undefined
+  }
+  return `Basic ${tokenForms(token)[1] ?? ''}`
+}
+
+/** Where the branches go: the remote's URL and token, and the environment git would run with. */
+export interface PushTarget {
+  url: string
+  token: string | undefined
+  env: NodeJS.ProcessEnv
+}
+
+/**
+ * The clone's `branches` pushed to the same names on origin in one request, each with its lease
+ * (its remote-tracking ref: as `git push --force-with-lease=<ref>` reads it). The pack is thin
+ * against what the remote-tracking refs say the remote has. Returns the branches the remote
+ * answered `ok` for, their remote-tracking refs moved (as `git push` does); every other branch,
+ * and every branch when this way cannot be taken (oneRequestAuth), is left for `git push`.
+ */
+export async function pushInOneRequest(
+  git: Git,
+  target: PushTarget,
+  branches: string[]
+): Promise<Set<string>> {
+  const authorization = oneRequestAuth(target.url, target.token, target.env)
+  if (!authorization || branches.length === 0) return new Set()
+  const heads = branches.map(b => `refs/heads/${b}`)
+  const listed = await git.out([
+    'for-each-ref',
+    '--format=%(objectname) %(refname)',
+    ...heads,
+    TRACKING
+  ])
+  const sha = new Map(
+    listed.split('\n').map(l => [l.slice(l.indexOf(' ') + 1), l.split(' ')[0] ?? ''])
+  )
+  const updates = branches.map(b => ({
+    ref: `refs/heads/${b}`,
+    old: sha.get(`${TRACKING}${b}`),
+    new: sha.get(`refs/heads/${b}`) ?? ''
+  }))
+  if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new))) return new Set()
+  const has = [...new Set([...sha].filter(([ref]) => ref.startsWith(TRACKING)).map(([, s]) => s))]
+  const pack = await git.bytes(
+    ['pack-objects', '--stdout', '--thin', '--revs', '--delta-base-offset', '-q'],
+    [...updates.map(u => u.new), '--not', ...has, ''].join('\n')
+  )
+  const verdicts = await postPush(target.url, authorization, pushRequest(updates, pack))
+  const landed = updates.filter(u => verdicts?.get(u.ref) === true)
+  if (landed.length > 0)
+    await git.exec(['update-ref', '--stdin'], {
+      stdin: landed
+        .map(u => `update ${TRACKING}${u.ref.slice('refs/heads/'.length)} ${u.new}\n`)
+        .join('')
+    })
+  return new Set(landed.map(u => u.ref.slice('refs/heads/'.length)))
+}
+
+/** Where the clone keeps what it last saw of the remote's branches. */
+const TRACKING = 'refs/remotes/origin/'
