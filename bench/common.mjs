@@ -29,6 +29,21 @@ export function load() {
   return `load ${l1.toFixed(2)}${psi ? `, CPU PSI some avg10 ${psi[1]}% avg60 ${psi[2]}%` : ''}`
 }
 
+/**
+ * Waits (at most `maxMs`) until the CPU is quiet: PSI's "some avg10" under `percent` (the last 10 s
+ * with no task kept waiting for a CPU more than that share of the time). The load average moves
+ * over a minute and more, so a run right after another starts on the tail of its load: this lets a
+ * bench's rounds each start quiet. Without /proc/pressure it returns at once.
+ */
+export async function quiet(percent = 5, maxMs = 120_000) {
+  const end = Date.now() + maxMs
+  for (;;) {
+    const psi = /^some avg10=([\d.]+)/m.exec(readText('/proc/pressure/cpu'))
+    if (!psi || Number(psi[1]) < percent || Date.now() > end) return
+    await new Promise(r => setTimeout(r, 1000))
+  }
+}
+
 function readText(file) {
   try {
     return readFileSync(file, 'utf8')

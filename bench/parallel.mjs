@@ -11,13 +11,14 @@
 // rows alone (figures to .tmp/bench-cpu.json); BENCH_ONLY=capped the capped endpoint's row alone
 // (figures, each model request's timeline among them, to .tmp/bench-capped.json); BENCH_ONLY=overhead
 // the auto branches-only row alone, BENCH_ROUNDS times (default 2; to .tmp/bench-overhead.json),
-// the quick loop for a cut of the fleet's own overhead. Figures also go
+// each round once the CPU is quiet (common.mjs quiet()): the quick loop for a cut of the fleet's
+// own overhead. Figures also go
 // to .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
 // machine the figures move with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { load, log, median, openBench, ROOT, s } from './common.mjs'
+import { load, log, median, openBench, quiet, ROOT, s } from './common.mjs'
 
 const N = Number(process.env.BENCH_TASKS ?? 24)
 const DELAY = Number(process.env.BENCH_DELAY_MS ?? 3000)
@@ -218,7 +219,8 @@ if (process.env.BENCH_ONLY === 'overhead') {
   const runs = []
   const pushes = () => bench.stack.git.requests.filter(r => r.service === 'git-receive-pack')
   const before = pushes().length
-  for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++)
+  for (let round = 1; round <= Number(process.env.BENCH_ROUNDS ?? 2); round++) {
+    await quiet()
     runs.push(
       await actionRow(
         `auto, branches only #${round}`,
@@ -227,6 +229,7 @@ if (process.env.BENCH_ONLY === 'overhead') {
         BRANCHES_ONLY
       )
     )
+  }
   const methods = pushes()
     .slice(before)
     .map(r => r.method)
