@@ -7385,13 +7385,14 @@ function oneRequestAuth(url, token, env) {
     return `Basic ${(0,git_git/* tokenForms */.py)(token)[1] ?? ''}`;
 }
 /**
- * The clone's `branches` pushed to the same names on origin in one request, each with its lease
- * (its remote-tracking ref: as `git push --force-with-lease=<ref>` reads it). The pack is thin
- * against what the remote-tracking refs say the remote has. Returns the branches the remote
- * answered `ok` for, their remote-tracking refs moved (as `git push` does); every other branch,
- * and every branch when this way cannot be taken (oneRequestAuth), is left for `git push`.
+ * The clone's `branches` pushed to the same names on origin in one request, each with its lease:
+ * the value `leases` gives it (undefined: it must not exist), else its remote-tracking ref (as
+ * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
+ * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
+ * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
+ * this way cannot be taken (oneRequestAuth), is left for `git push`.
  */
-async function pushInOneRequest(git, target, branches) {
+async function pushInOneRequest(git, target, branches, leases = new Map()) {
     const authorization = oneRequestAuth(target.url, target.token, target.env);
     if (!authorization || branches.length === 0)
         return new Set();
@@ -7405,7 +7406,7 @@ async function pushInOneRequest(git, target, branches) {
     const sha = new Map(listed.split('\n').map(l => [l.slice(l.indexOf(' ') + 1), l.split(' ')[0] ?? '']));
     const updates = branches.map(b => ({
         ref: `refs/heads/${b}`,
-        old: sha.get(`${TRACKING}${b}`),
+        old: leases.has(b) ? leases.get(b) : sha.get(`${TRACKING}${b}`),
         new: sha.get(`refs/heads/${b}`) ?? ''
     }));
     if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new)))
@@ -7499,6 +7500,10 @@ class FleetRepo {
         // Per-worktree config: what a task's setup left is excluded in that worktree alone.
         await this.git.exec(['config', 'extensions.worktreeConfig', 'true']);
         await this.git.exec(['remote', 'add', 'origin', this.remoteUrl]);
+    }
+    /** Where a push in one request goes (receive-pack.ts). */
+    target() {
+        return { url: this.remoteUrl, token: this.token, env: this.env };
     }
     auth() {
         return (0,git_git/* authEnv */.mx)(this.remoteUrl, this.token, this.env);
@@ -7950,9 +7955,14 @@ class FleetRepo {
     }
     /**
      * Pushes `branch` with a lease: the remote must still be where we last saw it (absent = must
-     * not exist), so a concurrent human push is never overwritten.
+     * not exist), so a concurrent human push is never overwritten. In one request where it can be
+     * (receive-pack.ts), else, or when that did not land it, by `git push`.
      */
     async push(branch, expected) {
+        const leases = new Map([[branch, expected]]);
+        const landed = await pushInOneRequest(this.git, this.target(), [branch], leases).catch(() => new Set());
+        if (landed.has(branch))
+            return { ok: true };
         const ref = `refs/heads/${branch}`;
         const result = await this.pushRefs([ref], [`${ref}:${expected ?? ''}`]);
         if (result.exitCode === 0)
@@ -7976,10 +7986,9 @@ class FleetRepo {
      * those it did not land (refused, or no answer to read) by `git push` (pushByGit).
      */
     async pushMany(branches) {
-        const target = { url: this.remoteUrl, token: this.token, env: this.env };
         // A git command of its own that fails (the pack, the refs) leaves every branch to git push,
         // which meets the same trouble and words it.
-        const landed = await pushInOneRequest(this.git, target, branches).catch(() => new Set());
+        const landed = await pushInOneRequest(this.git, this.target(), branches).catch(() => new Set());
         const verdicts = await this.pushByGit(branches.filter(b => !landed.has(b)));
         for (const branch of landed)
             verdicts.set(branch, { ok: true });

@@ -162,16 +162,18 @@ export interface PushTarget {
 }
 
 /**
- * The clone's `branches` pushed to the same names on origin in one request, each with its lease
- * (its remote-tracking ref: as `git push --force-with-lease=<ref>` reads it). The pack is thin
- * against what the remote-tracking refs say the remote has. Returns the branches the remote
- * answered `ok` for, their remote-tracking refs moved (as `git push` does); every other branch,
- * and every branch when this way cannot be taken (oneRequestAuth), is left for `git push`.
+ * The clone's `branches` pushed to the same names on origin in one request, each with its lease:
+ * the value `leases` gives it (undefined: it must not exist), else its remote-tracking ref (as
+ * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
+ * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
+ * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
+ * this way cannot be taken (oneRequestAuth), is left for `git push`.
  */
 export async function pushInOneRequest(
   git: Git,
   target: PushTarget,
-  branches: string[]
+  branches: string[],
+  leases = new Map<string, string | undefined>()
 ): Promise<Set<string>> {
   const authorization = oneRequestAuth(target.url, target.token, target.env)
   if (!authorization || branches.length === 0) return new Set()
@@ -187,7 +189,7 @@ export async function pushInOneRequest(
   )
   const updates = branches.map(b => ({
     ref: `refs/heads/${b}`,
-    old: sha.get(`${TRACKING}${b}`),
+    old: leases.has(b) ? leases.get(b) : sha.get(`${TRACKING}${b}`),
     new: sha.get(`refs/heads/${b}`) ?? ''
   }))
   if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new))) return new Set()

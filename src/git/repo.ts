@@ -8,7 +8,7 @@ import { type Borrowed, borrowObjects } from './borrow.js'
 import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
-import { pushInOneRequest } from './receive-pack.js'
+import { pushInOneRequest, type PushTarget } from './receive-pack.js'
 import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
@@ -118,6 +118,11 @@ export class FleetRepo {
     // Per-worktree config: what a task's setup left is excluded in that worktree alone.
     await this.git.exec(['config', 'extensions.worktreeConfig', 'true'])
     await this.git.exec(['remote', 'add', 'origin', this.remoteUrl])
+  }
+
+  /** Where a push in one request goes (receive-pack.ts). */
+  private target(): PushTarget {
+    return { url: this.remoteUrl, token: this.token, env: this.env }
   }
 
   private auth(): Record<string, string> {
@@ -653,9 +658,15 @@ export class FleetRepo {
 
   /**
    * Pushes `branch` with a lease: the remote must still be where we last saw it (absent = must
-   * not exist), so a concurrent human push is never overwritten.
+   * not exist), so a concurrent human push is never overwritten. In one request where it can be
+   * (receive-pack.ts), else, or when that did not land it, by `git push`.
    */
   async push(branch: string, expected: string | undefined): Promise<PushResult> {
+    const leases = new Map([[branch, expected]])
+    const landed = await pushInOneRequest(this.git, this.target(), [branch], leases).catch(
+      () => new Set<string>()
+    )
+    if (landed.has(branch)) return { ok: true }
     const ref = `refs/heads/${branch}`
     const result = await this.pushRefs([ref], [`${ref}:${expected ?? ''}`])
     if (result.exitCode === 0) return { ok: true }
@@ -681,10 +692,11 @@ export class FleetRepo {
    * those it did not land (refused, or no answer to read) by `git push` (pushByGit).
    */
   private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
-    const target = { url: this.remoteUrl, token: this.token, env: this.env }
     // A git command of its own that fails (the pack, the refs) leaves every branch to git push,
     // which meets the same trouble and words it.
-    const landed = await pushInOneRequest(this.git, target, branches).catch(() => new Set<string>())
+    const landed = await pushInOneRequest(this.git, this.target(), branches).catch(
+      () => new Set<string>()
+    )
     const verdicts = await this.pushByGit(branches.filter(b => !landed.has(b)))
     for (const branch of landed) verdicts.set(branch, { ok: true })
     return verdicts

@@ -280,17 +280,33 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
     )
   })
 
-  it.runIf(http)('the remote down: git push is asked too, and says why it failed', async () => {
-    const repo = await clone(['fleet/down'])
-    served?.setDown(true)
-    expect(reasonOf(await repo.pushLanded('fleet/down'))).toContain('could not reach the remote')
-    // One request of this client's (503), then git push's advertisement (503).
-    expect(receives()).toEqual(['POST', 'GET'])
+  it('a push with the lease given (a PR head as GitHub read it): lands on it, refused off it', async () => {
+    const repo = await clone(['fleet/pr'])
+    const main = git(remote, ['rev-parse', 'refs/heads/main'])
+    git(dir, ['-C', path.join(dir, 'seed'), 'push', '--quiet', remote, 'HEAD:refs/heads/fleet/pr'])
+    expect(await repo.push('fleet/pr', main)).toEqual({ ok: true })
+    const mine = git(repo.git.dir, ['rev-parse', 'refs/heads/fleet/pr'])
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/pr'])).toBe(mine)
+    expect(git(repo.git.dir, ['rev-parse', 'refs/remotes/origin/fleet/pr'])).toBe(mine)
+    if (http) expect(receives()).toEqual(['POST'])
+    // The lease names a head the branch has left: refused, and the remote's head stays.
+    const next = git(repo.git.dir, ['commit-tree', `${mine}^{tree}`, '-p', mine, '-m', 'next'])
+    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/pr', next])
+    expect(reasonOf(await repo.push('fleet/pr', main))).toContain('not overwritten')
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/pr'])).toBe(mine)
   })
 
-  it.runIf(http)(
-    'a proxy in the environment: git push alone, as git reaches the remote',
-    async () => {
+  // Over HTTP alone: what sends a push to git push before or after the one request.
+  if (http) {
+    it('the remote down: git push is asked too, and says why it failed', async () => {
+      const repo = await clone(['fleet/down'])
+      served?.setDown(true)
+      expect(reasonOf(await repo.pushLanded('fleet/down'))).toContain('could not reach the remote')
+      // One request of this client's (503), then git push's advertisement (503).
+      expect(receives()).toEqual(['POST', 'GET'])
+    })
+
+    it('a proxy in the environment: git push alone, as git reaches the remote', async () => {
       const proxied = {
         ...GIT_ENV,
         HTTPS_PROXY: 'http://127.0.0.1:9',
@@ -300,8 +316,8 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
       const repo = await clone(['fleet/proxied'], proxied)
       expect(await repo.pushLanded('fleet/proxied')).toEqual({ ok: true })
       expect(receives()).toEqual(['GET', 'POST'])
-    }
-  )
+    })
+  }
 })
 
 function branchesOn(remote: string): Record<string, string> {
