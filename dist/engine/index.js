@@ -6863,6 +6863,8 @@ var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_nod
 var p_limit = __nccwpck_require__(70370);
 // EXTERNAL MODULE: ./src/process.ts + 2 modules
 var src_process = __nccwpck_require__(21181);
+// EXTERNAL MODULE: ./src/errors.ts
+var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/git/lock.ts
 var lock = __nccwpck_require__(94849);
 ;// CONCATENATED MODULE: ./src/git/borrow.ts
@@ -7330,8 +7332,9 @@ function readReport(answer) {
 /** How long one push may take before `git push` is asked instead. */
 const POST_TIMEOUT_MS = 5 * 60_000;
 /**
- * Posts the push to `<url>/git-receive-pack` and reads the report; undefined when there is none to
- * read (the remote unreachable, a status other than 200, a redirect, another content type).
+ * Posts the push to `<url>/git-receive-pack` and reads the report, or says why there is none to
+ * read: the remote unreachable, a status other than 200 (a redirect among them), another content
+ * type, an answer that is not a report. The token goes in this request alone, to this URL alone.
  */
 async function postPush(url, authorization, body) {
     try {
@@ -7350,12 +7353,16 @@ async function postPush(url, authorization, body) {
         const type = res.headers.get('content-type') ?? '';
         if (res.status !== 200 || !type.startsWith('application/x-git-receive-pack-result')) {
             await res.body?.cancel();
-            return undefined;
+            return { why: `the remote answered ${res.status}${type ? ` (${type.split(';')[0]})` : ''}` };
         }
-        return readReport(Buffer.from(await res.arrayBuffer()));
+        const verdicts = readReport(Buffer.from(await res.arrayBuffer()));
+        return verdicts ? { verdicts } : { why: 'its answer held no report to read' };
     }
-    catch {
-        return undefined;
+    catch (error) {
+        const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : '';
+        return {
+            why: `${error instanceof Error ? error.message : String(error)}${cause ? `: ${cause}` : ''}`
+        };
     }
 }
 /**
@@ -7390,12 +7397,13 @@ function oneRequestAuth(url, token, env) {
  * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
  * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
  * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
- * this way cannot be taken (oneRequestAuth), is left for `git push`.
+ * this way cannot be taken (oneRequestAuth) or the request got no report (`why`), is left for
+ * `git push`.
  */
 async function pushInOneRequest(git, target, branches, leases = new Map()) {
     const authorization = oneRequestAuth(target.url, target.token, target.env);
     if (!authorization || branches.length === 0)
-        return new Set();
+        return { landed: new Set() };
     const heads = branches.map(b => `refs/heads/${b}`);
     const listed = await git.out([
         'for-each-ref',
@@ -7410,23 +7418,26 @@ async function pushInOneRequest(git, target, branches, leases = new Map()) {
         new: sha.get(`refs/heads/${b}`) ?? ''
     }));
     if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new)))
-        return new Set();
+        return { landed: new Set() };
     const has = [...new Set([...sha].filter(([ref]) => ref.startsWith(TRACKING)).map(([, s]) => s))];
     const pack = await git.bytes(['pack-objects', '--stdout', '--thin', '--revs', '--delta-base-offset', '-q'], [...updates.map(u => u.new), '--not', ...has, ''].join('\n'));
-    const verdicts = await postPush(target.url, authorization, pushRequest(updates, pack));
-    const landed = updates.filter(u => verdicts?.get(u.ref) === true);
+    const answer = await postPush(target.url, authorization, pushRequest(updates, pack));
+    if ('why' in answer)
+        return { landed: new Set(), why: answer.why };
+    const landed = updates.filter(u => answer.verdicts.get(u.ref) === true);
     if (landed.length > 0)
         await git.exec(['update-ref', '--stdin'], {
             stdin: landed
                 .map(u => `update ${TRACKING}${u.ref.slice('refs/heads/'.length)} ${u.new}\n`)
                 .join('')
         });
-    return new Set(landed.map(u => u.ref.slice('refs/heads/'.length)));
+    return { landed: new Set(landed.map(u => u.ref.slice('refs/heads/'.length))) };
 }
 /** Where the clone keeps what it last saw of the remote's branches. */
 const TRACKING = 'refs/remotes/origin/';
 
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -7501,9 +7512,27 @@ class FleetRepo {
         await this.git.exec(['config', 'extensions.worktreeConfig', 'true']);
         await this.git.exec(['remote', 'add', 'origin', this.remoteUrl]);
     }
-    /** Where a push in one request goes (receive-pack.ts). */
-    target() {
-        return { url: this.remoteUrl, token: this.token, env: this.env };
+    /**
+     * Pushes in one request are tried until one gets no report to read (a CA of the runner's own,
+     * a remote that wants its refs asked for first): from then on, for the rest of the run, `git
+     * push` alone, and the run's log says why once.
+     */
+    oneRequest = true;
+    /**
+     * `branches` pushed in one request (receive-pack.ts): those that landed. A git command of its
+     * own that fails (the pack, the refs) leaves every branch to git push, which meets the same
+     * trouble and words it.
+     */
+    async pushInOne(branches, leases) {
+        if (!this.oneRequest)
+            return new Set();
+        const target = { url: this.remoteUrl, token: this.token, env: this.env };
+        const pushed = await pushInOneRequest(this.git, target, branches, leases).catch((error) => ({ landed: new Set(), why: (0,errors/* describeError */.U)(error) }));
+        if (pushed.why !== undefined) {
+            this.oneRequest = false;
+            this.log?.(`push: a push in one request got no answer to read (${pushed.why}); git push does this run's pushes`);
+        }
+        return pushed.landed;
     }
     auth() {
         return (0,git_git/* authEnv */.mx)(this.remoteUrl, this.token, this.env);
@@ -7959,8 +7988,7 @@ class FleetRepo {
      * (receive-pack.ts), else, or when that did not land it, by `git push`.
      */
     async push(branch, expected) {
-        const leases = new Map([[branch, expected]]);
-        const landed = await pushInOneRequest(this.git, this.target(), [branch], leases).catch(() => new Set());
+        const landed = await this.pushInOne([branch], new Map([[branch, expected]]));
         if (landed.has(branch))
             return { ok: true };
         const ref = `refs/heads/${branch}`;
@@ -7986,9 +8014,7 @@ class FleetRepo {
      * those it did not land (refused, or no answer to read) by `git push` (pushByGit).
      */
     async pushMany(branches) {
-        // A git command of its own that fails (the pack, the refs) leaves every branch to git push,
-        // which meets the same trouble and words it.
-        const landed = await pushInOneRequest(this.git, this.target(), branches).catch(() => new Set());
+        const landed = await this.pushInOne(branches);
         const verdicts = await this.pushByGit(branches.filter(b => !landed.has(b)));
         for (const branch of landed)
             verdicts.set(branch, { ok: true });

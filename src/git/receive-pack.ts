@@ -93,15 +93,15 @@ export function readReport(answer: Buffer): Map<string, true | string> | undefin
 /** How long one push may take before `git push` is asked instead. */
 const POST_TIMEOUT_MS = 5 * 60_000
 
+/** The remote's verdict on each ref, or why there is none to read. */
+export type Answer = { verdicts: Map<string, true | string> } | { why: string }
+
 /**
- * Posts the push to `<url>/git-receive-pack` and reads the report; undefined when there is none to
- * read (the remote unreachable, a status other than 200, a redirect, another content type).
+ * Posts the push to `<url>/git-receive-pack` and reads the report, or says why there is none to
+ * read: the remote unreachable, a status other than 200 (a redirect among them), another content
+ * type, an answer that is not a report. The token goes in this request alone, to this URL alone.
  */
-export async function postPush(
-  url: string,
-  authorization: string,
-  body: Buffer
-): Promise<Map<string, true | string> | undefined> {
+export async function postPush(url: string, authorization: string, body: Buffer): Promise<Answer> {
   try {
     const res = await fetch(`${url.replace(/\/+$/, '')}/git-receive-pack`, {
       method: 'POST',
@@ -118,11 +118,15 @@ export async function postPush(
     const type = res.headers.get('content-type') ?? ''
     if (res.status !== 200 || !type.startsWith('application/x-git-receive-pack-result')) {
       await res.body?.cancel()
-      return undefined
+      return { why: `the remote answered ${res.status}${type ? ` (${type.split(';')[0]})` : ''}` }
     }
-    return readReport(Buffer.from(await res.arrayBuffer()))
-  } catch {
-    return undefined
+    const verdicts = readReport(Buffer.from(await res.arrayBuffer()))
+    return verdicts ? { verdicts } : { why: 'its answer held no report to read' }
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : ''
+    return {
+      why: `${error instanceof Error ? error.message : String(error)}${cause ? `: ${cause}` : ''}`
+    }
   }
 }
 
@@ -167,16 +171,17 @@ export interface PushTarget {
  * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
  * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
  * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
- * this way cannot be taken (oneRequestAuth), is left for `git push`.
+ * this way cannot be taken (oneRequestAuth) or the request got no report (`why`), is left for
+ * `git push`.
  */
 export async function pushInOneRequest(
   git: Git,
   target: PushTarget,
   branches: string[],
   leases = new Map<string, string | undefined>()
-): Promise<Set<string>> {
+): Promise<{ landed: Set<string>; why?: string }> {
   const authorization = oneRequestAuth(target.url, target.token, target.env)
-  if (!authorization || branches.length === 0) return new Set()
+  if (!authorization || branches.length === 0) return { landed: new Set() }
   const heads = branches.map(b => `refs/heads/${b}`)
   const listed = await git.out([
     'for-each-ref',
@@ -192,21 +197,22 @@ export async function pushInOneRequest(
     old: leases.has(b) ? leases.get(b) : sha.get(`${TRACKING}${b}`),
     new: sha.get(`refs/heads/${b}`) ?? ''
   }))
-  if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new))) return new Set()
+  if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new))) return { landed: new Set() }
   const has = [...new Set([...sha].filter(([ref]) => ref.startsWith(TRACKING)).map(([, s]) => s))]
   const pack = await git.bytes(
     ['pack-objects', '--stdout', '--thin', '--revs', '--delta-base-offset', '-q'],
     [...updates.map(u => u.new), '--not', ...has, ''].join('\n')
   )
-  const verdicts = await postPush(target.url, authorization, pushRequest(updates, pack))
-  const landed = updates.filter(u => verdicts?.get(u.ref) === true)
+  const answer = await postPush(target.url, authorization, pushRequest(updates, pack))
+  if ('why' in answer) return { landed: new Set(), why: answer.why }
+  const landed = updates.filter(u => answer.verdicts.get(u.ref) === true)
   if (landed.length > 0)
     await git.exec(['update-ref', '--stdin'], {
       stdin: landed
         .map(u => `update ${TRACKING}${u.ref.slice('refs/heads/'.length)} ${u.new}\n`)
         .join('')
     })
-  return new Set(landed.map(u => u.ref.slice('refs/heads/'.length)))
+  return { landed: new Set(landed.map(u => u.ref.slice('refs/heads/'.length))) }
 }
 
 /** Where the clone keeps what it last saw of the remote's branches. */

@@ -3,12 +3,13 @@ import path from 'node:path'
 import pLimit from 'p-limit'
 import type { View } from '../domain.js'
 import { runOk } from '../process.js'
+import { describeError } from '../errors.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
 import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
-import { pushInOneRequest, type PushTarget } from './receive-pack.js'
+import { pushInOneRequest } from './receive-pack.js'
 import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
@@ -120,9 +121,34 @@ export class FleetRepo {
     await this.git.exec(['remote', 'add', 'origin', this.remoteUrl])
   }
 
-  /** Where a push in one request goes (receive-pack.ts). */
-  private target(): PushTarget {
-    return { url: this.remoteUrl, token: this.token, env: this.env }
+  /**
+   * Pushes in one request are tried until one gets no report to read (a CA of the runner's own,
+   * a remote that wants its refs asked for first): from then on, for the rest of the run, `git
+   * push` alone, and the run's log says why once.
+   */
+  private oneRequest = true
+
+  /**
+   * `branches` pushed in one request (receive-pack.ts): those that landed. A git command of its
+   * own that fails (the pack, the refs) leaves every branch to git push, which meets the same
+   * trouble and words it.
+   */
+  private async pushInOne(
+    branches: string[],
+    leases?: Map<string, string | undefined>
+  ): Promise<Set<string>> {
+    if (!this.oneRequest) return new Set()
+    const target = { url: this.remoteUrl, token: this.token, env: this.env }
+    const pushed = await pushInOneRequest(this.git, target, branches, leases).catch(
+      (error: unknown) => ({ landed: new Set<string>(), why: describeError(error) })
+    )
+    if (pushed.why !== undefined) {
+      this.oneRequest = false
+      this.log?.(
+        `push: a push in one request got no answer to read (${pushed.why}); git push does this run's pushes`
+      )
+    }
+    return pushed.landed
   }
 
   private auth(): Record<string, string> {
@@ -662,10 +688,7 @@ export class FleetRepo {
    * (receive-pack.ts), else, or when that did not land it, by `git push`.
    */
   async push(branch: string, expected: string | undefined): Promise<PushResult> {
-    const leases = new Map([[branch, expected]])
-    const landed = await pushInOneRequest(this.git, this.target(), [branch], leases).catch(
-      () => new Set<string>()
-    )
+    const landed = await this.pushInOne([branch], new Map([[branch, expected]]))
     if (landed.has(branch)) return { ok: true }
     const ref = `refs/heads/${branch}`
     const result = await this.pushRefs([ref], [`${ref}:${expected ?? ''}`])
@@ -692,11 +715,7 @@ export class FleetRepo {
    * those it did not land (refused, or no answer to read) by `git push` (pushByGit).
    */
   private async pushMany(branches: string[]): Promise<Map<string, PushResult>> {
-    // A git command of its own that fails (the pack, the refs) leaves every branch to git push,
-    // which meets the same trouble and words it.
-    const landed = await pushInOneRequest(this.git, this.target(), branches).catch(
-      () => new Set<string>()
-    )
+    const landed = await this.pushInOne(branches)
     const verdicts = await this.pushByGit(branches.filter(b => !landed.has(b)))
     for (const branch of landed) verdicts.set(branch, { ok: true })
     return verdicts

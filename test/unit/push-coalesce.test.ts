@@ -298,12 +298,22 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
 
   // Over HTTP alone: what sends a push to git push before or after the one request.
   if (http) {
-    it('the remote down: git push is asked too, and says why it failed', async () => {
-      const repo = await clone(['fleet/down'])
+    it("no report to read (the remote down): git push for this push and the run's others, said once", async () => {
+      const repo = await clone(['fleet/down', 'fleet/later', 'fleet/last'])
+      const said: string[] = []
+      repo.log = line => said.push(line)
       served?.setDown(true)
       expect(reasonOf(await repo.pushLanded('fleet/down'))).toContain('could not reach the remote')
       // One request of this client's (503), then git push's advertisement (503).
       expect(receives()).toEqual(['POST', 'GET'])
+      served?.setDown(false)
+      expect(await repo.pushLanded('fleet/later')).toEqual({ ok: true })
+      expect(await repo.push('fleet/last', undefined)).toEqual({ ok: true })
+      // git push alone from then on: its advertisement, then its pack.
+      expect(receives()).toEqual(['POST', 'GET', 'GET', 'POST', 'GET', 'POST'])
+      expect(said).toEqual([
+        "push: a push in one request got no answer to read (the remote answered 503 (text/plain)); git push does this run's pushes"
+      ])
     })
 
     it('a proxy in the environment: git push alone, as git reaches the remote', async () => {

@@ -4,6 +4,8 @@
 // pack that leaves out what the remote lacks. Then when the one request may be tried at all.
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { once } from 'node:events'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -11,6 +13,7 @@ import {
   oneRequestAuth,
   pktLine,
   pktLines,
+  postPush,
   pushRequest,
   readReport,
   type RefUpdate
@@ -161,6 +164,19 @@ describe('pkt-lines and the report', () => {
     expect(readReport(answer([]))).toEqual(new Map([['refs/heads/a', true]]))
     expect(readReport(answer([band(3, 'fatal: out of space')]))).toBeUndefined()
     expect(readReport(band(1, '0016unpack index-pack abnormal exit\n'))).toBeUndefined()
+  })
+})
+
+describe('postPush: why there is no report', () => {
+  it('the remote unreachable: the error and its cause, for the run log', async () => {
+    // A port that was just free: nothing listens there.
+    const server = createServer().listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as AddressInfo
+    await new Promise(resolve => server.close(resolve))
+    const url = `http://127.0.0.1:${port}/acme/widgets.git`
+    const answer = await postPush(url, 'Basic x', Buffer.alloc(0))
+    expect(answer).toEqual({ why: expect.stringContaining('ECONNREFUSED') })
   })
 })
 
