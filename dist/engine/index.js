@@ -7814,9 +7814,15 @@ class FleetRepo {
             async [Symbol.asyncDispose]() {
                 if (kept)
                     return;
-                // What `worktree remove --force` does, with no git process: its files and its admin dir
-                // go, while no other worktree step of the clone's reads the admin dirs.
-                await serial(() => Promise.all([dir, gitDir].map(d => (0,promises_.rm)(d, { recursive: true, force: true }))));
+                // What `worktree remove --force` does, with no git process. The admin dir leaves git's
+                // list in one rename, while no other worktree step of the clone's reads the admin dirs;
+                // the files are renamed away too (the id may be made again at once). Both are then
+                // removed outside the clone's lock: on a big repository that is seconds no other
+                // task's fetch or worktree waits for.
+                const away = `.gone-${++removals}`;
+                const gone = [`${dir}${away}`, external_node_path_default().join(external_node_path_default().dirname(making), `${id}${away}`)];
+                await serial(() => Promise.all([(0,promises_.rename)(dir, gone[0] ?? ''), (0,promises_.rename)(gitDir, gone[1] ?? '')]));
+                await Promise.all(gone.map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
             }
         };
     }
@@ -8077,7 +8083,8 @@ class FleetRepo {
         ]);
     }
 }
-/** The base: the one given, else the remote's default branch as its listing names it. */
+/** Worktrees disposed of in this process: each one's removal gets names of its own. */
+let removals = 0;
 /**
  * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
  * to the worktree under `worktree.useRelativePaths`).
@@ -8089,6 +8096,7 @@ async function worktreeGitDir(dir) {
         throw new Error(`${dir}/.git does not name the worktree's git dir`);
     return external_node_path_default().resolve(dir, at);
 }
+/** The base: the one given, else the remote's default branch as its listing names it. */
 function baseOf(listed, base) {
     return base ?? /^ref: refs\/heads\/(\S+)\s+HEAD/m.exec(listed)?.[1];
 }

@@ -2,7 +2,7 @@
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
 // disposed of is gone from disk and from git's list, and its id can be used again; views and
 // worktrees of the run's prepared ref read its commit once.
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -66,6 +66,9 @@ describe("FleetRepo's clone and worktrees", () => {
       expect(existsSync(tree.dir)).toBe(false)
       expect(existsSync(tree.gitDir)).toBe(false)
       expect(names()).toHaveLength(1)
+      // Nothing renamed away is left: not beside the files, not beside the admin dirs.
+      expect(readdirSync(path.dirname(tree.dir))).toEqual([])
+      expect(readdirSync(path.join(repo.git.dir, '.git', 'fleet-worktrees'))).toEqual([])
     }
     // The branch stays.
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
