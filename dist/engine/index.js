@@ -7819,10 +7819,15 @@ class FleetRepo {
                 // the files are renamed away too (the id may be made again at once). Both are then
                 // removed outside the clone's lock: on a big repository that is seconds no other
                 // task's fetch or worktree waits for.
+                // One that cannot be renamed (gone already: a worker may remove its own tree) is
+                // removed where it is, under the lock, as before.
                 const away = `.gone-${++removals}`;
-                const gone = [`${dir}${away}`, external_node_path_default().join(external_node_path_default().dirname(making), `${id}${away}`)];
-                await serial(() => Promise.all([(0,promises_.rename)(dir, gone[0] ?? ''), (0,promises_.rename)(gitDir, gone[1] ?? '')]));
-                await Promise.all(gone.map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+                const moves = [
+                    [dir, `${dir}${away}`],
+                    [gitDir, external_node_path_default().join(external_node_path_default().dirname(making), `${id}${away}`)]
+                ];
+                const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,promises_.rm)(from, { recursive: true, force: true }).then(() => undefined)))));
+                await Promise.all(gone.map(d => d && (0,promises_.rm)(d, { recursive: true, force: true })));
             }
         };
     }

@@ -490,10 +490,24 @@ export class FleetRepo {
         // the files are renamed away too (the id may be made again at once). Both are then
         // removed outside the clone's lock: on a big repository that is seconds no other
         // task's fetch or worktree waits for.
+        // One that cannot be renamed (gone already: a worker may remove its own tree) is
+        // removed where it is, under the lock, as before.
         const away = `.gone-${++removals}`
-        const gone = [`${dir}${away}`, path.join(path.dirname(making), `${id}${away}`)]
-        await serial(() => Promise.all([rename(dir, gone[0] ?? ''), rename(gitDir, gone[1] ?? '')]))
-        await Promise.all(gone.map(d => rm(d, { recursive: true, force: true })))
+        const moves: [string, string][] = [
+          [dir, `${dir}${away}`],
+          [gitDir, path.join(path.dirname(making), `${id}${away}`)]
+        ]
+        const gone = await serial(() =>
+          Promise.all(
+            moves.map(([from, to]) =>
+              rename(from, to).then(
+                () => to,
+                () => rm(from, { recursive: true, force: true }).then(() => undefined)
+              )
+            )
+          )
+        )
+        await Promise.all(gone.map(d => d && rm(d, { recursive: true, force: true })))
       }
     }
   }

@@ -70,6 +70,12 @@ describe("FleetRepo's clone and worktrees", () => {
       expect(readdirSync(path.dirname(tree.dir))).toEqual([])
       expect(readdirSync(path.join(repo.git.dir, '.git', 'fleet-worktrees'))).toEqual([])
     }
+    // A tree its worker removed itself is disposed of all the same: its admin dir goes too.
+    const removed = await repo.worktree('t2', 'fleet/y', 'refs/remotes/origin/main')
+    await rm(removed.dir, { recursive: true, force: true })
+    await removed[Symbol.asyncDispose]()
+    expect(existsSync(removed.gitDir)).toBe(false)
+    expect(names()).toHaveLength(1)
     // The branch stays.
     expect(git(repo.git.dir, 'rev-parse', 'fleet/x')).toBe(git(checkout, 'rev-parse', 'HEAD'))
   })
