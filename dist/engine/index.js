@@ -7814,20 +7814,7 @@ class FleetRepo {
             async [Symbol.asyncDispose]() {
                 if (kept)
                     return;
-                // What `worktree remove --force` does, with no git process. The admin dir leaves git's
-                // list in one rename, while no other worktree step of the clone's reads the admin dirs;
-                // the files are renamed away too (the id may be made again at once). Both are then
-                // removed outside the clone's lock: on a big repository that is seconds no other
-                // task's fetch or worktree waits for.
-                // One that cannot be renamed (gone already: a worker may remove its own tree) is
-                // removed where it is, under the lock, as before.
-                const away = `.gone-${++removals}`;
-                const moves = [
-                    [dir, `${dir}${away}`],
-                    [gitDir, external_node_path_default().join(external_node_path_default().dirname(making), `${id}${away}`)]
-                ];
-                const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,promises_.rm)(from, { recursive: true, force: true }).then(() => undefined)))));
-                await Promise.all(gone.map(d => d && (0,promises_.rm)(d, { recursive: true, force: true })));
+                await removeWorktree(serial, dir, gitDir);
             }
         };
     }
@@ -8090,6 +8077,25 @@ class FleetRepo {
 }
 /** Worktrees disposed of in this process: each one's removal gets names of its own. */
 let removals = 0;
+/**
+ * What `worktree remove --force` does, with no git process. The admin dir leaves git's list in one
+ * rename, while no other worktree step of the clone's reads the admin dirs (`serial`); the files
+ * are renamed away too (the id may be made again at once). Both are then removed outside the
+ * clone's lock: on a big repository that is seconds no other task's fetch or worktree waits for.
+ * One that cannot be renamed (gone already: a worker may remove its own tree) is removed where it
+ * is, under the lock, as before.
+ */
+async function removeWorktree(serial, dir, gitDir) {
+    const away = `.gone-${++removals}`;
+    // Beside the admin dirs' staging dir (worktree()'s `making`), outside git's list.
+    const staging = external_node_path_default().join(external_node_path_default().dirname(external_node_path_default().dirname(gitDir)), 'fleet-worktrees');
+    const moves = [
+        [dir, `${dir}${away}`],
+        [gitDir, external_node_path_default().join(staging, `${external_node_path_default().basename(gitDir)}${away}`)]
+    ];
+    const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,promises_.rm)(from, { recursive: true, force: true }).then(() => undefined)))));
+    await Promise.all(gone.map(d => d && (0,promises_.rm)(d, { recursive: true, force: true })));
+}
 /**
  * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
  * to the worktree under `worktree.useRelativePaths`).

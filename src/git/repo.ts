@@ -485,29 +485,7 @@ export class FleetRepo {
       },
       async [Symbol.asyncDispose]() {
         if (kept) return
-        // What `worktree remove --force` does, with no git process. The admin dir leaves git's
-        // list in one rename, while no other worktree step of the clone's reads the admin dirs;
-        // the files are renamed away too (the id may be made again at once). Both are then
-        // removed outside the clone's lock: on a big repository that is seconds no other
-        // task's fetch or worktree waits for.
-        // One that cannot be renamed (gone already: a worker may remove its own tree) is
-        // removed where it is, under the lock, as before.
-        const away = `.gone-${++removals}`
-        const moves: [string, string][] = [
-          [dir, `${dir}${away}`],
-          [gitDir, path.join(path.dirname(making), `${id}${away}`)]
-        ]
-        const gone = await serial(() =>
-          Promise.all(
-            moves.map(([from, to]) =>
-              rename(from, to).then(
-                () => to,
-                () => rm(from, { recursive: true, force: true }).then(() => undefined)
-              )
-            )
-          )
-        )
-        await Promise.all(gone.map(d => d && rm(d, { recursive: true, force: true })))
+        await removeWorktree(serial, dir, gitDir)
       }
     }
   }
@@ -802,6 +780,39 @@ export class FleetRepo {
 
 /** Worktrees disposed of in this process: each one's removal gets names of its own. */
 let removals = 0
+
+/**
+ * What `worktree remove --force` does, with no git process. The admin dir leaves git's list in one
+ * rename, while no other worktree step of the clone's reads the admin dirs (`serial`); the files
+ * are renamed away too (the id may be made again at once). Both are then removed outside the
+ * clone's lock: on a big repository that is seconds no other task's fetch or worktree waits for.
+ * One that cannot be renamed (gone already: a worker may remove its own tree) is removed where it
+ * is, under the lock, as before.
+ */
+async function removeWorktree(
+  serial: <T>(step: () => Promise<T>) => Promise<T>,
+  dir: string,
+  gitDir: string
+): Promise<void> {
+  const away = `.gone-${++removals}`
+  // Beside the admin dirs' staging dir (worktree()'s `making`), outside git's list.
+  const staging = path.join(path.dirname(path.dirname(gitDir)), 'fleet-worktrees')
+  const moves: [string, string][] = [
+    [dir, `${dir}${away}`],
+    [gitDir, path.join(staging, `${path.basename(gitDir)}${away}`)]
+  ]
+  const gone = await serial(() =>
+    Promise.all(
+      moves.map(([from, to]) =>
+        rename(from, to).then(
+          () => to,
+          () => rm(from, { recursive: true, force: true }).then(() => undefined)
+        )
+      )
+    )
+  )
+  await Promise.all(gone.map(d => d && rm(d, { recursive: true, force: true })))
+}
 
 /**
  * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
