@@ -8094,7 +8094,8 @@ async function removeWorktree(serial, dir, gitDir) {
         [gitDir, external_node_path_default().join(staging, `${external_node_path_default().basename(gitDir)}${away}`)]
     ];
     const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,promises_.rm)(from, { recursive: true, force: true }).then(() => undefined)))));
-    await Promise.all(gone.map(d => d && (0,promises_.rm)(d, { recursive: true, force: true })));
+    const renamed = gone.filter((d) => d !== undefined);
+    await Promise.all(renamed.map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
 }
 /**
  * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative

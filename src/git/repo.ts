@@ -811,7 +811,8 @@ async function removeWorktree(
       )
     )
   )
-  await Promise.all(gone.map(d => d && rm(d, { recursive: true, force: true })))
+  const renamed = gone.filter((d): d is string => d !== undefined)
+  await Promise.all(renamed.map(d => rm(d, { recursive: true, force: true })))
 }
 
 /**

@@ -176,7 +176,7 @@ describe('postPush: why there is no report', () => {
     await new Promise(resolve => server.close(resolve))
     const url = `http://127.0.0.1:${port}/acme/widgets.git`
     const answer = await postPush(url, 'Basic x', Buffer.alloc(0))
-    expect(answer).toEqual({ why: expect.stringContaining('ECONNREFUSED') })
+    expect('why' in answer ? answer.why : 'a report').toContain('ECONNREFUSED')
   })
 })
 
