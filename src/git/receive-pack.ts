@@ -193,6 +193,7 @@ export async function pushInOneRequest(
     listed.split('\n').map(l => [l.slice(l.indexOf(' ') + 1), l.split(' ')[0] ?? ''])
   )
   const updates = branches.map(b => ({
+    branch: b,
     ref: `refs/heads/${b}`,
     old: leases.has(b) ? leases.get(b) : sha.get(`${TRACKING}${b}`),
     new: sha.get(`refs/heads/${b}`) ?? ''
@@ -208,11 +209,9 @@ export async function pushInOneRequest(
   const landed = updates.filter(u => answer.verdicts.get(u.ref) === true)
   if (landed.length > 0)
     await git.exec(['update-ref', '--stdin'], {
-      stdin: landed
-        .map(u => `update ${TRACKING}${u.ref.slice('refs/heads/'.length)} ${u.new}\n`)
-        .join('')
+      stdin: landed.map(u => `update ${TRACKING}${u.branch} ${u.new}\n`).join('')
     })
-  return { landed: new Set(landed.map(u => u.ref.slice('refs/heads/'.length))) }
+  return { landed: new Set(landed.map(u => u.branch)) }
 }
 
 /** Where the clone keeps what it last saw of the remote's branches. */

@@ -247,33 +247,35 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
     )
   })
 
-  it('a branch pushed again moves from where the last push left it, under that lease', async () => {
-    const repo = await clone(['fleet/again'])
-    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
-    const tree = git(repo.git.dir, ['rev-parse', 'refs/heads/fleet/again^{tree}'])
-    const next = git(repo.git.dir, [
-      'commit-tree',
-      tree,
-      '-p',
-      'refs/heads/fleet/again',
-      '-m',
-      'more'
-    ])
-    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/again', next])
-    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
-    expect(git(remote, ['rev-parse', 'refs/heads/fleet/again'])).toBe(next)
-    // A person's push meanwhile: the lease no longer holds, and their commit stays.
+  /** A commit of the same tree on top of `branch` in the fleet's clone, the branch moved to it. */
+  function advance(repoDir: string, branch: string, message: string): string {
+    const ref = `refs/heads/${branch}`
+    const sha = git(repoDir, ['commit-tree', `${ref}^{tree}`, '-p', ref, '-m', message])
+    git(repoDir, ['update-ref', ref, sha])
+    return sha
+  }
+
+  /** A person's push of the seed's main to `branch` on the remote. */
+  const personPushes = (branch: string) =>
     git(dir, [
       '-C',
       path.join(dir, 'seed'),
       'push',
-      '--quiet',
+      '-q',
       '--force',
       remote,
-      'HEAD:refs/heads/fleet/again'
+      `HEAD:refs/heads/${branch}`
     ])
-    const mine = git(repo.git.dir, ['commit-tree', tree, '-p', next, '-m', 'mine'])
-    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/again', mine])
+
+  it('a branch pushed again moves from where the last push left it, under that lease', async () => {
+    const repo = await clone(['fleet/again'])
+    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
+    const next = advance(repo.git.dir, 'fleet/again', 'more')
+    expect(await repo.pushLanded('fleet/again')).toEqual({ ok: true })
+    expect(git(remote, ['rev-parse', 'refs/heads/fleet/again'])).toBe(next)
+    // A person's push meanwhile: the lease no longer holds, and their commit stays.
+    personPushes('fleet/again')
+    advance(repo.git.dir, 'fleet/again', 'mine')
     expect(reasonOf(await repo.pushLanded('fleet/again'))).toContain('not overwritten')
     expect(git(remote, ['rev-parse', 'refs/heads/fleet/again'])).toBe(
       git(remote, ['rev-parse', 'refs/heads/main'])
@@ -283,15 +285,14 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
   it('a push with the lease given (a PR head as GitHub read it): lands on it, refused off it', async () => {
     const repo = await clone(['fleet/pr'])
     const main = git(remote, ['rev-parse', 'refs/heads/main'])
-    git(dir, ['-C', path.join(dir, 'seed'), 'push', '--quiet', remote, 'HEAD:refs/heads/fleet/pr'])
+    personPushes('fleet/pr')
     expect(await repo.push('fleet/pr', main)).toEqual({ ok: true })
     const mine = git(repo.git.dir, ['rev-parse', 'refs/heads/fleet/pr'])
     expect(git(remote, ['rev-parse', 'refs/heads/fleet/pr'])).toBe(mine)
     expect(git(repo.git.dir, ['rev-parse', 'refs/remotes/origin/fleet/pr'])).toBe(mine)
     if (http) expect(receives()).toEqual(['POST'])
     // The lease names a head the branch has left: refused, and the remote's head stays.
-    const next = git(repo.git.dir, ['commit-tree', `${mine}^{tree}`, '-p', mine, '-m', 'next'])
-    git(repo.git.dir, ['update-ref', 'refs/heads/fleet/pr', next])
+    advance(repo.git.dir, 'fleet/pr', 'next')
     expect(reasonOf(await repo.push('fleet/pr', main))).toContain('not overwritten')
     expect(git(remote, ['rev-parse', 'refs/heads/fleet/pr'])).toBe(mine)
   })
