@@ -3133,8 +3133,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/git/repo.ts + 4 modules
-var repo = __nccwpck_require__(10184);
+// EXTERNAL MODULE: ./src/git/repo.ts + 6 modules
+var repo = __nccwpck_require__(69929);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/prices.ts
@@ -6843,7 +6843,7 @@ async function rewriteMessages(repo, start, head, map, known) {
 
 /***/ }),
 
-/***/ 10184:
+/***/ 69929:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -6859,8 +6859,248 @@ var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./node_modules/p-limit/index.js + 1 modules
-var p_limit = __nccwpck_require__(70370);
+;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
+/*
+How it works:
+`this.#head` is an instance of `Node` which keeps track of its current value and nests another instance of `Node` that keeps the value that comes after it. When a value is provided to `.enqueue()`, the code needs to iterate through `this.#head`, going deeper and deeper to find the last value. However, iterating through every single item is slow. This problem is solved by saving a reference to the last value as `this.#tail` so that it can reference it to add a new value.
+*/
+
+class Node {
+	value;
+	next;
+
+	constructor(value) {
+		this.value = value;
+	}
+}
+
+class Queue {
+	#head;
+	#tail;
+	#size;
+
+	constructor() {
+		this.clear();
+	}
+
+	enqueue(value) {
+		const node = new Node(value);
+
+		if (this.#head) {
+			this.#tail.next = node;
+			this.#tail = node;
+		} else {
+			this.#head = node;
+			this.#tail = node;
+		}
+
+		this.#size++;
+	}
+
+	dequeue() {
+		const current = this.#head;
+		if (!current) {
+			return;
+		}
+
+		this.#head = this.#head.next;
+		this.#size--;
+
+		// Clean up tail reference when queue becomes empty
+		if (!this.#head) {
+			this.#tail = undefined;
+		}
+
+		return current.value;
+	}
+
+	peek() {
+		if (!this.#head) {
+			return;
+		}
+
+		return this.#head.value;
+
+		// TODO: Node.js 18.
+		// return this.#head?.value;
+	}
+
+	clear() {
+		this.#head = undefined;
+		this.#tail = undefined;
+		this.#size = 0;
+	}
+
+	get size() {
+		return this.#size;
+	}
+
+	* [Symbol.iterator]() {
+		let current = this.#head;
+
+		while (current) {
+			yield current.value;
+			current = current.next;
+		}
+	}
+
+	* drain() {
+		while (this.#head) {
+			yield this.dequeue();
+		}
+	}
+}
+
+;// CONCATENATED MODULE: ./node_modules/p-limit/index.js
+
+
+function pLimit(concurrency) {
+	let rejectOnClear = false;
+
+	if (typeof concurrency === 'object') {
+		({concurrency, rejectOnClear = false} = concurrency);
+	}
+
+	validateConcurrency(concurrency);
+
+	if (typeof rejectOnClear !== 'boolean') {
+		throw new TypeError('Expected `rejectOnClear` to be a boolean');
+	}
+
+	const queue = new Queue();
+	let activeCount = 0;
+
+	const resumeNext = () => {
+		// Process the next queued function if we're under the concurrency limit
+		if (activeCount < concurrency && queue.size > 0) {
+			activeCount++;
+			queue.dequeue().run();
+		}
+	};
+
+	const next = () => {
+		activeCount--;
+		resumeNext();
+	};
+
+	const run = async (function_, resolve, arguments_) => {
+		// Execute the function and capture the result promise
+		const result = (async () => function_(...arguments_))();
+
+		// Resolve immediately with the promise (don't wait for completion)
+		resolve(result);
+
+		// Wait for the function to complete (success or failure)
+		// We catch errors here to prevent unhandled rejections,
+		// but the original promise rejection is preserved for the caller
+		try {
+			await result;
+		} catch {}
+
+		// Decrement active count and process next queued function
+		next();
+	};
+
+	const enqueue = (function_, resolve, reject, arguments_) => {
+		const queueItem = {reject};
+
+		// Queue the internal resolve function instead of the run function
+		// to preserve the asynchronous execution context.
+		new Promise(internalResolve => { // eslint-disable-line promise/param-names
+			queueItem.run = internalResolve;
+			queue.enqueue(queueItem);
+		}).then(run.bind(undefined, function_, resolve, arguments_)); // eslint-disable-line promise/prefer-await-to-then
+
+		// Start processing immediately if we haven't reached the concurrency limit
+		if (activeCount < concurrency) {
+			resumeNext();
+		}
+	};
+
+	const generator = (function_, ...arguments_) => new Promise((resolve, reject) => {
+		enqueue(function_, resolve, reject, arguments_);
+	});
+
+	Object.defineProperties(generator, {
+		activeCount: {
+			get: () => activeCount,
+		},
+		pendingCount: {
+			get: () => queue.size,
+		},
+		clearQueue: {
+			value() {
+				if (!rejectOnClear) {
+					queue.clear();
+					return;
+				}
+
+				const abortError = AbortSignal.abort().reason;
+
+				while (queue.size > 0) {
+					queue.dequeue().reject(abortError);
+				}
+			},
+		},
+		concurrency: {
+			get: () => concurrency,
+
+			set(newConcurrency) {
+				validateConcurrency(newConcurrency);
+				concurrency = newConcurrency;
+
+				queueMicrotask(() => {
+					// eslint-disable-next-line no-unmodified-loop-condition
+					while (activeCount < concurrency && queue.size > 0) {
+						resumeNext();
+					}
+				});
+			},
+		},
+		map: {
+			async value(iterable, function_) {
+				const promises = [];
+
+				try {
+					Array.from(iterable, (value, index) => {
+						const promise = generator(function_, value, index);
+						promises.push(promise);
+						return promise;
+					});
+				} catch (error) {
+					// The iterable threw, so `Promise.all` never observes the already scheduled promises. Observe them here to avoid unhandled rejections.
+					for (const promise of promises) {
+						promise.catch(() => {}); // eslint-disable-line promise/prefer-await-to-then
+					}
+
+					throw error;
+				}
+
+				return Promise.all(promises);
+			},
+		},
+	});
+
+	return generator;
+}
+
+function limitFunction(function_, options) {
+	const limit = pLimit(options);
+
+	const limitedFunction = (...arguments_) => limit(() => function_(...arguments_));
+	Object.defineProperty(limitedFunction, 'clearQueue', {
+		value: limit.clearQueue,
+	});
+
+	return limitedFunction;
+}
+
+function validateConcurrency(concurrency) {
+	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
+		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
+	}
+}
+
 // EXTERNAL MODULE: ./src/process.ts + 2 modules
 var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/errors.ts
@@ -7735,7 +7975,7 @@ class FleetRepo {
         const cut = (await (0,promises_.readFile)(file, 'utf8').catch(() => '')).split('\n').filter(Boolean);
         // Each cut commit's own parents (its object, not the clone's cut view of it), read together;
         // then one rev-list says which of all those parents the clone has.
-        const limit = (0,p_limit/* default */.A)(4);
+        const limit = pLimit(4);
         const parentsOf = await Promise.all(cut.map(sha => limit(async () => {
             const header = (await this.git.out(['cat-file', 'commit', sha])).split('\n\n')[0] ?? '';
             return [...header.matchAll(/^parent ([0-9a-f]+)$/gm)].map(m => m[1] ?? '');
@@ -9537,8 +9777,6 @@ var external_node_crypto_ = __nccwpck_require__(77598);
 var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:timers/promises"
 var promises_ = __nccwpck_require__(58500);
-// EXTERNAL MODULE: ./node_modules/p-limit/index.js + 1 modules
-var p_limit = __nccwpck_require__(70370);
 ;// CONCATENATED MODULE: ./src/process/hunt.ts
 /**
  * The stray hunt: after a child exits, whatever it left running is found in /proc and killed,
@@ -9553,12 +9791,6 @@ var p_limit = __nccwpck_require__(70370);
  */
 
 
-
-/**
- * Files of /proc read at once. Unbounded, a few hundred processes and a descriptor limit of 256
- * gave EMFILE for most reads (measured), and every process whose files could not be read looked gone.
- */
-const PROC_READS = 16;
 /** Errors that say the action ran short, not that the process is gone: look again. */
 const SHORT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM']);
 /**
@@ -9568,16 +9800,17 @@ const SHORT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM']);
  * through the pool a file. Measured on 60 environments: 1.0-1.9 ms read at once, against 4.7-11.9
  * ms through the pool, on an idle machine (the pool's queue is longer under a batch).
  */
-function readProc(file, unsure) {
+function readNow(file, unsure) {
     try {
-        return Promise.resolve((0,external_node_fs_.readFileSync)(file));
+        return (0,external_node_fs_.readFileSync)(file);
     }
     catch (error) {
         if (SHORT.has(error.code ?? ''))
             unsure();
-        return Promise.resolve(undefined);
+        return undefined;
     }
 }
+const readProc = (file, unsure) => Promise.resolve(readNow(file, unsure));
 /** How often, and how far apart, an empty environment is read again: exec may be under way. */
 const EXEC_TRIES = 20;
 const EXEC_PAUSE_MS = 10;
@@ -9716,33 +9949,40 @@ function needleOf(t) {
 /**
  * Live processes (this one aside) in the group or carrying the marker, in one pass of /proc.
  * `unsure`: some process's files could not be read for another reason than its end, so a pass
- * that found nothing proves nothing.
+ * that found nothing proves nothing. The pass reads each file at once, one open at a time, and
+ * awaits nothing but the rare environment read again (environOf): a process caught inside exec.
  */
 async function findStrays(t) {
     const needle = needleOf(t);
     let unsure = false;
     const doubt = () => (unsure = true);
-    const names = procPids();
     const now = uptimeS();
-    const limit = (0,p_limit/* default */.A)(PROC_READS);
-    const found = await Promise.all(names.map(name => limit(async () => {
+    const pids = [];
+    const waits = [];
+    for (const name of procPids()) {
         const stat = statOf(name, doubt);
         if (stat === undefined)
-            return undefined;
-        if (t.group !== undefined && stat.group === t.group)
-            return Number(name);
-        if (!needle)
-            return undefined;
-        // Older than the child: not its descendant (NaN, unreadable, is read).
-        if (t.since !== undefined && stat.startTicks < t.since)
-            return undefined;
+            continue;
+        if (t.group !== undefined && stat.group === t.group) {
+            pids.push(Number(name));
+            continue;
+        }
+        // No marker sought, or older than the child: not its descendant (NaN, unreadable, is read).
+        if (!needle || (t.since !== undefined && stat.startTicks < t.since))
+            continue;
         const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000;
-        const env = await environOf(name, doubt, young);
-        return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
-            ? Number(name)
-            : undefined;
-    })));
-    return { pids: found.filter((p) => p !== undefined), unsure };
+        const marked = (env) => {
+            if (env && Buffer.concat([Buffer.from('\0'), env]).includes(needle))
+                pids.push(Number(name));
+        };
+        const env = readNow(`/proc/${name}/environ`, doubt);
+        if (env === undefined || env.length > 0)
+            marked(env);
+        else
+            waits.push(environOf(name, doubt, young).then(marked));
+    }
+    await Promise.all(waits);
+    return { pids, unsure };
 }
 function kill(pid) {
     try {
@@ -10907,17 +11147,19 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
 /* unused harmony exports SEALED_FILE, LAYER_STATE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
-/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
-/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(80863);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
-/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(69243);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(83366);
+/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(82638);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(92899);
+/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(80863);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(83057);
+/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(69243);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -10928,6 +11170,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
+
 
 
 
@@ -10970,9 +11213,11 @@ const SEAL_SCRIPT = [
     'set -u',
     'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2} layer=${7:-} was=${8:-}',
     'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-    `fsm=false now=; st=\${out%/*}/${LAYER_STATE}; rm -f "$st"`,
-    `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}`,
-    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
+    // A state file the caged command left must not stand for the seal's (no rm when there is none).
+    `fsm=false now=; st=\${out%/*}/${LAYER_STATE}`,
+    'if [ -e "$st" ] || [ -L "$st" ]; then rm -f "$st"; fi',
+    `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .layerHook */ .bR)())}`,
+    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
     'fi',
     // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
     'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
@@ -11024,10 +11269,11 @@ const SEAL_SCRIPT = [
  * writing into it.
  */
 async function openSeal(t, under, { inside, layer = false } = {}) {
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdir)(under, { recursive: true });
-    const dir = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.mkdtemp)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
-    const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
-    const out = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(inside ?? dir, SEALED_FILE);
+    // At once, not through the thread pool: one small directory of the action's.
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdirSync)(under, { recursive: true });
+    const dir = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdtempSync)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(under, 'seal-'));
+    const file = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, SEALED_FILE);
+    const out = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(inside ?? dir, SEALED_FILE);
     const { name, email } = t.author;
     return {
         dir,
@@ -11131,11 +11377,11 @@ function sealAfter(seal, home, command) {
 }
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file, max) {
-    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_8__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
+    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_9__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
 }
 /** The layer's state the seal left (a `cksum` line), or undefined. */
 async function layerStateOf(seal) {
-    const state = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, LAYER_STATE), 64))?.trim();
+    const state = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, LAYER_STATE), 64))?.trim();
     return state && /^\d+ \d+$/.test(state) ? state : undefined;
 }
 /**
@@ -11143,11 +11389,11 @@ async function layerStateOf(seal) {
  * it left no status: it never ran, and the task is sealed in a second cage start instead.
  */
 async function sealedAfter(seal) {
-    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_STATUS), 16);
+    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
     const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
     if (code === undefined)
         return undefined;
-    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
+    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
     return { exitCode: Number(code), tail };
 }
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
@@ -11165,9 +11411,9 @@ async function sealAsChild(t, cwd) {
         ...seal.env,
         GIT_DIR: t.adminDir,
         GIT_WORK_TREE: cwd,
-        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_8__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran);
 }
 function refuse(t, reason, kept) {
@@ -11190,11 +11436,11 @@ async function acceptSeal(t, seal, ran) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
             return refuse(t, `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`);
         }
-        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CAPS */ .g_;
+        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .DEFAULT_CAPS */ .g_;
         t.seals = (t.seals ?? 0) + 1;
-        const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
-        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
+        const copy = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
+        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_7__/* .describeError */ .U)(error));
             return undefined;
         });
         const state = await layerStateOf(seal);
@@ -11203,7 +11449,7 @@ async function acceptSeal(t, seal, ran) {
                 t.layerState = state;
             return;
         }
-        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
+        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
             merge: t.merge,
@@ -11213,7 +11459,7 @@ async function acceptSeal(t, seal, ran) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd, checked.history);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
         // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
         // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
         // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
@@ -11224,15 +11470,15 @@ async function acceptSeal(t, seal, ran) {
                 t.head = head;
             }),
             // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-            t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
-                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') }
+            t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
+                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
             })
         ]);
-        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
+        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
         t.layerState = state;
     }
     finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_0__.rm)(seal.dir, { recursive: true, force: true });
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true });
     }
 }
 /**
@@ -11478,6 +11724,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: DEADLINE_REACHED
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
@@ -11520,6 +11768,7 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
 
 
 
+
 /** The sentence for work the run's deadline kept from starting. */
 const DEADLINE_REACHED = 'the run reached its deadline (timeouts: deadline)';
 /**
@@ -11541,18 +11790,25 @@ function noteSandbox(ctx) {
     sandboxNoted = true;
     ctx.log('Running as root: workers get IS_SANDBOX=1, without which claude refuses bypassPermissions as root.');
 }
-/** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
+/**
+ * A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR.
+ * Made with the synchronous calls (a few small local files: each promise call is a trip through
+ * the thread pool, which a batch's transcripts keep busy); a cage dir left by an earlier run is
+ * removed through the pool, as it may be large.
+ */
 async function cage(ctx, task, attempt, round) {
     const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}${round}.${attempt}`);
-    await (0,promises_.rm)(dir, { recursive: true, force: true });
+    if ((0,external_node_fs_.existsSync)(dir))
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
     const paths = {
         configDir: external_node_path_default().join(dir, 'config'),
         home: external_node_path_default().join(dir, 'home'),
         tmp: external_node_path_default().join(dir, 'tmp')
     };
-    await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
+    for (const p of Object.values(paths))
+        (0,external_node_fs_.mkdirSync)(p, { recursive: true });
     const settings = external_node_path_default().join(paths.configDir, 'settings.json');
-    await (0,promises_.writeFile)(settings, JSON.stringify((0,args/* workerSettings */.w0)(ctx.config, task), null, 2));
+    (0,external_node_fs_.writeFileSync)(settings, JSON.stringify((0,args/* workerSettings */.w0)(ctx.config, task), null, 2));
     // Claude Code reads user skills from <config dir>/skills/<name>/SKILL.md.
     for (const skill of ctx.skills ?? []) {
         await (0,promises_.cp)(skill, external_node_path_default().join(paths.configDir, 'skills', external_node_path_default().basename(skill)), {
@@ -11636,7 +11892,7 @@ round = '',
 /** The task whose work leaves each attempt's cage sealed (worker/exit.ts); none for the planner. */
 sealing) {
     const { config } = ctx;
-    await (0,promises_.mkdir)(external_node_path_default().join(ctx.root, 'transcripts'), { recursive: true });
+    (0,external_node_fs_.mkdirSync)(external_node_path_default().join(ctx.root, 'transcripts'), { recursive: true });
     noteSandbox(ctx);
     let usage = domain/* ZERO_USAGE */.fI;
     let turns = 0;
@@ -20831,262 +21087,6 @@ class RequestError extends Error {
   }
 }
 
-
-
-/***/ }),
-
-/***/ 70370:
-/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
-
-
-// EXPORTS
-__nccwpck_require__.d(__webpack_exports__, {
-  A: () => (/* binding */ pLimit)
-});
-
-// UNUSED EXPORTS: limitFunction
-
-;// CONCATENATED MODULE: ./node_modules/yocto-queue/index.js
-/*
-How it works:
-`this.#head` is an instance of `Node` which keeps track of its current value and nests another instance of `Node` that keeps the value that comes after it. When a value is provided to `.enqueue()`, the code needs to iterate through `this.#head`, going deeper and deeper to find the last value. However, iterating through every single item is slow. This problem is solved by saving a reference to the last value as `this.#tail` so that it can reference it to add a new value.
-*/
-
-class Node {
-	value;
-	next;
-
-	constructor(value) {
-		this.value = value;
-	}
-}
-
-class Queue {
-	#head;
-	#tail;
-	#size;
-
-	constructor() {
-		this.clear();
-	}
-
-	enqueue(value) {
-		const node = new Node(value);
-
-		if (this.#head) {
-			this.#tail.next = node;
-			this.#tail = node;
-		} else {
-			this.#head = node;
-			this.#tail = node;
-		}
-
-		this.#size++;
-	}
-
-	dequeue() {
-		const current = this.#head;
-		if (!current) {
-			return;
-		}
-
-		this.#head = this.#head.next;
-		this.#size--;
-
-		// Clean up tail reference when queue becomes empty
-		if (!this.#head) {
-			this.#tail = undefined;
-		}
-
-		return current.value;
-	}
-
-	peek() {
-		if (!this.#head) {
-			return;
-		}
-
-		return this.#head.value;
-
-		// TODO: Node.js 18.
-		// return this.#head?.value;
-	}
-
-	clear() {
-		this.#head = undefined;
-		this.#tail = undefined;
-		this.#size = 0;
-	}
-
-	get size() {
-		return this.#size;
-	}
-
-	* [Symbol.iterator]() {
-		let current = this.#head;
-
-		while (current) {
-			yield current.value;
-			current = current.next;
-		}
-	}
-
-	* drain() {
-		while (this.#head) {
-			yield this.dequeue();
-		}
-	}
-}
-
-;// CONCATENATED MODULE: ./node_modules/p-limit/index.js
-
-
-function pLimit(concurrency) {
-	let rejectOnClear = false;
-
-	if (typeof concurrency === 'object') {
-		({concurrency, rejectOnClear = false} = concurrency);
-	}
-
-	validateConcurrency(concurrency);
-
-	if (typeof rejectOnClear !== 'boolean') {
-		throw new TypeError('Expected `rejectOnClear` to be a boolean');
-	}
-
-	const queue = new Queue();
-	let activeCount = 0;
-
-	const resumeNext = () => {
-		// Process the next queued function if we're under the concurrency limit
-		if (activeCount < concurrency && queue.size > 0) {
-			activeCount++;
-			queue.dequeue().run();
-		}
-	};
-
-	const next = () => {
-		activeCount--;
-		resumeNext();
-	};
-
-	const run = async (function_, resolve, arguments_) => {
-		// Execute the function and capture the result promise
-		const result = (async () => function_(...arguments_))();
-
-		// Resolve immediately with the promise (don't wait for completion)
-		resolve(result);
-
-		// Wait for the function to complete (success or failure)
-		// We catch errors here to prevent unhandled rejections,
-		// but the original promise rejection is preserved for the caller
-		try {
-			await result;
-		} catch {}
-
-		// Decrement active count and process next queued function
-		next();
-	};
-
-	const enqueue = (function_, resolve, reject, arguments_) => {
-		const queueItem = {reject};
-
-		// Queue the internal resolve function instead of the run function
-		// to preserve the asynchronous execution context.
-		new Promise(internalResolve => { // eslint-disable-line promise/param-names
-			queueItem.run = internalResolve;
-			queue.enqueue(queueItem);
-		}).then(run.bind(undefined, function_, resolve, arguments_)); // eslint-disable-line promise/prefer-await-to-then
-
-		// Start processing immediately if we haven't reached the concurrency limit
-		if (activeCount < concurrency) {
-			resumeNext();
-		}
-	};
-
-	const generator = (function_, ...arguments_) => new Promise((resolve, reject) => {
-		enqueue(function_, resolve, reject, arguments_);
-	});
-
-	Object.defineProperties(generator, {
-		activeCount: {
-			get: () => activeCount,
-		},
-		pendingCount: {
-			get: () => queue.size,
-		},
-		clearQueue: {
-			value() {
-				if (!rejectOnClear) {
-					queue.clear();
-					return;
-				}
-
-				const abortError = AbortSignal.abort().reason;
-
-				while (queue.size > 0) {
-					queue.dequeue().reject(abortError);
-				}
-			},
-		},
-		concurrency: {
-			get: () => concurrency,
-
-			set(newConcurrency) {
-				validateConcurrency(newConcurrency);
-				concurrency = newConcurrency;
-
-				queueMicrotask(() => {
-					// eslint-disable-next-line no-unmodified-loop-condition
-					while (activeCount < concurrency && queue.size > 0) {
-						resumeNext();
-					}
-				});
-			},
-		},
-		map: {
-			async value(iterable, function_) {
-				const promises = [];
-
-				try {
-					Array.from(iterable, (value, index) => {
-						const promise = generator(function_, value, index);
-						promises.push(promise);
-						return promise;
-					});
-				} catch (error) {
-					// The iterable threw, so `Promise.all` never observes the already scheduled promises. Observe them here to avoid unhandled rejections.
-					for (const promise of promises) {
-						promise.catch(() => {}); // eslint-disable-line promise/prefer-await-to-then
-					}
-
-					throw error;
-				}
-
-				return Promise.all(promises);
-			},
-		},
-	});
-
-	return generator;
-}
-
-function limitFunction(function_, options) {
-	const limit = pLimit(options);
-
-	const limitedFunction = (...arguments_) => limit(() => function_(...arguments_));
-	Object.defineProperty(limitedFunction, 'clearQueue', {
-		value: limit.clearQueue,
-	});
-
-	return limitedFunction;
-}
-
-function validateConcurrency(concurrency) {
-	if (!((Number.isInteger(concurrency) || concurrency === Number.POSITIVE_INFINITY) && concurrency > 0)) {
-		throw new TypeError('Expected `concurrency` to be a number from 1 and up');
-	}
-}
 
 
 /***/ }),
@@ -34325,8 +34325,8 @@ async function leftMarkers(ctx, merged, files) {
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/git/repo.ts + 4 modules
-var git_repo = __nccwpck_require__(10184);
+// EXTERNAL MODULE: ./src/git/repo.ts + 6 modules
+var git_repo = __nccwpck_require__(69929);
 ;// CONCATENATED MODULE: ./src/fleet/refresh-run.ts
 var refresh_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {

@@ -11,13 +11,6 @@
  */
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import pLimit from 'p-limit'
-
-/**
- * Files of /proc read at once. Unbounded, a few hundred processes and a descriptor limit of 256
- * gave EMFILE for most reads (measured), and every process whose files could not be read looked gone.
- */
-const PROC_READS = 16
 
 /** Errors that say the action ran short, not that the process is gone: look again. */
 const SHORT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
@@ -29,14 +22,16 @@ const SHORT = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM'])
  * through the pool a file. Measured on 60 environments: 1.0-1.9 ms read at once, against 4.7-11.9
  * ms through the pool, on an idle machine (the pool's queue is longer under a batch).
  */
-function readProc(file: string, unsure: () => void): Promise<Buffer | undefined> {
+function readNow(file: string, unsure: () => void): Buffer | undefined {
   try {
-    return Promise.resolve(readFileSync(file))
+    return readFileSync(file)
   } catch (error) {
     if (SHORT.has((error as NodeJS.ErrnoException).code ?? '')) unsure()
-    return Promise.resolve(undefined)
+    return undefined
   }
 }
+
+const readProc = (file: string, unsure: () => void) => Promise.resolve(readNow(file, unsure))
 
 /** Reads a /proc file: its bytes, or undefined (calling `unsure` when that was for want of means). */
 export type ProcReader = (file: string, unsure: () => void) => Promise<Buffer | undefined>
@@ -200,33 +195,35 @@ function needleOf(t: HuntTarget): Buffer | undefined {
 /**
  * Live processes (this one aside) in the group or carrying the marker, in one pass of /proc.
  * `unsure`: some process's files could not be read for another reason than its end, so a pass
- * that found nothing proves nothing.
+ * that found nothing proves nothing. The pass reads each file at once, one open at a time, and
+ * awaits nothing but the rare environment read again (environOf): a process caught inside exec.
  */
 export async function findStrays(t: HuntTarget): Promise<{ pids: number[]; unsure: boolean }> {
   const needle = needleOf(t)
   let unsure = false
   const doubt = () => (unsure = true)
-  const names = procPids()
   const now = uptimeS()
-  const limit = pLimit(PROC_READS)
-  const found = await Promise.all(
-    names.map(name =>
-      limit(async () => {
-        const stat = statOf(name, doubt)
-        if (stat === undefined) return undefined
-        if (t.group !== undefined && stat.group === t.group) return Number(name)
-        if (!needle) return undefined
-        // Older than the child: not its descendant (NaN, unreadable, is read).
-        if (t.since !== undefined && stat.startTicks < t.since) return undefined
-        const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000
-        const env = await environOf(name, doubt, young)
-        return env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)
-          ? Number(name)
-          : undefined
-      })
-    )
-  )
-  return { pids: found.filter((p): p is number => p !== undefined), unsure }
+  const pids: number[] = []
+  const waits: Promise<void>[] = []
+  for (const name of procPids()) {
+    const stat = statOf(name, doubt)
+    if (stat === undefined) continue
+    if (t.group !== undefined && stat.group === t.group) {
+      pids.push(Number(name))
+      continue
+    }
+    // No marker sought, or older than the child: not its descendant (NaN, unreadable, is read).
+    if (!needle || (t.since !== undefined && stat.startTicks < t.since)) continue
+    const young = now === undefined || now - stat.startTicks / TICKS_PER_S < YOUNG_MS / 1000
+    const marked = (env: Buffer | undefined) => {
+      if (env && Buffer.concat([Buffer.from('\0'), env]).includes(needle)) pids.push(Number(name))
+    }
+    const env = readNow(`/proc/${name}/environ`, doubt)
+    if (env === undefined || env.length > 0) marked(env)
+    else waits.push(environOf(name, doubt, young).then(marked))
+  }
+  await Promise.all(waits)
+  return { pids, unsure }
 }
 
 function kill(pid: number): void {

@@ -8,7 +8,8 @@
  * runs git in a directory a cage could write and never fetches from a repository a worker could
  * change.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { mkdirSync, mkdtempSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
 import { rewriteMessages } from '../git/messages.js'
@@ -62,7 +63,9 @@ export const SEAL_SCRIPT = [
   'set -u',
   'b=$1 start=$2 out=$3 msg=$4 merge=${5:-} from=${6:-$2} layer=${7:-} was=${8:-}',
   'export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null GIT_TERMINAL_PROMPT=0',
-  `fsm=false now=; st=\${out%/*}/${LAYER_STATE}; rm -f "$st"`,
+  // A state file the caged command left must not stand for the seal's (no rm when there is none).
+  `fsm=false now=; st=\${out%/*}/${LAYER_STATE}`,
+  'if [ -e "$st" ] || [ -L "$st" ]; then rm -f "$st"; fi',
   `if [ -n "$layer" ]; then fsm=${shellQuote(layerHook())}`,
   `  if list=$(cd ${LAYER_DIR} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
   'fi',
@@ -182,8 +185,9 @@ export async function openSeal(
   under: string,
   { inside, layer = false }: SealPlace = {}
 ): Promise<Seal> {
-  await mkdir(under, { recursive: true })
-  const dir = await mkdtemp(path.join(under, 'seal-'))
+  // At once, not through the thread pool: one small directory of the action's.
+  mkdirSync(under, { recursive: true })
+  const dir = mkdtempSync(path.join(under, 'seal-'))
   const file = path.join(dir, SEALED_FILE)
   const out = path.join(inside ?? dir, SEALED_FILE)
   const { name, email } = t.author

@@ -1,4 +1,5 @@
-import { cp, mkdir, rm, writeFile } from 'node:fs/promises'
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { cp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
 import type { Task } from '../domain.js'
@@ -89,18 +90,23 @@ function noteSandbox(ctx: WorkerContext): void {
   )
 }
 
-/** A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR. */
+/**
+ * A fresh cage for one attempt: empty config dir (with seeded settings), temp HOME and TMPDIR.
+ * Made with the synchronous calls (a few small local files: each promise call is a trip through
+ * the thread pool, which a batch's transcripts keep busy); a cage dir left by an earlier run is
+ * removed through the pool, as it may be large.
+ */
 async function cage(ctx: WorkerContext, task: Task, attempt: number, round: string) {
   const dir = path.join(ctx.root, 'workers', `${task.id}${round}.${attempt}`)
-  await rm(dir, { recursive: true, force: true })
+  if (existsSync(dir)) await rm(dir, { recursive: true, force: true })
   const paths = {
     configDir: path.join(dir, 'config'),
     home: path.join(dir, 'home'),
     tmp: path.join(dir, 'tmp')
   }
-  await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
+  for (const p of Object.values(paths)) mkdirSync(p, { recursive: true })
   const settings = path.join(paths.configDir, 'settings.json')
-  await writeFile(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2))
+  writeFileSync(settings, JSON.stringify(workerSettings(ctx.config, task), null, 2))
   // Claude Code reads user skills from <config dir>/skills/<name>/SKILL.md.
   for (const skill of ctx.skills ?? []) {
     await cp(skill, path.join(paths.configDir, 'skills', path.basename(skill)), {
@@ -211,7 +217,7 @@ export async function runWorker(
   sealing?: TaskGit
 ): Promise<WorkerRun> {
   const { config } = ctx
-  await mkdir(path.join(ctx.root, 'transcripts'), { recursive: true })
+  mkdirSync(path.join(ctx.root, 'transcripts'), { recursive: true })
   noteSandbox(ctx)
   let usage = ZERO_USAGE
   let turns = 0

@@ -2,11 +2,18 @@
 // index lock, what is sealed is its work on the task's branch, with real git (isolation: process,
 // the seal as a plain child), and the branch and HEAD end where the next caged run expects them.
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
-import { acceptedHead, SEAL_SCRIPT, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
+import {
+  acceptedHead,
+  LAYER_STATE,
+  SEAL_SCRIPT,
+  SEALED_FILE,
+  sealAsChild,
+  type TaskGit
+} from '../../src/worker/exit.js'
 import { baseRepo, commitFile, git, GIT_ENV } from '../support/git.js'
 
 function task() {
@@ -104,5 +111,25 @@ describe('a seal after an accepted one', () => {
     // And a file changed since the accepted commit is sealed.
     writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
     expect(sealed(r, accepted)).toBe(true)
+  })
+
+  it('removes a layer state the caged command left beside the bundle, a file or a symlink', () => {
+    for (const plant of ['file', 'symlink'] as const) {
+      const r = task()
+      const out = path.join(r.root, 'out')
+      mkdirSync(out)
+      const state = path.join(out, LAYER_STATE)
+      if (plant === 'file') writeFileSync(state, '1 2\n')
+      else symlinkSync(path.join(r.root, 'elsewhere'), state)
+      writeFileSync(path.join(r.tree, 'b.txt'), 'b\n')
+      const file = path.join(out, SEALED_FILE)
+      execFileSync('sh', ['-c', SEAL_SCRIPT, 'fleet-seal', 'fleet/t', r.start, file, 'm', ''], {
+        cwd: r.tree,
+        env: GIT_ENV,
+        stdio: 'pipe'
+      })
+      expect(existsSync(file), plant).toBe(true)
+      expect(() => lstatSync(state), plant).toThrow(/ENOENT/)
+    }
   })
 })
