@@ -230,12 +230,14 @@ if (process.env.BENCH_ONLY === 'overhead') {
       )
     )
   }
-  const methods = pushes()
-    .slice(before)
-    .map(r => r.method)
+  const requests = pushes().slice(before)
+  const methods = requests.map(r => r.method)
+  // The stand-in remote's own time for each push (its http-backend, receive-pack and their git on
+  // this machine's cores): inside each task's overhead, where a runner would wait for GitHub.
+  const answered = requests.filter(r => r.method === 'POST' && r.ms !== undefined).map(r => r.ms)
   await bench.close()
   console.log(
-    `\nreceive-pack requests: ${methods.filter(m => m === 'POST').length} POST, ${methods.filter(m => m === 'GET').length} GET (the ref advertisement git push asks for first)`
+    `\nreceive-pack requests: ${methods.filter(m => m === 'POST').length} POST, ${methods.filter(m => m === 'GET').length} GET (the ref advertisement git push asks for first); the stand-in remote's answer to a POST: median ${median(answered)} ms`
   )
   console.log(
     `own overhead per task, median of each round: ${runs.map(r => `${r.overheadMedianMs} ms (load before ${r.load})`).join(', ')}; target 100 ms`

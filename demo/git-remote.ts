@@ -21,6 +21,8 @@ export interface GitRemoteRequest {
   service?: string
   /** For an upload-pack POST: the objects its pack held (the count in the pack's header), once answered. */
   objects?: number
+  /** From the request's arrival to the end of the answer, in ms (once answered). */
+  ms?: number
 }
 
 export interface CommitInfo {
@@ -325,6 +327,8 @@ function answer(
     ...(service ? { service } : {})
   }
   state.requests.push(seen)
+  const arrived = performance.now()
+  res.once('finish', () => (seen.ms = Math.round((performance.now() - arrived) * 10) / 10))
   if (state.down()) {
     req.resume()
     res.writeHead(503, { 'content-type': 'text/plain' })

@@ -5,6 +5,11 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { once } from 'node:events'
+import {
+  createServer as createHttpServer,
+  type Server as HttpServer,
+  type ServerResponse
+} from 'node:http'
 import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -177,6 +182,72 @@ describe('postPush: why there is no report', () => {
     const url = `http://127.0.0.1:${port}/acme/widgets.git`
     const answer = await postPush(url, 'Basic x', Buffer.alloc(0))
     expect('why' in answer ? answer.why : 'a report').toContain('ECONNREFUSED')
+  })
+
+  /** A remote that answers every POST with `answer`, and the requests it saw. */
+  async function remoteAnswering(answer: (res: ServerResponse) => void) {
+    const seen: { url?: string; headers: Record<string, unknown>; body: string }[] = []
+    const server = createHttpServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        seen.push({ url: req.url, headers: req.headers, body: Buffer.concat(chunks).toString() })
+        answer(res)
+      })
+    }).listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    const { port } = server.address() as AddressInfo
+    servers.push(server)
+    return { url: `http://127.0.0.1:${port}/acme/widgets.git/`, seen }
+  }
+  const servers: HttpServer[] = []
+  const flush = Buffer.from('0000')
+  afterEach(() => {
+    for (const server of servers.splice(0)) {
+      server.closeAllConnections()
+      server.close()
+    }
+  })
+
+  it('a report: the request as receive-pack reads it, one POST with the token, the verdicts', async () => {
+    const inner = Buffer.concat([pktLine('unpack ok\n'), pktLine('ok refs/heads/a\n'), flush])
+    const remote = await remoteAnswering(res => {
+      res.writeHead(200, { 'content-type': 'application/x-git-receive-pack-result' })
+      res.end(Buffer.concat([pktLine(Buffer.concat([Buffer.from([1]), inner])), flush]))
+    })
+    const answer = await postPush(remote.url, 'Basic x', Buffer.from('the request'))
+    expect(answer).toEqual({ verdicts: new Map([['refs/heads/a', true]]) })
+    expect(remote.seen).toHaveLength(1)
+    expect(remote.seen[0]).toMatchObject({
+      url: '/acme/widgets.git/git-receive-pack',
+      body: 'the request',
+      headers: {
+        authorization: 'Basic x',
+        'content-type': 'application/x-git-receive-pack-request'
+      }
+    })
+  })
+
+  it('a redirect is not followed; another content type is no report; nor is a silent remote', async () => {
+    const moved = await remoteAnswering(res => {
+      res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' })
+      res.end()
+    })
+    expect(await postPush(moved.url, 'Basic x', Buffer.alloc(0))).toEqual({
+      why: 'the remote answered 302'
+    })
+    expect(moved.seen).toHaveLength(1)
+    const page = await remoteAnswering(res => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+      res.end('<html>sign in</html>')
+    })
+    expect(await postPush(page.url, 'Basic x', Buffer.alloc(0))).toEqual({
+      why: 'the remote answered 200 (text/html)'
+    })
+    const silent = await remoteAnswering(() => undefined)
+    expect(await postPush(silent.url, 'Basic x', Buffer.alloc(0), 200)).toEqual({
+      why: 'the remote sent nothing for 0.2 s'
+    })
   })
 })
 
