@@ -1793,7 +1793,7 @@ async function sealedSpec(c, prepared) {
 async function exitThrough(c, prepared, seal, killed) {
     if (!c.sealing || !seal)
         return;
-    const ran = killed ? undefined : await (0,worker_exit/* sealedAfter */.Z6)(seal);
+    const ran = killed ? undefined : (0,worker_exit/* sealedAfter */.Z6)(seal);
     if (ran)
         return (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
     await (0,promises_.rm)(seal.dir, { recursive: true, force: true });
@@ -4500,8 +4500,9 @@ function parseStatus(z) {
     return { tracked, untracked };
 }
 /** The cage's listing (SETUP_CHECK's `status` file), parsed. */
-async function readLeftovers(dir) {
-    return parseStatus(await (0,cage_file/* readCageFile */.R)(external_node_path_default().join(dir, 'status'), MAX_BYTES));
+function readLeftovers(dir) {
+    // A throw of the reading rejects.
+    return new Promise(resolve => resolve(parseStatus((0,cage_file/* readCageFile */.R)(external_node_path_default().join(dir, 'status'), MAX_BYTES))));
 }
 
 ;// CONCATENATED MODULE: ./src/fleet/setup-layer.ts
@@ -8453,9 +8454,11 @@ async function ownCheckout(git, c) {
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(51455);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
-/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(83366);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(57975);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_4__);
+/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83366);
 /**
  * The action's side of a cage's exit (docs/sandbox.md, "The exit"): a task's work arrives as a git
  * bundle file the cage wrote, never as a repository to fetch from. The file is read as bytes (no
@@ -8471,16 +8474,22 @@ async function ownCheckout(git, c) {
 
 
 
+
 const DEFAULT_CAPS = { maxBytes: 512 * 1024 * 1024, maxCommits: 1000 };
+/** A sealed file of at most this size is read and copied at once, not through the thread pool. */
+const AT_ONCE = 4 * 1024 * 1024;
 /**
  * Copies the cage's bundle file into `to` (a path of the action's): opened without following a
  * symlink, only a regular file, at most `maxBytes`. undefined when the cage left no file (nothing
- * new to seal); throws with a sentence when the file is not one the action will read.
+ * new to seal); throws with a sentence when the file is not one the action will read. A task's
+ * usual bundle (a few KB) is read and written at once: each promise call is a trip through the
+ * thread pool, which a batch keeps busy; a large one goes through the pool, not to hold the
+ * action's other work.
  */
 async function readSealed(from, to, maxBytes) {
-    let handle;
+    let fd;
     try {
-        handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(from, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NONBLOCK);
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.openSync)(from, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NONBLOCK);
     }
     catch (error) {
         const code = error.code;
@@ -8491,28 +8500,28 @@ async function readSealed(from, to, maxBytes) {
         throw error;
     }
     try {
-        const info = await handle.stat();
+        const info = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.fstatSync)(fd);
         if (!info.isFile())
             throw new Error(`the sealed result ${from} is not a regular file`);
         if (info.size > maxBytes)
             throw new Error(`the sealed result is ${info.size} bytes, over the cap of ${maxBytes}`);
-        const bytes = await handle.readFile();
+        const small = info.size <= AT_ONCE;
+        const bytes = small ? (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(fd) : await readFd(fd);
         if (bytes.length > maxBytes)
             throw new Error(`the sealed result grew past the cap of ${maxBytes} bytes while read`);
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.mkdir)(node_path__WEBPACK_IMPORTED_MODULE_3___default().dirname(to), { recursive: true });
-        const out = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(to, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_WRONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_CREAT | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_EXCL, 0o600);
-        try {
-            await out.writeFile(bytes);
-        }
-        finally {
-            await out.close();
-        }
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.mkdirSync)(node_path__WEBPACK_IMPORTED_MODULE_4___default().dirname(to), { recursive: true });
+        const fresh = { flag: 'wx', mode: 0o600 };
+        if (small)
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.writeFileSync)(to, bytes, fresh);
+        else
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.writeFile)(to, bytes, fresh);
         return to;
     }
     finally {
-        await handle.close();
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.closeSync)(fd);
     }
 }
+const readFd = (0,node_util__WEBPACK_IMPORTED_MODULE_3__.promisify)((fd, done) => (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFile)(fd, done));
 /** Lines of `git log --raw` that add a gitlink or touch `.gitmodules`, as the paths they name. */
 function submodulePaths(raw) {
     const found = new Set();
@@ -8534,25 +8543,24 @@ function submodulePaths(raw) {
 /** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
 const MAX_HEADER = 1 << 20;
 /**
- * The bundle's header, read by the action from the file itself (no git process): its refs, as
+ * The bundle's header, read by the action from the file itself (no git process, at once): its refs, as
  * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
  * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
  * the heads the action checks are the heads git fetches.
  */
-async function bundleHeads(file) {
-    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW);
+function bundleHeads(file) {
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.openSync)(file, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW);
     let text;
     try {
-        const buffer = Buffer.alloc(MAX_HEADER);
-        const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER, 0);
-        const bytes = buffer.subarray(0, bytesRead);
+        const buffer = Buffer.allocUnsafe(MAX_HEADER);
+        const bytes = buffer.subarray(0, (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readSync)(fd, buffer, 0, MAX_HEADER, 0));
         const end = bytes.indexOf('\n\n');
         if (end === -1)
             return 'no bundle header';
         text = bytes.subarray(0, end).toString('latin1');
     }
     finally {
-        await handle.close();
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.closeSync)(fd);
     }
     const [signature, ...lines] = text.split('\n');
     if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
@@ -8571,8 +8579,8 @@ async function bundleHeads(file) {
     return heads;
 }
 /** The bundle's heads: exactly one, the task's branch. */
-async function headOf(file, branch) {
-    const heads = await bundleHeads(file);
+function headOf(file, branch) {
+    const heads = bundleHeads(file);
     if (typeof heads === 'string')
         return {
             kind: 'refused',
@@ -8600,7 +8608,7 @@ async function headOf(file, branch) {
  */
 async function checkSealed(repo, file, want) {
     const caps = want.caps ?? DEFAULT_CAPS;
-    const listed = await headOf(file, want.branch);
+    const listed = headOf(file, want.branch);
     if (listed.kind === 'refused')
         return listed;
     // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
@@ -8669,7 +8677,7 @@ function parseHistory(out) {
     const raw = [];
     let i = 0;
     while (i + 10 <= tokens.length && /^[0-9a-f]{40,64}$/.test(tokens[i] ?? '')) {
-        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
+        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_5__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
         if (!seen.has(commit.sha))
             seen.set(commit.sha, commit);
         i += 10;
@@ -8702,7 +8710,7 @@ async function historyOf(repo, start, head, caps) {
         '--topo-order',
         '--date=raw',
         `--max-count=${caps.maxCommits + 1}`,
-        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .FIELDS */ .cJ}`,
+        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_5__/* .FIELDS */ .cJ}`,
         `${start}..${head}`
     ]);
     const { commits, raw } = parseHistory(out.stdout);
@@ -8724,9 +8732,9 @@ async function historyOf(repo, start, head, caps) {
         };
     return { kind: 'accepted', head, commits: commits.length, history: commits.reverse() };
 }
-/** Removes a copied bundle once its commits are on the branch. */
-async function discardSealed(file) {
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.rm)(file, { force: true });
+/** Removes a copied bundle once its commits are on the branch (the action's own file: at once). */
+function discardSealed(file) {
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.rmSync)(file, { force: true });
 }
 
 
@@ -11050,10 +11058,8 @@ function fixUpTask(task, verify) {
 /* harmony export */ });
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /**
  * A small file a cage wrote (setup's listing, a seal's status and log), read by the action as
  * bytes: never through a symlink the cage planted (O_NOFOLLOW), never blocked on a FIFO planted in
@@ -11061,26 +11067,26 @@ function fixUpTask(task, verify) {
  */
 
 
-
 /**
  * The file's text. Past `max` bytes: its last `max` bytes with `tail` (a log's end is what
  * matters), else refused (a listing cut short would be a wrong one). Throws when it cannot be
- * opened (missing, a symlink) or is not a regular file.
+ * opened (missing, a symlink) or is not a regular file. Read at once, not through the thread pool:
+ * a few bytes to a few MB, and each promise call is a trip through a pool a batch keeps busy.
  */
-async function readCageFile(file, max, opts = {}) {
-    const handle = await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.open)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
+function readCageFile(file, max, opts = {}) {
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
     try {
-        const info = await handle.stat();
+        const info = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fstatSync)(fd);
         if (!info.isFile())
-            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_2___default().basename(file)} is not a regular file`);
+            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_1___default().basename(file)} is not a regular file`);
         if (info.size > max && !opts.tail)
-            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_2___default().basename(file)} is not a file of at most ${max} bytes`);
+            throw new Error(`${node_path__WEBPACK_IMPORTED_MODULE_1___default().basename(file)} is not a file of at most ${max} bytes`);
         const buffer = Buffer.alloc(Math.min(max, info.size));
-        const { bytesRead } = await handle.read(buffer, 0, buffer.length, Math.max(0, info.size - max));
+        const bytesRead = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readSync)(fd, buffer, 0, buffer.length, Math.max(0, info.size - max));
         return buffer.subarray(0, bytesRead).toString('utf8');
     }
     finally {
-        await handle.close();
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
     }
 }
 
@@ -11396,23 +11402,28 @@ function sealAfter(seal, home, command) {
 }
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file, max) {
-    return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_9__/* .readCageFile */ .R)(file, max, { tail: true }).catch(() => undefined);
+    try {
+        return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_9__/* .readCageFile */ .R)(file, max, { tail: true });
+    }
+    catch {
+        return undefined;
+    }
 }
 /** The layer's state the seal left (a `cksum` line), or undefined. */
-async function layerStateOf(seal) {
-    const state = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, LAYER_STATE), 64))?.trim();
+function layerStateOf(seal) {
+    const state = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, LAYER_STATE), 64)?.trim();
     return state && /^\d+ \d+$/.test(state) ? state : undefined;
 }
 /**
  * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
  * it left no status: it never ran, and the task is sealed in a second cage start instead.
  */
-async function sealedAfter(seal) {
-    const status = await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
+function sealedAfter(seal) {
+    const status = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
     const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
     if (code === undefined)
         return undefined;
-    const tail = (await readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000)) ?? '';
+    const tail = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000) ?? '';
     return { exitCode: Number(code), tail };
 }
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
@@ -11450,6 +11461,8 @@ async function acceptSeal(t, seal, ran) {
     // A seal run as the action's child (sealAsChild) moves the branch itself: read again unless
     // the ref is written below.
     t.head = undefined;
+    // The seal's directory goes once its files are read: beside the check, not after it.
+    const clear = once(() => (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true }));
     try {
         if (ran.exitCode !== 0) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
@@ -11462,7 +11475,8 @@ async function acceptSeal(t, seal, ran) {
             refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_7__/* .describeError */ .U)(error));
             return undefined;
         });
-        const state = await layerStateOf(seal);
+        const state = layerStateOf(seal);
+        void clear();
         if (!file) {
             if (!t.refused)
                 t.layerState = state;
@@ -11479,26 +11493,41 @@ async function acceptSeal(t, seal, ran) {
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
             : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
-        // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
-        // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
-        // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
-        // does not read every file again (on a big repository, that is most of a task's start); unlike
-        // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-        await Promise.all([
-            t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
-                t.head = head;
-            }),
-            // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-            t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
-                env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
-            })
-        ]);
-        await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
+        await moveBranch(t, head);
+        (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
         t.layerState = state;
     }
     finally {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true });
+        await clear();
     }
+}
+/** The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts there. */
+async function moveBranch(t, head) {
+    // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+    // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
+    // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
+    // does not read every file again (on a big repository, that is most of a task's start); unlike
+    // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
+    await Promise.all([
+        t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+            t.head = head;
+        }),
+        // A view's index keeps its fsmonitor marks for the entries the commit did not change.
+        t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
+            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
+        })
+    ]);
+}
+/** `make` called once, on the first call; its promise handled at once (awaited by the caller). */
+function once(make) {
+    let made;
+    return () => {
+        if (!made) {
+            made = make();
+            made.catch(() => undefined);
+        }
+        return made;
+    };
 }
 /**
  * The checked merge made again by the action: the worker's tree, the two recorded parents, the

@@ -259,7 +259,7 @@ async function exitThrough(
   killed: boolean
 ): Promise<void> {
   if (!c.sealing || !seal) return
-  const ran = killed ? undefined : await sealedAfter(seal)
+  const ran = killed ? undefined : sealedAfter(seal)
   if (ran) return acceptSeal(c.sealing, seal, ran)
   await rm(seal.dir, { recursive: true, force: true })
   await sealIn(c, prepared)

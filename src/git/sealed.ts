@@ -9,8 +9,20 @@
  * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
 import { serialIn } from './lock.js'
-import { constants } from 'node:fs'
-import { mkdir, open, rm } from 'node:fs/promises'
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readFile,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
+import { writeFile } from 'node:fs/promises'
+import { promisify } from 'node:util'
 import path from 'node:path'
 import type { Git } from './git.js'
 import { type Commit, commitOf, FIELDS } from './messages.js'
@@ -34,19 +46,25 @@ export type Checked =
     }
   | { kind: 'refused'; reason: string }
 
+/** A sealed file of at most this size is read and copied at once, not through the thread pool. */
+const AT_ONCE = 4 * 1024 * 1024
+
 /**
  * Copies the cage's bundle file into `to` (a path of the action's): opened without following a
  * symlink, only a regular file, at most `maxBytes`. undefined when the cage left no file (nothing
- * new to seal); throws with a sentence when the file is not one the action will read.
+ * new to seal); throws with a sentence when the file is not one the action will read. A task's
+ * usual bundle (a few KB) is read and written at once: each promise call is a trip through the
+ * thread pool, which a batch keeps busy; a large one goes through the pool, not to hold the
+ * action's other work.
  */
 export async function readSealed(
   from: string,
   to: string,
   maxBytes: number
 ): Promise<string | undefined> {
-  let handle
+  let fd: number
   try {
-    handle = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') return undefined
@@ -55,25 +73,27 @@ export async function readSealed(
     throw error
   }
   try {
-    const info = await handle.stat()
+    const info = fstatSync(fd)
     if (!info.isFile()) throw new Error(`the sealed result ${from} is not a regular file`)
     if (info.size > maxBytes)
       throw new Error(`the sealed result is ${info.size} bytes, over the cap of ${maxBytes}`)
-    const bytes = await handle.readFile()
+    const small = info.size <= AT_ONCE
+    const bytes = small ? readFileSync(fd) : await readFd(fd)
     if (bytes.length > maxBytes)
       throw new Error(`the sealed result grew past the cap of ${maxBytes} bytes while read`)
-    await mkdir(path.dirname(to), { recursive: true })
-    const out = await open(to, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600)
-    try {
-      await out.writeFile(bytes)
-    } finally {
-      await out.close()
-    }
+    mkdirSync(path.dirname(to), { recursive: true })
+    const fresh = { flag: 'wx', mode: 0o600 } as const
+    if (small) writeFileSync(to, bytes, fresh)
+    else await writeFile(to, bytes, fresh)
     return to
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
 }
+
+const readFd = promisify((fd: number, done: (e: Error | null, b: Buffer) => void) =>
+  readFile(fd, done)
+)
 
 /** Lines of `git log --raw` that add a gitlink or touch `.gitmodules`, as the paths they name. */
 export function submodulePaths(raw: string): string[] {
@@ -95,23 +115,22 @@ export function submodulePaths(raw: string): string[] {
 const MAX_HEADER = 1 << 20
 
 /**
- * The bundle's header, read by the action from the file itself (no git process): its refs, as
+ * The bundle's header, read by the action from the file itself (no git process, at once): its refs, as
  * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
  * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
  * the heads the action checks are the heads git fetches.
  */
-export async function bundleHeads(file: string): Promise<{ sha: string; ref: string }[] | string> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+export function bundleHeads(file: string): { sha: string; ref: string }[] | string {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
   let text: string
   try {
-    const buffer = Buffer.alloc(MAX_HEADER)
-    const { bytesRead } = await handle.read(buffer, 0, MAX_HEADER, 0)
-    const bytes = buffer.subarray(0, bytesRead)
+    const buffer = Buffer.allocUnsafe(MAX_HEADER)
+    const bytes = buffer.subarray(0, readSync(fd, buffer, 0, MAX_HEADER, 0))
     const end = bytes.indexOf('\n\n')
     if (end === -1) return 'no bundle header'
     text = bytes.subarray(0, end).toString('latin1')
   } finally {
-    await handle.close()
+    closeSync(fd)
   }
   const [signature, ...lines] = text.split('\n')
   if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
@@ -128,8 +147,8 @@ export async function bundleHeads(file: string): Promise<{ sha: string; ref: str
 }
 
 /** The bundle's heads: exactly one, the task's branch. */
-async function headOf(file: string, branch: string): Promise<Checked> {
-  const heads = await bundleHeads(file)
+function headOf(file: string, branch: string): Checked {
+  const heads = bundleHeads(file)
   if (typeof heads === 'string')
     return {
       kind: 'refused',
@@ -162,7 +181,7 @@ export async function checkSealed(
   want: { branch: string; start: string; merge?: string; caps?: SealCaps }
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
-  const listed = await headOf(file, want.branch)
+  const listed = headOf(file, want.branch)
   if (listed.kind === 'refused') return listed
   // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
   const fetched = await serialIn(repo.dir, () =>
@@ -302,7 +321,7 @@ async function historyOf(repo: Git, start: string, head: string, caps: SealCaps)
   return { kind: 'accepted', head, commits: commits.length, history: commits.reverse() }
 }
 
-/** Removes a copied bundle once its commits are on the branch. */
-export async function discardSealed(file: string): Promise<void> {
-  await rm(file, { force: true })
+/** Removes a copied bundle once its commits are on the branch (the action's own file: at once). */
+export function discardSealed(file: string): void {
+  rmSync(file, { force: true })
 }

@@ -309,13 +309,17 @@ export function sealAfter(seal: Seal, home: string, command: string[]): string[]
 }
 
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
-function readSmall(file: string, max: number): Promise<string | undefined> {
-  return readCageFile(file, max, { tail: true }).catch(() => undefined)
+function readSmall(file: string, max: number): string | undefined {
+  try {
+    return readCageFile(file, max, { tail: true })
+  } catch {
+    return undefined
+  }
 }
 
 /** The layer's state the seal left (a `cksum` line), or undefined. */
-async function layerStateOf(seal: Seal): Promise<string | undefined> {
-  const state = (await readSmall(path.join(seal.dir, LAYER_STATE), 64))?.trim()
+function layerStateOf(seal: Seal): string | undefined {
+  const state = readSmall(path.join(seal.dir, LAYER_STATE), 64)?.trim()
   return state && /^\d+ \d+$/.test(state) ? state : undefined
 }
 
@@ -323,11 +327,11 @@ async function layerStateOf(seal: Seal): Promise<string | undefined> {
  * How the seal run after the command (SEAL_AFTER) ended, from the files it left; undefined when
  * it left no status: it never ran, and the task is sealed in a second cage start instead.
  */
-export async function sealedAfter(seal: Seal): Promise<SealRun | undefined> {
-  const status = await readSmall(path.join(seal.dir, SEAL_STATUS), 16)
+export function sealedAfter(seal: Seal): SealRun | undefined {
+  const status = readSmall(path.join(seal.dir, SEAL_STATUS), 16)
   const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1]
   if (code === undefined) return undefined
-  const tail = (await readSmall(path.join(seal.dir, SEAL_LOG), 2000)) ?? ''
+  const tail = readSmall(path.join(seal.dir, SEAL_LOG), 2000) ?? ''
   return { exitCode: Number(code), tail }
 }
 
@@ -375,6 +379,8 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
   // A seal run as the action's child (sealAsChild) moves the branch itself: read again unless
   // the ref is written below.
   t.head = undefined
+  // The seal's directory goes once its files are read: beside the check, not after it.
+  const clear = once(() => rm(seal.dir, { recursive: true, force: true }))
   try {
     if (ran.exitCode !== 0) {
       const tail = ran.tail.trim().split('\n').slice(-3).join(' ')
@@ -390,7 +396,8 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
       refuse(t, describeError(error))
       return undefined
     })
-    const state = await layerStateOf(seal)
+    const state = layerStateOf(seal)
+    void clear()
     if (!file) {
       if (!t.refused) t.layerState = state
       return
@@ -405,27 +412,44 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     const head = t.merge
       ? await remadeMerge(t, t.merge, checked.head)
       : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage, checked.history)
-    // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
-    // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
-    // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
-    // does not read every file again (on a big repository, that is most of a task's start); unlike
-    // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
-    await Promise.all([
-      t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
-        t.head = head
-      }),
-      // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-      t.repo.exec(
-        [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
-        {
-          env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
-        }
-      )
-    ])
-    await discardSealed(file)
+    await moveBranch(t, head)
+    discardSealed(file)
     t.layerState = state
   } finally {
-    await rm(seal.dir, { recursive: true, force: true })
+    await clear()
+  }
+}
+
+/** The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts there. */
+async function moveBranch(t: TaskGit, head: string): Promise<void> {
+  // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
+  // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
+  // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
+  // does not read every file again (on a big repository, that is most of a task's start); unlike
+  // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
+  await Promise.all([
+    t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+      t.head = head
+    }),
+    // A view's index keeps its fsmonitor marks for the entries the commit did not change.
+    t.repo.exec(
+      [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
+      {
+        env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
+      }
+    )
+  ])
+}
+
+/** `make` called once, on the first call; its promise handled at once (awaited by the caller). */
+function once(make: () => Promise<void>): () => Promise<void> {
+  let made: Promise<void> | undefined
+  return () => {
+    if (!made) {
+      made = make()
+      made.catch(() => undefined)
+    }
+    return made
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -183,6 +183,23 @@ describe('readSealed: the file is read as bytes, never followed', () => {
       path.join(d, 'out', 'copy')
     )
     expect(await readSealed(path.join(d, 'missing'), path.join(d, 'x'), 100)).toBeUndefined()
+  })
+
+  it('copies the same bytes, small (at once) or large (through the pool), only to a new file of the action', async () => {
+    const d = dir()
+    for (const [name, size] of [
+      ['small', 3000],
+      ['large', 5 * 1024 * 1024]
+    ] as const) {
+      const bytes = Buffer.alloc(size, name)
+      writeFileSync(path.join(d, name), bytes)
+      const copy = path.join(d, 'out', name)
+      expect(await readSealed(path.join(d, name), copy, 10 * 1024 * 1024)).toBe(copy)
+      expect(readFileSync(copy).equals(bytes), name).toBe(true)
+      expect(statSync(copy).mode & 0o777, name).toBe(0o600)
+      // A file already at the copy's path is never written over.
+      await expect(readSealed(path.join(d, name), copy, 10 * 1024 * 1024)).rejects.toThrow(/EEXIST/)
+    }
   })
 
   it('refuses a symlink (to a secret of the runner, say), a directory and an oversized file', async () => {
