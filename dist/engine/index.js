@@ -6855,6 +6855,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // UNUSED EXPORTS: listedRefs, pushFailureReason
 
+// EXTERNAL MODULE: external "node:fs"
+var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
@@ -7708,6 +7710,7 @@ const TRACKING = 'refs/remotes/origin/';
 
 
 
+
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
 const BORROWED_REF = 'refs/fleet-borrowed/checkout';
 /**
@@ -8036,14 +8039,17 @@ class FleetRepo {
         // Beside `worktrees/`, so commondir's `../..` is the clone's .git from either place.
         const making = external_node_path_default().join(this.git.dir, '.git', 'fleet-worktrees', id);
         const startSha = await this.startOf(startRef);
-        await Promise.all([dir, making].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
-        await Promise.all([dir, making, external_node_path_default().dirname(gitDir)].map(d => (0,promises_.mkdir)(d, { recursive: true })));
-        await Promise.all([
-            (0,promises_.writeFile)(external_node_path_default().join(making, 'HEAD'), `ref: refs/heads/${branch}\n`),
-            (0,promises_.writeFile)(external_node_path_default().join(making, 'commondir'), '../..\n'),
-            (0,promises_.writeFile)(external_node_path_default().join(making, 'gitdir'), `${external_node_path_default().join(dir, '.git')}\n`),
-            (0,promises_.writeFile)(external_node_path_default().join(dir, '.git'), `gitdir: ${gitDir}\n`)
-        ]);
+        // What an earlier run left at these paths goes through the thread pool (it may be a whole
+        // tree); the few small files are written at once, not a trip through the pool each.
+        await Promise.all([dir, making]
+            .filter(d => (0,external_node_fs_.lstatSync)(d, { throwIfNoEntry: false }))
+            .map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+        for (const d of [dir, making, external_node_path_default().dirname(gitDir)])
+            (0,external_node_fs_.mkdirSync)(d, { recursive: true });
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(making, 'HEAD'), `ref: refs/heads/${branch}\n`);
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(making, 'commondir'), '../..\n');
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(making, 'gitdir'), `${external_node_path_default().join(dir, '.git')}\n`);
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, '.git'), `gitdir: ${gitDir}\n`);
         await Promise.all([
             this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
             this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
@@ -8053,8 +8059,9 @@ class FleetRepo {
         });
         await this.serial(async () => {
             // A lost worktree's admin dir of the same id goes first (what `worktree add --force` takes).
-            await (0,promises_.rm)(gitDir, { recursive: true, force: true });
-            await (0,promises_.rename)(making, gitDir);
+            if ((0,external_node_fs_.lstatSync)(gitDir, { throwIfNoEntry: false }))
+                await (0,promises_.rm)(gitDir, { recursive: true, force: true });
+            (0,external_node_fs_.renameSync)(making, gitDir);
         });
         // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
         const git = this.git.tree(dir, gitDir);
@@ -11846,7 +11853,7 @@ function noteSandbox(ctx) {
  */
 async function cage(ctx, task, attempt, round) {
     const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}${round}.${attempt}`);
-    if ((0,external_node_fs_.existsSync)(dir))
+    if ((0,external_node_fs_.lstatSync)(dir, { throwIfNoEntry: false }))
         await (0,promises_.rm)(dir, { recursive: true, force: true });
     const paths = {
         configDir: external_node_path_default().join(dir, 'config'),

@@ -1,3 +1,4 @@
+import { lstatSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
 import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pLimit from 'p-limit'
@@ -449,14 +450,18 @@ export class FleetRepo {
     // Beside `worktrees/`, so commondir's `../..` is the clone's .git from either place.
     const making = path.join(this.git.dir, '.git', 'fleet-worktrees', id)
     const startSha = await this.startOf(startRef)
-    await Promise.all([dir, making].map(d => rm(d, { recursive: true, force: true })))
-    await Promise.all([dir, making, path.dirname(gitDir)].map(d => mkdir(d, { recursive: true })))
-    await Promise.all([
-      writeFile(path.join(making, 'HEAD'), `ref: refs/heads/${branch}\n`),
-      writeFile(path.join(making, 'commondir'), '../..\n'),
-      writeFile(path.join(making, 'gitdir'), `${path.join(dir, '.git')}\n`),
-      writeFile(path.join(dir, '.git'), `gitdir: ${gitDir}\n`)
-    ])
+    // What an earlier run left at these paths goes through the thread pool (it may be a whole
+    // tree); the few small files are written at once, not a trip through the pool each.
+    await Promise.all(
+      [dir, making]
+        .filter(d => lstatSync(d, { throwIfNoEntry: false }))
+        .map(d => rm(d, { recursive: true, force: true }))
+    )
+    for (const d of [dir, making, path.dirname(gitDir)]) mkdirSync(d, { recursive: true })
+    writeFileSync(path.join(making, 'HEAD'), `ref: refs/heads/${branch}\n`)
+    writeFileSync(path.join(making, 'commondir'), '../..\n')
+    writeFileSync(path.join(making, 'gitdir'), `${path.join(dir, '.git')}\n`)
+    writeFileSync(path.join(dir, '.git'), `gitdir: ${gitDir}\n`)
     await Promise.all([
       this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
       this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
@@ -466,8 +471,9 @@ export class FleetRepo {
     })
     await this.serial(async () => {
       // A lost worktree's admin dir of the same id goes first (what `worktree add --force` takes).
-      await rm(gitDir, { recursive: true, force: true })
-      await rename(making, gitDir)
+      if (lstatSync(gitDir, { throwIfNoEntry: false }))
+        await rm(gitDir, { recursive: true, force: true })
+      renameSync(making, gitDir)
     })
     // From here on the tree is a cage's to write: git is told where its git dir is, never finds it.
     const git = this.git.tree(dir, gitDir)

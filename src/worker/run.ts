@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+import { lstatSync, mkdirSync, writeFileSync } from 'node:fs'
 import { cp, rm } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
@@ -98,7 +98,7 @@ function noteSandbox(ctx: WorkerContext): void {
  */
 async function cage(ctx: WorkerContext, task: Task, attempt: number, round: string) {
   const dir = path.join(ctx.root, 'workers', `${task.id}${round}.${attempt}`)
-  if (existsSync(dir)) await rm(dir, { recursive: true, force: true })
+  if (lstatSync(dir, { throwIfNoEntry: false })) await rm(dir, { recursive: true, force: true })
   const paths = {
     configDir: path.join(dir, 'config'),
     home: path.join(dir, 'home'),

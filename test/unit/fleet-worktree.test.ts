@@ -2,7 +2,7 @@
 // clone at the checkout's HEAD fetches nothing and leaves no ref of its own behind; a worktree
 // disposed of is gone from disk and from git's list, and its id can be used again; views and
 // worktrees of the run's prepared ref read its commit once.
-import { existsSync, readdirSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -151,5 +151,22 @@ describe("FleetRepo's clone and worktrees", () => {
     git(tree.dir, 'add', 'c.txt')
     git(tree.dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', 'commit', '-qm', 'c')
     expect(git(repo.git.dir, 'rev-parse', 'fleet/w1')).toBe(git(tree.dir, 'rev-parse', 'HEAD'))
+  })
+
+  it('what an earlier run left at its paths (a tree, a dangling symlink, an admin dir) is replaced', async () => {
+    const { repo } = await clone()
+    const tree = path.join(repo.git.dir, '..', 'worktrees', 'w9')
+    const making = path.join(repo.git.dir, '.git', 'fleet-worktrees', 'w9')
+    const admin = path.join(repo.git.dir, '.git', 'worktrees', 'w9')
+    mkdirSync(path.join(tree, 'deep'), { recursive: true })
+    await writeFile(path.join(tree, 'deep', 'stale.txt'), 'stale\n')
+    mkdirSync(path.dirname(making), { recursive: true })
+    symlinkSync(path.join(dir, 'nowhere'), making)
+    mkdirSync(admin, { recursive: true })
+    await writeFile(path.join(admin, 'HEAD'), 'ref: refs/heads/elsewhere\n')
+    await using made = await repo.worktree('w9', 'fleet/w9', 'refs/remotes/origin/main')
+    expect(existsSync(path.join(made.dir, 'deep'))).toBe(false)
+    expect(git(made.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/fleet/w9')
+    expect(git(made.dir, 'status', '--porcelain')).toBe('')
   })
 })
