@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    setupFiles: ['test/support/fast-check-seed.ts'],
     testTimeout: 300_000,
     hookTimeout: 300_000,
     // expect.poll waits for a condition; a loaded machine may take far longer than the 1 s default.

@@ -9009,11 +9009,12 @@ function inert(text) {
     return (text
         // An HTML comment is where markers hide: none may start in worker text.
         .replace(/<!--/g, `<!-${ZWSP}-`)
-        // @user and @org/team.
-        .replace(/@(?=[\p{L}\p{N}_-])/gu, `@${ZWSP}`)
-        // #123, owner/repo#123 and GH-123: no cross-reference, so nothing to close either.
+        // @user and @org/team; and `@\-`, which Markdown's escape renders `@-`.
+        .replace(/@(?=[\p{L}\p{N}_-]|\\)/gu, `@${ZWSP}`)
+        // #123, owner/repo#123 and GH-123 (or `GH\-123`, rendered `GH-123`): no cross-reference,
+        // so nothing to close either.
         .replace(/#(?=\d)/g, `#${ZWSP}`)
-        .replace(/\b(GH)-(?=\d)/gi, `$1${ZWSP}-`)
+        .replace(/\b(GH)(?=\\?-\d)/gi, `$1${ZWSP}`)
         .replace(CLOSING, word => `${word.slice(0, 1)}${ZWSP}${word.slice(1)}`));
 }
 /** The GitHub host links and images may point at: any other is shown as code. */

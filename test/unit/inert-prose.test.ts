@@ -21,6 +21,10 @@ const hostile = fc.constantFrom(
   '&#35;7',
   'Fixes #1',
   'f&#105;xes #1',
+  // Markdown's escapes: `@\-` renders `@-`, `GH\-7` renders `GH-7`.
+  '@\\-',
+  '@\\_x',
+  'GH\\-7',
   'https://github.com/acme/widgets/issues/7',
   'https://github.com/acme/widgets/pull/8#issuecomment-1',
   '![x](https://evil.example/p.png)',
@@ -95,6 +99,7 @@ describe('inert prose', () => {
         expect(html).not.toContain('<!--')
         expect(prose).not.toMatch(MENTION)
         expect(prose).not.toMatch(REFERENCE)
+        expect(prose).not.toMatch(/\bGH-\d/i)
         expect(prose).not.toMatch(CLOSING_REF)
       }),
       { numRuns: 4000 }
