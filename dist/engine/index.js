@@ -11254,6 +11254,18 @@ const SEAL_SCRIPT = [
     'fi',
     // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
     'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
+    // The bundle of commit $1 as the task's branch, for an action that has the commits after $1
+    // (its prerequisites: $2 and on), as `git bundle create` writes one (gitformat-bundle: v2, or
+    // v3 naming sha256), with no ref to move first and no `bundle` process: the header, then one
+    // thin pack of what $1 reaches and they do not. The action reads the header itself.
+    'bundle() {',
+    '  bt=$1; shift',
+    '  { if [ ${#bt} -eq 64 ]; then printf "# v3 git bundle\\n@object-format=sha256\\n"; else printf "# v2 git bundle\\n"; fi',
+    '    for p in "$@"; do printf "%s\\n" "-$p"; done',
+    '    printf "%s refs/heads/%s\\n\\n" "$bt" "$b"',
+    '    { printf "%s\\n--not\\n" "$bt"; printf "%s\\n" "$@"; } | g pack-objects --revs --stdout --thin --delta-base-offset -q',
+    '  } > "$out" || exit 5',
+    '}',
     'g() { git -c core.hooksPath=/dev/null -c core.fsmonitor=false -c submodule.recurse=false -c commit.gpgsign=false -c maintenance.auto=false -c protocol.allow=never "$@"; }',
     // One git process reads what the seal needs to know: the index lock's path, the worker's HEAD
     // (its commit and tree) and the ref HEAD names ("HEAD" when detached).
@@ -11283,18 +11295,18 @@ const SEAL_SCRIPT = [
     'g -c core.fsmonitor="$fsm" -c core.fsmonitorHookVersion=2 add --all || exit 6',
     't=$(g write-tree) || exit 4',
     'if [ -n "$merge" ] && [ "$head" = "$from" ]; then',
-    '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") && g update-ref "refs/heads/$b" "$c" || exit 4',
-    '  g bundle create --quiet "$out" "refs/heads/$b" "^$start" "^$merge" || exit 5',
+    '  c=$(g commit-tree "$t" -p "$start" -p "$merge" -m "$msg") || exit 4',
+    '  bundle "$c" "$start" "$merge"',
     '  fin',
     'fi',
     'tip=$head',
     '[ -n "$tree" ] || tree=$(g rev-parse "$head^{tree}") || exit 4',
     'if [ "$t" != "$tree" ]; then',
-    '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") && g update-ref "refs/heads/$b" "$tip" || exit 4',
+    '  tip=$(g commit-tree "$t" -p "$head" -m "$msg") || exit 4',
     'fi',
     // Nothing new since the start, or since what the action accepted last (the cage's HEAD): no file.
     'if [ "$tip" = "$start" ] || [ "$tip" = "$from" ]; then fin; fi',
-    'g bundle create --quiet "$out" "refs/heads/$b" "^$start" ${merge:+"^$merge"} || exit 5',
+    'bundle "$tip" "$start" ${merge:+"$merge"}',
     'fin'
 ].join('\n');
 /**
@@ -11466,8 +11478,8 @@ function refuse(t, reason, kept) {
 async function acceptSeal(t, seal, ran) {
     // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
     t.layerState = undefined;
-    // A seal run as the action's child (sealAsChild) moves the branch itself: read again unless
-    // the ref is written below.
+    // Where the cage's git is the clone's (sealAsChild), the worker may have moved the branch
+    // itself: read again unless the ref is written below.
     t.head = undefined;
     // The seal's directory goes once its files are read: beside the check, not after it.
     const clear = once(() => (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true }));

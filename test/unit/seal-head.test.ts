@@ -2,7 +2,7 @@
 // index lock, what is sealed is its work on the task's branch, with real git (isolation: process,
 // the seal as a plain child), and the branch and HEAD end where the next caged run expects them.
 import { execFileSync } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
@@ -111,6 +111,39 @@ describe('a seal after an accepted one', () => {
     // And a file changed since the accepted commit is sealed.
     writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
     expect(sealed(r, accepted)).toBe(true)
+  })
+
+  it("writes a bundle git's own tools read as `git bundle create` writes it: one head, the start as prerequisite", () => {
+    const r = task()
+    commitFile(r.tree, 'b.txt', 'the worker')
+    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+    const out = path.join(r.root, 'sealed.bundle')
+    execFileSync('sh', ['-c', SEAL_SCRIPT, 'fleet-seal', 'fleet/t', r.start, out, 'm', ''], {
+      cwd: r.tree,
+      env: GIT_ENV,
+      stdio: 'pipe'
+    })
+    // The header: the start commit as the one prerequisite, the task's branch as the one head.
+    const header = readFileSync(out, 'latin1').split('\n\n')[0] ?? ''
+    expect(header).toMatch(
+      new RegExp(`^# v2 git bundle\n-${r.start}\n[0-9a-f]{40} refs/heads/fleet/t$`)
+    )
+    expect(git(r.fleet, 'bundle', 'verify', '--quiet', out)).toBe('')
+    // Fetched into a clone that has only the start: both commits, the worker's and the seal's.
+    const other = path.join(r.root, 'other')
+    git(r.root, 'clone', '-q', '--no-local', r.fleet, other, '--branch', 'main', '--single-branch')
+    git(other, 'fetch', '-q', out, 'refs/heads/fleet/t:refs/heads/got')
+    expect(git(other, 'log', '--format=%s', `${r.start}..got`).split('\n')).toEqual([
+      'm',
+      'the worker'
+    ])
+    expect(git(other, 'ls-tree', '-r', '--name-only', 'got').split('\n')).toEqual([
+      'a.txt',
+      'b.txt',
+      'c.txt'
+    ])
+    // No ref moved in the seal: the branch is where the worker left it until the action accepts.
+    expect(git(r.fleet, 'log', '-1', '--format=%s', 'fleet/t')).toBe('the worker')
   })
 
   it('removes a layer state the caged command left beside the bundle, a file or a symlink', () => {
