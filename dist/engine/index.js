@@ -7610,6 +7610,12 @@ function post(url, headers, body, timeoutMs) {
     const send = url.startsWith('https:') ? external_node_https_.request : external_node_http_.request;
     return new Promise((resolve, reject) => {
         const req = send(url, { method: 'POST', headers, timeout: timeoutMs }, res => {
+            // An answer cut short rejects (an 'error', or a close before its end), never throws unheard.
+            res.on('error', reject);
+            res.on('close', () => {
+                if (!res.complete)
+                    reject(new Error('the remote closed the connection before its answer ended'));
+            });
             const status = res.statusCode ?? 0;
             const type = res.headers['content-type'] ?? '';
             if (status !== 200) {
@@ -7620,7 +7626,6 @@ function post(url, headers, body, timeoutMs) {
             const chunks = [];
             res.on('data', (chunk) => chunks.push(chunk));
             res.on('end', () => resolve({ status, type, bytes: Buffer.concat(chunks) }));
-            res.on('error', reject);
         });
         req.on('timeout', () => req.destroy(new Error(`the remote sent nothing for ${timeoutMs / 1000} s`)));
         req.on('error', reject);

@@ -228,7 +228,7 @@ describe('postPush: why there is no report', () => {
     })
   })
 
-  it('a redirect is not followed; another content type is no report; nor is a silent remote', async () => {
+  it('a redirect is not followed; another content type, an answer cut short and a silent remote are no report', async () => {
     const moved = await remoteAnswering(res => {
       res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' })
       res.end()
@@ -244,6 +244,13 @@ describe('postPush: why there is no report', () => {
     expect(await postPush(page.url, 'Basic x', Buffer.alloc(0))).toEqual({
       why: 'the remote answered 200 (text/html)'
     })
+    const cut = await remoteAnswering(res => {
+      res.writeHead(200, { 'content-type': 'application/x-git-receive-pack-result' })
+      res.write('0030')
+      setTimeout(() => res.socket?.destroy(), 20)
+    })
+    const short = await postPush(cut.url, 'Basic x', Buffer.alloc(0))
+    expect('why' in short ? short.why : 'a report').toMatch(/closed the connection|aborted|reset/)
     const silent = await remoteAnswering(() => undefined)
     expect(await postPush(silent.url, 'Basic x', Buffer.alloc(0), 200)).toEqual({
       why: 'the remote sent nothing for 0.2 s'
