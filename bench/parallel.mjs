@@ -13,8 +13,9 @@
 // the auto branches-only row alone, BENCH_ROUNDS times (default 2; to .tmp/bench-overhead.json),
 // each round once the CPU is quiet (common.mjs quiet()): the quick loop for a cut of the fleet's
 // own overhead; it also prints the pushes' requests and the stand-in remote's median answer to a
-// push (its own work, inside each task's overhead). Figures also go to .tmp/bench-parallel.json. The load of the machine is printed beside every row: on a shared
-// machine the figures move with it.
+// push (its own work, inside each task's overhead). Figures also go to .tmp/bench-parallel.json.
+// The load of the machine is printed beside every row: on a shared machine the figures move
+// with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
