@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto'
 import type { Readable, Writable } from 'node:stream'
 import { huntStrays, signalGroup, startTicks } from './process/hunt.js'
 import { below, lowerGroups } from './process/priority.js'
-import { type Spawned, Spawner } from './process/spawner.js'
 
 export { huntStrays, signalGroup } from './process/hunt.js'
 
@@ -112,8 +111,6 @@ function stopper(pid: number | undefined, opts: ChildOptions) {
   }
   const onAbort = () => stop('cancel')
   opts.signal?.addEventListener('abort', onAbort, { once: true })
-  // Through the spawner the pid comes a message after the start: a stop may have come first.
-  if (opts.signal?.aborted) onAbort()
   const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined
   return {
     state,
@@ -200,57 +197,6 @@ export function startChild(file: string, args: readonly string[], opts: ChildOpt
   }
 }
 
-/** The short commands' spawner (process/spawner.ts), marked as any child of this action. */
-const spawner = new Spawner(() => ({ [STRAY_MARKER]: `${ACTION_TOKEN}.${++children}` }))
-
-/**
- * A short command (run()) through the spawner, when it is ready: the same ChildResult as
- * runChild's with `hunt: false`. undefined when it is not, and the caller starts the command.
- */
-function spawned(
-  file: string,
-  args: readonly string[],
-  opts: ChildOptions
-): Promise<ChildResult> | undefined {
-  const started = Date.now()
-  const limit = opts.maxOutput ?? 64_000
-  let stop: ReturnType<typeof stopper> | undefined
-  const ask = {
-    file,
-    args,
-    ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-    env: { ...opts.env, [STRAY_MARKER]: `${ACTION_TOKEN}.${++children}` },
-    stdin: opts.stdin ?? '',
-    keep: limit,
-    graceMs: KILL_GRACE_MS
-  }
-  const ending = spawner.run(ask, pid => (stop = stopper(pid, opts)))
-  return ending?.then((end: Spawned): ChildResult => {
-    stop?.[Symbol.dispose]()
-    const durationMs = Date.now() - started
-    const state = { timedOut: stop?.state.timedOut ?? false, cancelled: stop?.state.cancelled }
-    const stopped = {
-      timedOut: state.timedOut,
-      ...(state.cancelled !== undefined ? { cancelled: state.cancelled } : {})
-    }
-    if ('lost' in end)
-      return end.pid === undefined
-        ? { ...NOT_STARTED, durationMs, startError: end.lost }
-        : { ...NOT_STARTED, ...stopped, signal: 'SIGKILL', durationMs, stderr: end.lost }
-    if (end.startError !== undefined)
-      return { ...NOT_STARTED, durationMs, startError: end.startError }
-    const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8').slice(-limit)
-    return {
-      exitCode: end.exitCode,
-      signal: end.signal,
-      ...stopped,
-      durationMs,
-      stdout: text(end.stdout),
-      stderr: text(end.stderr)
-    }
-  })
-}
-
 /** Runs a child to its end: startChild, awaited. */
 export function runChild(
   file: string,
@@ -306,7 +252,7 @@ export function endOf(r: ChildResult): string {
 
 /** Runs `file args` to its end. Never throws: a failure is a non-zero exitCode and its stderr. */
 export async function run(file: string, args: readonly string[], opts: RunOptions): Promise<Ran> {
-  const child: ChildOptions = {
+  const r = await runChild(file, args, {
     env: opts.env,
     cwd: opts.cwd,
     timeoutMs: opts.timeoutMs,
@@ -315,10 +261,7 @@ export async function run(file: string, args: readonly string[], opts: RunOption
     maxOutput: opts.maxBuffer ?? 64 * 1024 * 1024,
     // A short command's group is killed when it exits; the /proc hunt is for the long-lived.
     hunt: false
-  }
-  // A run already stopped starts nothing: runChild says so.
-  const viaSpawner = opts.signal?.aborted ? undefined : spawned(file, args, child)
-  const r = await (viaSpawner ?? runChild(file, args, child))
+  })
   const exitCode = exitCodeOf(r)
   if (r.exitCode !== null) return { ...r, exitCode }
   const how = `${[file, ...args].join(' ').slice(0, 200)}: ${endOf(r)}`
@@ -347,8 +290,6 @@ export async function runOk(file: string, args: readonly string[], opts: RunOpti
  * Every process this action started that is still alive (its children's strays included), killed:
  * called once as the action ends, whatever the outcome, so nothing it started outlives it.
  */
-export async function huntAllChildren(): Promise<number> {
-  // The spawner first, and not counted: it is the action's own, not a process a command left.
-  await spawner.close()
+export function huntAllChildren(): Promise<number> {
   return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START })
 }

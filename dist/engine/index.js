@@ -18,7 +18,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
 /* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
 /* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(80863);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(75594);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(21181);
 /* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(24576);
 
 /**
@@ -419,8 +419,8 @@ var promises_ = __nccwpck_require__(51455);
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(75594);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/report/log-text.ts
 var log_text = __nccwpck_require__(9018);
 // EXTERNAL MODULE: ./src/cage/cage-git.ts
@@ -6487,7 +6487,7 @@ async function markUnchanged(git, dir, index) {
 /* unused harmony exports gitEnv, HARDENED, HARDENED_ENV */
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(76760);
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(75594);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(21181);
 
 
 class GitError extends Error {
@@ -7104,8 +7104,8 @@ function validateConcurrency(concurrency) {
 	}
 }
 
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(75594);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/git/lock.ts
@@ -9794,7 +9794,7 @@ function parsePrices(text) {
 
 /***/ }),
 
-/***/ 75594:
+/***/ 21181:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -10064,207 +10064,6 @@ async function huntStrays(t, limitMs = 10_000) {
 
 // EXTERNAL MODULE: ./src/process/priority.ts
 var priority = __nccwpck_require__(61673);
-;// CONCATENATED MODULE: ./src/process/spawner-main.ts
-/**
- * The spawner's own program (process/spawner.ts): it starts each command the action asks for, as
- * the leader of a group of its own, says its pid at once, and answers with how it ended and the
- * end of its output. It runs as `node -e` from this function's source text, so it imports nothing
- * (node's modules come through process.getBuiltinModule) and reads nothing else: the same text
- * runs from src/ under the tests and from dist/. It dies with the action: a closed channel ends it.
- */
-function spawnerMain() {
-    const { spawn } = process.getBuiltinModule('node:child_process');
-    const tell = (told) => process.send?.(told);
-    // The end of a stream: chunks are dropped from the front while the rest holds `keep` bytes.
-    const tail = (stream, keep) => {
-        const chunks = [];
-        let size = 0;
-        stream.on('data', (chunk) => {
-            chunks.push(chunk);
-            size += chunk.length;
-            while (chunks.length > 1 && size - (chunks[0]?.length ?? 0) >= keep)
-                size -= chunks.shift()?.length ?? 0;
-        });
-        return () => Buffer.concat(chunks);
-    };
-    process.on('message', (ask) => {
-        const child = spawn(ask.file, ask.args, {
-            cwd: ask.cwd,
-            env: ask.env,
-            detached: true,
-            stdio: ['pipe', 'pipe', 'pipe']
-        });
-        if (child.pid !== undefined)
-            tell({ id: ask.id, pid: child.pid });
-        const out = tail(child.stdout, ask.keep);
-        const err = tail(child.stderr, ask.keep);
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(ask.stdin);
-        const closed = new Promise(resolve => child.once('close', resolve));
-        let told = false;
-        const end = (e) => {
-            if (told)
-                return;
-            told = true;
-            tell({ id: ask.id, end: { ...e, stdout: out(), stderr: err() } });
-        };
-        child.once('error', error => end({ exitCode: null, signal: null, startError: error.message }));
-        child.once('exit', (code, signal) => {
-            // A short command's group dies with it; its pipes are awaited one grace period at most.
-            try {
-                if (child.pid)
-                    process.kill(-child.pid, 'SIGKILL');
-            }
-            catch {
-                // already gone
-            }
-            const grace = new Promise(resolve => setTimeout(resolve, ask.graceMs).unref());
-            void Promise.race([closed, grace]).then(() => end({ exitCode: code, signal }));
-        });
-    });
-    process.on('disconnect', () => process.exit(0));
-    tell({ ready: true });
-}
-
-;// CONCATENATED MODULE: ./src/process/spawner.ts
-/**
- * The spawner: a small node process of the action's own that starts its short commands (git above
- * all) for it. Node starts a child by forking the whole process, and the action's loop waits out
- * the fork: at about 110 MB, with a batch's workers and git beside it on two cores, 3 ms a start,
- * and a batch of 24 tasks lost 870 ms of its loop to 270 starts (docs/performance.md). The spawner
- * holds a third of that memory and does nothing else, so a start costs the action a message each
- * way. Only process.ts run() comes here (a short command: its output collected whole, its group
- * killed as it exits); a worker, its verify and the seal, whose streams the action reads as they
- * come, are started by the action itself.
- *
- * What does not change for a command: its environment is the one its caller gave (the spawner's
- * own holds PATH and its stray marker alone), it leads a group of its own and carries its marker,
- * and its stop is the action's: the spawner says the pid as the command starts, and a timeout or
- * the run's cancel signals that group from the action, as for any child (process.ts stopper).
- *
- * It is started a second after the run's first short command (SPAWNER_DELAY_MS), and until it says
- * it is ready commands are started by the action as before, so the run's first steps neither wait
- * for a node to start nor share the CPU with one; if it never gets ready, for the rest of the run.
- * One that ended once ready (the action's final hunt, a kill) is started again by the next
- * command, as late; the commands it had not answered end as killed, their groups killed from here.
- */
-
-
-
-/**
- * How long after the run's first short command the spawner is started. A node's start takes
- * about 40 ms of CPU, and at the run's start it took that from the action on its way to the first
- * worker (cold start 172 ms without it, 198 ms with it; docs/performance.md); a batch's exits, where
- * starts pile up, come seconds later.
- */
-const SPAWNER_DELAY_MS = 1000;
-class Spawner {
-    env;
-    child;
-    /** Its start is on the way (SPAWNER_DELAY_MS after a command found none). */
-    starting;
-    ready = false;
-    /** It could not start, or ended before it was ready: the action starts its commands itself. */
-    broken = false;
-    asked = 0;
-    waiting = new Map();
-    /** `env`: the spawner's own environment (its stray marker), asked for at each start. */
-    constructor(env) {
-        this.env = env;
-    }
-    /**
-     * Runs one command through the spawner: `onPid` as it starts, then its end. undefined when the
-     * spawner is not ready (one is started for the next command): the caller starts it itself.
-     */
-    run(ask, onPid) {
-        const child = this.child;
-        if (!child || !this.ready) {
-            if (!child && !this.broken && !this.starting)
-                this.starting = setTimeout(() => this.start(), SPAWNER_DELAY_MS).unref();
-            return undefined;
-        }
-        const id = ++this.asked;
-        const ended = new Promise(done => this.waiting.set(id, { onPid, done }));
-        this.hold(true);
-        child.send({ ...ask, id });
-        return ended;
-    }
-    /** Ends the spawner (the action's last step, before its final hunt) and waits for its exit. */
-    async close() {
-        clearTimeout(this.starting);
-        this.starting = undefined;
-        const child = this.child;
-        if (!child)
-            return;
-        const exited = new Promise(resolve => child.once('exit', resolve));
-        // Held while its exit is awaited: an idle spawner keeps nothing alive (hold).
-        child.ref();
-        child.kill('SIGKILL');
-        await exited;
-    }
-    start() {
-        this.starting = undefined;
-        const child = (0,external_node_child_process_namespaceObject.spawn)(process.execPath, ['-e', `(${String(spawnerMain)})()`], {
-            env: { PATH: process.env.PATH ?? '', ...this.env() },
-            stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
-            serialization: 'advanced'
-        });
-        this.child = child;
-        this.hold(false);
-        child.on('message', (told) => this.heard(told));
-        child.once('error', () => this.ended(child));
-        child.once('exit', () => this.ended(child));
-    }
-    heard(told) {
-        if ('ready' in told) {
-            this.ready = true;
-            this.hold(false);
-            return;
-        }
-        const waiting = this.waiting.get(told.id);
-        if (!waiting)
-            return;
-        if ('pid' in told) {
-            waiting.pid = told.pid;
-            waiting.onPid(told.pid);
-            return;
-        }
-        this.waiting.delete(told.id);
-        this.hold(false);
-        waiting.done(told.end);
-    }
-    /** It is gone: what it had not answered ends as lost, its groups killed from here. */
-    ended(child) {
-        if (this.child !== child)
-            return;
-        this.child = undefined;
-        if (!this.ready)
-            this.broken = true;
-        this.ready = false;
-        const why = `the action's spawner ended (${child.signalCode ?? `exit ${child.exitCode}`}) before the command did`;
-        for (const waiting of this.waiting.values()) {
-            if (waiting.pid !== undefined)
-                signalGroup(waiting.pid, 'SIGKILL');
-            waiting.done({ lost: why, ...(waiting.pid !== undefined ? { pid: waiting.pid } : {}) });
-        }
-        this.waiting.clear();
-    }
-    /** The spawner keeps the action alive while a command is asked of it, and not when idle. */
-    hold(busy) {
-        const child = this.child;
-        if (!child)
-            return;
-        if (busy || this.waiting.size > 0) {
-            child.ref();
-            child.channel?.ref();
-        }
-        else {
-            child.unref();
-            child.channel?.unref();
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/process.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -10332,7 +10131,6 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
 
 
 
-
 /** Between SIGTERM and SIGKILL of a child's group, whatever stopped it (timeout or cancel). */
 const KILL_GRACE_MS = 2000;
 /**
@@ -10375,9 +10173,6 @@ function stopper(pid, opts) {
     };
     const onAbort = () => stop('cancel');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
-    // Through the spawner the pid comes a message after the start: a stop may have come first.
-    if (opts.signal?.aborted)
-        onAbort();
     const timer = opts.timeoutMs ? setTimeout(() => stop('timeout'), opts.timeoutMs) : undefined;
     return {
         state,
@@ -10467,51 +10262,6 @@ function startChild(file, args, opts) {
         result
     };
 }
-/** The short commands' spawner (process/spawner.ts), marked as any child of this action. */
-const spawner = new Spawner(() => ({ [STRAY_MARKER]: `${ACTION_TOKEN}.${++children}` }));
-/**
- * A short command (run()) through the spawner, when it is ready: the same ChildResult as
- * runChild's with `hunt: false`. undefined when it is not, and the caller starts the command.
- */
-function spawned(file, args, opts) {
-    const started = Date.now();
-    const limit = opts.maxOutput ?? 64_000;
-    let stop;
-    const ask = {
-        file,
-        args,
-        ...(opts.cwd !== undefined ? { cwd: opts.cwd } : {}),
-        env: { ...opts.env, [STRAY_MARKER]: `${ACTION_TOKEN}.${++children}` },
-        stdin: opts.stdin ?? '',
-        keep: limit,
-        graceMs: KILL_GRACE_MS
-    };
-    const ending = spawner.run(ask, pid => (stop = stopper(pid, opts)));
-    return ending?.then((end) => {
-        stop?.[Symbol.dispose]();
-        const durationMs = Date.now() - started;
-        const state = { timedOut: stop?.state.timedOut ?? false, cancelled: stop?.state.cancelled };
-        const stopped = {
-            timedOut: state.timedOut,
-            ...(state.cancelled !== undefined ? { cancelled: state.cancelled } : {})
-        };
-        if ('lost' in end)
-            return end.pid === undefined
-                ? { ...NOT_STARTED, durationMs, startError: end.lost }
-                : { ...NOT_STARTED, ...stopped, signal: 'SIGKILL', durationMs, stderr: end.lost };
-        if (end.startError !== undefined)
-            return { ...NOT_STARTED, durationMs, startError: end.startError };
-        const text = (bytes) => Buffer.from(bytes).toString('utf8').slice(-limit);
-        return {
-            exitCode: end.exitCode,
-            signal: end.signal,
-            ...stopped,
-            durationMs,
-            stdout: text(end.stdout),
-            stderr: text(end.stderr)
-        };
-    });
-}
 /** Runs a child to its end: startChild, awaited. */
 function runChild(file, args, opts) {
     return startChild(file, args, opts).result;
@@ -10546,7 +10296,7 @@ function endOf(r) {
 }
 /** Runs `file args` to its end. Never throws: a failure is a non-zero exitCode and its stderr. */
 async function run(file, args, opts) {
-    const child = {
+    const r = await runChild(file, args, {
         env: opts.env,
         cwd: opts.cwd,
         timeoutMs: opts.timeoutMs,
@@ -10555,10 +10305,7 @@ async function run(file, args, opts) {
         maxOutput: opts.maxBuffer ?? 64 * 1024 * 1024,
         // A short command's group is killed when it exits; the /proc hunt is for the long-lived.
         hunt: false
-    };
-    // A run already stopped starts nothing: runChild says so.
-    const viaSpawner = opts.signal?.aborted ? undefined : spawned(file, args, child);
-    const r = await (viaSpawner ?? runChild(file, args, child));
+    });
     const exitCode = exitCodeOf(r);
     if (r.exitCode !== null)
         return { ...r, exitCode };
@@ -10587,9 +10334,7 @@ async function runOk(file, args, opts) {
  * Every process this action started that is still alive (its children's strays included), killed:
  * called once as the action ends, whatever the outcome, so nothing it started outlives it.
  */
-async function huntAllChildren() {
-    // The spawner first, and not counted: it is the action's own, not a process a command left.
-    await spawner.close();
+function huntAllChildren() {
     return huntStrays({ prefix: `${ACTION_TOKEN}.`, variable: STRAY_MARKER, since: ACTION_START });
 }
 
@@ -11850,7 +11595,7 @@ async function acceptedHead(t) {
 /* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83916);
 /* harmony import */ var _child_env_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(5387);
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(75594);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(21181);
 
 
 
@@ -12286,8 +12031,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var process = __nccwpck_require__(75594);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var process = __nccwpck_require__(21181);
 ;// CONCATENATED MODULE: external "node:readline"
 const external_node_readline_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
 // EXTERNAL MODULE: ./src/worker/result.ts
@@ -12399,7 +12144,7 @@ async function spawnWorker(opts) {
 /* harmony export */   R: () => (/* binding */ runVerify)
 /* harmony export */ });
 /* unused harmony export tailOf */
-/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(75594);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(21181);
 
 const TAIL_LINES = 40;
 function tailOf(text, lines = TAIL_LINES) {
@@ -31699,8 +31444,8 @@ const actionsIo = {
 
 // EXTERNAL MODULE: ./src/modes/plan.ts
 var modes_plan = __nccwpck_require__(12317);
-// EXTERNAL MODULE: ./src/process.ts + 4 modules
-var src_process = __nccwpck_require__(75594);
+// EXTERNAL MODULE: ./src/process.ts + 2 modules
+var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/git/git.ts
 var git_git = __nccwpck_require__(10308);
 // EXTERNAL MODULE: ./src/github/errors.ts
