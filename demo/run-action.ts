@@ -37,6 +37,8 @@ export interface RunActionOptions {
   timeoutMs?: number
   /** Sends one signal to the action's process, as the runner does when a run is cancelled. */
   signalAfterMs?: { signal: NodeJS.Signals; ms: number }
+  /** Hears the action's stdout as it comes (a test that waits for what the action says it does). */
+  onStdout?: (text: string) => void
   /** The script to run; default ACTION_ENTRY. For exercising this harness itself. */
   entry?: string
   /**
@@ -185,7 +187,10 @@ async function runNode(opts: RunActionOptions, env: NodeJS.ProcessEnv) {
   })
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []
-  child.stdout.on('data', (c: Buffer) => stdout.push(c))
+  child.stdout.on('data', (c: Buffer) => {
+    stdout.push(c)
+    opts.onStdout?.(c.toString('utf8'))
+  })
   child.stderr.on('data', (c: Buffer) => stderr.push(c))
 
   const killGroup = (signal: NodeJS.Signals) => {

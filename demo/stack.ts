@@ -52,6 +52,8 @@ export interface Stack {
     env?: Record<string, string>
     timeoutMs?: number
     signalAfterMs?: { signal: NodeJS.Signals; ms: number }
+    /** Hears the action's stdout as it comes. */
+    onStdout?: (text: string) => void
     /** Run the action as this (non-root) user; the caller gives them the workspace and home. */
     user?: { uid: number; gid: number }
   }): Promise<RunActionResult>
@@ -146,6 +148,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         env: { ...(gitTestEnv(home) as Record<string, string>), ...r.env },
         timeoutMs: r.timeoutMs ?? 240_000,
         signalAfterMs: r.signalAfterMs,
+        onStdout: r.onStdout,
         user: r.user
       })
       runs.push(result)

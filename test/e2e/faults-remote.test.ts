@@ -161,7 +161,9 @@ describe('the job cancelled', () => {
         // Waiting on a model that never answers.
         task(id('hung'), { steps: writeThenDone('never.txt'), hang: true }),
         // Rate-limited out of its first run (3 CLI tries x 3 gateway attempts), then waiting
-        // 30-60 s to try again.
+        // 2.5-5 min to try again (one wait is capped at 5 min): longer than the other tasks take
+        // to get busy on a loaded machine (at 30-60 s their start outlasted it once, and the
+        // cancel met a second run).
         task(id('backoff'), {
           steps: writeThenDone('later.txt'),
           faults: [{ status: 429, times: 9, retryAfter: 0 }]
@@ -169,19 +171,25 @@ describe('the job cancelled', () => {
         // No free slot.
         task(id('queued'), { steps: writeThenDone('queued.txt') })
       ]
+      // What the action says as it comes: the backoff task is in its backoff once the action has
+      // said it will retry (said just before the wait), not at some time after its last 429 (its
+      // worker's exit and seal can take longer than that on a loaded machine).
+      let said = ''
       const running = stack.run({
         inputs: {
           tasks: JSON.stringify(tasks),
           'max-parallel': '3',
-          retries: 'delay-seconds: 60'
-        }
+          retries: 'delay-seconds: 600'
+        },
+        onStdout: text => (said += text)
       })
-      await waitFor('every worker busy', () => {
+      const retrying = new RegExp(`\\[${id('backoff')}\\] attempt 1 failed \\(.*\\); retrying in`)
+      await waitFor('every worker busy, and the backoff task waiting to retry', () => {
         const backoff = stack.model.requestsFor(id('backoff'))
         return (
           stack.model.requestsFor(id('hung')).length > 0 &&
           backoff.filter(r => r.outcome === 'fault').length === 9 &&
-          Date.now() - (backoff[8]?.at ?? Infinity) > 1500
+          retrying.test(said)
         )
       })
       await waitForAsync(
