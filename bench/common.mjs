@@ -73,23 +73,44 @@ export async function openBench() {
   const realClaude = realpathSync(path.join(ROOT, 'node_modules/.bin/claude'))
   writeFileSync(
     shim,
-    `#!/bin/sh\necho "start $(date +%s%N) $1 $(pwd)" >> '${shimLog}'\n'${realClaude}' "$@"\nrc=$?\necho "end $(date +%s%N) $1 $(pwd)" >> '${shimLog}'\nexit $rc\n`
+    `#!/bin/sh\necho "start $(date +%s%N) $1 $(pwd)" >> '${shimLog}'\n'${realClaude}' "$@"\nrc=$?\nt=$(mktemp) && times > "$t" && { read -r _; read -r u s; } < "$t"; rm -f "$t"\necho "cpu $u $s $(pwd)" >> '${shimLog}'\necho "end $(date +%s%N) $1 $(pwd)" >> '${shimLog}'\nexit $rc\n`
   )
   chmodSync(shim, 0o755)
 
-  /** Worker spans from the shim's log (the --version probe left out), then the log is emptied. */
+  /**
+   * Worker spans from the shim's log (the --version probe left out), then the log is emptied. Each
+   * with the CPU its worker took (`cpuMs`: the claude CLI and every tool it ran and reaped, as the
+   * shim's `times` says it, to the clock tick: 10 ms; run in the shim's own shell, as a pipe or a
+   * `$(...)` would run it in a subshell, which has no children of its own).
+   */
   function workerSpans() {
     const text = readText(shimLog)
     writeFileSync(shimLog, '')
     const open = new Map()
+    const cpu = new Map()
     const spans = []
+    const ms = t => {
+      const [, m = '0', sec = '0'] = /^(\d+)m([\d.]+)s$/.exec(t) ?? []
+      return (Number(m) * 60 + Number(sec)) * 1000
+    }
     for (const line of text.split('\n').filter(Boolean)) {
+      if (line.startsWith('cpu ')) {
+        const [, user, system, ...dir] = line.split(' ')
+        cpu.set(dir.join(' '), ms(user) + ms(system))
+        continue
+      }
       const [kind, ns, arg, ...dir] = line.split(' ')
       if (arg === '--version') continue
       const where = dir.join(' ')
-      const ms = Number(BigInt(ns) / 1_000_000n)
-      if (kind === 'start') open.set(where, ms)
-      else spans.push({ id: path.basename(where), start: open.get(where), end: ms })
+      const at = Number(BigInt(ns) / 1_000_000n)
+      if (kind === 'start') open.set(where, at)
+      else
+        spans.push({
+          id: path.basename(where),
+          start: open.get(where),
+          end: at,
+          cpuMs: cpu.get(where)
+        })
     }
     return spans
   }

@@ -13,7 +13,9 @@
 // the auto branches-only row alone, BENCH_ROUNDS times (default 2; to .tmp/bench-overhead.json),
 // each round once the CPU is quiet (common.mjs quiet()): the quick loop for a cut of the fleet's
 // own overhead; it also prints the pushes' requests and the stand-in remote's median answer to a
-// push (its own work, inside each task's overhead). Figures also go to .tmp/bench-parallel.json.
+// push (its own work, inside each task's overhead). Every action row also gives the fleet's own
+// CPU a task (the tree's CPU less its workers', each worker's to the clock tick): steadier than
+// wall time on a shared machine. Figures also go to .tmp/bench-parallel.json.
 // The load of the machine is printed beside every row: on a shared machine the figures move
 // with it.
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -68,6 +70,12 @@ async function actionRow(name, tasks, inputs, env = {}) {
     ...peakOf(run.summary),
     coldStartMs: Math.min(...run.spans.map(x => x.start)) - run.m.t0,
     overheadMedianMs: median(overheads),
+    // The fleet's own CPU a task: the whole tree's, less what its workers took (a steadier figure
+    // than the overhead's wall time on a shared machine, to compare two builds by).
+    ownCpuMsPerTask: Math.round(
+      (run.m.cpuSeconds * 1000 - run.spans.reduce((sum, x) => sum + (x.cpuMs ?? NaN), 0)) /
+        tasks.length
+    ),
     ...(prs.length > 0 && {
       prGapMinMs: Math.min(...prGaps),
       prGapMedianMs: median(prGaps),
@@ -83,7 +91,7 @@ async function actionRow(name, tasks, inputs, env = {}) {
   }
   rows.push(row)
   log(
-    `${name}: ${s(row.wallMs)}, ${row.landed}/${row.tasks} landed, ${row.prs} PRs, peak ${row.peak} (${row.why}), ${row.cpuSeconds.toFixed(1)} CPU-s, overhead median ${row.overheadMedianMs} ms, peak PSS ${row.peakPssMb} MB; before: ${before}`
+    `${name}: ${s(row.wallMs)}, ${row.landed}/${row.tasks} landed, ${row.prs} PRs, peak ${row.peak} (${row.why}), ${row.cpuSeconds.toFixed(1)} CPU-s, overhead median ${row.overheadMedianMs} ms, own CPU ${row.ownCpuMsPerTask} ms a task, peak PSS ${row.peakPssMb} MB; before: ${before}`
   )
   if (prs.length > 0)
     log(
@@ -242,6 +250,9 @@ if (process.env.BENCH_ONLY === 'overhead') {
   )
   console.log(
     `own overhead per task, median of each round: ${runs.map(r => `${r.overheadMedianMs} ms (load before ${r.load})`).join(', ')}; target 100 ms`
+  )
+  console.log(
+    `the fleet's own CPU per task (the tree's CPU less its workers'), each round: ${runs.map(r => `${r.ownCpuMsPerTask} ms`).join(', ')}`
   )
   mkdirSync(path.join(ROOT, '.tmp'), { recursive: true })
   writeFileSync(path.join(ROOT, '.tmp/bench-overhead.json'), JSON.stringify(rows, null, 2))
