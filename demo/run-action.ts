@@ -6,6 +6,7 @@ import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { existsSync } from 'node:fs'
 import { dirname, join } from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
 import { run } from '../src/process.js'
 import { chownTree } from './sandbox.js'
 
@@ -187,9 +188,11 @@ async function runNode(opts: RunActionOptions, env: NodeJS.ProcessEnv) {
   })
   const stdout: Buffer[] = []
   const stderr: Buffer[] = []
+  // Decoded across chunks: a character split between two is heard whole.
+  const heard = new StringDecoder('utf8')
   child.stdout.on('data', (c: Buffer) => {
     stdout.push(c)
-    opts.onStdout?.(c.toString('utf8'))
+    opts.onStdout?.(heard.write(c))
   })
   child.stderr.on('data', (c: Buffer) => stderr.push(c))
 

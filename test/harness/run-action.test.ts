@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { inputEnvName, parseFileCommand } from '../../demo/run-action.js'
+import { inputEnvName, parseFileCommand, runAction } from '../../demo/run-action.js'
 
 describe('parseFileCommand', () => {
   let dir: string
@@ -74,6 +74,38 @@ describe('inputEnvName', () => {
       expect(core.getInput('anthropic-api-key')).toBe('secret')
     } finally {
       delete process.env[name]
+    }
+  })
+})
+
+describe('runAction onStdout', () => {
+  it('hears the stdout as it comes, a character split between two writes whole', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'run-action-'))
+    try {
+      // 'é' is two bytes: the first ends one write, the second starts the next, 50 ms later.
+      const entry = join(dir, 'entry.mjs')
+      await writeFile(
+        entry,
+        'process.stdout.write(Buffer.from([0x61, 0xc3]))\nsetTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 50)\n'
+      )
+      const chunks: string[] = []
+      const run = await runAction({
+        inputs: {},
+        eventName: 'workflow_dispatch',
+        payload: {},
+        workspace: dir,
+        repository: 'o/r',
+        serverUrl: 'http://127.0.0.1:1',
+        apiUrl: 'http://127.0.0.1:1',
+        entry,
+        onStdout: text => chunks.push(text)
+      })
+      expect(run.stdout).toBe('aé\n')
+      expect(chunks.join('')).toBe('aé\n')
+      expect(chunks.length).toBeGreaterThanOrEqual(2)
+      await rm(run.runnerTemp, { recursive: true, force: true })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })
