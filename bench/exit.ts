@@ -1,8 +1,8 @@
 /**
  * npm run bench:exit — what the cage's exit (worker/exit.ts) adds to each task, on this machine:
  * a ten-file change sealed inside the sandbox (a second bwrap running the fixed git command line,
- * which commits and writes the bundle) and checked by the action (read as bytes, bundle verify,
- * fetch with fsck, ancestry, gitlinks, the branch moved). Each round starts the task's branch
+ * which commits and writes the bundle) and checked by the action (read as bytes, its header, its
+ * pack through `index-pack --strict`, ancestry, gitlinks, the branch moved). Each round starts the task's branch
  * from its start commit again and rewrites ten files, then runs the sandbox with `true` in place
  * of claude, once without sealing and once with: the difference is the exit's cost. The process
  * isolation's exit (the seal as a plain child) is measured alone too.

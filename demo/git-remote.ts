@@ -381,6 +381,9 @@ async function createBare(
   } finally {
     await rm(seed, { recursive: true, force: true })
   }
+  // As GitHub does: every pushed object is fscked, and a push carrying a broken one (a tree that
+  // names `.git`, a malformed committer) is refused. After the seed, which needs no check.
+  await gitOk(['config', 'receive.fsckObjects', 'true'], dir, env)
 }
 
 async function branchesOf(dir: string, env: NodeJS.ProcessEnv): Promise<Record<string, string>> {

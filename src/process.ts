@@ -53,7 +53,7 @@ export interface ChildOptions {
   /** The child's whole environment: required, nothing is taken from process.env. */
   env: Record<string, string | undefined>
   cwd?: string
-  stdin?: string
+  stdin?: string | Uint8Array
   /**
    * Keep stdin open (`stdin` ignored) and hand it to the caller: a child that must not outlive
    * the action reads it to its end, which comes when the caller ends it or the action dies.
@@ -221,7 +221,7 @@ export interface RunOptions {
   maxBuffer?: number
   signal?: AbortSignal
   /** Its standard input (default: none). */
-  stdin?: string
+  stdin?: string | Uint8Array
 }
 
 const SIGNAL_NUMBERS: Partial<Record<NodeJS.Signals, number>> = {

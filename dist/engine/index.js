@@ -3133,8 +3133,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/git/repo.ts + 6 modules
-var repo = __nccwpck_require__(69929);
+// EXTERNAL MODULE: ./src/git/repo.ts + 7 modules
+var repo = __nccwpck_require__(2708);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/prices.ts
@@ -6546,7 +6546,7 @@ const DRIVER_KEYS = '^(filter\\..+\\.(clean|smudge|process|required)|diff\\..+\\
 const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch']);
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv'];
 /**
- * Subcommands that run no driver: they read or write config, refs and object names, never a
+ * Subcommands that run no driver: they read or write config, refs, object names and packs, never a
  * file's contents (`remote update` fetches, which runs none either). Nothing to list: one git
  * process less each.
  */
@@ -6558,7 +6558,8 @@ const NO_ATTRIBUTES = new Set([
     'rev-parse',
     'update-ref',
     'symbolic-ref',
-    'count-objects'
+    'count-objects',
+    'index-pack'
 ]);
 /** The first word that is not a `-c key=value` pair: the subcommand. */
 function subcommandAt(args) {
@@ -6751,27 +6752,6 @@ function tokenForms(token) {
 
 /***/ }),
 
-/***/ 94849:
-/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
-
-/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   s: () => (/* binding */ serialIn)
-/* harmony export */ });
-/**
- * One step at a time per repository, where two git commands must not overlap: `worktree add`
- * writes a worktree's HEAD before its commit is there, and a fetch's object check that runs
- * meanwhile reads every worktree's HEAD ("bad object worktrees/<id>/HEAD").
- */
-const chains = new Map();
-function serialIn(repoDir, step) {
-    const next = (chains.get(repoDir) ?? Promise.resolve()).then(step, step);
-    chains.set(repoDir, next.catch(() => undefined));
-    return next;
-}
-
-
-/***/ }),
-
 /***/ 83366:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -6844,7 +6824,7 @@ async function rewriteMessages(repo, start, head, map, known) {
 
 /***/ }),
 
-/***/ 69929:
+/***/ 2708:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7108,8 +7088,19 @@ function validateConcurrency(concurrency) {
 var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
-// EXTERNAL MODULE: ./src/git/lock.ts
-var lock = __nccwpck_require__(94849);
+;// CONCATENATED MODULE: ./src/git/lock.ts
+/**
+ * One step at a time per repository, where two git commands must not overlap: `worktree add`
+ * writes a worktree's HEAD before its commit is there, and a fetch's object check that runs
+ * meanwhile reads every worktree's HEAD ("bad object worktrees/<id>/HEAD").
+ */
+const chains = new Map();
+function serialIn(repoDir, step) {
+    const next = (chains.get(repoDir) ?? Promise.resolve()).then(step, step);
+    chains.set(repoDir, next.catch(() => undefined));
+    return next;
+}
+
 ;// CONCATENATED MODULE: ./src/git/borrow.ts
 /**
  * No second download: the objects the workspace's checkout already holds (actions/checkout has
@@ -7734,7 +7725,7 @@ class FleetRepo {
      * one half-written by a concurrent add fails it ("failed to read .git/worktrees/x/commondir").
      */
     serial(step) {
-        return (0,lock/* serialIn */.s)(this.git.dir, step);
+        return serialIn(this.git.dir, step);
     }
     /** The run's read-only checkouts of a start commit, one per commit (see view). */
     checkouts = new Map();
@@ -8460,17 +8451,16 @@ async function ownCheckout(git, c) {
 /* harmony export */   j9: () => (/* binding */ discardSealed),
 /* harmony export */   jY: () => (/* binding */ checkSealed)
 /* harmony export */ });
-/* unused harmony exports submodulePaths, bundleHeads, parseHistory */
-/* harmony import */ var _lock_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(94849);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(73024);
-/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(57975);
-/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_3__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_4___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_4__);
-/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(83366);
+/* unused harmony exports submodulePaths, parseBundle, parseHistory */
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(57975);
+/* harmony import */ var node_util__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_util__WEBPACK_IMPORTED_MODULE_2__);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_3___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_3__);
+/* harmony import */ var _messages_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(83366);
 /**
  * The action's side of a cage's exit (docs/sandbox.md, "The exit"): a task's work arrives as a git
  * bundle file the cage wrote, never as a repository to fetch from. The file is read as bytes (no
@@ -8481,7 +8471,6 @@ async function ownCheckout(git, c) {
  * A merge turn's result (`merge`: the base commit merged in) has one shape alone: a single merge
  * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
-
 
 
 
@@ -8501,7 +8490,7 @@ const AT_ONCE = 4 * 1024 * 1024;
 async function readSealed(from, to, maxBytes) {
     let fd;
     try {
-        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.openSync)(from, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NONBLOCK);
+        fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(from, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NONBLOCK);
     }
     catch (error) {
         const code = error.code;
@@ -8512,28 +8501,28 @@ async function readSealed(from, to, maxBytes) {
         throw error;
     }
     try {
-        const info = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.fstatSync)(fd);
+        const info = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fstatSync)(fd);
         if (!info.isFile())
             throw new Error(`the sealed result ${from} is not a regular file`);
         if (info.size > maxBytes)
             throw new Error(`the sealed result is ${info.size} bytes, over the cap of ${maxBytes}`);
         const small = info.size <= AT_ONCE;
-        const bytes = small ? (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFileSync)(fd) : await readFd(fd);
+        const bytes = small ? (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(fd) : await readFd(fd);
         if (bytes.length > maxBytes)
             throw new Error(`the sealed result grew past the cap of ${maxBytes} bytes while read`);
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.mkdirSync)(node_path__WEBPACK_IMPORTED_MODULE_4___default().dirname(to), { recursive: true });
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdirSync)(node_path__WEBPACK_IMPORTED_MODULE_3___default().dirname(to), { recursive: true });
         const fresh = { flag: 'wx', mode: 0o600 };
         if (small)
-            (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.writeFileSync)(to, bytes, fresh);
+            (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.writeFileSync)(to, bytes, fresh);
         else
-            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_2__.writeFile)(to, bytes, fresh);
+            await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(to, bytes, fresh);
         return to;
     }
     finally {
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.closeSync)(fd);
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
     }
 }
-const readFd = (0,node_util__WEBPACK_IMPORTED_MODULE_3__.promisify)((fd, done) => (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readFile)(fd, done));
+const readFd = (0,node_util__WEBPACK_IMPORTED_MODULE_2__.promisify)((fd, done) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFile)(fd, done));
 /** Lines of `git log --raw` that add a gitlink or touch `.gitmodules`, as the paths they name. */
 function submodulePaths(raw) {
     const found = new Set();
@@ -8555,26 +8544,17 @@ function submodulePaths(raw) {
 /** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
 const MAX_HEADER = 1 << 20;
 /**
- * The bundle's header, read by the action from the file itself (no git process, at once): its refs, as
- * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
- * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
- * the heads the action checks are the heads git fetches.
+ * A bundle file's bytes, read by the action itself (no git process): its refs, as `<sha> <ref>`,
+ * and its pack. Stricter than git's own reading (bundle.c): a line git would read differently (a
+ * capability other than the object format, a ref name with a space, a CR) is refused here.
+ * Prerequisite lines are passed over: what they claim is checked where it matters, by the pack's
+ * own check (every delta base and every object a new object names must be in the fleet's clone).
  */
-function bundleHeads(file) {
-    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.openSync)(file, node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_1__.constants.O_NOFOLLOW);
-    let text;
-    try {
-        const buffer = Buffer.allocUnsafe(MAX_HEADER);
-        const bytes = buffer.subarray(0, (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.readSync)(fd, buffer, 0, MAX_HEADER, 0));
-        const end = bytes.indexOf('\n\n');
-        if (end === -1)
-            return 'no bundle header';
-        text = bytes.subarray(0, end).toString('latin1');
-    }
-    finally {
-        (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.closeSync)(fd);
-    }
-    const [signature, ...lines] = text.split('\n');
+function parseBundle(bytes) {
+    const end = bytes.subarray(0, MAX_HEADER).indexOf('\n\n');
+    if (end === -1)
+        return 'no bundle header';
+    const [signature, ...lines] = bytes.subarray(0, end).toString('latin1').split('\n');
     if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
         return 'no bundle signature';
     const heads = [];
@@ -8588,74 +8568,93 @@ function bundleHeads(file) {
             return `an unrecognised header line '${line.slice(0, 80)}'`;
         heads.push({ sha: ref[1] ?? '', ref: ref[2] ?? '' });
     }
-    return heads;
+    return { heads, pack: bytes.subarray(end + 2) };
 }
 /** The bundle's heads: exactly one, the task's branch. */
-function headOf(file, branch) {
-    const heads = bundleHeads(file);
-    if (typeof heads === 'string')
+function headOf(bundle, branch) {
+    if (typeof bundle === 'string')
         return {
             kind: 'refused',
-            reason: `the sealed result is not a valid bundle of this repository (${heads})`
+            reason: `the sealed result is not a valid bundle of this repository (${bundle})`
         };
-    const refs = heads.map(h => h.ref);
+    const refs = bundle.heads.map(h => h.ref);
     const want = `refs/heads/${branch}`;
     if (refs.length !== 1 || refs[0] !== want)
         return {
             kind: 'refused',
             reason: `the sealed result holds ${refs.join(', ') || 'no ref'} instead of the task's branch ${want} alone`
         };
-    return { kind: 'accepted', head: heads[0]?.sha ?? '', commits: 0 };
+    return { kind: 'accepted', head: bundle.heads[0]?.sha ?? '', commits: 0 };
+}
+/** A file of the action's, read whole: at once when small, else through the thread pool. */
+async function readWhole(file) {
+    const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW);
+    try {
+        return (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fstatSync)(fd).size <= AT_ONCE ? (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(fd) : await readFd(fd);
+    }
+    finally {
+        (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
+    }
 }
 /**
- * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone (checked by
- * fsck on the way in, and every object its head reaches present: git's own connectivity check)
- * and its commits are returned for the message rewrite; no ref is written (the branch is moved by
- * the caller). The checks, and the git processes they take (docs/performance.md):
+ * Why `index-pack --strict` refused a pack, as the refusal's sentence: a delta base or a named
+ * object the clone lacks (the bundle was made against history the fleet does not have), or the
+ * object checks themselves (fsck's first complaint, else git's last line).
+ */
+function packRefused(stderr) {
+    const lines = stderr.trim().split('\n');
+    const said = lines.find(line => line.startsWith('error: object ')) ?? lines.pop() ?? '';
+    return /unresolved delta|did not receive expected object/.test(stderr)
+        ? `the sealed result is not a valid bundle of this repository: it needs objects the fleet's clone lacks (${said})`
+        : `the sealed result failed git's object checks (${said})`;
+}
+/**
+ * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone and its
+ * commits are returned for the message rewrite; no ref is written (the branch is moved by the
+ * caller). The file is read once, and the checks take two git processes (docs/performance.md):
  * - the header, read here: exactly one ref, the task's branch;
- * - `fetch` with `fetch.fsckObjects`: git's own `bundle verify` of the prerequisites (the fetch
- *   runs it before the pack is read), the objects' fsck, their connectivity;
+ * - the pack, given to `index-pack --stdin --fix-thin --strict`: every object fscked (a malformed
+ *   commit, a tree naming `.git`), every delta base and every object a new object names present
+ *   (a `git fetch` of a bundle ran `index-pack` without `--strict`, whatever `fetch.fsckObjects`
+ *   said, on the git 2.39 measured here); it reads no ref, so it waits on no other git command;
  * - one `log` of start..head: the commits (at most the cap), their descent from the start commit,
  *   any gitlink or `.gitmodules` change, and the messages the rewrite needs.
  */
 async function checkSealed(repo, file, want) {
     const caps = want.caps ?? DEFAULT_CAPS;
-    const listed = headOf(file, want.branch);
-    if (listed.kind === 'refused')
+    const bundle = parseBundle(await readWhole(file));
+    const listed = headOf(bundle, want.branch);
+    if (listed.kind === 'refused' || typeof bundle === 'string')
         return listed;
-    // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
-    const fetched = await (0,_lock_js__WEBPACK_IMPORTED_MODULE_0__/* .serialIn */ .s)(repo.dir, () => repo.exec([
-        '-c',
-        'fetch.fsckObjects=true',
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        '--no-write-fetch-head',
-        file,
-        `refs/heads/${want.branch}`
-    ], { allowFailure: true }));
-    if (fetched.exitCode !== 0) {
-        const lines = fetched.stderr.trim().split('\n');
-        const said = lines.find(line => /prerequisite/i.test(line)) ?? lines.pop() ?? '';
-        return {
-            kind: 'refused',
-            reason: /prerequisite|not a (?:v\d )?bundle|bundle header/i.test(fetched.stderr)
-                ? `the sealed result is not a valid bundle of this repository (${said})`
-                : `the sealed result failed git's object checks (${said})`
-        };
-    }
+    const indexed = await repo.exec(['index-pack', '--stdin', '--fix-thin', '--strict'], {
+        stdin: bundle.pack,
+        allowFailure: true
+    });
+    if (indexed.exitCode !== 0)
+        return { kind: 'refused', reason: packRefused(indexed.stderr) };
     if (want.merge)
         return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head);
     return historyOf(repo, want.start, listed.head, caps);
 }
 const short = (sha) => sha.slice(0, 12);
+/** The bundle's head names no commit the clone now has (not in its pack, nor already here). */
+function notACommit(head, stderr) {
+    const said = stderr.trim().split('\n').pop();
+    return {
+        kind: 'refused',
+        reason: `the sealed result's head ${short(head)} is not a commit of this repository${said ? ` (${said})` : ''}`
+    };
+}
 /**
  * A merge turn's result: the head is one merge commit whose parents are exactly the start commit
  * and the merged base, in that order (so it is the only new commit), and its tree adds no gitlink
  * or `.gitmodules` change against both parents (one the base brought is the base's, not the worker's).
  */
 async function mergeOf(repo, want, head) {
-    const parents = (await repo.out(['rev-list', '--parents', '-n', '1', head])).split(' ').slice(1);
+    const listed = await repo.exec(['rev-list', '--parents', '-n', '1', head], { allowFailure: true });
+    const [commit, ...parents] = listed.stdout.trim().split(' ');
+    if (listed.exitCode !== 0 || commit !== head)
+        return notACommit(head, listed.stderr);
     if (parents.length !== 2 || parents[0] !== want.start || parents[1] !== want.merge)
         return {
             kind: 'refused',
@@ -8689,7 +8688,7 @@ function parseHistory(out) {
     const raw = [];
     let i = 0;
     while (i + 10 <= tokens.length && /^[0-9a-f]{40,64}$/.test(tokens[i] ?? '')) {
-        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_5__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
+        const commit = (0,_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .commitOf */ .D3)(tokens.slice(i, i + 10));
         if (!seen.has(commit.sha))
             seen.set(commit.sha, commit);
         i += 10;
@@ -8722,10 +8721,13 @@ async function historyOf(repo, start, head, caps) {
         '--topo-order',
         '--date=raw',
         `--max-count=${caps.maxCommits + 1}`,
-        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_5__/* .FIELDS */ .cJ}`,
+        `--format=${_messages_js__WEBPACK_IMPORTED_MODULE_4__/* .FIELDS */ .cJ}`,
         `${start}..${head}`
-    ]);
+    ], { allowFailure: true });
     const { commits, raw } = parseHistory(out.stdout);
+    // The first commit of a topo-ordered log is its one tip: not the head itself, a tag was named.
+    if (out.exitCode !== 0 || (head !== start && commits[0]?.sha !== head))
+        return notACommit(head, out.stderr);
     if (commits.length > caps.maxCommits)
         return {
             kind: 'refused',
@@ -8746,7 +8748,7 @@ async function historyOf(repo, start, head, caps) {
 }
 /** Removes a copied bundle once its commits are on the branch (the action's own file: at once). */
 function discardSealed(file) {
-    (0,node_fs__WEBPACK_IMPORTED_MODULE_1__.rmSync)(file, { force: true });
+    (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.rmSync)(file, { force: true });
 }
 
 
@@ -34398,8 +34400,8 @@ async function leftMarkers(ctx, merged, files) {
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/git/repo.ts + 6 modules
-var git_repo = __nccwpck_require__(69929);
+// EXTERNAL MODULE: ./src/git/repo.ts + 7 modules
+var git_repo = __nccwpck_require__(2708);
 ;// CONCATENATED MODULE: ./src/fleet/refresh-run.ts
 var refresh_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {

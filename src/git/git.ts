@@ -68,7 +68,7 @@ const DIFFING = new Set(['diff', 'log', 'show', 'whatchanged', 'format-patch'])
 const NO_DRIVERS = ['--no-ext-diff', '--no-textconv']
 
 /**
- * Subcommands that run no driver: they read or write config, refs and object names, never a
+ * Subcommands that run no driver: they read or write config, refs, object names and packs, never a
  * file's contents (`remote update` fetches, which runs none either). Nothing to list: one git
  * process less each.
  */
@@ -80,7 +80,8 @@ const NO_ATTRIBUTES = new Set([
   'rev-parse',
   'update-ref',
   'symbolic-ref',
-  'count-objects'
+  'count-objects',
+  'index-pack'
 ])
 
 /** The first word that is not a `-c key=value` pair: the subcommand. */
@@ -166,7 +167,7 @@ export class Git {
 
   async exec(
     args: string[],
-    opts: { env?: Record<string, string>; allowFailure?: boolean; stdin?: string } = {}
+    opts: { env?: Record<string, string>; allowFailure?: boolean; stdin?: string | Uint8Array } = {}
   ): Promise<GitResult> {
     const { full, env } = await this.command(args, opts.env)
     const result = await run('git', full, { cwd: this.dir, env, stdin: opts.stdin })

@@ -8,7 +8,6 @@
  * A merge turn's result (`merge`: the base commit merged in) has one shape alone: a single merge
  * commit whose parents are exactly [start, merge], adding no gitlink that neither parent holds.
  */
-import { serialIn } from './lock.js'
 import {
   closeSync,
   constants,
@@ -17,7 +16,6 @@ import {
   openSync,
   readFile,
   readFileSync,
-  readSync,
   rmSync,
   writeFileSync
 } from 'node:fs'
@@ -114,25 +112,23 @@ export function submodulePaths(raw: string): string[] {
 /** The most a bundle's header (its refs and prerequisites, before the pack) may take. */
 const MAX_HEADER = 1 << 20
 
+/** A bundle as the check reads it: its header's refs, and the pack that follows the header. */
+interface Bundle {
+  heads: { sha: string; ref: string }[]
+  pack: Buffer
+}
+
 /**
- * The bundle's header, read by the action from the file itself (no git process, at once): its refs, as
- * `<sha> <ref>`. Stricter than git's own reading (bundle.c): a line git would read differently
- * (a capability other than the object format, a ref name with a space, a CR) is refused here, so
- * the heads the action checks are the heads git fetches.
+ * A bundle file's bytes, read by the action itself (no git process): its refs, as `<sha> <ref>`,
+ * and its pack. Stricter than git's own reading (bundle.c): a line git would read differently (a
+ * capability other than the object format, a ref name with a space, a CR) is refused here.
+ * Prerequisite lines are passed over: what they claim is checked where it matters, by the pack's
+ * own check (every delta base and every object a new object names must be in the fleet's clone).
  */
-export function bundleHeads(file: string): { sha: string; ref: string }[] | string {
-  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
-  let text: string
-  try {
-    const buffer = Buffer.allocUnsafe(MAX_HEADER)
-    const bytes = buffer.subarray(0, readSync(fd, buffer, 0, MAX_HEADER, 0))
-    const end = bytes.indexOf('\n\n')
-    if (end === -1) return 'no bundle header'
-    text = bytes.subarray(0, end).toString('latin1')
-  } finally {
-    closeSync(fd)
-  }
-  const [signature, ...lines] = text.split('\n')
+export function parseBundle(bytes: Buffer): Bundle | string {
+  const end = bytes.subarray(0, MAX_HEADER).indexOf('\n\n')
+  if (end === -1) return 'no bundle header'
+  const [signature, ...lines] = bytes.subarray(0, end).toString('latin1').split('\n')
   if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
     return 'no bundle signature'
   const heads: { sha: string; ref: string }[] = []
@@ -143,35 +139,58 @@ export function bundleHeads(file: string): { sha: string; ref: string }[] | stri
     if (!ref) return `an unrecognised header line '${line.slice(0, 80)}'`
     heads.push({ sha: ref[1] ?? '', ref: ref[2] ?? '' })
   }
-  return heads
+  return { heads, pack: bytes.subarray(end + 2) }
 }
 
 /** The bundle's heads: exactly one, the task's branch. */
-function headOf(file: string, branch: string): Checked {
-  const heads = bundleHeads(file)
-  if (typeof heads === 'string')
+function headOf(bundle: Bundle | string, branch: string): Checked {
+  if (typeof bundle === 'string')
     return {
       kind: 'refused',
-      reason: `the sealed result is not a valid bundle of this repository (${heads})`
+      reason: `the sealed result is not a valid bundle of this repository (${bundle})`
     }
-  const refs = heads.map(h => h.ref)
+  const refs = bundle.heads.map(h => h.ref)
   const want = `refs/heads/${branch}`
   if (refs.length !== 1 || refs[0] !== want)
     return {
       kind: 'refused',
       reason: `the sealed result holds ${refs.join(', ') || 'no ref'} instead of the task's branch ${want} alone`
     }
-  return { kind: 'accepted', head: heads[0]?.sha ?? '', commits: 0 }
+  return { kind: 'accepted', head: bundle.heads[0]?.sha ?? '', commits: 0 }
+}
+
+/** A file of the action's, read whole: at once when small, else through the thread pool. */
+async function readWhole(file: string): Promise<Buffer> {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
+  try {
+    return fstatSync(fd).size <= AT_ONCE ? readFileSync(fd) : await readFd(fd)
+  } finally {
+    closeSync(fd)
+  }
 }
 
 /**
- * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone (checked by
- * fsck on the way in, and every object its head reaches present: git's own connectivity check)
- * and its commits are returned for the message rewrite; no ref is written (the branch is moved by
- * the caller). The checks, and the git processes they take (docs/performance.md):
+ * Why `index-pack --strict` refused a pack, as the refusal's sentence: a delta base or a named
+ * object the clone lacks (the bundle was made against history the fleet does not have), or the
+ * object checks themselves (fsck's first complaint, else git's last line).
+ */
+function packRefused(stderr: string): string {
+  const lines = stderr.trim().split('\n')
+  const said = lines.find(line => line.startsWith('error: object ')) ?? lines.pop() ?? ''
+  return /unresolved delta|did not receive expected object/.test(stderr)
+    ? `the sealed result is not a valid bundle of this repository: it needs objects the fleet's clone lacks (${said})`
+    : `the sealed result failed git's object checks (${said})`
+}
+
+/**
+ * Checks a bundle in the fleet's clone. When it passes, its objects are in the clone and its
+ * commits are returned for the message rewrite; no ref is written (the branch is moved by the
+ * caller). The file is read once, and the checks take two git processes (docs/performance.md):
  * - the header, read here: exactly one ref, the task's branch;
- * - `fetch` with `fetch.fsckObjects`: git's own `bundle verify` of the prerequisites (the fetch
- *   runs it before the pack is read), the objects' fsck, their connectivity;
+ * - the pack, given to `index-pack --stdin --fix-thin --strict`: every object fscked (a malformed
+ *   commit, a tree naming `.git`), every delta base and every object a new object names present
+ *   (a `git fetch` of a bundle ran `index-pack` without `--strict`, whatever `fetch.fsckObjects`
+ *   said, on the git 2.39 measured here); it reads no ref, so it waits on no other git command;
  * - one `log` of start..head: the commits (at most the cap), their descent from the start commit,
  *   any gitlink or `.gitmodules` change, and the messages the rewrite needs.
  */
@@ -181,39 +200,28 @@ export async function checkSealed(
   want: { branch: string; start: string; merge?: string; caps?: SealCaps }
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
-  const listed = headOf(file, want.branch)
-  if (listed.kind === 'refused') return listed
-  // Never beside a `worktree add` (git/lock.ts): git would read that worktree's half-made HEAD.
-  const fetched = await serialIn(repo.dir, () =>
-    repo.exec(
-      [
-        '-c',
-        'fetch.fsckObjects=true',
-        'fetch',
-        '--quiet',
-        '--no-tags',
-        '--no-write-fetch-head',
-        file,
-        `refs/heads/${want.branch}`
-      ],
-      { allowFailure: true }
-    )
-  )
-  if (fetched.exitCode !== 0) {
-    const lines = fetched.stderr.trim().split('\n')
-    const said = lines.find(line => /prerequisite/i.test(line)) ?? lines.pop() ?? ''
-    return {
-      kind: 'refused',
-      reason: /prerequisite|not a (?:v\d )?bundle|bundle header/i.test(fetched.stderr)
-        ? `the sealed result is not a valid bundle of this repository (${said})`
-        : `the sealed result failed git's object checks (${said})`
-    }
-  }
+  const bundle = parseBundle(await readWhole(file))
+  const listed = headOf(bundle, want.branch)
+  if (listed.kind === 'refused' || typeof bundle === 'string') return listed
+  const indexed = await repo.exec(['index-pack', '--stdin', '--fix-thin', '--strict'], {
+    stdin: bundle.pack,
+    allowFailure: true
+  })
+  if (indexed.exitCode !== 0) return { kind: 'refused', reason: packRefused(indexed.stderr) }
   if (want.merge) return mergeOf(repo, { start: want.start, merge: want.merge }, listed.head)
   return historyOf(repo, want.start, listed.head, caps)
 }
 
 const short = (sha: string) => sha.slice(0, 12)
+
+/** The bundle's head names no commit the clone now has (not in its pack, nor already here). */
+function notACommit(head: string, stderr: string): Checked {
+  const said = stderr.trim().split('\n').pop()
+  return {
+    kind: 'refused',
+    reason: `the sealed result's head ${short(head)} is not a commit of this repository${said ? ` (${said})` : ''}`
+  }
+}
 
 /**
  * A merge turn's result: the head is one merge commit whose parents are exactly the start commit
@@ -225,7 +233,9 @@ async function mergeOf(
   want: { start: string; merge: string },
   head: string
 ): Promise<Checked> {
-  const parents = (await repo.out(['rev-list', '--parents', '-n', '1', head])).split(' ').slice(1)
+  const listed = await repo.exec(['rev-list', '--parents', '-n', '1', head], { allowFailure: true })
+  const [commit, ...parents] = listed.stdout.trim().split(' ')
+  if (listed.exitCode !== 0 || commit !== head) return notACommit(head, listed.stderr)
   if (parents.length !== 2 || parents[0] !== want.start || parents[1] !== want.merge)
     return {
       kind: 'refused',
@@ -287,21 +297,27 @@ export function parseHistory(out: string): { commits: Commit[]; raw: string } {
  * adding no submodule. Their messages come back for the rewrite, oldest first.
  */
 async function historyOf(repo: Git, start: string, head: string, caps: SealCaps): Promise<Checked> {
-  const out = await repo.exec([
-    'log',
-    '-z',
-    '--raw',
-    // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
-    '--ignore-submodules=none',
-    '--no-abbrev',
-    '-m',
-    '--topo-order',
-    '--date=raw',
-    `--max-count=${caps.maxCommits + 1}`,
-    `--format=${FIELDS}`,
-    `${start}..${head}`
-  ])
+  const out = await repo.exec(
+    [
+      'log',
+      '-z',
+      '--raw',
+      // Over the wrapper's diff.ignoreSubmodules=all: here gitlinks are exactly what is looked for.
+      '--ignore-submodules=none',
+      '--no-abbrev',
+      '-m',
+      '--topo-order',
+      '--date=raw',
+      `--max-count=${caps.maxCommits + 1}`,
+      `--format=${FIELDS}`,
+      `${start}..${head}`
+    ],
+    { allowFailure: true }
+  )
   const { commits, raw } = parseHistory(out.stdout)
+  // The first commit of a topo-ordered log is its one tip: not the head itself, a tag was named.
+  if (out.exitCode !== 0 || (head !== start && commits[0]?.sha !== head))
+    return notACommit(head, out.stderr)
   if (commits.length > caps.maxCommits)
     return {
       kind: 'refused',

@@ -2,9 +2,10 @@
 // (a non-root user with passwordless sudo, the GitHub token in the action's environment). Hostile
 // workers try each live exit the action used to have: a nested repository committed as a gitlink
 // whose config runs a program (fsmonitor, a clean filter), the worker's clone swapped for a symlink
-// or a gitfile to another repository on the runner, a HOME dotfile that fakes verify, and closing
-// keywords in commit messages. In each: the program never runs outside the cage, no foreign
-// history is pushed, every task ends in one reported outcome, and an honest task still lands.
+// or a gitfile to another repository on the runner, a HOME dotfile that fakes verify, closing
+// keywords in commit messages, and a commit whose tree names `.git`. In each: the program never
+// runs outside the cage, no foreign history is pushed, every task ends in one reported outcome, and
+// an honest task still lands.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
@@ -100,6 +101,11 @@ describe.skipIf(skipReason !== undefined)(
           ],
           { title: 'Tidy up, resolves #3' }
         ),
+        // A commit whose tree holds `.git/hooks/post-checkout`, made with git's plumbing (which
+        // checks no name), then HEAD moved onto it: the seal bundles it under its own commit.
+        bashTask('dotgit', [
+          `b=$(printf '#!/bin/sh\\necho pwned\\n' | git hash-object -w --stdin) && h=$(printf '100755 blob %s\\tpost-checkout\\n' $b | git mktree) && g=$(printf '040000 tree %s\\thooks\\n' $h | git mktree) && t=$( (git ls-tree HEAD; printf '040000 tree %s\\t.git\\n' $g) | git mktree) && c=$(git ${ident} commit-tree $t -p HEAD -m planted) && git reset -q --soft $c && echo STEP-OK`
+        ]),
         bashTask('honest', ['echo fine > honest.txt && echo STEP-OK'])
       ]
       run = await stack.run({
@@ -133,12 +139,21 @@ describe.skipIf(skipReason !== undefined)(
         'gitfile',
         'dotfile',
         'keywords',
+        'dotgit',
         'honest'
       ])
         expect(outcome(id)?.status, `${id}: ${run.stdout}`).toBeDefined()
       expect(outcome('honest')?.status, outcome('honest')?.error ?? '').toBe('pr-opened')
       expect(await stack.git.readFile(FULL, 'fleet/honest', 'honest.txt')).toBe('fine\n')
-      for (const id of ['fsmonitor', 'filter', 'symlink', 'gitfile', 'dotfile', 'keywords']) {
+      for (const id of [
+        'fsmonitor',
+        'filter',
+        'symlink',
+        'gitfile',
+        'dotfile',
+        'keywords',
+        'dotgit'
+      ]) {
         const said = stack.model
           .requestsFor(id)
           .map(r => r.toolResults.join('\n'))
@@ -165,6 +180,16 @@ describe.skipIf(skipReason !== undefined)(
         expect(o?.error, id).toContain(`its work is kept in ${kept ?? ''} (git bundle), not pushed`)
         expect(branches[`fleet/${id}`], id).toBeUndefined()
       }
+    })
+
+    it("refuses a tree naming .git by git's fsck, keeps the work as a bundle and pushes nothing", async () => {
+      const o = outcome('dotgit')
+      expect(o?.status, o?.error ?? '').toBe('failed')
+      expect(o?.error).toMatch(/failed git's object checks \(error: object [0-9a-f]+: hasDotgit/)
+      const kept = preservedOf('dotgit')
+      expect(kept).toMatch(/\.bundle$/)
+      expect(await exists(kept ?? '')).toBe(true)
+      expect((await stack.git.branches(FULL))['fleet/dotgit']).toBeUndefined()
     })
 
     it('never fetches from a swapped clone: no foreign history is pushed', async () => {

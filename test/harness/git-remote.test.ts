@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -96,6 +97,24 @@ describe('git remote', () => {
       path: '/acme/push.git/git-receive-pack',
       authorized: true
     })
+  })
+
+  it("refuses, as GitHub does, a push whose objects fail git's fsck (a tree naming .git)", async () => {
+    const url = await remote.createRepo('acme/fsck')
+    const header = withHeader(extraheaderValue(TOKEN))
+    expect((await git([...header, 'clone', '-q', url, 'fsck1'])).exitCode).toBe(0)
+    const dir = join(tmp, 'fsck1')
+    const withInput = (args: string[], input: string) =>
+      execFileSync('git', args, { cwd: dir, env, input, encoding: 'utf8' }).trim()
+    const blob = withInput(['hash-object', '-w', '--stdin'], 'hook\n')
+    const tree = withInput(['mktree'], `100644 blob ${blob}\t.git\n`)
+    const commit = (
+      await git(['commit-tree', tree, '-p', 'HEAD', '-m', 'planted'], dir)
+    ).stdout.trim()
+    const push = await git([...header, 'push', 'origin', `${commit}:refs/heads/fleet/planted`], dir)
+    expect(push.exitCode).not.toBe(0)
+    expect(push.stderr).toMatch(/hasDotgit/)
+    expect((await remote.branches('acme/fsck'))['fleet/planted']).toBeUndefined()
   })
 
   it('refuses a wrong or absent token with 401, and git fails fast without prompting', async () => {

@@ -6,7 +6,7 @@ import { Git } from '../../src/git/git.js'
 import { rewriteMessages } from '../../src/git/messages.js'
 import { type Checked, checkSealed, readSealed, submodulePaths } from '../../src/git/sealed.js'
 import { inertCommitMessage } from '../../src/inert-text.js'
-import { baseRepo, commitFile, git } from '../support/git.js'
+import { baseRepo, commitFile, git, gitWithInput } from '../support/git.js'
 
 /** The fleet's clone with a base commit, and a worker's clone of it on fleet/t. */
 function repos() {
@@ -101,7 +101,7 @@ describe('checkSealed: what the action accepts from a cage', () => {
     )
   })
 
-  it("refuses a bundle whose prerequisites the fleet's clone lacks: the fetch runs git's verify", async () => {
+  it("refuses a bundle made against commits the fleet's clone lacks, naming the missing object", async () => {
     const r = repos()
     git(r.worker, 'commit', '-q', '--allow-empty', '-m', 'only the worker has this')
     const missing = git(r.worker, 'rev-parse', 'HEAD')
@@ -110,7 +110,70 @@ describe('checkSealed: what the action accepts from a cage', () => {
       branch: 'fleet/t',
       start: r.start
     })
-    expect(reasonOf(checked)).toMatch(/not a valid bundle of this repository .*prerequisite/)
+    expect(reasonOf(checked)).toMatch(/not a valid bundle of this repository: it needs objects/)
+    expect(reasonOf(checked)).toContain(missing)
+  })
+
+  // A worker's git writes what it is told: `hash-object --literally` and `mktree` make objects
+  // git's fsck refuses. A `git fetch` of the bundle let both in here (git 2.39, fetch.fsckObjects
+  // set): the check's own index-pack --strict is what refuses them.
+  it("refuses objects git's fsck finds broken: a malformed committer, a tree naming .git", async () => {
+    const r = repos()
+    const tree = git(r.worker, 'rev-parse', 'HEAD^{tree}')
+    const commit = (body: string) =>
+      gitWithInput(r.worker, body, 'hash-object', '-t', 'commit', '-w', '--literally', '--stdin')
+    const malformed = commit(
+      `tree ${tree}\nparent ${r.start}\nauthor w <w@example.com> 1 +0000\ncommitter w<<x> 1 +0000\n\nm\n`
+    )
+    const blob = gitWithInput(r.worker, 'hook\n', 'hash-object', '-w', '--stdin')
+    const dotGit = gitWithInput(r.worker, `100644 blob ${blob}\t.git\n`, 'mktree')
+    const planted = commit(
+      `tree ${dotGit}\nparent ${r.start}\nauthor w <w@example.com> 1 +0000\ncommitter w <w@example.com> 1 +0000\n\nm\n`
+    )
+    for (const [head, complaint] of [
+      [malformed, 'missingSpaceBeforeEmail'],
+      [planted, 'hasDotgit']
+    ] as const) {
+      git(r.worker, 'update-ref', 'refs/heads/fleet/t', head)
+      const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
+      expect(reasonOf(checked), complaint).toMatch(/failed git's object checks/)
+      expect(reasonOf(checked), complaint).toContain(complaint)
+    }
+  })
+
+  it('refuses a head that is no commit (a tree, a tag, an object nowhere) with a sentence', async () => {
+    const r = repos()
+    commitFile(r.worker, 'b.txt', 'work')
+    const bytes = readFileSync(r.bundle())
+    const pack = bytes.subarray(bytes.indexOf('\n\n') + 2)
+    git(r.worker, 'tag', '-a', '-m', 'tag', 'v1')
+    const tag = git(r.worker, 'rev-parse', 'v1')
+    git(r.worker, 'bundle', 'create', '-q', path.join(r.root, 'tag.bundle'), 'v1', `^${r.start}`)
+    const tagged = readFileSync(path.join(r.root, 'tag.bundle'))
+    for (const [head, from] of [
+      [git(r.worker, 'rev-parse', 'HEAD^{tree}'), pack],
+      [tag, tagged.subarray(tagged.indexOf('\n\n') + 2)],
+      ['1'.repeat(40), pack]
+    ] as const) {
+      const file = path.join(r.root, `${Math.random().toString(36).slice(2)}.bundle`)
+      writeFileSync(
+        file,
+        Buffer.concat([
+          Buffer.from(`# v2 git bundle\n-${r.start}\n${head} refs/heads/fleet/t\n\n`),
+          from
+        ])
+      )
+      for (const merge of [undefined, r.start]) {
+        const checked = await checkSealed(r.repo, file, {
+          branch: 'fleet/t',
+          start: r.start,
+          merge
+        })
+        expect(reasonOf(checked), head).toMatch(
+          new RegExp(`head ${head.slice(0, 12)} is not a commit of this repository`)
+        )
+      }
+    }
   })
 
   it('refuses a header git would read differently, with no git process run', async () => {
