@@ -12,8 +12,10 @@
 // (figures, each model request's timeline among them, to .tmp/bench-capped.json); BENCH_ONLY=overhead
 // the auto branches-only row alone, BENCH_ROUNDS times (default 2; to .tmp/bench-overhead.json),
 // each round once the CPU is quiet (common.mjs quiet()): the quick loop for a cut of the fleet's
-// own overhead; it also prints the pushes' requests and the stand-in remote's median answer to a
-// push (its own work, inside each task's overhead). Every action row also gives the fleet's own
+// own overhead; it also prints the pushes' requests, the stand-in remote's median answer to a
+// push (its own work, inside each task's overhead), how many pushes arrived while another was
+// answered, and the gaps between one answer and the next push (a task whose push waited on
+// another's shows as a short one). Every action row also gives the fleet's own
 // CPU a task (the tree's CPU less its workers', each worker's to the clock tick): steadier than
 // wall time on a shared machine. Figures also go to .tmp/bench-parallel.json.
 // The load of the machine is printed beside every row: on a shared machine the figures move
@@ -244,9 +246,18 @@ if (process.env.BENCH_ONLY === 'overhead') {
   // The stand-in remote's own time for each push (its http-backend, receive-pack and their git on
   // this machine's cores): inside each task's overhead, where a runner would wait for GitHub.
   const answered = requests.filter(r => r.method === 'POST' && r.ms !== undefined).map(r => r.ms)
+  // A push that arrived while another was still being answered: the remote's work shared a core.
+  const posts = requests.filter(r => r.method === 'POST' && r.ms !== undefined)
+  const overlapping = posts.filter(p =>
+    posts.some(q => q !== p && q.at <= p.at && p.at < q.at + q.ms)
+  ).length
+  const gaps = posts
+    .slice(1)
+    .map((p, i) => p.at - (posts[i].at + posts[i].ms))
+    .sort((a, b) => a - b)
   await bench.close()
   console.log(
-    `\nreceive-pack requests: ${methods.filter(m => m === 'POST').length} POST, ${methods.filter(m => m === 'GET').length} GET (the ref advertisement git push asks for first); the stand-in remote's answer to a POST: median ${median(answered)} ms`
+    `\nreceive-pack requests: ${methods.filter(m => m === 'POST').length} POST, ${methods.filter(m => m === 'GET').length} GET (the ref advertisement git push asks for first); the stand-in remote's answer to a POST: median ${median(answered)} ms; ${overlapping} arrived while another was answered; gap from one answer's end to the next arrival: p10 ${Math.round(gaps[Math.floor(gaps.length / 10)])} ms, median ${Math.round(median(gaps))} ms, ${gaps.filter(g => g < 30).length} under 30 ms`
   )
   console.log(
     `own overhead per task, median of each round: ${runs.map(r => `${r.overheadMedianMs} ms (load before ${r.load})`).join(', ')}; target 100 ms`

@@ -23,6 +23,8 @@ export interface GitRemoteRequest {
   objects?: number
   /** From the request's arrival to the end of the answer, in ms (once answered). */
   ms?: number
+  /** When it arrived (performance.now() of the stand-in's process). */
+  at?: number
 }
 
 export interface CommitInfo {
@@ -328,6 +330,7 @@ function answer(
   }
   state.requests.push(seen)
   const arrived = performance.now()
+  seen.at = arrived
   res.once('finish', () => (seen.ms = Math.round((performance.now() - arrived) * 10) / 10))
   if (state.down()) {
     req.resume()

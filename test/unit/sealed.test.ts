@@ -126,18 +126,20 @@ describe('checkSealed: what the action accepts from a cage', () => {
       `tree ${tree}\nparent ${r.start}\nauthor w <w@example.com> 1 +0000\ncommitter w<<x> 1 +0000\n\nm\n`
     )
     const blob = gitWithInput(r.worker, 'hook\n', 'hash-object', '-w', '--stdin')
-    const dotGit = gitWithInput(r.worker, `100644 blob ${blob}\t.git\n`, 'mktree')
-    const planted = commit(
-      `tree ${dotGit}\nparent ${r.start}\nauthor w <w@example.com> 1 +0000\ncommitter w <w@example.com> 1 +0000\n\nm\n`
+    // `.git` itself, and the names Windows (8.3) and macOS (case, an ignorable code point) read as it.
+    const planted = ['.git', '.GIT', 'git~1', '.g\u200cit'].map(name =>
+      commit(
+        `tree ${gitWithInput(r.worker, `100644 blob ${blob}\t${name}\n`, 'mktree')}\nparent ${r.start}\nauthor w <w@example.com> 1 +0000\ncommitter w <w@example.com> 1 +0000\n\nm\n`
+      )
     )
     for (const [head, complaint] of [
       [malformed, 'missingSpaceBeforeEmail'],
-      [planted, 'hasDotgit']
+      ...planted.map(p => [p, 'hasDotgit'] as const)
     ] as const) {
       git(r.worker, 'update-ref', 'refs/heads/fleet/t', head)
       const checked = await checkSealed(r.repo, r.bundle(), { branch: 'fleet/t', start: r.start })
-      expect(reasonOf(checked), complaint).toMatch(/failed git's object checks/)
-      expect(reasonOf(checked), complaint).toContain(complaint)
+      expect(reasonOf(checked), head).toMatch(/failed git's object checks/)
+      expect(reasonOf(checked), head).toContain(complaint)
     }
   })
 
