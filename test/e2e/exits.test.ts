@@ -28,6 +28,9 @@ const bashTask = (id: string, commands: string[], extra: object = {}) => ({
   ...extra
 })
 
+/** The hostile tasks, each of which must have run its commands (STEP-OK) and ended reported. */
+const HOSTILE = ['fsmonitor', 'filter', 'symlink', 'gitfile', 'dotfile', 'keywords', 'dotgit']
+
 const exists = (f: string) =>
   stat(f).then(
     () => true,
@@ -132,28 +135,11 @@ describe.skipIf(skipReason !== undefined)(
 
     it('runs every task to one reported outcome, and the honest one lands its PR', async () => {
       expect(run.exitCode === 0 || run.exitCode === 1, run.stdout + run.stderr).toBe(true)
-      for (const id of [
-        'fsmonitor',
-        'filter',
-        'symlink',
-        'gitfile',
-        'dotfile',
-        'keywords',
-        'dotgit',
-        'honest'
-      ])
+      for (const id of [...HOSTILE, 'honest'])
         expect(outcome(id)?.status, `${id}: ${run.stdout}`).toBeDefined()
       expect(outcome('honest')?.status, outcome('honest')?.error ?? '').toBe('pr-opened')
       expect(await stack.git.readFile(FULL, 'fleet/honest', 'honest.txt')).toBe('fine\n')
-      for (const id of [
-        'fsmonitor',
-        'filter',
-        'symlink',
-        'gitfile',
-        'dotfile',
-        'keywords',
-        'dotgit'
-      ]) {
+      for (const id of HOSTILE) {
         const said = stack.model
           .requestsFor(id)
           .map(r => r.toolResults.join('\n'))
