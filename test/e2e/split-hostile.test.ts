@@ -4,7 +4,7 @@
 // leave hooks, a .git/config whose fsmonitor, sshCommand and pager run a program, a gitlink over a
 // nested repository, and a .gitmodules: no program runs outside the cage in either job, the
 // submodules are refused at the run job's exit with their work kept, and what is left lands.
-import { execFile } from 'node:child_process'
+import { execFile, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -265,6 +265,21 @@ describe('a hostile hand-over made of the fields the land job renders', () => {
       'refs/heads/fleet/h1',
       `^${start}`
     )
+    // h5's work forged with git's plumbing, which checks no name: a tree that holds `.git`.
+    const plumb = (input: string, ...args: string[]) =>
+      execFileSync('git', args, { cwd: clone, input, encoding: 'utf8' }).trim()
+    const blob = plumb('hook\n', 'hash-object', '-w', '--stdin')
+    const tree = plumb(`100644 blob ${blob}\t.git\n`, 'mktree')
+    const forged = (await git('commit-tree', tree, '-p', start, '-m', 'h5')).stdout.trim()
+    await git('update-ref', 'refs/heads/fleet/h5', forged)
+    await git(
+      'bundle',
+      'create',
+      '--quiet',
+      path.join(store, 'h5.bundle'),
+      'refs/heads/fleet/h5',
+      `^${start}`
+    )
     const outcomes = [
       outcome('h1', {
         status: 'ready',
@@ -278,7 +293,12 @@ describe('a hostile hand-over made of the fields the land job renders', () => {
       // No bundle, naming an issue the run never touched.
       outcome('h3', { source: { kind: 'issue', issue: 2 }, branch: 'fleet/h3' }),
       // A follow-up on the untouched issue, as if it were a PR.
-      outcome('h4', { source: { kind: 'follow-up', pr: 2, issue: 2 }, branch: 'fleet/h4' })
+      outcome('h4', { source: { kind: 'follow-up', pr: 2, issue: 2 }, branch: 'fleet/h4' }),
+      outcome('h5', {
+        status: 'ready',
+        error: undefined,
+        sealed: { bundle: 'h5.bundle', start, pr: true, prompt: HOSTILE }
+      })
     ]
     await writeFile(
       path.join(store, 'fleet-outcomes-0.json'),
@@ -315,6 +335,16 @@ describe('a hostile hand-over made of the fields the land job renders', () => {
       expect(got.get(id)?.['pr-number'] ?? null, id).toBeNull()
       expect(got.get(id)?.['pr-url'] ?? null, id).toBeNull()
     }
+  })
+
+  it("refuses a forged bundle whose tree names .git by git's fsck, and pushes nothing of it", async () => {
+    const h5 = byId(landJob).get('h5')
+    expect(h5?.status, landJob.stdout).toBe('failed')
+    expect(h5?.error).toMatch(/failed git's object checks \(error: object [0-9a-f]+: hasDotgit/)
+    const branches = await run('git', ['for-each-ref', '--format=%(refname)', 'refs/heads/'], {
+      cwd: stack.git.repoPath(FULL)
+    })
+    expect(branches.stdout).not.toContain('fleet/h5')
   })
 
   it('writes no live mention, closing keyword or remote image anywhere: comments, PR, commits, summary', async () => {
