@@ -1,4 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
@@ -141,6 +149,38 @@ describe('checkSealed: what the action accepts from a cage', () => {
       expect(reasonOf(checked), head).toMatch(/failed git's object checks/)
       expect(reasonOf(checked), head).toContain(complaint)
     }
+  })
+
+  it("accepts a change to a repository whose history holds a tree fsck now flags: only the pack's own objects are checked", async () => {
+    const { root, fleet } = baseRepo('fleet-sealed-legacy-')
+    // A 200-entry tree as old tools wrote it (zero-padded modes): fsck warns, strict fsck refuses.
+    const entries = Array.from({ length: 200 }, (_, i) => {
+      const name = `f${String(i).padStart(3, '0')}`
+      const blob = gitWithInput(fleet, `file ${i}\n`, 'hash-object', '-w', '--stdin')
+      return Buffer.concat([Buffer.from(`0100644 ${name}\0`), Buffer.from(blob, 'hex')])
+    })
+    const raw = path.join(root, 'legacy.tree')
+    writeFileSync(raw, Buffer.concat(entries))
+    const tree = git(fleet, 'hash-object', '-t', 'tree', '-w', '--literally', raw)
+    expect(() =>
+      git(fleet, '-c', 'fsck.zeroPaddedFilemode=error', 'fsck', '--no-dangling')
+    ).toThrow(/zeroPaddedFilemode/)
+    const start = git(fleet, 'commit-tree', tree, '-m', 'legacy')
+    git(fleet, 'update-ref', 'refs/heads/main', start)
+    const worker = path.join(root, 'worker')
+    git(root, 'clone', '-q', fleet, worker)
+    git(worker, 'checkout', '-qb', 'fleet/t')
+    writeFileSync(path.join(worker, 'f005'), 'changed\n')
+    git(worker, 'commit', '-qam', 'work')
+    const file = path.join(root, 'legacy.bundle')
+    git(worker, 'bundle', 'create', '-q', file, 'fleet/t', `^${start}`)
+    const checked = await checkSealed(Git.create(fleet), file, { branch: 'fleet/t', start })
+    expect(checked).toMatchObject({ kind: 'accepted', commits: 1 })
+    // The worker's new tree came as a delta of the legacy one, which --fix-thin appended.
+    const packs = path.join(fleet, '.git', 'objects', 'pack')
+    const idx = readdirSync(packs).filter(f => f.endsWith('.idx'))
+    expect(idx).toHaveLength(1)
+    expect(git(fleet, 'verify-pack', '-v', path.join(packs, idx[0] ?? ''))).toContain(tree)
   })
 
   it('refuses a head that is no commit (a tree, a tag, an object nowhere) with a sentence', async () => {
