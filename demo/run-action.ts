@@ -194,6 +194,11 @@ async function runNode(opts: RunActionOptions, env: NodeJS.ProcessEnv) {
     stdout.push(c)
     opts.onStdout?.(heard.write(c))
   })
+  // A character left unfinished at the end is heard too, as `stdout` holds it (U+FFFD).
+  child.stdout.on('end', () => {
+    const rest = heard.end()
+    if (rest) opts.onStdout?.(rest)
+  })
   child.stderr.on('data', (c: Buffer) => stderr.push(c))
 
   const killGroup = (signal: NodeJS.Signals) => {

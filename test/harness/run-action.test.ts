@@ -79,15 +79,12 @@ describe('inputEnvName', () => {
 })
 
 describe('runAction onStdout', () => {
-  it('hears the stdout as it comes, a character split between two writes whole', async () => {
+  /** Runs `script` as the action's entry: its stdout, and the pieces onStdout heard. */
+  async function hear(script: string) {
     const dir = await mkdtemp(join(tmpdir(), 'run-action-'))
     try {
-      // 'é' is two bytes: the first ends one write, the second starts the next, 50 ms later.
       const entry = join(dir, 'entry.mjs')
-      await writeFile(
-        entry,
-        'process.stdout.write(Buffer.from([0x61, 0xc3]))\nsetTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 50)\n'
-      )
+      await writeFile(entry, script)
       const chunks: string[] = []
       const run = await runAction({
         inputs: {},
@@ -100,12 +97,26 @@ describe('runAction onStdout', () => {
         entry,
         onStdout: text => chunks.push(text)
       })
-      expect(run.stdout).toBe('aé\n')
-      expect(chunks.join('')).toBe('aé\n')
-      expect(chunks.length).toBeGreaterThanOrEqual(2)
       await rm(run.runnerTemp, { recursive: true, force: true })
+      return { stdout: run.stdout, chunks }
     } finally {
       await rm(dir, { recursive: true, force: true })
     }
+  }
+
+  it('hears the stdout as it comes, a character split between two writes whole', async () => {
+    // 'é' is two bytes: the first ends one write, the second starts the next, 50 ms later.
+    const { stdout, chunks } = await hear(
+      'process.stdout.write(Buffer.from([0x61, 0xc3]))\nsetTimeout(() => process.stdout.write(Buffer.from([0xa9, 0x0a])), 50)\n'
+    )
+    expect(stdout).toBe('aé\n')
+    expect(chunks.join('')).toBe('aé\n')
+    expect(chunks.length).toBeGreaterThanOrEqual(2)
+  })
+
+  it('hears a character left unfinished at the end as stdout holds it', async () => {
+    const { stdout, chunks } = await hear('process.stdout.write(Buffer.from([0x61, 0xc3]))\n')
+    expect(stdout).toBe('a\ufffd')
+    expect(chunks.join('')).toBe(stdout)
   })
 })
