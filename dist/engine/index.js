@@ -8451,7 +8451,7 @@ async function ownCheckout(git, c) {
 /* harmony export */   j9: () => (/* binding */ discardSealed),
 /* harmony export */   jY: () => (/* binding */ checkSealed)
 /* harmony export */ });
-/* unused harmony exports submodulePaths, parseBundle, parseHistory */
+/* unused harmony exports submodulePaths, parseHistory */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
 /* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);

@@ -125,7 +125,7 @@ interface Bundle {
  * Prerequisite lines are passed over: what they claim is checked where it matters, by the pack's
  * own check (every delta base and every object a new object names must be in the fleet's clone).
  */
-export function parseBundle(bytes: Buffer): Bundle | string {
+function parseBundle(bytes: Buffer): Bundle | string {
   const end = bytes.subarray(0, MAX_HEADER).indexOf('\n\n')
   if (end === -1) return 'no bundle header'
   const [signature, ...lines] = bytes.subarray(0, end).toString('latin1').split('\n')
