@@ -245,9 +245,9 @@ if (process.env.BENCH_ONLY === 'overhead') {
   const methods = requests.map(r => r.method)
   // The stand-in remote's own time for each push (its http-backend, receive-pack and their git on
   // this machine's cores): inside each task's overhead, where a runner would wait for GitHub.
-  const answered = requests.filter(r => r.method === 'POST' && r.ms !== undefined).map(r => r.ms)
-  // A push that arrived while another was still being answered: the remote's work shared a core.
   const posts = requests.filter(r => r.method === 'POST' && r.ms !== undefined)
+  const answered = posts.map(r => r.ms)
+  // A push that arrived while another was still being answered: the remote's work shared a core.
   const overlapping = posts.filter(p =>
     posts.some(q => q !== p && q.at <= p.at && p.at < q.at + q.ms)
   ).length

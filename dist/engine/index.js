@@ -8507,7 +8507,7 @@ async function readSealed(from, to, maxBytes) {
         if (info.size > maxBytes)
             throw new Error(`the sealed result is ${info.size} bytes, over the cap of ${maxBytes}`);
         const small = info.size <= AT_ONCE;
-        const bytes = small ? (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(fd) : await readFd(fd);
+        const bytes = await readAll(fd, info.size);
         if (bytes.length > maxBytes)
             throw new Error(`the sealed result grew past the cap of ${maxBytes} bytes while read`);
         (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdirSync)(node_path__WEBPACK_IMPORTED_MODULE_3___default().dirname(to), { recursive: true });
@@ -8523,6 +8523,8 @@ async function readSealed(from, to, maxBytes) {
     }
 }
 const readFd = (0,node_util__WEBPACK_IMPORTED_MODULE_2__.promisify)((fd, done) => (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFile)(fd, done));
+/** All of an open file of `size` bytes: at once when small, else through the thread pool. */
+const readAll = (fd, size) => size <= AT_ONCE ? (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(fd) : readFd(fd);
 /** Lines of `git log --raw` that add a gitlink or touch `.gitmodules`, as the paths they name. */
 function submodulePaths(raw) {
     const found = new Set();
@@ -8572,11 +8574,6 @@ function parseBundle(bytes) {
 }
 /** The bundle's heads: exactly one, the task's branch. */
 function headOf(bundle, branch) {
-    if (typeof bundle === 'string')
-        return {
-            kind: 'refused',
-            reason: `the sealed result is not a valid bundle of this repository (${bundle})`
-        };
     const refs = bundle.heads.map(h => h.ref);
     const want = `refs/heads/${branch}`;
     if (refs.length !== 1 || refs[0] !== want)
@@ -8586,11 +8583,11 @@ function headOf(bundle, branch) {
         };
     return { kind: 'accepted', head: bundle.heads[0]?.sha ?? '', commits: 0 };
 }
-/** A file of the action's, read whole: at once when small, else through the thread pool. */
+/** A file of the action's, read whole. */
 async function readWhole(file) {
     const fd = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.openSync)(file, node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY | node_fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_NOFOLLOW);
     try {
-        return (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fstatSync)(fd).size <= AT_ONCE ? (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.readFileSync)(fd) : await readFd(fd);
+        return await readAll(fd, (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.fstatSync)(fd).size);
     }
     finally {
         (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.closeSync)(fd);
@@ -8623,8 +8620,13 @@ function packRefused(stderr) {
 async function checkSealed(repo, file, want) {
     const caps = want.caps ?? DEFAULT_CAPS;
     const bundle = parseBundle(await readWhole(file));
+    if (typeof bundle === 'string')
+        return {
+            kind: 'refused',
+            reason: `the sealed result is not a valid bundle of this repository (${bundle})`
+        };
     const listed = headOf(bundle, want.branch);
-    if (listed.kind === 'refused' || typeof bundle === 'string')
+    if (listed.kind === 'refused')
         return listed;
     const indexed = await repo.exec(['index-pack', '--stdin', '--fix-thin', '--strict'], {
         stdin: bundle.pack,

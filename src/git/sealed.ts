@@ -76,7 +76,7 @@ export async function readSealed(
     if (info.size > maxBytes)
       throw new Error(`the sealed result is ${info.size} bytes, over the cap of ${maxBytes}`)
     const small = info.size <= AT_ONCE
-    const bytes = small ? readFileSync(fd) : await readFd(fd)
+    const bytes = await readAll(fd, info.size)
     if (bytes.length > maxBytes)
       throw new Error(`the sealed result grew past the cap of ${maxBytes} bytes while read`)
     mkdirSync(path.dirname(to), { recursive: true })
@@ -92,6 +92,10 @@ export async function readSealed(
 const readFd = promisify((fd: number, done: (e: Error | null, b: Buffer) => void) =>
   readFile(fd, done)
 )
+
+/** All of an open file of `size` bytes: at once when small, else through the thread pool. */
+const readAll = (fd: number, size: number): Buffer | Promise<Buffer> =>
+  size <= AT_ONCE ? readFileSync(fd) : readFd(fd)
 
 /** Lines of `git log --raw` that add a gitlink or touch `.gitmodules`, as the paths they name. */
 export function submodulePaths(raw: string): string[] {
@@ -143,12 +147,7 @@ function parseBundle(bytes: Buffer): Bundle | string {
 }
 
 /** The bundle's heads: exactly one, the task's branch. */
-function headOf(bundle: Bundle | string, branch: string): Checked {
-  if (typeof bundle === 'string')
-    return {
-      kind: 'refused',
-      reason: `the sealed result is not a valid bundle of this repository (${bundle})`
-    }
+function headOf(bundle: Bundle, branch: string): Checked {
   const refs = bundle.heads.map(h => h.ref)
   const want = `refs/heads/${branch}`
   if (refs.length !== 1 || refs[0] !== want)
@@ -159,11 +158,11 @@ function headOf(bundle: Bundle | string, branch: string): Checked {
   return { kind: 'accepted', head: bundle.heads[0]?.sha ?? '', commits: 0 }
 }
 
-/** A file of the action's, read whole: at once when small, else through the thread pool. */
+/** A file of the action's, read whole. */
 async function readWhole(file: string): Promise<Buffer> {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
   try {
-    return fstatSync(fd).size <= AT_ONCE ? readFileSync(fd) : await readFd(fd)
+    return await readAll(fd, fstatSync(fd).size)
   } finally {
     closeSync(fd)
   }
@@ -201,8 +200,13 @@ export async function checkSealed(
 ): Promise<Checked> {
   const caps = want.caps ?? DEFAULT_CAPS
   const bundle = parseBundle(await readWhole(file))
+  if (typeof bundle === 'string')
+    return {
+      kind: 'refused',
+      reason: `the sealed result is not a valid bundle of this repository (${bundle})`
+    }
   const listed = headOf(bundle, want.branch)
-  if (listed.kind === 'refused' || typeof bundle === 'string') return listed
+  if (listed.kind === 'refused') return listed
   const indexed = await repo.exec(['index-pack', '--stdin', '--fix-thin', '--strict'], {
     stdin: bundle.pack,
     allowFailure: true
