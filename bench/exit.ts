@@ -14,6 +14,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { Git } from '../src/git/git.js'
+import { RefWriter } from '../src/git/ref-writer.js'
 import { type TaskGit, sealAsChild } from '../src/worker/exit.js'
 import { preflightSandbox } from '../src/cage/sandbox-host.js'
 import { spawnSandboxed } from '../src/cage/sandbox-run.js'
@@ -64,6 +65,7 @@ async function main(): Promise<void> {
   const task = (): TaskGit => ({
     id: 'task',
     repo: Git.create(repo),
+    refs: new RefWriter(Git.create(repo)),
     branch: 'fleet/task',
     start,
     adminDir,

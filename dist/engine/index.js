@@ -429,8 +429,8 @@ var cage_git = __nccwpck_require__(18711);
 var worker_exit = __nccwpck_require__(24576);
 // EXTERNAL MODULE: ./src/cage/container.ts
 var container = __nccwpck_require__(49115);
-// EXTERNAL MODULE: ./src/worker/spawn.ts + 2 modules
-var spawn = __nccwpck_require__(24934);
+// EXTERNAL MODULE: ./src/worker/spawn.ts + 1 modules
+var spawn = __nccwpck_require__(13282);
 // EXTERNAL MODULE: ./src/worker/verify.ts
 var verify = __nccwpck_require__(83057);
 ;// CONCATENATED MODULE: ./src/cage/container-run.ts
@@ -3133,8 +3133,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/git/repo.ts + 7 modules
-var repo = __nccwpck_require__(2708);
+// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
+var repo = __nccwpck_require__(92732);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/prices.ts
@@ -3323,6 +3323,7 @@ function taskGit(ctx, task, tree) {
     return {
         id: task.id,
         repo: ctx.land.repo.git,
+        refs: ctx.land.repo.refs,
         branch: task.branch,
         start: tree.startSha,
         // The worktree was made on the branch at its start (`worktree add -B`, or the view's ref).
@@ -6655,6 +6656,14 @@ class Git {
             throw new GitError(args, result);
         return Buffer.concat(chunks);
     }
+    /**
+     * A command kept running for requests on its stdin (`update-ref --stdin`: ref-writer.ts),
+     * started as exec's are; it ends when its stdin does.
+     */
+    async keep(args) {
+        const { full, env } = await this.command(args);
+        return (0,_process_js__WEBPACK_IMPORTED_MODULE_1__/* .startChild */ .v0)('git', full, { cwd: this.dir, env, holdStdin: true, hunt: false });
+    }
     /** The command line every git command runs with (HARDENED, the drivers off), and its environment. */
     async command(args, extra) {
         const env = { ...this.env, ...extra };
@@ -6824,7 +6833,7 @@ async function rewriteMessages(repo, start, head, map, known) {
 
 /***/ }),
 
-/***/ 2708:
+/***/ 92732:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7658,7 +7667,7 @@ function oneRequestAuth(url, token, env) {
  * this way cannot be taken (oneRequestAuth) or the request got no report (`why`), is left for
  * `git push`.
  */
-async function pushInOneRequest(git, target, branches, leases = new Map()) {
+async function pushInOneRequest(git, refs, target, branches, leases = new Map()) {
     const authorization = oneRequestAuth(target.url, target.token, target.env);
     if (!authorization || branches.length === 0)
         return { landed: new Set() };
@@ -7685,15 +7694,106 @@ async function pushInOneRequest(git, target, branches, leases = new Map()) {
         return { landed: new Set(), why: answer.why };
     const landed = updates.filter(u => answer.verdicts.get(u.ref) === true);
     if (landed.length > 0)
-        await git.exec(['update-ref', '--stdin'], {
-            stdin: landed.map(u => `update ${TRACKING}${u.branch} ${u.new}\n`).join('')
-        });
+        await refs.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })));
     return { landed: new Set(landed.map(u => u.branch)) };
 }
 /** Where the clone keeps what it last saw of the remote's branches. */
 const TRACKING = 'refs/remotes/origin/';
 
+// EXTERNAL MODULE: external "node:readline"
+var external_node_readline_ = __nccwpck_require__(80481);
+;// CONCATENATED MODULE: ./src/git/ref-writer.ts
+
+
+
+/** How long the kept process waits for its next transaction before it is let go (ms). */
+const IDLE_MS = 2000;
+const ARGS = ['update-ref', '--stdin'];
+const ANSWER = ['start: ok', 'prepare: ok', 'commit: ok'];
+/**
+ * A repository's refs set through one `git update-ref --stdin` kept open, not one git start per
+ * write: each set() is one transaction (start, its updates, prepare, commit), answered in turn.
+ * Git still writes the refs (its locks, reflogs and ref storage). A transaction git refuses ends
+ * that process: the set() fails with git's words, as `git update-ref` would, and the next one
+ * starts a new process. Idle for IDLE_MS, the process is let go (its stdin ended, it exits); it
+ * also ends when the action does, its stdin then closed.
+ */
+class RefWriter {
+    git;
+    kept;
+    queue = Promise.resolve();
+    idle;
+    constructor(git) {
+        this.git = git;
+    }
+    /** Each ref set to its object, in one transaction. */
+    async set(updates) {
+        for (const { ref, sha } of updates)
+            if (!/^refs\/\S+$/.test(ref) || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha))
+                throw new Error(`not a ref update the action makes: '${ref}' to '${sha}'`);
+        const request = ['start', ...updates.map(u => `update ${u.ref} ${u.sha}`), 'prepare', 'commit'];
+        const done = this.queue.then(() => this.transact(`${request.join('\n')}\n`));
+        this.queue = done.catch(() => undefined);
+        await done;
+    }
+    /** Lets the process go now (its stdin ended): the next set() starts another. */
+    close() {
+        clearTimeout(this.idle);
+        this.kept?.child.stdin?.end();
+        this.kept = undefined;
+    }
+    async transact(request) {
+        clearTimeout(this.idle);
+        if (this.kept?.ended)
+            this.kept = undefined;
+        const kept = (this.kept ??= await this.start());
+        try {
+            kept.child.stdin?.write(request);
+            const answer = await this.answer(kept);
+            if (answer.join('\n') !== ANSWER.join('\n'))
+                throw new Error(`git update-ref --stdin answered '${answer.join(' / ')}'`);
+        }
+        catch (error) {
+            this.close();
+            throw error;
+        }
+        finally {
+            this.idle = setTimeout(() => this.close(), IDLE_MS).unref();
+        }
+    }
+    /** The transaction's three lines, or the process's end as a GitError. */
+    async answer(kept) {
+        for (;;) {
+            if (kept.lines.length >= ANSWER.length)
+                return kept.lines.splice(0, ANSWER.length);
+            if (kept.ended)
+                throw new git_git/* GitError */.XS(ARGS, { ...kept.ended, exitCode: (0,src_process/* exitCodeOf */.FO)(kept.ended) });
+            await new Promise(resolve => (kept.wake = resolve));
+        }
+    }
+    async start() {
+        const child = await this.git.keep(ARGS);
+        const kept = { child, lines: [] };
+        const woken = () => {
+            const wake = kept.wake;
+            kept.wake = undefined;
+            wake?.();
+        };
+        if (child.stdout)
+            (0,external_node_readline_.createInterface)({ input: child.stdout }).on('line', line => {
+                kept.lines.push(line);
+                woken();
+            });
+        void child.result.then(ended => {
+            kept.ended = ended;
+            woken();
+        });
+        return kept;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/git/repo.ts
+
 
 
 
@@ -7750,11 +7850,14 @@ class FleetRepo {
      * alone, less what the clone has), so no branch's history comes with it.
      */
     shallow = false;
+    /** The clone's refs written through one git process kept open (ref-writer.ts). */
+    refs;
     constructor(git, remoteUrl, token, env) {
         this.git = git;
         this.remoteUrl = remoteUrl;
         this.token = token;
         this.env = env;
+        this.refs = new RefWriter(git);
     }
     static async open(opts) {
         const env = opts.env ?? process.env;
@@ -7785,7 +7888,7 @@ class FleetRepo {
         if (!this.oneRequest)
             return new Set();
         const target = { url: this.remoteUrl, token: this.token, env: this.env };
-        const pushed = await pushInOneRequest(this.git, target, branches, leases).catch((error) => ({ landed: new Set(), why: (0,errors/* describeError */.U)(error) }));
+        const pushed = await pushInOneRequest(this.git, this.refs, target, branches, leases).catch((error) => ({ landed: new Set(), why: (0,errors/* describeError */.U)(error) }));
         if (pushed.why !== undefined) {
             this.oneRequest = false;
             this.log?.(`push: a push in one request got no answer to read (${pushed.why}); git push does this run's pushes`);
@@ -8047,7 +8150,7 @@ class FleetRepo {
         (0,external_node_fs_.writeFileSync)(external_node_path_default().join(making, 'gitdir'), `${external_node_path_default().join(dir, '.git')}\n`);
         (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, '.git'), `gitdir: ${gitDir}\n`);
         await Promise.all([
-            this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
+            this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }]),
             this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
         ]).catch(async (error) => {
             await (0,promises_.rm)(making, { recursive: true, force: true });
@@ -8218,7 +8321,7 @@ class FleetRepo {
         await Promise.all([root, dir].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
         await Promise.all([dir, view.upper, view.work, gitDir].map(d => (0,promises_.mkdir)(d, { recursive: true })));
         await (0,promises_.copyFile)(base.index, external_node_path_default().join(gitDir, 'index'));
-        await this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]);
+        await this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }]);
         let kept = false;
         return {
             dir,
@@ -11538,7 +11641,7 @@ async function moveBranch(t, head) {
     // does not read every file again (on a big repository, that is most of a task's start); unlike
     // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
     await Promise.all([
-        t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+        t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
             t.head = head;
         }),
         // A view's index keeps its fsmonitor marks for the entries the commit did not change.
@@ -12023,7 +12126,7 @@ sealing) {
 
 /***/ }),
 
-/***/ 24934:
+/***/ 13282:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -12037,8 +12140,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: ./src/process.ts + 2 modules
 var process = __nccwpck_require__(21181);
-;// CONCATENATED MODULE: external "node:readline"
-const external_node_readline_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
+// EXTERNAL MODULE: external "node:readline"
+var external_node_readline_ = __nccwpck_require__(80481);
 // EXTERNAL MODULE: ./src/worker/result.ts
 var worker_result = __nccwpck_require__(66649);
 ;// CONCATENATED MODULE: ./src/worker/stream.ts
@@ -12072,7 +12175,7 @@ function readStream(stdout, transcript, onProgress) {
     let result;
     const progress = { turn: 0, outputTokens: 0 };
     const tokensById = new Map();
-    const lines = (0,external_node_readline_namespaceObject.createInterface)({ input: stdout });
+    const lines = (0,external_node_readline_.createInterface)({ input: stdout });
     lines.on('line', line => {
         transcript.write(`${line}\n`);
         const event = parseLine(line);
@@ -12409,6 +12512,13 @@ module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:process
 /***/ ((module) => {
 
 module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:querystring");
+
+/***/ }),
+
+/***/ 80481:
+/***/ ((module) => {
+
+module.exports = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:readline");
 
 /***/ }),
 
@@ -31479,8 +31589,8 @@ var engine = __nccwpck_require__(76947);
 var pool = __nccwpck_require__(84639);
 // EXTERNAL MODULE: ./src/report/artifacts.ts
 var artifacts = __nccwpck_require__(5825);
-// EXTERNAL MODULE: ./src/worker/spawn.ts + 2 modules
-var spawn = __nccwpck_require__(24934);
+// EXTERNAL MODULE: ./src/worker/spawn.ts + 1 modules
+var spawn = __nccwpck_require__(13282);
 ;// CONCATENATED MODULE: ./src/run/cancel.ts
 
 /**
@@ -34321,6 +34431,7 @@ function mergeGit(ctx, pr, tree, at) {
     return {
         id: `${pr.id}.merge`,
         repo: ctx.repo.git,
+        refs: ctx.repo.refs,
         branch: pr.branch,
         start: at.head,
         merge: at.baseSha,
@@ -34402,8 +34513,8 @@ async function leftMarkers(ctx, merged, files) {
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/git/repo.ts + 7 modules
-var git_repo = __nccwpck_require__(2708);
+// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
+var git_repo = __nccwpck_require__(92732);
 ;// CONCATENATED MODULE: ./src/fleet/refresh-run.ts
 var refresh_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {

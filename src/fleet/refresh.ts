@@ -386,6 +386,7 @@ function mergeGit(
   return {
     id: `${pr.id}.merge`,
     repo: ctx.repo.git,
+    refs: ctx.repo.refs,
     branch: pr.branch,
     start: at.head,
     merge: at.baseSha,

@@ -118,6 +118,7 @@ function taskGit(ctx: TaskContext, task: Task, tree: Worktree): TaskGit {
   return {
     id: task.id,
     repo: ctx.land.repo.git,
+    refs: ctx.land.repo.refs,
     branch: task.branch,
     start: tree.startSha,
     // The worktree was made on the branch at its start (`worktree add -B`, or the view's ref).

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { exitCodeOf, type Ran, run, startChild } from '../process.js'
+import { type Child, exitCodeOf, type Ran, run, startChild } from '../process.js'
 
 export type GitResult = Ran
 
@@ -186,6 +186,15 @@ export class Git {
     const result = { ...ended, exitCode: exitCodeOf(ended) }
     if (result.exitCode !== 0) throw new GitError(args, result)
     return Buffer.concat(chunks)
+  }
+
+  /**
+   * A command kept running for requests on its stdin (`update-ref --stdin`: ref-writer.ts),
+   * started as exec's are; it ends when its stdin does.
+   */
+  async keep(args: string[]): Promise<Child> {
+    const { full, env } = await this.command(args)
+    return startChild('git', full, { cwd: this.dir, env, holdStdin: true, hunt: false })
   }
 
   /** The command line every git command runs with (HARDENED, the drivers off), and its environment. */

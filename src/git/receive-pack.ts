@@ -10,6 +10,7 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { type Git, tokenForms } from './git.js'
+import type { RefWriter } from './ref-writer.js'
 
 /** A ref to set on the remote: from `old` (undefined: it must not exist) to `new`. */
 export interface RefUpdate {
@@ -214,6 +215,7 @@ export interface PushTarget {
  */
 export async function pushInOneRequest(
   git: Git,
+  refs: RefWriter,
   target: PushTarget,
   branches: string[],
   leases = new Map<string, string | undefined>()
@@ -246,9 +248,7 @@ export async function pushInOneRequest(
   if ('why' in answer) return { landed: new Set(), why: answer.why }
   const landed = updates.filter(u => answer.verdicts.get(u.ref) === true)
   if (landed.length > 0)
-    await git.exec(['update-ref', '--stdin'], {
-      stdin: landed.map(u => `update ${TRACKING}${u.branch} ${u.new}\n`).join('')
-    })
+    await refs.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })))
   return { landed: new Set(landed.map(u => u.branch)) }
 }
 

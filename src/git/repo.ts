@@ -11,6 +11,7 @@ import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
 import { pushInOneRequest } from './receive-pack.js'
+import { RefWriter } from './ref-writer.js'
 import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
@@ -99,12 +100,17 @@ export class FleetRepo {
    */
   private shallow = false
 
+  /** The clone's refs written through one git process kept open (ref-writer.ts). */
+  readonly refs: RefWriter
+
   private constructor(
     readonly git: Git,
     readonly remoteUrl: string,
     private readonly token: string | undefined,
     private readonly env: NodeJS.ProcessEnv
-  ) {}
+  ) {
+    this.refs = new RefWriter(git)
+  }
 
   private static async open(opts: OpenOptions): Promise<FleetRepo> {
     const env = opts.env ?? process.env
@@ -140,7 +146,7 @@ export class FleetRepo {
   ): Promise<Set<string>> {
     if (!this.oneRequest) return new Set()
     const target = { url: this.remoteUrl, token: this.token, env: this.env }
-    const pushed = await pushInOneRequest(this.git, target, branches, leases).catch(
+    const pushed = await pushInOneRequest(this.git, this.refs, target, branches, leases).catch(
       (error: unknown) => ({ landed: new Set<string>(), why: describeError(error) })
     )
     if (pushed.why !== undefined) {
@@ -463,7 +469,7 @@ export class FleetRepo {
     writeFileSync(path.join(making, 'gitdir'), `${path.join(dir, '.git')}\n`)
     writeFileSync(path.join(dir, '.git'), `gitdir: ${gitDir}\n`)
     await Promise.all([
-      this.git.exec(['update-ref', `refs/heads/${branch}`, startSha]),
+      this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }]),
       this.git.madeTree(dir, making).exec(['read-tree', '-u', '--reset', startSha])
     ]).catch(async (error: unknown) => {
       await rm(making, { recursive: true, force: true })
@@ -660,7 +666,7 @@ export class FleetRepo {
     await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))
     await Promise.all([dir, view.upper, view.work, gitDir].map(d => mkdir(d, { recursive: true })))
     await copyFile(base.index, path.join(gitDir, 'index'))
-    await this.git.exec(['update-ref', `refs/heads/${branch}`, startSha])
+    await this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }])
     let kept = false
     return {
       dir,

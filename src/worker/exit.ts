@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
+import type { RefWriter } from '../git/ref-writer.js'
 import { rewriteMessages } from '../git/messages.js'
 import {
   checkSealed,
@@ -132,6 +133,8 @@ export interface TaskGit {
   id: string
   /** The fleet's clone: never a directory a cage can write. */
   repo: Git
+  /** Its ref writer (the clone's one, git/ref-writer.ts). */
+  refs: RefWriter
   branch: string
   /** The commit the task started from: every sealed commit must descend from it. */
   start: string
@@ -441,7 +444,7 @@ async function moveBranch(t: TaskGit, head: string): Promise<void> {
   // does not read every file again (on a big repository, that is most of a task's start); unlike
   // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
   await Promise.all([
-    t.repo.exec(['update-ref', `refs/heads/${t.branch}`, head]).then(() => {
+    t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
       t.head = head
     }),
     // A view's index keeps its fsmonitor marks for the entries the commit did not change.

@@ -13,6 +13,7 @@ import { sandboxSupport } from '../../demo/sandbox.js'
 import { spawnSandboxed } from '../../src/cage/sandbox-run.js'
 import { preflightSandbox, type SandboxHost } from '../../src/cage/sandbox-host.js'
 import { Git } from '../../src/git/git.js'
+import { RefWriter } from '../../src/git/ref-writer.js'
 import type { TaskGit } from '../../src/worker/exit.js'
 import { git } from '../support/git.js'
 
@@ -61,6 +62,7 @@ describe.skipIf(!support.ok)('the seal run after the command, in the same cage',
     const t: TaskGit = {
       id,
       repo: Git.create(repo),
+      refs: new RefWriter(Git.create(repo)),
       branch: `fleet/${id}`,
       start: git(repo, 'rev-parse', 'main'),
       adminDir: git(worktree, 'rev-parse', '--absolute-git-dir'),

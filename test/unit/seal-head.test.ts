@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileS
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
+import { RefWriter } from '../../src/git/ref-writer.js'
 import {
   acceptedHead,
   LAYER_STATE,
@@ -24,6 +25,7 @@ function task() {
   const t: TaskGit = {
     id: 't',
     repo: Git.create(fleet),
+    refs: new RefWriter(Git.create(fleet)),
     branch: 'fleet/t',
     start,
     adminDir,

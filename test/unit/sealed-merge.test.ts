@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
+import { RefWriter } from '../../src/git/ref-writer.js'
 import { type Checked, checkSealed } from '../../src/git/sealed.js'
 import { acceptedHead, SEAL_SCRIPT, sealAsChild, type TaskGit } from '../../src/worker/exit.js'
 import { GIT_ENV, git } from '../support/git.js'
@@ -190,6 +191,7 @@ describe('acceptSeal of a merge turn (isolation: process, the seal as a plain ch
     const t: TaskGit = {
       id: 't.merge',
       repo: Git.create(fleet),
+      refs: new RefWriter(Git.create(fleet)),
       branch: 'fleet/t',
       start: head,
       merge: base,

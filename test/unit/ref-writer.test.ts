@@ -1,0 +1,102 @@
+// The clone's refs written through one `git update-ref --stdin` kept open (git/ref-writer.ts),
+// with real git: the refs land as `git update-ref` would set them (reflog included), one process
+// serves many transactions, and a refusal, a dead process or a forged line is handled.
+import { describe, expect, it, vi } from 'vitest'
+import { Git, GitError } from '../../src/git/git.js'
+import { RefWriter } from '../../src/git/ref-writer.js'
+import type { Child } from '../../src/process.js'
+import { baseRepo, commitFile, git } from '../support/git.js'
+
+/** A writer on a fresh repository, each process it starts recorded. */
+function writer() {
+  const { fleet, start } = baseRepo('fleet-ref-writer-')
+  commitFile(fleet, 'b.txt', 'second')
+  const next = git(fleet, 'rev-parse', 'HEAD')
+  const repo = Git.create(fleet)
+  const started: Child[] = []
+  const keep = repo.keep.bind(repo)
+  vi.spyOn(repo, 'keep').mockImplementation(async args => {
+    const child = await keep(args)
+    started.push(child)
+    return child
+  })
+  return { fleet, start, next, refs: new RefWriter(repo), started }
+}
+
+/** The ref's commit, or '' where there is none. */
+const read = (dir: string, ref: string) => git(dir, 'for-each-ref', '--format=%(objectname)', ref)
+
+describe('RefWriter', () => {
+  it('sets refs as git update-ref does, many transactions through one process', async () => {
+    const w = writer()
+    await w.refs.set([{ ref: 'refs/heads/fleet/a', sha: w.start }])
+    await w.refs.set([
+      { ref: 'refs/heads/fleet/a', sha: w.next },
+      { ref: 'refs/remotes/origin/fleet/a', sha: w.start }
+    ])
+    expect(read(w.fleet, 'refs/heads/fleet/a')).toBe(w.next)
+    expect(read(w.fleet, 'refs/remotes/origin/fleet/a')).toBe(w.start)
+    // git wrote them: the branch's reflog has both moves.
+    expect(git(w.fleet, 'reflog', '--format=%H', 'refs/heads/fleet/a').split('\n')).toEqual([
+      w.next,
+      w.start
+    ])
+    expect(w.started).toHaveLength(1)
+    w.refs.close()
+  })
+
+  it('answers sets made at once in turn, each landed', async () => {
+    const w = writer()
+    const ids = Array.from({ length: 20 }, (_, i) => i)
+    await Promise.all(ids.map(i => w.refs.set([{ ref: `refs/heads/fleet/t${i}`, sha: w.next }])))
+    for (const i of ids) expect(read(w.fleet, `refs/heads/fleet/t${i}`)).toBe(w.next)
+    expect(w.started).toHaveLength(1)
+    w.refs.close()
+  })
+
+  it("fails a set git refuses with git's words, and the next set starts a new process", async () => {
+    const w = writer()
+    const missing = '0123456789012345678901234567890123456789'
+    const refused = w.refs.set([{ ref: 'refs/heads/fleet/x', sha: missing }])
+    await expect(refused).rejects.toThrow(GitError)
+    await expect(refused).rejects.toThrow(/nonexistent object 0123456789/)
+    expect(read(w.fleet, 'refs/heads/fleet/x')).toBe('')
+    await w.refs.set([{ ref: 'refs/heads/fleet/x', sha: w.start }])
+    expect(read(w.fleet, 'refs/heads/fleet/x')).toBe(w.start)
+    expect(w.started).toHaveLength(2)
+    w.refs.close()
+  })
+
+  it('replaces a process that died while idle, losing no set', async () => {
+    const w = writer()
+    await w.refs.set([{ ref: 'refs/heads/fleet/y', sha: w.start }])
+    process.kill(w.started[0]?.pid ?? 0, 'SIGKILL')
+    await w.started[0]?.result
+    await w.refs.set([{ ref: 'refs/heads/fleet/y', sha: w.next }])
+    expect(read(w.fleet, 'refs/heads/fleet/y')).toBe(w.next)
+    expect(w.started).toHaveLength(2)
+    w.refs.close()
+  })
+
+  it('lets its process go on close(): it exits with its stdin ended', async () => {
+    const w = writer()
+    await w.refs.set([{ ref: 'refs/heads/fleet/z', sha: w.start }])
+    w.refs.close()
+    const ended = await w.started[0]?.result
+    expect(ended?.exitCode).toBe(0)
+  })
+
+  it('refuses a line that would be a second command (a ref or object with a newline or space)', async () => {
+    const w = writer()
+    for (const forged of [
+      { ref: `refs/heads/fleet/a\nupdate refs/heads/main ${w.next}`, sha: w.start },
+      { ref: 'refs/heads/fleet/a', sha: `${w.start}\ndelete refs/heads/main` },
+      { ref: 'refs/heads/fleet/a b', sha: w.start },
+      { ref: 'HEAD', sha: w.start }
+    ])
+      await expect(w.refs.set([forged])).rejects.toThrow(/not a ref update the action makes/)
+    expect(read(w.fleet, 'refs/heads/main')).toBe(w.next)
+    expect(read(w.fleet, 'refs/heads/fleet/a')).toBe('')
+    expect(w.started).toHaveLength(0)
+  })
+})
