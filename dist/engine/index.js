@@ -11576,7 +11576,7 @@ async function sealAsChild(t, cwd) {
         GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
     };
     const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_8__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
-    await acceptSeal(t, seal, ran);
+    await acceptSeal(t, seal, ran, { ownIndex: true });
 }
 function refuse(t, reason, kept) {
     const where = kept ? `; its work is kept in ${kept} (git bundle), not pushed` : '';
@@ -11586,8 +11586,10 @@ function refuse(t, reason, kept) {
  * The action's side: the seal's file read as bytes into keepDir, checked in the fleet's clone,
  * the worker's commit messages made inert, and the task's branch moved to it (with the worktree's
  * index, so the next caged run starts from it). A refusal is recorded on `t`, never thrown.
+ * `ownIndex`: the seal staged into the task's own index (sealAsChild), whose `add --all` left it
+ * at the sealed tree, the tree of the accepted head: it is not read again.
  */
-async function acceptSeal(t, seal, ran) {
+async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
     // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
     t.layerState = undefined;
     // Where the cage's git is the clone's (sealAsChild), the worker may have moved the branch
@@ -11625,7 +11627,7 @@ async function acceptSeal(t, seal, ran) {
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
             : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
-        await moveBranch(t, head);
+        await moveBranch(t, head, ownIndex);
         (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
         t.layerState = state;
     }
@@ -11633,17 +11635,24 @@ async function acceptSeal(t, seal, ran) {
         await clear();
     }
 }
-/** The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts there. */
-async function moveBranch(t, head) {
-    // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
-    // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
-    // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
-    // does not read every file again (on a big repository, that is most of a task's start); unlike
-    // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
+/**
+ * The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts
+ * there. An index the seal itself staged (`indexed`) already holds head's tree: the message
+ * rewrite and the merge made again keep the sealed tree.
+ */
+async function moveBranch(t, head, indexed) {
+    const moved = t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
+        t.head = head;
+    });
+    if (indexed)
+        return moved;
+    // The worktree's index follows the branch (no work tree involved). Side by side: two locks of
+    // their own (the ref's, the index's), one commit. `--reset -i`: entries the commit did not
+    // change keep their stat data, so the next cage's git does not read every file again (on a big
+    // repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
+    // left unmerged (the sealed merge resolves it).
     await Promise.all([
-        t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
-            t.head = head;
-        }),
+        moved,
         // A view's index keeps its fsmonitor marks for the entries the commit did not change.
         t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
             env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }

@@ -370,7 +370,7 @@ export async function sealAsChild(t: TaskGit, cwd: string): Promise<void> {
     GIT_CEILING_DIRECTORIES: path.dirname(cwd)
   }
   const ran = await runVerify('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args })
-  await acceptSeal(t, seal, ran)
+  await acceptSeal(t, seal, ran, { ownIndex: true })
 }
 
 /** How the caged seal run ended. */
@@ -388,8 +388,15 @@ function refuse(t: TaskGit, reason: string, kept?: string): void {
  * The action's side: the seal's file read as bytes into keepDir, checked in the fleet's clone,
  * the worker's commit messages made inert, and the task's branch moved to it (with the worktree's
  * index, so the next caged run starts from it). A refusal is recorded on `t`, never thrown.
+ * `ownIndex`: the seal staged into the task's own index (sealAsChild), whose `add --all` left it
+ * at the sealed tree, the tree of the accepted head: it is not read again.
  */
-export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<void> {
+export async function acceptSeal(
+  t: TaskGit,
+  seal: Seal,
+  ran: SealRun,
+  { ownIndex = false } = {}
+): Promise<void> {
   // The layer's state stands for the next seal only once this one is accepted (or had nothing new).
   t.layerState = undefined
   // Where the cage's git is the clone's (sealAsChild), the worker may have moved the branch
@@ -428,7 +435,7 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
     const head = t.merge
       ? await remadeMerge(t, t.merge, checked.head)
       : await rewriteMessages(t.repo, t.start, checked.head, inertCommitMessage, checked.history)
-    await moveBranch(t, head)
+    await moveBranch(t, head, ownIndex)
     discardSealed(file)
     t.layerState = state
   } finally {
@@ -436,17 +443,23 @@ export async function acceptSeal(t: TaskGit, seal: Seal, ran: SealRun): Promise<
   }
 }
 
-/** The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts there. */
-async function moveBranch(t: TaskGit, head: string): Promise<void> {
-  // The branch moves, and the worktree's index follows it (no work tree involved): the next cage
-  // starts there. Side by side: two locks of their own (the ref's, the index's), one commit.
-  // `--reset -i`: entries the commit did not change keep their stat data, so the next cage's git
-  // does not read every file again (on a big repository, that is most of a task's start); unlike
-  // `-m`, it also takes an index a merge turn left unmerged (the sealed merge resolves it).
+/**
+ * The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts
+ * there. An index the seal itself staged (`indexed`) already holds head's tree: the message
+ * rewrite and the merge made again keep the sealed tree.
+ */
+async function moveBranch(t: TaskGit, head: string, indexed: boolean): Promise<void> {
+  const moved = t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
+    t.head = head
+  })
+  if (indexed) return moved
+  // The worktree's index follows the branch (no work tree involved). Side by side: two locks of
+  // their own (the ref's, the index's), one commit. `--reset -i`: entries the commit did not
+  // change keep their stat data, so the next cage's git does not read every file again (on a big
+  // repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
+  // left unmerged (the sealed merge resolves it).
   await Promise.all([
-    t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
-      t.head = head
-    }),
+    moved,
     // A view's index keeps its fsmonitor marks for the entries the commit did not change.
     t.repo.exec(
       [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],

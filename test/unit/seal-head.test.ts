@@ -15,7 +15,7 @@ import {
   sealAsChild,
   type TaskGit
 } from '../../src/worker/exit.js'
-import { baseRepo, commitFile, git, GIT_ENV } from '../support/git.js'
+import { baseRepo, commitFile, git, GIT_ENV, loggingGit, subcommandOf } from '../support/git.js'
 
 function task() {
   const { root, fleet, start } = baseRepo('fleet-seal-head-')
@@ -88,6 +88,24 @@ describe("the seal reads HEAD once and seals the worker's work wherever HEAD wen
     expect(r.t.refused).toBeUndefined()
     expect(existsSync(path.join(r.adminDir, 'index.lock'))).toBe(false)
     expect(await acceptedHead(r.t)).toBe(r.start)
+  })
+
+  it("leaves the worktree's index at the accepted head from its own add: clean, no read-tree after it", async () => {
+    const r = task()
+    const { bin, calls } = loggingGit(r.root)
+    r.t.repo = Git.create(r.fleet, { ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
+    commitFile(r.tree, 'b.txt', 'worker commit')
+    writeFileSync(path.join(r.tree, 'a.txt'), 'changed\n')
+    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+    await sealAsChild(r.t, r.tree)
+    expect(r.t.refused).toBeUndefined()
+    const head = await acceptedHead(r.t)
+    // The rewrite made new commits (the messages), so the index is checked against the moved head.
+    expect(head).not.toBe(git(r.fleet, 'rev-parse', 'fleet/t@{1}'))
+    expect(git(r.tree, 'rev-parse', 'HEAD')).toBe(head)
+    expect(git(r.tree, 'status', '--porcelain')).toBe('')
+    expect(git(r.tree, 'diff-index', '--cached', '--name-only', head)).toBe('')
+    expect(calls().map(subcommandOf)).not.toContain('read-tree')
   })
 })
 
