@@ -3133,8 +3133,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
-var repo = __nccwpck_require__(92732);
+// EXTERNAL MODULE: ./src/git/repo.ts + 9 modules
+var repo = __nccwpck_require__(63719);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/prices.ts
@@ -6833,7 +6833,7 @@ async function rewriteMessages(repo, start, head, map, known) {
 
 /***/ }),
 
-/***/ 92732:
+/***/ 63719:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7661,24 +7661,21 @@ function oneRequestAuth(url, token, env) {
 /**
  * The clone's `branches` pushed to the same names on origin in one request, each with its lease:
  * the value `leases` gives it (undefined: it must not exist), else its remote-tracking ref (as
- * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
- * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
- * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
- * this way cannot be taken (oneRequestAuth) or the request got no report (`why`), is left for
- * `git push`.
+ * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the remote-tracking
+ * refs of the base and of these branches say the remote has (what their work starts from).
+ * Returns the branches the remote answered `ok` for, their remote-tracking refs moved (as `git
+ * push` does); every other branch, and every branch when this way cannot be taken (oneRequestAuth)
+ * or the request got no report (`why`), is left for `git push`.
  */
 async function pushInOneRequest(git, refs, target, branches, leases = new Map()) {
     const authorization = oneRequestAuth(target.url, target.token, target.env);
     if (!authorization || branches.length === 0)
         return { landed: new Set() };
-    const heads = branches.map(b => `refs/heads/${b}`);
-    const listed = await git.out([
-        'for-each-ref',
-        '--format=%(objectname) %(refname)',
-        ...heads,
-        TRACKING
+    const tracking = [...new Set([...(refs.base ? [refs.base] : []), ...branches])];
+    const sha = await refs.reader.read([
+        ...branches.map(b => `refs/heads/${b}`),
+        ...tracking.map(b => `${TRACKING}${b}`)
     ]);
-    const sha = new Map(listed.split('\n').map(l => [l.slice(l.indexOf(' ') + 1), l.split(' ')[0] ?? '']));
     const updates = branches.map(b => ({
         branch: b,
         ref: `refs/heads/${b}`,
@@ -7687,14 +7684,14 @@ async function pushInOneRequest(git, refs, target, branches, leases = new Map())
     }));
     if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new)))
         return { landed: new Set() };
-    const has = [...new Set([...sha].filter(([ref]) => ref.startsWith(TRACKING)).map(([, s]) => s))];
+    const has = [...new Set(tracking.map(b => sha.get(`${TRACKING}${b}`)))].filter(s => s !== undefined);
     const pack = await git.bytes(['pack-objects', '--stdout', '--thin', '--revs', '--delta-base-offset', '-q'], [...updates.map(u => u.new), '--not', ...has, ''].join('\n'));
     const answer = await postPush(target.url, authorization, pushRequest(updates, pack));
     if ('why' in answer)
         return { landed: new Set(), why: answer.why };
     const landed = updates.filter(u => answer.verdicts.get(u.ref) === true);
     if (landed.length > 0)
-        await refs.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })));
+        await refs.writer.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })));
     return { landed: new Set(landed.map(u => u.branch)) };
 }
 /** Where the clone keeps what it last saw of the remote's branches. */
@@ -7702,56 +7699,54 @@ const TRACKING = 'refs/remotes/origin/';
 
 // EXTERNAL MODULE: external "node:readline"
 var external_node_readline_ = __nccwpck_require__(80481);
-;// CONCATENATED MODULE: ./src/git/ref-writer.ts
+;// CONCATENATED MODULE: ./src/git/kept.ts
 
 
 
-/** How long the kept process waits for its next transaction before it is let go (ms). */
+/** How long a kept process waits for its next request before it is let go (ms). */
 const IDLE_MS = 2000;
-const ARGS = ['update-ref', '--stdin'];
-const ANSWER = ['start: ok', 'prepare: ok', 'commit: ok'];
 /**
- * A repository's refs set through one `git update-ref --stdin` kept open, not one git start per
- * write: each set() is one transaction (start, its updates, prepare, commit), answered in turn.
- * Git still writes the refs (its locks, reflogs and ref storage). A transaction git refuses ends
- * that process: the set() fails with git's words, as `git update-ref` would, and the next one
- * starts a new process. Idle for IDLE_MS, the process is let go (its stdin ended, it exits); it
- * also ends when the action does, its stdin then closed.
+ * One git command that reads requests on its stdin and answers each with lines (`update-ref
+ * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
+ * queue and are answered in turn. A request that ends the process, or a process found dead, fails
+ * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
+ * process is let go (its stdin ended, it exits); it also ends when the action does.
  */
-class RefWriter {
+class KeptGit {
     git;
+    args;
     kept;
     queue = Promise.resolve();
     idle;
-    constructor(git) {
+    constructor(git, args) {
         this.git = git;
+        this.args = args;
     }
-    /** Each ref set to its object, in one transaction. */
-    async set(updates) {
-        for (const { ref, sha } of updates)
-            if (!/^refs\/\S+$/.test(ref) || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha))
-                throw new Error(`not a ref update the action makes: '${ref}' to '${sha}'`);
-        const request = ['start', ...updates.map(u => `update ${u.ref} ${u.sha}`), 'prepare', 'commit'];
-        const done = this.queue.then(() => this.transact(`${request.join('\n')}\n`));
-        this.queue = done.catch(() => undefined);
-        await done;
+    /**
+     * `request` written whole, then the `lines` lines it is answered with. An answer `check` throws
+     * for ends the process too (it is in a state the next request must not meet).
+     */
+    ask(request, lines, check) {
+        const answered = this.queue.then(() => this.exchange(request, lines, check));
+        this.queue = answered.catch(() => undefined);
+        return answered;
     }
-    /** Lets the process go now (its stdin ended): the next set() starts another. */
+    /** Lets the process go now (its stdin ended): the next request starts another. */
     close() {
         clearTimeout(this.idle);
         this.kept?.child.stdin?.end();
         this.kept = undefined;
     }
-    async transact(request) {
+    async exchange(request, lines, check) {
         clearTimeout(this.idle);
         if (this.kept?.ended)
             this.kept = undefined;
         const kept = (this.kept ??= await this.start());
         try {
             kept.child.stdin?.write(request);
-            const answer = await this.answer(kept);
-            if (answer.join('\n') !== ANSWER.join('\n'))
-                throw new Error(`git update-ref --stdin answered '${answer.join(' / ')}'`);
+            const answer = await this.answer(kept, lines);
+            check?.(answer);
+            return answer;
         }
         catch (error) {
             this.close();
@@ -7761,18 +7756,18 @@ class RefWriter {
             this.idle = setTimeout(() => this.close(), IDLE_MS).unref();
         }
     }
-    /** The transaction's three lines, or the process's end as a GitError. */
-    async answer(kept) {
+    /** The answer's lines, or the process's end as a GitError. */
+    async answer(kept, lines) {
         for (;;) {
-            if (kept.lines.length >= ANSWER.length)
-                return kept.lines.splice(0, ANSWER.length);
+            if (kept.lines.length >= lines)
+                return kept.lines.splice(0, lines);
             if (kept.ended)
-                throw new git_git/* GitError */.XS(ARGS, { ...kept.ended, exitCode: (0,src_process/* exitCodeOf */.FO)(kept.ended) });
+                throw new git_git/* GitError */.XS(this.args, { ...kept.ended, exitCode: (0,src_process/* exitCodeOf */.FO)(kept.ended) });
             await new Promise(resolve => (kept.wake = resolve));
         }
     }
     async start() {
-        const child = await this.git.keep(ARGS);
+        const child = await this.git.keep(this.args);
         const kept = { child, lines: [] };
         const woken = () => {
             const wake = kept.wake;
@@ -7789,6 +7784,67 @@ class RefWriter {
             woken();
         });
         return kept;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/ref-writer.ts
+
+const ANSWER = ['start: ok', 'prepare: ok', 'commit: ok'];
+/** A full ref name as the action writes them: no space, no line break. */
+const REF = /^refs\/\S+$/;
+/** One to read: nor anything git would read as more than a name (`..`, `@{`, `^`, `~`, `:`). */
+const NAME = /^refs\/(?!.*(?:\.\.|@\{))[^\s~^:?*[\\]+$/;
+const ref_writer_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/**
+ * A repository's refs set through one `git update-ref --stdin` kept open (kept.ts), not one git
+ * start per write: each set() is one transaction (start, its updates, prepare, commit). Git still
+ * writes the refs (its locks, reflogs and ref storage). A transaction git refuses ends that
+ * process: the set() fails with git's words, as `git update-ref` would.
+ */
+class RefWriter {
+    kept;
+    constructor(git) {
+        this.kept = new KeptGit(git, ['update-ref', '--stdin']);
+    }
+    /** Each ref set to its object, in one transaction. */
+    async set(updates) {
+        for (const { ref, sha } of updates)
+            if (!REF.test(ref) || !ref_writer_SHA.test(sha))
+                throw new Error(`not a ref update the action makes: '${ref}' to '${sha}'`);
+        const request = ['start', ...updates.map(u => `update ${u.ref} ${u.sha}`), 'prepare', 'commit'];
+        await this.kept.ask(`${request.join('\n')}\n`, ANSWER.length, answer => {
+            if (answer.join('\n') !== ANSWER.join('\n'))
+                throw new Error(`git update-ref --stdin answered '${answer.join(' / ')}'`);
+        });
+    }
+    /** Lets the process go now: the next set() starts another. */
+    close() {
+        this.kept.close();
+    }
+}
+/**
+ * A repository's refs read through one `git cat-file --batch-check` kept open (kept.ts), not a
+ * `for-each-ref` or `rev-parse` start per read. Git resolves each name as it is asked, from the
+ * ref storage as it is then (a ref another process moved meanwhile reads as moved).
+ */
+class RefReader {
+    kept;
+    constructor(git) {
+        this.kept = new KeptGit(git, ['cat-file', '--batch-check=%(objectname)']);
+    }
+    /** Each full ref name's object, or undefined where the ref does not exist. */
+    async read(refs) {
+        for (const ref of refs)
+            if (!NAME.test(ref))
+                throw new Error(`not a ref the action reads: '${ref}'`);
+        if (refs.length === 0)
+            return new Map();
+        const answer = await this.kept.ask(`${refs.join('\n')}\n`, refs.length);
+        return new Map(refs.map((ref, i) => [ref, ref_writer_SHA.test(answer[i] ?? '') ? answer[i] : undefined]));
+    }
+    /** Lets the process go now: the next read() starts another. */
+    close() {
+        this.kept.close();
     }
 }
 
@@ -7852,12 +7908,17 @@ class FleetRepo {
     shallow = false;
     /** The clone's refs written through one git process kept open (ref-writer.ts). */
     refs;
+    /** The clone's refs read through one git process kept open (ref-writer.ts). */
+    reader;
+    /** The base branch the clone was made for: its tracking ref is what a push's pack is thin on. */
+    base;
     constructor(git, remoteUrl, token, env) {
         this.git = git;
         this.remoteUrl = remoteUrl;
         this.token = token;
         this.env = env;
         this.refs = new RefWriter(git);
+        this.reader = new RefReader(git);
     }
     static async open(opts) {
         const env = opts.env ?? process.env;
@@ -7888,7 +7949,8 @@ class FleetRepo {
         if (!this.oneRequest)
             return new Set();
         const target = { url: this.remoteUrl, token: this.token, env: this.env };
-        const pushed = await pushInOneRequest(this.git, this.refs, target, branches, leases).catch((error) => ({ landed: new Set(), why: (0,errors/* describeError */.U)(error) }));
+        const refs = { writer: this.refs, reader: this.reader, base: this.base };
+        const pushed = await pushInOneRequest(this.git, refs, target, branches, leases).catch((error) => ({ landed: new Set(), why: (0,errors/* describeError */.U)(error) }));
         if (pushed.why !== undefined) {
             this.oneRequest = false;
             this.log?.(`push: a push in one request got no answer to read (${pushed.why}); git push does this run's pushes`);
@@ -7923,17 +7985,21 @@ class FleetRepo {
                 return [r, borrowed];
             })
         ]);
-        if (!borrowed)
-            return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) };
+        if (!borrowed) {
+            repo.base = await repo.fetchListed(listed, opts.base, opts.branches);
+            return { repo, base: repo.base };
+        }
         const noFetch = repo.atCheckout(listed, opts.base, opts.branches);
         if (noFetch) {
             const ref = `refs/remotes/origin/${noFetch.branch}`;
             await repo.git.exec(['update-ref', ref, noFetch.sha]);
             // Its tasks start at the commit just written there: prepareStart need not read it.
             repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) };
-            return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } };
+            repo.base = noFetch.branch;
+            return { repo, base: repo.base, borrowed: { ...borrowed, fetched: 0, noFetch: true } };
         }
         const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches);
+        repo.base = base;
         return { repo, base, borrowed: { ...borrowed, fetched } };
     }
     /**
@@ -34522,8 +34588,8 @@ async function leftMarkers(ctx, merged, files) {
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
-var git_repo = __nccwpck_require__(92732);
+// EXTERNAL MODULE: ./src/git/repo.ts + 9 modules
+var git_repo = __nccwpck_require__(63719);
 ;// CONCATENATED MODULE: ./src/fleet/refresh-run.ts
 var refresh_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {

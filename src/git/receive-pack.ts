@@ -10,7 +10,7 @@
 import { request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { type Git, tokenForms } from './git.js'
-import type { RefWriter } from './ref-writer.js'
+import type { RefReader, RefWriter } from './ref-writer.js'
 
 /** A ref to set on the remote: from `old` (undefined: it must not exist) to `new`. */
 export interface RefUpdate {
@@ -204,34 +204,36 @@ export interface PushTarget {
   env: NodeJS.ProcessEnv
 }
 
+/** The clone's refs as a push in one request reads and writes them, and its base branch. */
+export interface CloneRefs {
+  writer: RefWriter
+  reader: RefReader
+  base?: string
+}
+
 /**
  * The clone's `branches` pushed to the same names on origin in one request, each with its lease:
  * the value `leases` gives it (undefined: it must not exist), else its remote-tracking ref (as
- * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the
- * remote-tracking refs say the remote has. Returns the branches the remote answered `ok` for,
- * their remote-tracking refs moved (as `git push` does); every other branch, and every branch when
- * this way cannot be taken (oneRequestAuth) or the request got no report (`why`), is left for
- * `git push`.
+ * `git push --force-with-lease=<ref>` reads it). The pack is thin against what the remote-tracking
+ * refs of the base and of these branches say the remote has (what their work starts from).
+ * Returns the branches the remote answered `ok` for, their remote-tracking refs moved (as `git
+ * push` does); every other branch, and every branch when this way cannot be taken (oneRequestAuth)
+ * or the request got no report (`why`), is left for `git push`.
  */
 export async function pushInOneRequest(
   git: Git,
-  refs: RefWriter,
+  refs: CloneRefs,
   target: PushTarget,
   branches: string[],
   leases = new Map<string, string | undefined>()
 ): Promise<{ landed: Set<string>; why?: string }> {
   const authorization = oneRequestAuth(target.url, target.token, target.env)
   if (!authorization || branches.length === 0) return { landed: new Set() }
-  const heads = branches.map(b => `refs/heads/${b}`)
-  const listed = await git.out([
-    'for-each-ref',
-    '--format=%(objectname) %(refname)',
-    ...heads,
-    TRACKING
+  const tracking = [...new Set([...(refs.base ? [refs.base] : []), ...branches])]
+  const sha = await refs.reader.read([
+    ...branches.map(b => `refs/heads/${b}`),
+    ...tracking.map(b => `${TRACKING}${b}`)
   ])
-  const sha = new Map(
-    listed.split('\n').map(l => [l.slice(l.indexOf(' ') + 1), l.split(' ')[0] ?? ''])
-  )
   const updates = branches.map(b => ({
     branch: b,
     ref: `refs/heads/${b}`,
@@ -239,7 +241,9 @@ export async function pushInOneRequest(
     new: sha.get(`refs/heads/${b}`) ?? ''
   }))
   if (updates.some(u => !/^[0-9a-f]{40}$/.test(u.new))) return { landed: new Set() }
-  const has = [...new Set([...sha].filter(([ref]) => ref.startsWith(TRACKING)).map(([, s]) => s))]
+  const has = [...new Set(tracking.map(b => sha.get(`${TRACKING}${b}`)))].filter(
+    s => s !== undefined
+  )
   const pack = await git.bytes(
     ['pack-objects', '--stdout', '--thin', '--revs', '--delta-base-offset', '-q'],
     [...updates.map(u => u.new), '--not', ...has, ''].join('\n')
@@ -248,7 +252,7 @@ export async function pushInOneRequest(
   if ('why' in answer) return { landed: new Set(), why: answer.why }
   const landed = updates.filter(u => answer.verdicts.get(u.ref) === true)
   if (landed.length > 0)
-    await refs.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })))
+    await refs.writer.set(landed.map(u => ({ ref: `${TRACKING}${u.branch}`, sha: u.new })))
   return { landed: new Set(landed.map(u => u.branch)) }
 }
 

@@ -1,97 +1,68 @@
-import { createInterface } from 'node:readline'
-import { type Child, type ChildResult, exitCodeOf } from '../process.js'
-import { type Git, GitError } from './git.js'
+import type { Git } from './git.js'
+import { KeptGit } from './kept.js'
 
-/** How long the kept process waits for its next transaction before it is let go (ms). */
-const IDLE_MS = 2000
-
-const ARGS = ['update-ref', '--stdin']
 const ANSWER = ['start: ok', 'prepare: ok', 'commit: ok']
 
-interface Kept {
-  child: Child
-  lines: string[]
-  /** Called when a line comes or the process ends. */
-  wake?: () => void
-  ended?: ChildResult
-}
+/** A full ref name as the action writes them: no space, no line break. */
+const REF = /^refs\/\S+$/
+/** One to read: nor anything git would read as more than a name (`..`, `@{`, `^`, `~`, `:`). */
+const NAME = /^refs\/(?!.*(?:\.\.|@\{))[^\s~^:?*[\\]+$/
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
 
 /**
- * A repository's refs set through one `git update-ref --stdin` kept open, not one git start per
- * write: each set() is one transaction (start, its updates, prepare, commit), answered in turn.
- * Git still writes the refs (its locks, reflogs and ref storage). A transaction git refuses ends
- * that process: the set() fails with git's words, as `git update-ref` would, and the next one
- * starts a new process. Idle for IDLE_MS, the process is let go (its stdin ended, it exits); it
- * also ends when the action does, its stdin then closed.
+ * A repository's refs set through one `git update-ref --stdin` kept open (kept.ts), not one git
+ * start per write: each set() is one transaction (start, its updates, prepare, commit). Git still
+ * writes the refs (its locks, reflogs and ref storage). A transaction git refuses ends that
+ * process: the set() fails with git's words, as `git update-ref` would.
  */
 export class RefWriter {
-  private kept?: Kept
-  private queue: Promise<unknown> = Promise.resolve()
-  private idle?: NodeJS.Timeout
+  private readonly kept: KeptGit
 
-  constructor(private readonly git: Git) {}
+  constructor(git: Git) {
+    this.kept = new KeptGit(git, ['update-ref', '--stdin'])
+  }
 
   /** Each ref set to its object, in one transaction. */
   async set(updates: ReadonlyArray<{ ref: string; sha: string }>): Promise<void> {
     for (const { ref, sha } of updates)
-      if (!/^refs\/\S+$/.test(ref) || !/^[0-9a-f]{40}(?:[0-9a-f]{24})?$/.test(sha))
+      if (!REF.test(ref) || !SHA.test(sha))
         throw new Error(`not a ref update the action makes: '${ref}' to '${sha}'`)
     const request = ['start', ...updates.map(u => `update ${u.ref} ${u.sha}`), 'prepare', 'commit']
-    const done = this.queue.then(() => this.transact(`${request.join('\n')}\n`))
-    this.queue = done.catch(() => undefined)
-    await done
-  }
-
-  /** Lets the process go now (its stdin ended): the next set() starts another. */
-  close(): void {
-    clearTimeout(this.idle)
-    this.kept?.child.stdin?.end()
-    this.kept = undefined
-  }
-
-  private async transact(request: string): Promise<void> {
-    clearTimeout(this.idle)
-    if (this.kept?.ended) this.kept = undefined
-    const kept = (this.kept ??= await this.start())
-    try {
-      kept.child.stdin?.write(request)
-      const answer = await this.answer(kept)
+    await this.kept.ask(`${request.join('\n')}\n`, ANSWER.length, answer => {
       if (answer.join('\n') !== ANSWER.join('\n'))
         throw new Error(`git update-ref --stdin answered '${answer.join(' / ')}'`)
-    } catch (error) {
-      this.close()
-      throw error
-    } finally {
-      this.idle = setTimeout(() => this.close(), IDLE_MS).unref()
-    }
-  }
-
-  /** The transaction's three lines, or the process's end as a GitError. */
-  private async answer(kept: Kept): Promise<string[]> {
-    for (;;) {
-      if (kept.lines.length >= ANSWER.length) return kept.lines.splice(0, ANSWER.length)
-      if (kept.ended) throw new GitError(ARGS, { ...kept.ended, exitCode: exitCodeOf(kept.ended) })
-      await new Promise<void>(resolve => (kept.wake = resolve))
-    }
-  }
-
-  private async start(): Promise<Kept> {
-    const child = await this.git.keep(ARGS)
-    const kept: Kept = { child, lines: [] }
-    const woken = () => {
-      const wake = kept.wake
-      kept.wake = undefined
-      wake?.()
-    }
-    if (child.stdout)
-      createInterface({ input: child.stdout }).on('line', line => {
-        kept.lines.push(line)
-        woken()
-      })
-    void child.result.then(ended => {
-      kept.ended = ended
-      woken()
     })
-    return kept
+  }
+
+  /** Lets the process go now: the next set() starts another. */
+  close(): void {
+    this.kept.close()
+  }
+}
+
+/**
+ * A repository's refs read through one `git cat-file --batch-check` kept open (kept.ts), not a
+ * `for-each-ref` or `rev-parse` start per read. Git resolves each name as it is asked, from the
+ * ref storage as it is then (a ref another process moved meanwhile reads as moved).
+ */
+export class RefReader {
+  private readonly kept: KeptGit
+
+  constructor(git: Git) {
+    this.kept = new KeptGit(git, ['cat-file', '--batch-check=%(objectname)'])
+  }
+
+  /** Each full ref name's object, or undefined where the ref does not exist. */
+  async read(refs: readonly string[]): Promise<Map<string, string | undefined>> {
+    for (const ref of refs)
+      if (!NAME.test(ref)) throw new Error(`not a ref the action reads: '${ref}'`)
+    if (refs.length === 0) return new Map()
+    const answer = await this.kept.ask(`${refs.join('\n')}\n`, refs.length)
+    return new Map(refs.map((ref, i) => [ref, SHA.test(answer[i] ?? '') ? answer[i] : undefined]))
+  }
+
+  /** Lets the process go now: the next read() starts another. */
+  close(): void {
+    this.kept.close()
   }
 }

@@ -11,7 +11,7 @@ import { type WorkspaceLayer, workspaceLayer } from './workspace-view.js'
 import { authEnv, Git } from './git.js'
 import { Coalescer } from './coalesce.js'
 import { pushInOneRequest } from './receive-pack.js'
-import { RefWriter } from './ref-writer.js'
+import { RefReader, RefWriter } from './ref-writer.js'
 import { markUnchanged } from './fsmonitor.js'
 
 /** A push's verdict on one branch. */
@@ -103,6 +103,12 @@ export class FleetRepo {
   /** The clone's refs written through one git process kept open (ref-writer.ts). */
   readonly refs: RefWriter
 
+  /** The clone's refs read through one git process kept open (ref-writer.ts). */
+  private readonly reader: RefReader
+
+  /** The base branch the clone was made for: its tracking ref is what a push's pack is thin on. */
+  private base?: string
+
   private constructor(
     readonly git: Git,
     readonly remoteUrl: string,
@@ -110,6 +116,7 @@ export class FleetRepo {
     private readonly env: NodeJS.ProcessEnv
   ) {
     this.refs = new RefWriter(git)
+    this.reader = new RefReader(git)
   }
 
   private static async open(opts: OpenOptions): Promise<FleetRepo> {
@@ -146,7 +153,8 @@ export class FleetRepo {
   ): Promise<Set<string>> {
     if (!this.oneRequest) return new Set()
     const target = { url: this.remoteUrl, token: this.token, env: this.env }
-    const pushed = await pushInOneRequest(this.git, this.refs, target, branches, leases).catch(
+    const refs = { writer: this.refs, reader: this.reader, base: this.base }
+    const pushed = await pushInOneRequest(this.git, refs, target, branches, leases).catch(
       (error: unknown) => ({ landed: new Set<string>(), why: describeError(error) })
     )
     if (pushed.why !== undefined) {
@@ -208,16 +216,21 @@ export class FleetRepo {
         return [r, borrowed] as const
       })
     ])
-    if (!borrowed) return { repo, base: await repo.fetchListed(listed, opts.base, opts.branches) }
+    if (!borrowed) {
+      repo.base = await repo.fetchListed(listed, opts.base, opts.branches)
+      return { repo, base: repo.base }
+    }
     const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
     if (noFetch) {
       const ref = `refs/remotes/origin/${noFetch.branch}`
       await repo.git.exec(['update-ref', ref, noFetch.sha])
       // Its tasks start at the commit just written there: prepareStart need not read it.
       repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) }
-      return { repo, base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
+      repo.base = noFetch.branch
+      return { repo, base: repo.base, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
     }
     const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches)
+    repo.base = base
     return { repo, base, borrowed: { ...borrowed, fetched } }
   }
 

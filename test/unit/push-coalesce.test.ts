@@ -9,7 +9,7 @@ import path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Coalescer } from '../../src/git/coalesce.js'
 import { FleetRepo, listedRefs, type PushResult } from '../../src/git/repo.js'
-import { git as gitIn, GIT_ENV } from '../support/git.js'
+import { git as gitIn, GIT_ENV, loggingGit, subcommandOf } from '../support/git.js'
 import { type GitRemote, startGitRemote } from '../../demo/git-remote.js'
 
 /** A refusal's reason; a push that landed has none, and fails the test's toContain. */
@@ -315,6 +315,38 @@ describe.each(REMOTES)('FleetRepo.pushLanded: $way', ({ http }) => {
       expect(said).toEqual([
         "push: a push in one request got no answer to read (the remote answered 503 (text/plain)); git push does this run's pushes"
       ])
+    })
+
+    it('its pack is thin on the base, whose files the remote has; no git process reads refs', async () => {
+      const seed = path.join(dir, 'seed')
+      for (let i = 0; i < 40; i++) await writeFile(path.join(seed, `f${i}.txt`), `file ${i}\n`)
+      git(seed, ['add', '.'])
+      git(seed, ['commit', '--quiet', '-m', 'forty files'])
+      git(seed, ['push', '--quiet', remote, 'HEAD:refs/heads/main'])
+      // Each pack the remote receives kept whole (no unpacking), its objects counted by the hook.
+      git(remote, ['config', 'receive.unpackLimit', '1'])
+      const counts = path.join(dir, 'counts.log')
+      await hook('pre-receive', [
+        `for i in "$GIT_QUARANTINE_PATH"/pack/*.idx; do git show-index < "$i" | wc -l >> '${counts}'; done`
+      ])
+      const { bin, calls } = loggingGit(dir)
+      const repo = await clone(['fleet/thin'], { ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
+      calls() // the clone's, read and dropped
+      expect(await repo.pushLanded('fleet/thin')).toEqual({ ok: true })
+      // The branch's one commit on main's tree: one object, not main's 40 files and tree again.
+      expect((await readFile(counts, 'utf8')).trim()).toBe('1')
+      expect(calls().map(subcommandOf)).toEqual(['cat-file', 'pack-objects', 'update-ref'])
+      // Pushed again: the one new commit, on the branch's tracking ref; the kept processes are
+      // started again only if the machine was slow enough to let them go (2 s idle).
+      advance(repo.git.dir, 'fleet/thin', 'more')
+      expect(await repo.pushLanded('fleet/thin')).toEqual({ ok: true })
+      expect((await readFile(counts, 'utf8')).trim().split('\n')).toEqual(['1', '1'])
+      const kept = new Set(['cat-file', 'update-ref'])
+      expect(
+        calls()
+          .map(subcommandOf)
+          .filter(c => !kept.has(c))
+      ).toEqual(['pack-objects'])
     })
 
     it('a proxy in the environment: git push alone, as git reaches the remote', async () => {

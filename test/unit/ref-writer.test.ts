@@ -1,9 +1,10 @@
 // The clone's refs written through one `git update-ref --stdin` kept open (git/ref-writer.ts),
 // with real git: the refs land as `git update-ref` would set them (reflog included), one process
-// serves many transactions, and a refusal, a dead process or a forged line is handled.
+// serves many transactions, and a refusal, a dead process or a forged line is handled. Refs read
+// through one `git cat-file --batch-check` kept open (RefReader): as they are when asked.
 import { describe, expect, it, vi } from 'vitest'
 import { Git, GitError } from '../../src/git/git.js'
-import { RefWriter } from '../../src/git/ref-writer.js'
+import { RefReader, RefWriter } from '../../src/git/ref-writer.js'
 import type { Child } from '../../src/process.js'
 import { baseRepo, commitFile, git } from '../support/git.js'
 
@@ -98,5 +99,52 @@ describe('RefWriter', () => {
     expect(read(w.fleet, 'refs/heads/main')).toBe(w.next)
     expect(read(w.fleet, 'refs/heads/fleet/a')).toBe('')
     expect(w.started).toHaveLength(0)
+  })
+})
+
+describe('RefReader', () => {
+  it('reads refs as git resolves them, each time as they are then, through one process', async () => {
+    const w = writer()
+    const reader = new RefReader(Git.create(w.fleet))
+    const keep = vi.spyOn(Git.prototype, 'keep')
+    const names = ['refs/heads/main', 'refs/remotes/origin/fleet/none']
+    expect(await reader.read(names)).toEqual(
+      new Map([
+        [names[0], w.next],
+        [names[1], undefined]
+      ])
+    )
+    // Moved by another process, then packed away from its loose file: read as it is now.
+    git(w.fleet, 'update-ref', 'refs/heads/main', w.start)
+    expect((await reader.read(['refs/heads/main'])).get('refs/heads/main')).toBe(w.start)
+    git(w.fleet, 'pack-refs', '--all')
+    git(w.fleet, 'update-ref', 'refs/remotes/origin/fleet/none', w.next)
+    expect(await reader.read(names)).toEqual(
+      new Map([
+        [names[0], w.start],
+        [names[1], w.next]
+      ])
+    )
+    expect(keep).toHaveBeenCalledTimes(1)
+    keep.mockRestore()
+    reader.close()
+  })
+
+  it('refuses a name git would read as more than a ref, before any process starts', async () => {
+    const w = writer()
+    const repo = Git.create(w.fleet)
+    const keep = vi.spyOn(repo, 'keep')
+    const reader = new RefReader(repo)
+    for (const forged of [
+      'refs/heads/main\nrefs/heads/other',
+      'refs/heads/main^{tree}',
+      'refs/heads/main@{1}',
+      'refs/heads/main~1',
+      'refs/heads/main:a.txt',
+      'refs/heads/x..refs/heads/main',
+      'HEAD'
+    ])
+      await expect(reader.read([forged])).rejects.toThrow(/not a ref the action reads/)
+    expect(keep).not.toHaveBeenCalled()
   })
 })
