@@ -137,8 +137,9 @@ describe('overload, usage and disconnects', () => {
           task('slow', { steps: writeThenDone('slow.txt') })
         ]),
         // Long enough for the CLI to start and ask under load (at load ~20 it took more than the
-        // 6 s this once was, and the timeout then came before any request stalled).
-        'timeout-minutes': '0.5',
+        // 6 s this once was, and the timeout then came before any request stalled), and for
+        // 'slow', under the same cap, to finish (beside another suite it once took over 30 s).
+        'timeout-minutes': '1',
         'max-parallel': '1'
       },
       timeoutMs: 240_000
