@@ -36,6 +36,8 @@ async function once(build, round) {
   const worker = solo.spans[0]
   const f = {
     coldStart: worker.start - solo.m.t0,
+    // The action's whole wall for one task: from its spawn to its exit, the tail after the task included.
+    soloWall: solo.m.t1 - solo.m.t0,
     soloOverhead: solo.results[0]['duration-ms'] - (worker.end - worker.start),
     landed: solo.landed
   }
@@ -81,6 +83,7 @@ await bench.close()
 const keys = [
   'coldStart',
   'soloOverhead',
+  'soloWall',
   'sandboxWall',
   'sandboxFirstRequest',
   'sandboxTask',

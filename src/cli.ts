@@ -15,6 +15,7 @@ import { fleetAction, type Io } from './main.js'
 import { type Outcome, UNFINISHED } from './domain.js'
 import { Board } from './progress.js'
 import { huntAllChildren } from './process.js'
+import { letGoAll } from './git/kept.js'
 import { Git } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/report.js'
@@ -234,8 +235,11 @@ async function main(argv: string[]): Promise<number> {
 /** The CLI's entry (dist/cli/index.js calls it): runs one command and exits with its code. */
 export function cli(argv: string[]): void {
   main(argv)
-    // Whatever the outcome, nothing the run started outlives it.
-    .finally(() => huntAllChildren())
+    // Whatever the outcome, nothing the run started outlives it; its kept git processes let go first.
+    .finally(async () => {
+      await letGoAll()
+      await huntAllChildren()
+    })
     .then(
       code => process.exit(code),
       (error: unknown) => {

@@ -3,6 +3,7 @@ import { type Outcome, type Task, UNFINISHED } from './domain.js'
 import { actionsIo, type Io } from './io.js'
 import { matrix, type SavedPlan, shardOf } from './modes/plan.js'
 import { huntAllChildren } from './process.js'
+import { letGoAll } from './git/kept.js'
 import { outputs } from './report/results.js'
 import { failureMessage } from './run/failure.js'
 import { runTasks } from './run/fleet.js'
@@ -128,7 +129,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
       io.info(`Caused by: ${describeError(error.cause)}`)
     commands.setFailed(failureMessage(error))
   } finally {
-    // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
+    // Whatever the outcome, nothing this action started outlives it (a daemon a verify left). Its
+    // own git processes kept open between requests are let go first, not counted as left.
+    await letGoAll()
     const left = await huntAllChildren()
     if (left > 0) commands.info(`Stopped ${left} processes this run had left running.`)
   }

@@ -73,12 +73,24 @@ export interface ChildOptions {
   below?: boolean
 }
 
+/** What keeps the event loop alive, and can stop. */
+interface Handle {
+  ref(): unknown
+  unref(): unknown
+}
+
 /** A running child: its pid, its output streams as they come, and its end. */
 export interface Child {
   pid?: number
   marker: string
   /** Only with holdStdin: end it to let the child finish. */
   stdin?: Writable
+  /**
+   * Only with holdStdin: whether the child and its pipes keep the action's process alive (they do
+   * at the start). A child kept open between requests holds it only while one is answered; the
+   * action may then end while it idles, and its end closes the child's stdin.
+   */
+  hold?: (on: boolean) => void
   stdout?: Readable
   stderr?: Readable
   result: Promise<ChildResult>
@@ -190,7 +202,18 @@ export function startChild(file: string, args: readonly string[], opts: ChildOpt
   return {
     pid: child.pid,
     marker,
-    ...(opts.holdStdin ? { stdin: child.stdin } : {}),
+    ...(opts.holdStdin
+      ? {
+          stdin: child.stdin,
+          hold: (on: boolean) => {
+            // With stdio 'pipe' each stream is a net.Socket, which can stop holding the loop too.
+            const handles = [child, child.stdin, child.stdout, child.stderr] as Handle[]
+            for (const handle of handles)
+              if (on) handle.ref()
+              else handle.unref()
+          }
+        }
+      : {}),
     stdout: child.stdout,
     stderr: child.stderr,
     result

@@ -34,8 +34,8 @@ var markdown = __webpack_require__(54285);
 var worker_text = __webpack_require__(7748);
 // EXTERNAL MODULE: ./src/fleet/engine.ts + 3 modules
 var engine = __webpack_require__(76947);
-// EXTERNAL MODULE: ./src/git/repo.ts + 9 modules
-var git_repo = __webpack_require__(63719);
+// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
+var git_repo = __webpack_require__(92732);
 // EXTERNAL MODULE: ./src/worker/run.ts + 1 modules
 var run = __webpack_require__(96823);
 // EXTERNAL MODULE: ./src/tasks/invisible.ts

@@ -3133,8 +3133,8 @@ __nccwpck_require__.d(__webpack_exports__, {
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-// EXTERNAL MODULE: ./src/git/repo.ts + 9 modules
-var repo = __nccwpck_require__(63719);
+// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
+var repo = __nccwpck_require__(92732);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 // EXTERNAL MODULE: ./src/prices.ts
@@ -6761,6 +6761,136 @@ function tokenForms(token) {
 
 /***/ }),
 
+/***/ 76030:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   B: () => (/* binding */ KeptGit),
+/* harmony export */   F: () => (/* binding */ letGoAll)
+/* harmony export */ });
+/* harmony import */ var node_readline__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(80481);
+/* harmony import */ var node_readline__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_readline__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(21181);
+/* harmony import */ var _git_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(10308);
+
+
+
+/** How long a kept process waits for its next request before it is let go (ms). */
+const IDLE_MS = 2000;
+/** Every KeptGit with a process now. */
+const live = new Set();
+/**
+ * Every kept process let go (its stdin ended) and awaited, at most `waitMs`: called as the action
+ * ends, before its last hunt for what the run left running, so they exit as they do when idle
+ * and are not counted among what was left.
+ */
+async function letGoAll(waitMs = 1000) {
+    let timer;
+    const late = new Promise(resolve => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([Promise.all([...live].map(k => k.close())), late]);
+    clearTimeout(timer);
+}
+/**
+ * One git command that reads requests on its stdin and answers each with lines (`update-ref
+ * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
+ * queue and are answered in turn. A request that ends the process, or a process found dead, fails
+ * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
+ * process is let go (its stdin ended, it exits). It keeps the action's process alive only while a
+ * request is answered; as the action ends, letGoAll ends them all.
+ */
+class KeptGit {
+    git;
+    args;
+    kept;
+    queue = Promise.resolve();
+    idle;
+    constructor(git, args) {
+        this.git = git;
+        this.args = args;
+    }
+    /**
+     * `request` written whole, then the `lines` lines it is answered with. An answer `check` throws
+     * for ends the process too (it is in a state the next request must not meet).
+     */
+    ask(request, lines, check) {
+        const answered = this.queue.then(() => this.exchange(request, lines, check));
+        this.queue = answered.catch(() => undefined);
+        return answered;
+    }
+    /**
+     * Lets the process go now (its stdin ended): the next request starts another. Its end, which
+     * keeps the action's process alive until it comes.
+     */
+    close() {
+        clearTimeout(this.idle);
+        const kept = this.kept;
+        this.kept = undefined;
+        live.delete(this);
+        kept?.child.hold?.(true);
+        kept?.child.stdin?.end();
+        return kept?.child.result ?? Promise.resolve();
+    }
+    async exchange(request, lines, check) {
+        clearTimeout(this.idle);
+        if (this.kept?.ended)
+            this.kept = undefined;
+        const kept = (this.kept ??= await this.start());
+        try {
+            kept.child.hold?.(true);
+            kept.child.stdin?.write(request);
+            const answer = await this.answer(kept, lines);
+            check?.(answer);
+            return answer;
+        }
+        catch (error) {
+            void this.close();
+            throw error;
+        }
+        finally {
+            // Still kept (not closed on an error): idle from now, holding nothing.
+            if (this.kept === kept) {
+                kept.child.hold?.(false);
+                this.idle = setTimeout(() => void this.close(), IDLE_MS).unref();
+            }
+        }
+    }
+    /** The answer's lines, or the process's end as a GitError. */
+    async answer(kept, lines) {
+        for (;;) {
+            if (kept.lines.length >= lines)
+                return kept.lines.splice(0, lines);
+            if (kept.ended)
+                throw new _git_js__WEBPACK_IMPORTED_MODULE_2__/* .GitError */ .XS(this.args, { ...kept.ended, exitCode: (0,_process_js__WEBPACK_IMPORTED_MODULE_1__/* .exitCodeOf */ .FO)(kept.ended) });
+            await new Promise(resolve => (kept.wake = resolve));
+        }
+    }
+    async start() {
+        const child = await this.git.keep(this.args);
+        const kept = { child, lines: [] };
+        live.add(this);
+        const woken = () => {
+            const wake = kept.wake;
+            kept.wake = undefined;
+            wake?.();
+        };
+        if (child.stdout)
+            (0,node_readline__WEBPACK_IMPORTED_MODULE_0__.createInterface)({ input: child.stdout }).on('line', line => {
+                kept.lines.push(line);
+                woken();
+            });
+        void child.result.then(ended => {
+            kept.ended = ended;
+            if (this.kept === kept)
+                live.delete(this);
+            woken();
+        });
+        return kept;
+    }
+}
+
+
+/***/ }),
+
 /***/ 83366:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -6833,7 +6963,7 @@ async function rewriteMessages(repo, start, head, map, known) {
 
 /***/ }),
 
-/***/ 63719:
+/***/ 92732:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -7697,96 +7827,8 @@ async function pushInOneRequest(git, refs, target, branches, leases = new Map())
 /** Where the clone keeps what it last saw of the remote's branches. */
 const TRACKING = 'refs/remotes/origin/';
 
-// EXTERNAL MODULE: external "node:readline"
-var external_node_readline_ = __nccwpck_require__(80481);
-;// CONCATENATED MODULE: ./src/git/kept.ts
-
-
-
-/** How long a kept process waits for its next request before it is let go (ms). */
-const IDLE_MS = 2000;
-/**
- * One git command that reads requests on its stdin and answers each with lines (`update-ref
- * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
- * queue and are answered in turn. A request that ends the process, or a process found dead, fails
- * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
- * process is let go (its stdin ended, it exits); it also ends when the action does.
- */
-class KeptGit {
-    git;
-    args;
-    kept;
-    queue = Promise.resolve();
-    idle;
-    constructor(git, args) {
-        this.git = git;
-        this.args = args;
-    }
-    /**
-     * `request` written whole, then the `lines` lines it is answered with. An answer `check` throws
-     * for ends the process too (it is in a state the next request must not meet).
-     */
-    ask(request, lines, check) {
-        const answered = this.queue.then(() => this.exchange(request, lines, check));
-        this.queue = answered.catch(() => undefined);
-        return answered;
-    }
-    /** Lets the process go now (its stdin ended): the next request starts another. */
-    close() {
-        clearTimeout(this.idle);
-        this.kept?.child.stdin?.end();
-        this.kept = undefined;
-    }
-    async exchange(request, lines, check) {
-        clearTimeout(this.idle);
-        if (this.kept?.ended)
-            this.kept = undefined;
-        const kept = (this.kept ??= await this.start());
-        try {
-            kept.child.stdin?.write(request);
-            const answer = await this.answer(kept, lines);
-            check?.(answer);
-            return answer;
-        }
-        catch (error) {
-            this.close();
-            throw error;
-        }
-        finally {
-            this.idle = setTimeout(() => this.close(), IDLE_MS).unref();
-        }
-    }
-    /** The answer's lines, or the process's end as a GitError. */
-    async answer(kept, lines) {
-        for (;;) {
-            if (kept.lines.length >= lines)
-                return kept.lines.splice(0, lines);
-            if (kept.ended)
-                throw new git_git/* GitError */.XS(this.args, { ...kept.ended, exitCode: (0,src_process/* exitCodeOf */.FO)(kept.ended) });
-            await new Promise(resolve => (kept.wake = resolve));
-        }
-    }
-    async start() {
-        const child = await this.git.keep(this.args);
-        const kept = { child, lines: [] };
-        const woken = () => {
-            const wake = kept.wake;
-            kept.wake = undefined;
-            wake?.();
-        };
-        if (child.stdout)
-            (0,external_node_readline_.createInterface)({ input: child.stdout }).on('line', line => {
-                kept.lines.push(line);
-                woken();
-            });
-        void child.result.then(ended => {
-            kept.ended = ended;
-            woken();
-        });
-        return kept;
-    }
-}
-
+// EXTERNAL MODULE: ./src/git/kept.ts
+var kept = __nccwpck_require__(76030);
 ;// CONCATENATED MODULE: ./src/git/ref-writer.ts
 
 const ANSWER = ['start: ok', 'prepare: ok', 'commit: ok'];
@@ -7804,7 +7846,7 @@ const ref_writer_SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 class RefWriter {
     kept;
     constructor(git) {
-        this.kept = new KeptGit(git, ['update-ref', '--stdin']);
+        this.kept = new kept/* KeptGit */.B(git, ['update-ref', '--stdin']);
     }
     /** Each ref set to its object, in one transaction. */
     async set(updates) {
@@ -7819,7 +7861,7 @@ class RefWriter {
     }
     /** Lets the process go now: the next set() starts another. */
     close() {
-        this.kept.close();
+        void this.kept.close();
     }
 }
 /**
@@ -7830,7 +7872,7 @@ class RefWriter {
 class RefReader {
     kept;
     constructor(git) {
-        this.kept = new KeptGit(git, ['cat-file', '--batch-check=%(objectname)']);
+        this.kept = new kept/* KeptGit */.B(git, ['cat-file', '--batch-check=%(objectname)']);
     }
     /** Each full ref name's object, or undefined where the ref does not exist. */
     async read(refs) {
@@ -7844,7 +7886,7 @@ class RefReader {
     }
     /** Lets the process go now: the next read() starts another. */
     close() {
-        this.kept.close();
+        void this.kept.close();
     }
 }
 
@@ -10429,7 +10471,20 @@ function startChild(file, args, opts) {
     return {
         pid: child.pid,
         marker,
-        ...(opts.holdStdin ? { stdin: child.stdin } : {}),
+        ...(opts.holdStdin
+            ? {
+                stdin: child.stdin,
+                hold: (on) => {
+                    // With stdio 'pipe' each stream is a net.Socket, which can stop holding the loop too.
+                    const handles = [child, child.stdin, child.stdout, child.stderr];
+                    for (const handle of handles)
+                        if (on)
+                            handle.ref();
+                        else
+                            handle.unref();
+                }
+            }
+            : {}),
         stdout: child.stdout,
         stderr: child.stderr,
         result
@@ -31635,6 +31690,8 @@ const actionsIo = {
 var modes_plan = __nccwpck_require__(12317);
 // EXTERNAL MODULE: ./src/process.ts + 2 modules
 var src_process = __nccwpck_require__(21181);
+// EXTERNAL MODULE: ./src/git/kept.ts
+var kept = __nccwpck_require__(76030);
 // EXTERNAL MODULE: ./src/git/git.ts
 var git_git = __nccwpck_require__(10308);
 // EXTERNAL MODULE: ./src/github/errors.ts
@@ -34588,8 +34645,8 @@ async function leftMarkers(ctx, merged, files) {
         : undefined;
 }
 
-// EXTERNAL MODULE: ./src/git/repo.ts + 9 modules
-var git_repo = __nccwpck_require__(63719);
+// EXTERNAL MODULE: ./src/git/repo.ts + 8 modules
+var git_repo = __nccwpck_require__(92732);
 ;// CONCATENATED MODULE: ./src/fleet/refresh-run.ts
 var refresh_run_addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -37160,6 +37217,7 @@ async function spendReport(run) {
 
 
 
+
 /** mode: plan — the matrix and the plan as outputs, queued issues marked, nothing run. */
 async function planOnly(run, plan, planNote) {
     const { io } = run;
@@ -37273,7 +37331,9 @@ async function run(env = process.env) {
         setFailed(failureMessage(error));
     }
     finally {
-        // Whatever the outcome, nothing this action started outlives it (a daemon a verify left).
+        // Whatever the outcome, nothing this action started outlives it (a daemon a verify left). Its
+        // own git processes kept open between requests are let go first, not counted as left.
+        await (0,kept/* letGoAll */.F)();
         const left = await (0,src_process/* huntAllChildren */.wJ)();
         if (left > 0)
             info(`Stopped ${left} processes this run had left running.`);
@@ -37347,6 +37407,7 @@ class Board {
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
+
 
 
 
@@ -37561,8 +37622,11 @@ async function main(argv) {
 /** The CLI's entry (dist/cli/index.js calls it): runs one command and exits with its code. */
 function cli(argv) {
     main(argv)
-        // Whatever the outcome, nothing the run started outlives it.
-        .finally(() => (0,src_process/* huntAllChildren */.wJ)())
+        // Whatever the outcome, nothing the run started outlives it; its kept git processes let go first.
+        .finally(async () => {
+        await (0,kept/* letGoAll */.F)();
+        await (0,src_process/* huntAllChildren */.wJ)();
+    })
         .then(code => process.exit(code), (error) => {
         console.error(`fleet-worker: ${cliWords(error instanceof Error ? error.message : String(error))}`);
         process.exit(error instanceof UsageError || error instanceof src_config/* InputError */.dz ? 2 : 1);

@@ -5,6 +5,21 @@ import { type Git, GitError } from './git.js'
 /** How long a kept process waits for its next request before it is let go (ms). */
 const IDLE_MS = 2000
 
+/** Every KeptGit with a process now. */
+const live = new Set<KeptGit>()
+
+/**
+ * Every kept process let go (its stdin ended) and awaited, at most `waitMs`: called as the action
+ * ends, before its last hunt for what the run left running, so they exit as they do when idle
+ * and are not counted among what was left.
+ */
+export async function letGoAll(waitMs = 1000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise(resolve => (timer = setTimeout(resolve, waitMs)))
+  await Promise.race([Promise.all([...live].map(k => k.close())), late])
+  clearTimeout(timer)
+}
+
 interface Kept {
   child: Child
   lines: string[]
@@ -18,7 +33,8 @@ interface Kept {
  * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
  * queue and are answered in turn. A request that ends the process, or a process found dead, fails
  * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
- * process is let go (its stdin ended, it exits); it also ends when the action does.
+ * process is let go (its stdin ended, it exits). It keeps the action's process alive only while a
+ * request is answered; as the action ends, letGoAll ends them all.
  */
 export class KeptGit {
   private kept?: Kept
@@ -40,11 +56,18 @@ export class KeptGit {
     return answered
   }
 
-  /** Lets the process go now (its stdin ended): the next request starts another. */
-  close(): void {
+  /**
+   * Lets the process go now (its stdin ended): the next request starts another. Its end, which
+   * keeps the action's process alive until it comes.
+   */
+  close(): Promise<unknown> {
     clearTimeout(this.idle)
-    this.kept?.child.stdin?.end()
+    const kept = this.kept
     this.kept = undefined
+    live.delete(this)
+    kept?.child.hold?.(true)
+    kept?.child.stdin?.end()
+    return kept?.child.result ?? Promise.resolve()
   }
 
   private async exchange(
@@ -56,15 +79,20 @@ export class KeptGit {
     if (this.kept?.ended) this.kept = undefined
     const kept = (this.kept ??= await this.start())
     try {
+      kept.child.hold?.(true)
       kept.child.stdin?.write(request)
       const answer = await this.answer(kept, lines)
       check?.(answer)
       return answer
     } catch (error) {
-      this.close()
+      void this.close()
       throw error
     } finally {
-      this.idle = setTimeout(() => this.close(), IDLE_MS).unref()
+      // Still kept (not closed on an error): idle from now, holding nothing.
+      if (this.kept === kept) {
+        kept.child.hold?.(false)
+        this.idle = setTimeout(() => void this.close(), IDLE_MS).unref()
+      }
     }
   }
 
@@ -81,6 +109,7 @@ export class KeptGit {
   private async start(): Promise<Kept> {
     const child = await this.git.keep(this.args)
     const kept: Kept = { child, lines: [] }
+    live.add(this)
     const woken = () => {
       const wake = kept.wake
       kept.wake = undefined
@@ -93,6 +122,7 @@ export class KeptGit {
       })
     void child.result.then(ended => {
       kept.ended = ended
+      if (this.kept === kept) live.delete(this)
       woken()
     })
     return kept

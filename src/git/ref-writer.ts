@@ -36,7 +36,7 @@ export class RefWriter {
 
   /** Lets the process go now: the next set() starts another. */
   close(): void {
-    this.kept.close()
+    void this.kept.close()
   }
 }
 
@@ -63,6 +63,6 @@ export class RefReader {
 
   /** Lets the process go now: the next read() starts another. */
   close(): void {
-    this.kept.close()
+    void this.kept.close()
   }
 }

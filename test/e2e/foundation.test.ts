@@ -54,6 +54,8 @@ describe('a fleet from the tasks input to pull requests', () => {
     expect(run.outputs.succeeded).toBe('3')
     expect(run.outputs.failed).toBe('0')
     expect(run.summary).toContain('| task | status | PR |')
+    // Its own git processes kept open between requests end as it does, not as ones it left running.
+    expect(run.stdout).not.toContain('this run had left running')
   })
 
   it('refuses a malformed task list before any worker runs, naming the input and the item', async () => {

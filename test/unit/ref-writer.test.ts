@@ -5,7 +5,8 @@
 import { describe, expect, it, vi } from 'vitest'
 import { Git, GitError } from '../../src/git/git.js'
 import { RefReader, RefWriter } from '../../src/git/ref-writer.js'
-import type { Child } from '../../src/process.js'
+import type { Child, ChildResult } from '../../src/process.js'
+import { letGoAll } from '../../src/git/kept.js'
 import { baseRepo, commitFile, git } from '../support/git.js'
 
 /** A writer on a fresh repository, each process it starts recorded. */
@@ -28,6 +29,22 @@ function writer() {
 const read = (dir: string, ref: string) => git(dir, 'for-each-ref', '--format=%(objectname)', ref)
 
 describe('RefWriter', () => {
+  it("holds the action's process alive only while a set is answered, so an action done exits at once", async () => {
+    const w = writer()
+    const holding = () =>
+      process.getActiveResourcesInfo().filter(r => r === 'ProcessWrap' || r === 'PipeWrap').length
+    // First in the file: no other test's child is still ending and changes the count meanwhile.
+    const before = holding()
+    await w.refs.set([{ ref: 'refs/heads/fleet/h', sha: w.start }])
+    // Idle: the process is still there (the next set uses it), and holds nothing.
+    expect(w.started[0]?.pid).toBeDefined()
+    expect(holding()).toBe(before)
+    await w.refs.set([{ ref: 'refs/heads/fleet/h', sha: w.next }])
+    expect(w.started).toHaveLength(1)
+    expect(holding()).toBe(before)
+    w.refs.close()
+  })
+
   it('sets refs as git update-ref does, many transactions through one process', async () => {
     const w = writer()
     await w.refs.set([{ ref: 'refs/heads/fleet/a', sha: w.start }])
@@ -77,6 +94,18 @@ describe('RefWriter', () => {
     expect(read(w.fleet, 'refs/heads/fleet/y')).toBe(w.next)
     expect(w.started).toHaveLength(2)
     w.refs.close()
+  })
+
+  it('is let go with every other kept process as the action ends: it exits by itself, not killed', async () => {
+    const w = writer()
+    const reader = new RefReader(Git.create(w.fleet))
+    await w.refs.set([{ ref: 'refs/heads/fleet/g', sha: w.start }])
+    await reader.read(['refs/heads/fleet/g'])
+    const ends: ChildResult[] = []
+    void w.started[0]?.result.then(r => ends.push(r))
+    await letGoAll()
+    // Ended before letGoAll returned (the idle let-go is 2 s away), as git ends at its stdin's end.
+    expect(ends).toEqual([expect.objectContaining({ exitCode: 0, signal: null })])
   })
 
   it('lets its process go on close(): it exits with its stdin ended', async () => {
