@@ -4,7 +4,7 @@
  * says why once, and the tests about the sandbox itself skip with that reason (docs/sandbox.md).
  */
 import { randomBytes } from 'node:crypto'
-import { chmod, realpath, rm, stat, writeFile } from 'node:fs/promises'
+import { appendFile, chmod, readFile, realpath, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { run, runOk } from '../src/process.js'
 
@@ -60,10 +60,30 @@ export async function chownTree(dir: string, user: { uid: number; gid: number })
   await runOk('chown', ['-R', '-h', `${user.uid}:${user.gid}`, '--', dir], { env: process.env })
 }
 
+/** The runner users this process made (makeRunnerUser), not yet removed. */
+const mine = new Set<string>()
+
+/**
+ * Where a test file that puts modes back while another file's runner user still runs leaves
+ * them for the last one to put back: "<mode in octal> <dir>" lines.
+ */
+const HANDED_OVER = '/tmp/fleet-e2e-opened-paths'
+
+/** Whether another process's runner user (another test file's, running beside this one) exists. */
+async function othersRunning(): Promise<boolean> {
+  const passwd = await readFile('/etc/passwd', 'utf8')
+  return passwd
+    .split('\n')
+    .map(line => line.split(':')[0] ?? '')
+    .some(name => name.startsWith('fleet-e2e-') && !mine.has(name))
+}
+
 /**
  * Lets another user reach `files` (the action's dist/, node, claude): adds traverse (o+x, never
  * read) to each ancestor directory that lacks it, as a checkout in a private dir (mktemp -d, a
- * root's home) has. Returns how to put the modes back.
+ * root's home) has. Returns how to put the modes back: at once when no other test file's runner
+ * user is there, else handed over to the last of them (the files run side by side, and one whose
+ * run still goes would lose its way to dist/).
  */
 export async function openPathsFor(files: string[]): Promise<() => Promise<void>> {
   const changed = new Map<string, number>()
@@ -81,7 +101,17 @@ export async function openPathsFor(files: string[]): Promise<() => Promise<void>
     }
   }
   return async () => {
-    for (const [dir, mode] of changed) await chmod(dir, mode).catch(() => undefined)
+    const lines = [...changed].map(([dir, mode]) => `${mode.toString(8)} ${dir}\n`)
+    if (await othersRunning()) {
+      await appendFile(HANDED_OVER, lines.join(''))
+      return
+    }
+    const handed = await readFile(HANDED_OVER, 'utf8').catch(() => '')
+    await rm(HANDED_OVER, { force: true })
+    for (const line of [...lines, ...handed.split('\n')]) {
+      const [, mode, dir] = /^([0-7]+) (.+)$/.exec(line.trim()) ?? []
+      if (mode && dir) await chmod(dir, parseInt(mode, 8)).catch(() => undefined)
+    }
   }
 }
 
@@ -108,6 +138,7 @@ export async function makeRunnerUser(home: string) {
   })
   const sudoers = `/etc/sudoers.d/${name}`
   await writeFile(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`, { mode: 0o440 })
+  mine.add(name)
   const uid = Number((await runOk('id', ['-u', name], { env: process.env })).stdout.trim())
   const gid = Number((await runOk('id', ['-g', name], { env: process.env })).stdout.trim())
   return {
@@ -117,6 +148,7 @@ export async function makeRunnerUser(home: string) {
     async remove() {
       await rm(sudoers, { force: true })
       await run('userdel', [name], { env: process.env })
+      mine.delete(name)
     }
   }
 }
