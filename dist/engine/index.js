@@ -6775,14 +6775,12 @@ function tokenForms(token) {
 
 
 
-/** How long a kept process waits for its next request before it is let go (ms). */
-const IDLE_MS = 2000;
 /** Every KeptGit with a process now. */
 const live = new Set();
 /**
  * Every kept process let go (its stdin ended) and awaited, at most `waitMs`: called as the action
- * ends, before its last hunt for what the run left running, so they exit as they do when idle
- * and are not counted among what was left.
+ * ends, before its last hunt for what the run left running, so they exit as at close() and are
+ * not counted among what was left.
  */
 async function letGoAll(waitMs = 1000) {
     let timer;
@@ -6794,16 +6792,17 @@ async function letGoAll(waitMs = 1000) {
  * One git command that reads requests on its stdin and answers each with lines (`update-ref
  * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
  * queue and are answered in turn. A request that ends the process, or a process found dead, fails
- * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
- * process is let go (its stdin ended, it exits). It keeps the action's process alive only while a
- * request is answered; as the action ends, letGoAll ends them all.
+ * with git's words (a GitError); the next request starts a new process. Idle, the process stays
+ * (a worker's minutes between two requests would otherwise cost two git starts on a task's way
+ * out) and holds nothing: no lock, and not the action's process, which it keeps alive only while
+ * a request is answered. As the action ends, letGoAll ends them all; a process whose action died
+ * meets its stdin's end and exits.
  */
 class KeptGit {
     git;
     args;
     kept;
     queue = Promise.resolve();
-    idle;
     constructor(git, args) {
         this.git = git;
         this.args = args;
@@ -6822,7 +6821,6 @@ class KeptGit {
      * keeps the action's process alive until it comes.
      */
     close() {
-        clearTimeout(this.idle);
         const kept = this.kept;
         this.kept = undefined;
         live.delete(this);
@@ -6831,7 +6829,6 @@ class KeptGit {
         return kept?.child.result ?? Promise.resolve();
     }
     async exchange(request, lines, check) {
-        clearTimeout(this.idle);
         if (this.kept?.ended)
             this.kept = undefined;
         const kept = (this.kept ??= await this.start());
@@ -6848,10 +6845,8 @@ class KeptGit {
         }
         finally {
             // Still kept (not closed on an error): idle from now, holding nothing.
-            if (this.kept === kept) {
+            if (this.kept === kept)
                 kept.child.hold?.(false);
-                this.idle = setTimeout(() => void this.close(), IDLE_MS).unref();
-            }
         }
     }
     /** The answer's lines, or the process's end as a GitError. */
@@ -8034,7 +8029,8 @@ class FleetRepo {
         const noFetch = repo.atCheckout(listed, opts.base, opts.branches);
         if (noFetch) {
             const ref = `refs/remotes/origin/${noFetch.branch}`;
-            await repo.git.exec(['update-ref', ref, noFetch.sha]);
+            // Through the clone's kept writer: its one git start, which the first task's writes reuse.
+            await repo.refs.set([{ ref, sha: noFetch.sha }]);
             // Its tasks start at the commit just written there: prepareStart need not read it.
             repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) };
             repo.base = noFetch.branch;

@@ -2,16 +2,13 @@ import { createInterface } from 'node:readline'
 import { type Child, type ChildResult, exitCodeOf } from '../process.js'
 import { type Git, GitError } from './git.js'
 
-/** How long a kept process waits for its next request before it is let go (ms). */
-const IDLE_MS = 2000
-
 /** Every KeptGit with a process now. */
 const live = new Set<KeptGit>()
 
 /**
  * Every kept process let go (its stdin ended) and awaited, at most `waitMs`: called as the action
- * ends, before its last hunt for what the run left running, so they exit as they do when idle
- * and are not counted among what was left.
+ * ends, before its last hunt for what the run left running, so they exit as at close() and are
+ * not counted among what was left.
  */
 export async function letGoAll(waitMs = 1000): Promise<void> {
   let timer: NodeJS.Timeout | undefined
@@ -32,14 +29,15 @@ interface Kept {
  * One git command that reads requests on its stdin and answers each with lines (`update-ref
  * --stdin`, `cat-file --batch-check`), kept open instead of a git start per request. Requests
  * queue and are answered in turn. A request that ends the process, or a process found dead, fails
- * with git's words (a GitError); the next request starts a new process. Idle for IDLE_MS, the
- * process is let go (its stdin ended, it exits). It keeps the action's process alive only while a
- * request is answered; as the action ends, letGoAll ends them all.
+ * with git's words (a GitError); the next request starts a new process. Idle, the process stays
+ * (a worker's minutes between two requests would otherwise cost two git starts on a task's way
+ * out) and holds nothing: no lock, and not the action's process, which it keeps alive only while
+ * a request is answered. As the action ends, letGoAll ends them all; a process whose action died
+ * meets its stdin's end and exits.
  */
 export class KeptGit {
   private kept?: Kept
   private queue: Promise<unknown> = Promise.resolve()
-  private idle?: NodeJS.Timeout
 
   constructor(
     private readonly git: Git,
@@ -61,7 +59,6 @@ export class KeptGit {
    * keeps the action's process alive until it comes.
    */
   close(): Promise<unknown> {
-    clearTimeout(this.idle)
     const kept = this.kept
     this.kept = undefined
     live.delete(this)
@@ -75,7 +72,6 @@ export class KeptGit {
     lines: number,
     check?: (answer: string[]) => void
   ): Promise<string[]> {
-    clearTimeout(this.idle)
     if (this.kept?.ended) this.kept = undefined
     const kept = (this.kept ??= await this.start())
     try {
@@ -89,10 +85,7 @@ export class KeptGit {
       throw error
     } finally {
       // Still kept (not closed on an error): idle from now, holding nothing.
-      if (this.kept === kept) {
-        kept.child.hold?.(false)
-        this.idle = setTimeout(() => void this.close(), IDLE_MS).unref()
-      }
+      if (this.kept === kept) kept.child.hold?.(false)
     }
   }
 

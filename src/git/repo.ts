@@ -223,7 +223,8 @@ export class FleetRepo {
     const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
     if (noFetch) {
       const ref = `refs/remotes/origin/${noFetch.branch}`
-      await repo.git.exec(['update-ref', ref, noFetch.sha])
+      // Through the clone's kept writer: its one git start, which the first task's writes reuse.
+      await repo.refs.set([{ ref, sha: noFetch.sha }])
       // Its tasks start at the commit just written there: prepareStart need not read it.
       repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) }
       repo.base = noFetch.branch

@@ -130,12 +130,15 @@ describe("FleetRepo's clone and worktrees", () => {
     expect(reads()).toBe(1)
   })
 
-  it('a worktree is two git processes (update-ref, read-tree) and is one git itself reads as its own', async () => {
+  it("a worktree is one git start (read-tree; its ref through the clone's kept writer) and is one git itself reads as its own", async () => {
     const { bin, calls } = loggingGit(dir)
     const { repo } = await clone({ ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
-    calls() // the clone's, read and dropped
+    // The clone at the checkout's HEAD wrote origin's base through the kept writer: no other
+    // update-ref start, and none for the worktree's branch after it.
+    const updates = calls().filter(c => subcommandOf(c) === 'update-ref')
+    expect(updates.map(c => c.split(' update-ref ')[1])).toEqual(['--stdin'])
     await using tree = await repo.worktree('w1', 'fleet/w1', 'refs/remotes/origin/main')
-    expect(calls().map(subcommandOf).sort()).toEqual(['read-tree', 'update-ref'])
+    expect(calls().map(subcommandOf)).toEqual(['read-tree'])
     const head = git(checkout, 'rev-parse', 'HEAD')
     // Found through its .git file, as the worker's git finds it: on its branch, clean, listed.
     expect(git(tree.dir, 'symbolic-ref', 'HEAD')).toBe('refs/heads/fleet/w1')

@@ -45,6 +45,16 @@ describe('RefWriter', () => {
     w.refs.close()
   })
 
+  it("stays while idle: a worker's minutes between two sets cost no git start", async () => {
+    const w = writer()
+    await w.refs.set([{ ref: 'refs/heads/fleet/i', sha: w.start }])
+    await new Promise(resolve => setTimeout(resolve, 2500))
+    await w.refs.set([{ ref: 'refs/heads/fleet/i', sha: w.next }])
+    expect(w.started).toHaveLength(1)
+    expect(read(w.fleet, 'refs/heads/fleet/i')).toBe(w.next)
+    w.refs.close()
+  })
+
   it('sets refs as git update-ref does, many transactions through one process', async () => {
     const w = writer()
     await w.refs.set([{ ref: 'refs/heads/fleet/a', sha: w.start }])
@@ -104,7 +114,7 @@ describe('RefWriter', () => {
     const ends: ChildResult[] = []
     void w.started[0]?.result.then(r => ends.push(r))
     await letGoAll()
-    // Ended before letGoAll returned (the idle let-go is 2 s away), as git ends at its stdin's end.
+    // Ended before letGoAll returned, as git ends at its stdin's end.
     expect(ends).toEqual([expect.objectContaining({ exitCode: 0, signal: null })])
   })
 
