@@ -216,23 +216,30 @@ export class FleetRepo {
         return [r, borrowed] as const
       })
     ])
-    if (!borrowed) {
-      repo.base = await repo.fetchListed(listed, opts.base, opts.branches)
-      return { repo, base: repo.base }
-    }
-    const noFetch = repo.atCheckout(listed, opts.base, opts.branches)
+    const filled = await repo.fill(listed, borrowed, opts.base, opts.branches)
+    repo.base = filled.base
+    return { repo, ...filled }
+  }
+
+  /** The clone's base and work branches, from the listing: fetched, or at the borrowed checkout. */
+  private async fill(
+    listed: string,
+    borrowed: Borrowed | undefined,
+    base: string | undefined,
+    branches: string[]
+  ): Promise<{ base: string; borrowed?: Borrowed & { fetched: number; noFetch?: boolean } }> {
+    if (!borrowed) return { base: await this.fetchListed(listed, base, branches) }
+    const noFetch = this.atCheckout(listed, base, branches)
     if (noFetch) {
       const ref = `refs/remotes/origin/${noFetch.branch}`
       // Through the clone's kept writer: its one git start, which the first task's writes reuse.
-      await repo.refs.set([{ ref, sha: noFetch.sha }])
+      await this.refs.set([{ ref, sha: noFetch.sha }])
       // Its tasks start at the commit just written there: prepareStart need not read it.
-      repo.prepared = { ref, sha: Promise.resolve(noFetch.sha) }
-      repo.base = noFetch.branch
-      return { repo, base: repo.base, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
+      this.prepared = { ref, sha: Promise.resolve(noFetch.sha) }
+      return { base: noFetch.branch, borrowed: { ...borrowed, fetched: 0, noFetch: true } }
     }
-    const { base, fetched } = await repo.fetchBorrowing(listed, opts.base, opts.branches)
-    repo.base = base
-    return { repo, base, borrowed: { ...borrowed, fetched } }
+    const fetched = await this.fetchBorrowing(listed, base, branches)
+    return { base: fetched.base, borrowed: { ...borrowed, fetched: fetched.fetched } }
   }
 
   /**
