@@ -77,8 +77,9 @@ async function main(): Promise<void> {
   // The task's branch back at its start, and ten of its files changed: a fresh ten-file change.
   const tenFiles = async () => {
     git(repo, 'update-ref', 'refs/heads/fleet/task', start)
-    // As acceptSeal leaves it (`read-tree --reset -i`): unchanged entries keep their stat data,
-    // so the seal's `add --all` hashes the ten files, not all 200.
+    // As the next cage gets it after an accepted seal (readyIndex, `read-tree --reset -i`):
+    // unchanged entries keep their stat data, so the seal's `add --all` hashes the ten files, not
+    // all 200.
     execFileSync('git', ['read-tree', '--reset', '-i', start], {
       cwd: repo,
       env: { ...process.env, GIT_INDEX_FILE: path.join(adminDir, 'index') }

@@ -41,7 +41,8 @@ async function sourceOf(t, named) {
         const git = t.repo;
         const [head, refs] = await Promise.all([
             (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_6__/* .acceptedHead */ .gi)(t),
-            git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
+            git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/']),
+            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_6__/* .readyIndex */ .kX)(t)
         ]);
         return {
             head,
@@ -1838,8 +1839,10 @@ async function runSandboxed(c, shell, timeoutMs, signal, after) {
 function shortCage(c, prepared, timeoutMs, signal) {
     return async (command, env) => {
         const task = c.sealing ?? c.task;
-        if (task)
+        if (task) {
+            await (0,worker_exit/* readyIndex */.kX)(task);
             await (0,promises_.copyFile)(external_node_path_default().join(task.adminDir, 'index'), external_node_path_default().join(prepared.cloneGit, 'index'));
+        }
         const cmd = sandboxCommand({
             ...prepared.spec,
             network: undefined,
@@ -3372,6 +3375,8 @@ async function accepted(t) {
     if (refused) {
         if (refused.kept)
             return { kind: 'refused', error: refused.reason, preserved: refused.kept };
+        // The kept worktree's index as the branch's last accepted head, for whoever looks at it.
+        await (0,exit/* readyIndex */.kX)(t.exit).catch(() => undefined);
         t.tree.keep();
         return { kind: 'refused', error: `${refused.reason}; its files are kept at ${t.tree.keptAt}` };
     }
@@ -11408,6 +11413,7 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* harmony export */   Z6: () => (/* binding */ sealedAfter),
 /* harmony export */   gi: () => (/* binding */ acceptedHead),
 /* harmony export */   gj: () => (/* binding */ acceptSeal),
+/* harmony export */   kX: () => (/* binding */ readyIndex),
 /* harmony export */   qf: () => (/* binding */ sealAfter)
 /* harmony export */ });
 /* unused harmony exports SEALED_FILE, LAYER_STATE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
@@ -11755,28 +11761,31 @@ async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
     }
 }
 /**
- * The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts
- * there. An index the seal itself staged (`indexed`) already holds head's tree: the message
- * rewrite and the merge made again keep the sealed tree.
+ * The task's branch at an accepted `head`; the worktree's index follows it before the next cage
+ * reads it (readyIndex). An index the seal itself staged (`indexed`) already holds head's tree:
+ * the message rewrite and the merge made again keep the sealed tree.
  */
 async function moveBranch(t, head, indexed) {
-    const moved = t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
-        t.head = head;
-    });
-    if (indexed)
-        return moved;
-    // The worktree's index follows the branch (no work tree involved). Side by side: two locks of
-    // their own (the ref's, the index's), one commit. `--reset -i`: entries the commit did not
-    // change keep their stat data, so the next cage's git does not read every file again (on a big
-    // repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
-    // left unmerged (the sealed merge resolves it).
-    await Promise.all([
-        moved,
-        // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-        t.repo.exec([...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], {
-            env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') }
-        })
-    ]);
+    t.indexAt = indexed ? undefined : head;
+    await t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]);
+    t.head = head;
+}
+/**
+ * The worktree's index at the accepted head, where a seal left that to the next cage (indexAt):
+ * called before a cage copies it. No work tree involved. `--reset -i`: entries the commit did not
+ * change keep their stat data, so the next cage's git does not read every file again (on a big
+ * repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
+ * left unmerged (the sealed merge resolves it).
+ */
+async function readyIndex(t) {
+    const head = t.indexAt;
+    if (head === undefined)
+        return;
+    await t.repo.exec(
+    // A view's index keeps its fsmonitor marks for the entries the commit did not change.
+    [...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], { env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') } });
+    if (t.indexAt === head)
+        t.indexAt = undefined;
 }
 /** `make` called once, on the first call; its promise handled at once (awaited by the caller). */
 function once(make) {
@@ -34593,8 +34602,10 @@ async function mergeTurn(ctx, pr, at) {
     };
     if (exit.refused) {
         const { reason, kept } = exit.refused;
-        if (!kept)
+        if (!kept) {
+            await (0,worker_exit/* readyIndex */.kX)(exit).catch(() => undefined);
             tree.keep();
+        }
         const where = kept ? '' : `; its files are kept at ${tree.dir}`;
         ctx.log(`[${pr.id}] the worker's resolution was refused: ${reason}${where}`);
         return {
@@ -34603,6 +34614,8 @@ async function mergeTurn(ctx, pr, at) {
             fields
         };
     }
+    // The worktree's index at the merge, as its verify and push read the tree next.
+    await (0,worker_exit/* readyIndex */.kX)(exit);
     const merged = await (0,worker_exit/* acceptedHead */.gi)(exit);
     const problem = merged === at.head
         ? "the worker's turn left no merge to check"

@@ -10,7 +10,7 @@ import path from 'node:path'
 import { Git } from '../git/git.js'
 import { layerConfig } from '../git/fsmonitor.js'
 import { runOk } from '../process.js'
-import { acceptedHead, type TaskGit } from '../worker/exit.js'
+import { acceptedHead, readyIndex, type TaskGit } from '../worker/exit.js'
 
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 export const SETUP_EXCLUDE = 'fleet-setup-exclude'
@@ -30,7 +30,8 @@ async function sourceOf(t: TaskGit | string, named?: string) {
     const git = t.repo
     const [head, refs] = await Promise.all([
       acceptedHead(t),
-      git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/'])
+      git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/']),
+      readyIndex(t)
     ])
     return {
       head,

@@ -12,6 +12,7 @@ import { belowInCage } from '../process/priority.js'
 import { type CageGit, finishGit, prepareGit } from './cage-git.js'
 import {
   acceptSeal,
+  readyIndex,
   openSeal,
   type Seal,
   SEAL_TIMEOUT_MS,
@@ -332,8 +333,10 @@ function shortCage(
 ): ShortCage {
   return async (command, env) => {
     const task = c.sealing ?? c.task
-    if (task)
+    if (task) {
+      await readyIndex(task)
       await copyFile(path.join(task.adminDir, 'index'), path.join(prepared.cloneGit, 'index'))
+    }
     const cmd = sandboxCommand({
       ...prepared.spec,
       network: undefined,

@@ -19,7 +19,7 @@ import { runWorker, type WorkerContext } from '../worker/run.js'
 import type { FleetConfig } from './options.js'
 import { runSetup, setupEnv, sharedCaches } from './setup.js'
 import { inertCommitMessage } from '../inert-text.js'
-import { acceptedHead, type TaskGit } from '../worker/exit.js'
+import { acceptedHead, readyIndex, type TaskGit } from '../worker/exit.js'
 import {
   abandonMerge,
   isAncestor,
@@ -428,7 +428,10 @@ async function mergeTurn(ctx: RefreshContext, pr: FleetPr, at: MergeAt) {
   }
   if (exit.refused) {
     const { reason, kept } = exit.refused
-    if (!kept) tree.keep()
+    if (!kept) {
+      await readyIndex(exit).catch(() => undefined)
+      tree.keep()
+    }
     const where = kept ? '' : `; its files are kept at ${tree.dir}`
     ctx.log(`[${pr.id}] the worker's resolution was refused: ${reason}${where}`)
     return {
@@ -437,6 +440,8 @@ async function mergeTurn(ctx: RefreshContext, pr: FleetPr, at: MergeAt) {
       fields
     }
   }
+  // The worktree's index at the merge, as its verify and push read the tree next.
+  await readyIndex(exit)
   const merged = await acceptedHead(exit)
   const problem =
     merged === at.head

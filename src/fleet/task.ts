@@ -8,7 +8,7 @@ import { addUsage } from '../domain.js'
 import { pastDeadline, runWorker } from '../worker/run.js'
 import { land, type LandContext } from './land.js'
 import { handOver } from './hand-over.js'
-import { acceptedHead, type TaskGit } from '../worker/exit.js'
+import { acceptedHead, readyIndex, type TaskGit } from '../worker/exit.js'
 import { inertCommitMessage } from '../inert-text.js'
 import type { Outcome, VerifyResult } from '../domain.js'
 import { emptyOutcome } from '../domain.js'
@@ -181,6 +181,8 @@ async function accepted(
   const refused = t.exit.refused
   if (refused) {
     if (refused.kept) return { kind: 'refused', error: refused.reason, preserved: refused.kept }
+    // The kept worktree's index as the branch's last accepted head, for whoever looks at it.
+    await readyIndex(t.exit).catch(() => undefined)
     t.tree.keep()
     return { kind: 'refused', error: `${refused.reason}; its files are kept at ${t.tree.keptAt}` }
   }

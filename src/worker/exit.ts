@@ -165,6 +165,12 @@ export interface TaskGit {
   /** The view's layer as the last accepted seal saw it (SEAL_SCRIPT's LAYER_STATE). */
   layerState?: string
   /**
+   * The commit the worktree's index is to be reset to before a cage next reads it (readyIndex):
+   * set when a seal from a clone of the cage's own is accepted, and left to the next cage, so a
+   * task's last seal, which no cage follows, costs no index rewrite on its way to the push.
+   */
+  indexAt?: string
+  /**
    * The branch's head in the fleet's clone, as the action last wrote or read it (acceptedHead):
    * read once, not before and after every seal. Where the cage's git is the clone's (isolation:
    * process), the worker's own commits, or the seal when the worker left the branch, move the
@@ -444,30 +450,32 @@ export async function acceptSeal(
 }
 
 /**
- * The task's branch at an accepted `head`, and the worktree's index with it: the next cage starts
- * there. An index the seal itself staged (`indexed`) already holds head's tree: the message
- * rewrite and the merge made again keep the sealed tree.
+ * The task's branch at an accepted `head`; the worktree's index follows it before the next cage
+ * reads it (readyIndex). An index the seal itself staged (`indexed`) already holds head's tree:
+ * the message rewrite and the merge made again keep the sealed tree.
  */
 async function moveBranch(t: TaskGit, head: string, indexed: boolean): Promise<void> {
-  const moved = t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]).then(() => {
-    t.head = head
-  })
-  if (indexed) return moved
-  // The worktree's index follows the branch (no work tree involved). Side by side: two locks of
-  // their own (the ref's, the index's), one commit. `--reset -i`: entries the commit did not
-  // change keep their stat data, so the next cage's git does not read every file again (on a big
-  // repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
-  // left unmerged (the sealed merge resolves it).
-  await Promise.all([
-    moved,
+  t.indexAt = indexed ? undefined : head
+  await t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }])
+  t.head = head
+}
+
+/**
+ * The worktree's index at the accepted head, where a seal left that to the next cage (indexAt):
+ * called before a cage copies it. No work tree involved. `--reset -i`: entries the commit did not
+ * change keep their stat data, so the next cage's git does not read every file again (on a big
+ * repository, that is most of a task's start); unlike `-m`, it also takes an index a merge turn
+ * left unmerged (the sealed merge resolves it).
+ */
+export async function readyIndex(t: TaskGit): Promise<void> {
+  const head = t.indexAt
+  if (head === undefined) return
+  await t.repo.exec(
     // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-    t.repo.exec(
-      [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
-      {
-        env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') }
-      }
-    )
-  ])
+    [...(t.view?.fsmonitor ? HOST_FSMONITOR : []), 'read-tree', '--reset', '-i', head],
+    { env: { GIT_INDEX_FILE: path.join(t.adminDir, 'index') } }
+  )
+  if (t.indexAt === head) t.indexAt = undefined
 }
 
 /** `make` called once, on the first call; its promise handled at once (awaited by the caller). */

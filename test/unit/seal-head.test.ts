@@ -7,9 +7,12 @@ import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { RefWriter } from '../../src/git/ref-writer.js'
+import { prepareGit } from '../../src/cage/cage-git.js'
 import {
   acceptedHead,
+  acceptSeal,
   LAYER_STATE,
+  openSeal,
   SEAL_SCRIPT,
   SEALED_FILE,
   sealAsChild,
@@ -106,6 +109,40 @@ describe("the seal reads HEAD once and seals the worker's work wherever HEAD wen
     expect(git(r.tree, 'status', '--porcelain')).toBe('')
     expect(git(r.tree, 'diff-index', '--cached', '--name-only', head)).toBe('')
     expect(calls().map(subcommandOf)).not.toContain('read-tree')
+  })
+})
+
+describe("a seal from a clone of the cage's own (sandbox, container)", () => {
+  it("leaves the worktree's index to the next cage: no read-tree on the way out, the next clone's index at the head", async () => {
+    const r = task()
+    const { bin, calls } = loggingGit(r.root)
+    r.t.repo = Git.create(r.fleet, { ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
+    const inClone = (gitDir: string, ...args: string[]) =>
+      git(r.tree, '--git-dir', gitDir, '--work-tree', r.tree, ...args)
+    const first = await prepareGit(r.t, path.join(r.root, 'cage-1'))
+    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+    const seal = await openSeal(r.t, path.join(r.root, 'seals'))
+    const [file = 'sh', ...args] = seal.command
+    execFileSync(file, args, {
+      cwd: r.tree,
+      env: { ...GIT_ENV, ...seal.env, GIT_DIR: first.gitDir, GIT_WORK_TREE: r.tree },
+      stdio: 'pipe'
+    })
+    calls()
+    await acceptSeal(r.t, seal, { exitCode: 0, tail: '' })
+    expect(r.t.refused).toBeUndefined()
+    const head = await acceptedHead(r.t)
+    expect(r.files(head)).toContain('c.txt')
+    // Accepted: the branch moved, and no git process rewrote the worktree's index for it.
+    expect(calls().map(subcommandOf)).toEqual(['index-pack', 'log'])
+    expect(r.t.indexAt).toBe(head)
+    expect(git(r.tree, 'diff-index', '--cached', '--name-only', head)).toBe('c.txt')
+    // The next cage's clone: the index reset once, then copied; clean at the head.
+    const next = await prepareGit(r.t, path.join(r.root, 'cage-2'))
+    expect(calls().map(subcommandOf).sort()).toEqual(['for-each-ref', 'read-tree'])
+    expect(r.t.indexAt).toBeUndefined()
+    expect(inClone(next.gitDir, 'rev-parse', 'HEAD')).toBe(head)
+    expect(inClone(next.gitDir, 'status', '--porcelain')).toBe('')
   })
 })
 
