@@ -11766,9 +11766,9 @@ async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
  * the message rewrite and the merge made again keep the sealed tree.
  */
 async function moveBranch(t, head, indexed) {
-    t.indexAt = indexed ? undefined : head;
     await t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }]);
     t.head = head;
+    t.indexAt = indexed ? undefined : head;
 }
 /**
  * The worktree's index at the accepted head, where a seal left that to the next cage (indexAt):

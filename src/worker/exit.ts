@@ -455,9 +455,9 @@ export async function acceptSeal(
  * the message rewrite and the merge made again keep the sealed tree.
  */
 async function moveBranch(t: TaskGit, head: string, indexed: boolean): Promise<void> {
-  t.indexAt = indexed ? undefined : head
   await t.refs.set([{ ref: `refs/heads/${t.branch}`, sha: head }])
   t.head = head
+  t.indexAt = indexed ? undefined : head
 }
 
 /**

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { RefWriter } from '../../src/git/ref-writer.js'
 import { prepareGit } from '../../src/cage/cage-git.js'
@@ -112,6 +112,20 @@ describe("the seal reads HEAD once and seals the worker's work wherever HEAD wen
   })
 })
 
+/** A cage's clone made, c.txt written, and the seal run in that clone as the cage runs it. */
+async function sealInOwnClone(r: ReturnType<typeof task>) {
+  const first = await prepareGit(r.t, path.join(r.root, 'cage-1'))
+  writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
+  const seal = await openSeal(r.t, path.join(r.root, 'seals'))
+  const [file = 'sh', ...args] = seal.command
+  execFileSync(file, args, {
+    cwd: r.tree,
+    env: { ...GIT_ENV, ...seal.env, GIT_DIR: first.gitDir, GIT_WORK_TREE: r.tree },
+    stdio: 'pipe'
+  })
+  return seal
+}
+
 describe("a seal from a clone of the cage's own (sandbox, container)", () => {
   it("leaves the worktree's index to the next cage: no read-tree on the way out, the next clone's index at the head", async () => {
     const r = task()
@@ -119,15 +133,7 @@ describe("a seal from a clone of the cage's own (sandbox, container)", () => {
     r.t.repo = Git.create(r.fleet, { ...GIT_ENV, PATH: `${bin}:${process.env.PATH}` })
     const inClone = (gitDir: string, ...args: string[]) =>
       git(r.tree, '--git-dir', gitDir, '--work-tree', r.tree, ...args)
-    const first = await prepareGit(r.t, path.join(r.root, 'cage-1'))
-    writeFileSync(path.join(r.tree, 'c.txt'), 'c\n')
-    const seal = await openSeal(r.t, path.join(r.root, 'seals'))
-    const [file = 'sh', ...args] = seal.command
-    execFileSync(file, args, {
-      cwd: r.tree,
-      env: { ...GIT_ENV, ...seal.env, GIT_DIR: first.gitDir, GIT_WORK_TREE: r.tree },
-      stdio: 'pipe'
-    })
+    const seal = await sealInOwnClone(r)
     calls()
     await acceptSeal(r.t, seal, { exitCode: 0, tail: '' })
     expect(r.t.refused).toBeUndefined()
@@ -143,6 +149,15 @@ describe("a seal from a clone of the cage's own (sandbox, container)", () => {
     expect(r.t.indexAt).toBeUndefined()
     expect(inClone(next.gitDir, 'rev-parse', 'HEAD')).toBe(head)
     expect(inClone(next.gitDir, 'status', '--porcelain')).toBe('')
+  })
+
+  it('leaves no index reset for a head the branch never reached (its ref refused)', async () => {
+    const r = task()
+    const seal = await sealInOwnClone(r)
+    vi.spyOn(r.t.refs, 'set').mockRejectedValueOnce(new Error('refused'))
+    await expect(acceptSeal(r.t, seal, { exitCode: 0, tail: '' })).rejects.toThrow('refused')
+    expect(r.t.indexAt).toBeUndefined()
+    expect(git(r.fleet, 'rev-parse', 'fleet/t')).toBe(r.start)
   })
 })
 
