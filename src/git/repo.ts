@@ -56,6 +56,9 @@ interface ViewBase {
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
 const BORROWED_REF = 'refs/fleet-borrowed/checkout'
 
+/** A clone's base branch, and what it borrowed from the checkout (how many objects it fetched). */
+type Filled = { base: string; borrowed?: Borrowed & { fetched: number; noFetch?: boolean } }
+
 /**
  * The fleet's own clone, made fresh in the runner's temp dir. Workers get worktrees of this clone,
  * never of the checkout: its config holds no credential (actions/checkout persists the token in
@@ -189,11 +192,7 @@ export class FleetRepo {
        */
       checkoutViews?: boolean
     }
-  ): Promise<{
-    repo: FleetRepo
-    base: string
-    borrowed?: Borrowed & { fetched: number; noFetch?: boolean }
-  }> {
+  ): Promise<{ repo: FleetRepo } & Filled> {
     const env = opts.env ?? process.env
     await mkdir(path.dirname(opts.dir), { recursive: true })
     const lister = Git.create(path.dirname(opts.dir), env)
@@ -227,7 +226,7 @@ export class FleetRepo {
     borrowed: Borrowed | undefined,
     base: string | undefined,
     branches: string[]
-  ): Promise<{ base: string; borrowed?: Borrowed & { fetched: number; noFetch?: boolean } }> {
+  ): Promise<Filled> {
     if (!borrowed) return { base: await this.fetchListed(listed, base, branches) }
     const noFetch = this.atCheckout(listed, base, branches)
     if (noFetch) {

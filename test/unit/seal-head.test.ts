@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process'
 import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { describe, expect, it, vi } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { Git } from '../../src/git/git.js'
 import { RefWriter } from '../../src/git/ref-writer.js'
 import { prepareGit } from '../../src/cage/cage-git.js'
@@ -154,8 +154,15 @@ describe("a seal from a clone of the cage's own (sandbox, container)", () => {
   it('leaves no index reset for a head the branch never reached (its ref refused)', async () => {
     const r = task()
     const seal = await sealInOwnClone(r)
-    vi.spyOn(r.t.refs, 'set').mockRejectedValueOnce(new Error('refused'))
-    await expect(acceptSeal(r.t, seal, { exitCode: 0, tail: '' })).rejects.toThrow('refused')
+    // The branch's ref held locked, as another git writing it would: git refuses the move.
+    const lock = path.join(
+      git(r.fleet, 'rev-parse', '--absolute-git-dir'),
+      'refs/heads/fleet/t.lock'
+    )
+    writeFileSync(lock, '')
+    await expect(acceptSeal(r.t, seal, { exitCode: 0, tail: '' })).rejects.toThrow(
+      /git update-ref failed/
+    )
     expect(r.t.indexAt).toBeUndefined()
     expect(git(r.fleet, 'rev-parse', 'fleet/t')).toBe(r.start)
   })
