@@ -16,6 +16,7 @@ import { type Outcome, UNFINISHED } from './domain.js'
 import { Board } from './progress.js'
 import { huntAllChildren } from './process.js'
 import { letGoAll } from './git/kept.js'
+import { settleCages } from './cage/teardown.js'
 import { Git } from './git/git.js'
 import type { SavedPlan } from './modes/plan.js'
 import { tasksYaml } from './planner/report.js'
@@ -235,8 +236,10 @@ async function main(argv: string[]): Promise<number> {
 /** The CLI's entry (dist/cli/index.js calls it): runs one command and exits with its code. */
 export function cli(argv: string[]): void {
   main(argv)
-    // Whatever the outcome, nothing the run started outlives it; its kept git processes let go first.
+    // Whatever the outcome, nothing the run started outlives it; its cages' teardowns end and its
+    // kept git processes are let go first.
     .finally(async () => {
+      await settleCages()
       await letGoAll()
       await huntAllChildren()
     })

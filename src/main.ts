@@ -4,6 +4,7 @@ import { actionsIo, type Io } from './io.js'
 import { matrix, type SavedPlan, shardOf } from './modes/plan.js'
 import { huntAllChildren } from './process.js'
 import { letGoAll } from './git/kept.js'
+import { settleCages } from './cage/teardown.js'
 import { outputs } from './report/results.js'
 import { failureMessage } from './run/failure.js'
 import { runTasks } from './run/fleet.js'
@@ -130,7 +131,9 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     commands.setFailed(failureMessage(error))
   } finally {
     // Whatever the outcome, nothing this action started outlives it (a daemon a verify left). Its
-    // own git processes kept open between requests are let go first, not counted as left.
+    // cages' teardowns end first, and its own git processes kept open between requests are let go,
+    // none counted as left.
+    await settleCages()
     await letGoAll()
     const left = await huntAllChildren()
     if (left > 0) commands.info(`Stopped ${left} processes this run had left running.`)

@@ -1608,12 +1608,15 @@ async function openSandboxNetwork(o) {
     };
 }
 
+// EXTERNAL MODULE: ./src/cage/teardown.ts
+var teardown = __nccwpck_require__(80426);
 ;// CONCATENATED MODULE: ./src/cage/sandbox-run.ts
 /**
  * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
  * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
  * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
  */
+
 
 
 
@@ -1656,15 +1659,37 @@ async function binaryDir(setup, binary) {
     const shown = setup.host.system.some(e => e.kind === 'dir' && dir.startsWith(`${e.path}/`));
     return { command: real, dir: shown ? undefined : dir };
 }
+/**
+ * The cage's clone renamed beside its cage dir (the same file system), with the host dir's name:
+ * none to remove when the command's cage left none there.
+ */
+async function moveAside(git, dir) {
+    const cloneDir = `${external_node_path_default().dirname(git.cloneDir)}.${external_node_path_default().basename(dir)}`;
+    try {
+        await (0,promises_.rename)(git.cloneDir, cloneDir);
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return undefined;
+        throw error;
+    }
+    return { ...git, cloneDir };
+}
 async function prepare(c) {
     const dir = await hostDir();
     let git;
     let network;
     let views = [];
+    // Only the clone is moved out of the cage dir now (a task's next verify makes its cage there
+    // again at once); removing it, the network's close and the host dir's removal run beside what
+    // follows the command (teardown.ts).
     const release = async () => {
-        await Promise.all([network?.close(), git && (0,cage_git/* finishGit */.AI)(git)]);
-        await Promise.all(views.map(dropView));
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
+        const gone = git && (await moveAside(git, dir));
+        (0,teardown/* leaveBehind */.k)(async () => {
+            await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
+            await Promise.all(views.map(dropView));
+            await (0,promises_.rm)(dir, { recursive: true, force: true });
+        }, c.log);
     };
     try {
         const layer = layerOf(c);
@@ -2335,6 +2360,39 @@ function specialKind(address, family) {
     if (family === 6 && !GLOBAL6.check(address, 'ipv6'))
         return 'reserved';
     return undefined;
+}
+
+
+/***/ }),
+
+/***/ 80426:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   H: () => (/* binding */ settleCages),
+/* harmony export */   k: () => (/* binding */ leaveBehind)
+/* harmony export */ });
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(83916);
+/**
+ * A cage's teardown, left to run beside what follows its command instead of before it: a task's
+ * last cage ends on its way out, and the check and push that follow need nothing the teardown
+ * removes (docs/performance.md). What a next cage could meet is moved out of the way first, by
+ * the caller, before its command returns; the rest is begun here. The run's end awaits every one
+ * (settleCages) before it looks for processes left running.
+ */
+
+const pending = new Set();
+/** Begins a teardown no one awaits now: its failure is logged, never thrown at the caller. */
+function leaveBehind(teardown, log) {
+    const done = teardown()
+        .catch((error) => log(`a cage's teardown failed: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .describeError */ .U)(error)}`))
+        .finally(() => pending.delete(done));
+    pending.add(done);
+}
+/** Every teardown begun, ended: those begun while it waits too. */
+async function settleCages() {
+    while (pending.size > 0)
+        await Promise.all(pending);
 }
 
 
@@ -31699,6 +31757,8 @@ var modes_plan = __nccwpck_require__(12317);
 var src_process = __nccwpck_require__(21181);
 // EXTERNAL MODULE: ./src/git/kept.ts
 var kept = __nccwpck_require__(76030);
+// EXTERNAL MODULE: ./src/cage/teardown.ts
+var teardown = __nccwpck_require__(80426);
 // EXTERNAL MODULE: ./src/git/git.ts
 var git_git = __nccwpck_require__(10308);
 // EXTERNAL MODULE: ./src/github/errors.ts
@@ -37229,6 +37289,7 @@ async function spendReport(run) {
 
 
 
+
 /** mode: plan — the matrix and the plan as outputs, queued issues marked, nothing run. */
 async function planOnly(run, plan, planNote) {
     const { io } = run;
@@ -37343,7 +37404,9 @@ async function run(env = process.env) {
     }
     finally {
         // Whatever the outcome, nothing this action started outlives it (a daemon a verify left). Its
-        // own git processes kept open between requests are let go first, not counted as left.
+        // cages' teardowns end first, and its own git processes kept open between requests are let go,
+        // none counted as left.
+        await (0,teardown/* settleCages */.H)();
         await (0,kept/* letGoAll */.F)();
         const left = await (0,src_process/* huntAllChildren */.wJ)();
         if (left > 0)
@@ -37418,6 +37481,7 @@ class Board {
  * Every action input is an option of the same name. The model key comes from ANTHROPIC_API_KEY /
  * ANTHROPIC_AUTH_TOKEN, the GitHub token (optional: PRs when given) from GITHUB_TOKEN.
  */
+
 
 
 
@@ -37633,8 +37697,10 @@ async function main(argv) {
 /** The CLI's entry (dist/cli/index.js calls it): runs one command and exits with its code. */
 function cli(argv) {
     main(argv)
-        // Whatever the outcome, nothing the run started outlives it; its kept git processes let go first.
+        // Whatever the outcome, nothing the run started outlives it; its cages' teardowns end and its
+        // kept git processes are let go first.
         .finally(async () => {
+        await (0,teardown/* settleCages */.H)();
         await (0,kept/* letGoAll */.F)();
         await (0,src_process/* huntAllChildren */.wJ)();
     })

@@ -3,7 +3,7 @@
  * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
  * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
  */
-import { copyFile, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { VerifyResult, View } from '../domain.js'
@@ -28,6 +28,7 @@ import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import type { Blocked } from './sandbox-proxy.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
+import { leaveBehind } from './teardown.js'
 import { cacheLayers, dropView } from './views.js'
 import { type Progress, spawnWorker } from '../worker/spawn.js'
 
@@ -105,15 +106,36 @@ async function binaryDir(setup: SandboxSetup, binary: string | undefined) {
   return { command: real, dir: shown ? undefined : dir }
 }
 
+/**
+ * The cage's clone renamed beside its cage dir (the same file system), with the host dir's name:
+ * none to remove when the command's cage left none there.
+ */
+async function moveAside(git: CageGit, dir: string): Promise<CageGit | undefined> {
+  const cloneDir = `${path.dirname(git.cloneDir)}.${path.basename(dir)}`
+  try {
+    await rename(git.cloneDir, cloneDir)
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    throw error
+  }
+  return { ...git, cloneDir }
+}
+
 async function prepare(c: Caged): Promise<Prepared> {
   const dir = await hostDir()
   let git: CageGit | undefined
   let network: SandboxNetwork | undefined
   let views: View[] = []
+  // Only the clone is moved out of the cage dir now (a task's next verify makes its cage there
+  // again at once); removing it, the network's close and the host dir's removal run beside what
+  // follows the command (teardown.ts).
   const release = async () => {
-    await Promise.all([network?.close(), git && finishGit(git)])
-    await Promise.all(views.map(dropView))
-    await rm(dir, { recursive: true, force: true })
+    const gone = git && (await moveAside(git, dir))
+    leaveBehind(async () => {
+      await Promise.all([network?.close(), gone && finishGit(gone)])
+      await Promise.all(views.map(dropView))
+      await rm(dir, { recursive: true, force: true })
+    }, c.log)
   }
   try {
     const layer = layerOf(c)

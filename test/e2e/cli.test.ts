@@ -1,8 +1,9 @@
 // Issue 7, through dist/: the CLI front door on a developer's machine. It runs the CLI itself (not
 // the action), so the leak scan is called here by hand on what the CLI produced.
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { type AddressInfo, createServer } from 'node:net'
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -177,8 +178,49 @@ describe('the fleet-worker CLI', () => {
     expect(
       stack.git.requests.filter(r => r.service === 'git-receive-pack').every(r => r.authorized)
     ).toBe(true)
+    // The CLI exits as its last task ends: its cages' teardowns had ended before it did.
+    const runs = path.join(env.RUNNER_TEMP ?? '', 'fleet-worker')
+    const workers = await Promise.all(
+      (await readdir(runs)).map(d => readdir(path.join(runs, d, 'workers')).catch(() => []))
+    )
+    expect(workers.flat().length).toBeGreaterThanOrEqual(IDS.length)
+    expect(workers.flat().filter(c => c.includes('fleet-sbx-'))).toEqual([])
 
     await scanForLeaks(run)
+  })
+
+  it('exits once its cages are removed, even the clone a worker made heavy to remove', async () => {
+    // 60,000 files in the worker's own clone: their removal outlasts the CLI's other last steps.
+    const heavy = [
+      'echo heavy > heavy.txt',
+      'd="$(git rev-parse --absolute-git-dir)/junk" && mkdir -p "$d" && cd "$d" && seq 1 60000 | xargs touch && echo HEAVY-OK'
+    ]
+    const steps = [
+      ...heavy.map(command => ({ tool: 'Bash', input: { command } })),
+      { text: 'Done.' }
+    ]
+    const tasks = `- id: heavy\n  prompt: ${JSON.stringify(`Make a heavy clone. ${script({ key: 'heavy', steps })}`)}\n`
+    await writeFile(path.join(repo, 'heavy.yml'), tasks)
+    const run = await cli(
+      ['run', '--tasks-file', 'heavy.yml', '--repo', repo, '--base-url', stack.model.url],
+      { ANTHROPIC_API_KEY: MODEL_KEY, GITHUB_TOKEN }
+    )
+    expectOk(run)
+    expect(await stack.git.readFile(FULL, 'fleet/heavy', 'heavy.txt')).toBe('heavy\n')
+    const said = stack.model.requestsFor('heavy').flatMap(r => r.toolResults)
+    expect(said.join('\n')).toContain('HEAVY-OK')
+    const runs = path.join(env.RUNNER_TEMP ?? '', 'fleet-worker')
+    const dirs = await Promise.all(
+      (await readdir(runs)).map(async d => ({
+        d,
+        workers: await readdir(path.join(runs, d, 'workers')).catch(() => [] as string[])
+      }))
+    )
+    const mine = dirs.filter(r => r.workers.includes('heavy.1'))
+    expect(mine).toHaveLength(1)
+    expect(mine[0]?.workers.filter(c => c.includes('fleet-sbx-'))).toEqual([])
+    expect(existsSync(path.join(runs, mine[0]?.d ?? '', 'workers', 'heavy.1', 'git'))).toBe(false)
+    expect(run.stdout + run.stderr).not.toContain("a cage's teardown failed")
   })
 
   it('doctor: checks claude and the inputs offline, then asks the endpoint once, with a verdict a person can act on', async () => {

@@ -4,6 +4,7 @@
 // sealed in a second cage start instead (a status it forged there is not read); a status or
 // bundle the command forged in the seal's directory is overwritten by the seal's own.
 import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import net from 'node:net'
 import os from 'node:os'
@@ -11,6 +12,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { spawnSandboxed } from '../../src/cage/sandbox-run.js'
+import { settleCages } from '../../src/cage/teardown.js'
 import { preflightSandbox, type SandboxHost } from '../../src/cage/sandbox-host.js'
 import { Git } from '../../src/git/git.js'
 import { RefWriter } from '../../src/git/ref-writer.js'
@@ -84,6 +86,9 @@ describe.skipIf(!support.ok)('the seal run after the command, in the same cage',
       },
       { stdin: '', timeoutMs, transcriptPath: path.join(root, `${id}.jsonl`) }
     )
+    // Read at once, before any I/O callback may run: what the cage's teardown has left to do.
+    const beside = readdirSync(path.join(root, 'workers')).filter(n => n.startsWith(`${id}.`))
+    const clone = existsSync(path.join(cageDir, 'git'))
     const head = git(repo, 'rev-parse', `refs/heads/fleet/${id}`)
     const show = (file: string) => {
       try {
@@ -92,7 +97,7 @@ describe.skipIf(!support.ok)('the seal run after the command, in the same cage',
         return undefined
       }
     }
-    return { t, exit, worktree, head, show }
+    return { t, exit, worktree, cageDir, head, show, beside, clone }
   }
 
   it('kills what the command left running before the seal reads the tree', async () => {
@@ -149,5 +154,31 @@ describe.skipIf(!support.ok)('the seal run after the command, in the same cage',
     expect(r.exit.timedOut).toBe(true)
     expect(r.t.refused).toBeUndefined()
     expect(r.show('kept.txt')).toBe('kept\n')
+  }, 60_000)
+
+  it("returns with the cage's clone moved out of its cage dir, removed once the teardowns settle", async () => {
+    const r = await run('echo mine > mine.txt')
+    expect(r.show('mine.txt')).toBe('mine\n')
+    // The cage dir is free for the task's next cage; the clone's removal has not ended yet.
+    expect(r.clone).toBe(false)
+    expect(r.beside).toHaveLength(1)
+    const hostDir = path.join(os.tmpdir(), (r.beside[0] ?? '').slice(`${r.t.id}.`.length))
+    await settleCages()
+    expect(existsSync(`${r.cageDir}.${path.basename(hostDir)}`)).toBe(false)
+    expect(existsSync(hostDir)).toBe(false)
+  }, 60_000)
+
+  it('removes a link the command left where its clone was, never what it points at', async () => {
+    const victim = path.join(root, 'victim')
+    await mkdir(victim, { recursive: true })
+    await writeFile(path.join(victim, 'keep.txt'), 'keep\n')
+    // The cage dir is $HOME's parent: the command swaps its own clone for a link out of the cage.
+    const r = await run(`rm -rf "$HOME/../git" && ln -s '${victim}' "$HOME/../git" && exit 0`)
+    await settleCages()
+    expect(await readFile(path.join(victim, 'keep.txt'), 'utf8')).toBe('keep\n')
+    expect(r.beside).toHaveLength(1)
+    expect(readdirSync(path.join(root, 'workers')).filter(n => n.startsWith(`${r.t.id}.`))).toEqual(
+      []
+    )
   }, 60_000)
 })

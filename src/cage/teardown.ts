@@ -1,0 +1,23 @@
+/**
+ * A cage's teardown, left to run beside what follows its command instead of before it: a task's
+ * last cage ends on its way out, and the check and push that follow need nothing the teardown
+ * removes (docs/performance.md). What a next cage could meet is moved out of the way first, by
+ * the caller, before its command returns; the rest is begun here. The run's end awaits every one
+ * (settleCages) before it looks for processes left running.
+ */
+import { describeError } from '../errors.js'
+
+const pending = new Set<Promise<void>>()
+
+/** Begins a teardown no one awaits now: its failure is logged, never thrown at the caller. */
+export function leaveBehind(teardown: () => Promise<void>, log: (message: string) => void): void {
+  const done: Promise<void> = teardown()
+    .catch((error: unknown) => log(`a cage's teardown failed: ${describeError(error)}`))
+    .finally(() => pending.delete(done))
+  pending.add(done)
+}
+
+/** Every teardown begun, ended: those begun while it waits too. */
+export async function settleCages(): Promise<void> {
+  while (pending.size > 0) await Promise.all(pending)
+}
