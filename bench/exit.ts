@@ -18,6 +18,7 @@ import { RefWriter } from '../src/git/ref-writer.js'
 import { type TaskGit, sealAsChild } from '../src/worker/exit.js'
 import { preflightSandbox } from '../src/cage/sandbox-host.js'
 import { spawnSandboxed } from '../src/cage/sandbox-run.js'
+import { settleCages } from '../src/cage/teardown.js'
 
 const N = Number(process.env.BENCH_EXIT_RUNS ?? 20)
 
@@ -142,6 +143,7 @@ async function main(): Promise<void> {
     `added per task by the exit (sandbox): ${(sealed.median - plain.median).toFixed(1)} ms median (target <= 100 ms, issue #40); process isolation's exit: ${child.median.toFixed(1)} ms`
   )
   model.close()
+  await settleCages()
   await rm(root, { recursive: true, force: true })
 }
 
