@@ -149,7 +149,24 @@ async function chownTree(owner, dirs) {
 async function finishGit(state, owner) {
     if (owner)
         await chownTree(owner.user, owner.dirs);
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(state.cloneDir, { recursive: true, force: true });
+    await removeTree(state.cloneDir);
+}
+/**
+ * A tree the cage wrote, removed: where the cage left a directory its owner may not empty (mode
+ * 500), the tree's directories are made writable by their owner first. Only a directory is
+ * chmod'ed (`chmod -R` follows a link named on its command line, never one inside the tree).
+ */
+async function removeTree(dir) {
+    try {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(dir, { recursive: true, force: true });
+    }
+    catch (error) {
+        const code = error.code;
+        if ((code !== 'EACCES' && code !== 'EPERM') || !(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(dir).isDirectory())
+            throw error;
+        await (0,_process_js__WEBPACK_IMPORTED_MODULE_5__/* .runOk */ .uO)('chmod', ['-R', 'u+rwX', '--', dir], { env: { PATH: '/usr/bin:/bin' } });
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(dir, { recursive: true, force: true });
+    }
 }
 
 

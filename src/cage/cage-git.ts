@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs'
+import { existsSync, lstatSync } from 'node:fs'
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
  * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
@@ -155,5 +155,21 @@ export async function finishGit(
   owner?: { user: string; dirs: string[] }
 ): Promise<void> {
   if (owner) await chownTree(owner.user, owner.dirs)
-  await rm(state.cloneDir, { recursive: true, force: true })
+  await removeTree(state.cloneDir)
+}
+
+/**
+ * A tree the cage wrote, removed: where the cage left a directory its owner may not empty (mode
+ * 500), the tree's directories are made writable by their owner first. Only a directory is
+ * chmod'ed (`chmod -R` follows a link named on its command line, never one inside the tree).
+ */
+async function removeTree(dir: string): Promise<void> {
+  try {
+    await rm(dir, { recursive: true, force: true })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if ((code !== 'EACCES' && code !== 'EPERM') || !lstatSync(dir).isDirectory()) throw error
+    await runOk('chmod', ['-R', 'u+rwX', '--', dir], { env: { PATH: '/usr/bin:/bin' } })
+    await rm(dir, { recursive: true, force: true })
+  }
 }

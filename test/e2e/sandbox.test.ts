@@ -4,7 +4,8 @@
 // service beside the model endpoint. A hostile worker and a hostile verify look for all of it.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -23,6 +24,7 @@ import {
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
+import { fleetDir } from './faults-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -142,7 +144,9 @@ describe.skipIf(skipReason !== undefined)(
       expect(stdout.trim()).toBe('0')
       const task = bashTask('hostile', [
         probe(),
-        'echo mine > hostile.txt && git add hostile.txt && git commit -qm "hostile: own work" && git status --short && echo COMMIT-OK'
+        'echo mine > hostile.txt && git add hostile.txt && git commit -qm "hostile: own work" && git status --short && echo COMMIT-OK',
+        // A directory in its own clone that its owner may not empty: the clone must go all the same.
+        'd="$(git rev-parse --absolute-git-dir)/locked/in" && mkdir -p "$d" && touch "$d/f" && chmod 500 "$d" "${d%/in}" && echo LOCKED-OK'
       ])
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },
@@ -158,6 +162,15 @@ describe.skipIf(skipReason !== undefined)(
       const requests = stack.model.requestsFor('hostile')
       expectNothingFound(outputOf(requests, 0))
       expect(outputOf(requests, 1)).toContain('COMMIT-OK')
+      expect(outputOf(requests, 2)).toContain('LOCKED-OK')
+      // Its cage's teardown ran beside the push and ended before the action did, the locked
+      // directory and all: nothing of its clone is left.
+      const workers = path.join(await fleetDir(run), 'workers')
+      const left = await readdir(workers)
+      expect(
+        left.filter(c => c.includes('fleet-sbx-') || existsSync(path.join(workers, c, 'git')))
+      ).toEqual([])
+      expect(run.stdout).not.toContain("a cage's teardown failed")
       await expectHostUntouched()
       expect(await stack.git.readFile(FULL, 'fleet/hostile', 'hostile.txt')).toBe('mine\n')
       const subjects = (await stack.git.log(FULL, 'fleet/hostile', 3)).map(c => c.subject)
