@@ -1631,7 +1631,8 @@ var teardown = __nccwpck_require__(80426);
 /**
  * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
  * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
- * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
+ * bwrap command line (sandbox.ts); all of it is taken down when the command ends, beside what
+ * the task does next (teardown.ts).
  */
 
 
@@ -1706,7 +1707,7 @@ async function prepare(c) {
             await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
             await Promise.all(views.map(dropView));
             await (0,promises_.rm)(dir, { recursive: true, force: true });
-        }, c.log);
+        }, m => c.log(`[${c.taskId}] ${m}`));
     };
     try {
         const layer = layerOf(c);

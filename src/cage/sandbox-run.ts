@@ -1,7 +1,8 @@
 /**
  * Running things in the sandbox: a worker attempt, or a shell command (verify, setup) in a task's
  * cage. Each gets its own git clone (cage-git.ts), its own network sockets (sandbox-net.ts) and a
- * bwrap command line (sandbox.ts); all of it is taken down when the command ends.
+ * bwrap command line (sandbox.ts); all of it is taken down when the command ends, beside what
+ * the task does next (teardown.ts).
  */
 import { copyFile, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -131,11 +132,14 @@ async function prepare(c: Caged): Promise<Prepared> {
   // follows the command (teardown.ts).
   const release = async () => {
     const gone = git && (await moveAside(git, dir))
-    leaveBehind(async () => {
-      await Promise.all([network?.close(), gone && finishGit(gone)])
-      await Promise.all(views.map(dropView))
-      await rm(dir, { recursive: true, force: true })
-    }, c.log)
+    leaveBehind(
+      async () => {
+        await Promise.all([network?.close(), gone && finishGit(gone)])
+        await Promise.all(views.map(dropView))
+        await rm(dir, { recursive: true, force: true })
+      },
+      m => c.log(`[${c.taskId}] ${m}`)
+    )
   }
   try {
     const layer = layerOf(c)
