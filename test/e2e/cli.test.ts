@@ -15,6 +15,7 @@ import { script } from '../../demo/model-server.js'
 import type { RunActionResult } from '../../demo/run-action.js'
 import { assertNoLeaks } from '../../demo/leaks.js'
 import { GITHUB_TOKEN, MODEL_KEY, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
+import { clonesLeft } from './faults-support.js'
 
 const CLI = path.resolve(import.meta.dirname, '../../dist/cli/index.js')
 const BIN = path.resolve(import.meta.dirname, '../../node_modules/.bin')
@@ -67,6 +68,15 @@ describe('the fleet-worker CLI', () => {
       runnerTemp: env.RUNNER_TEMP ?? '',
       durationMs: 0
     } satisfies RunActionResult)
+
+  /** The `workers` dir of the one CLI run (under RUNNER_TEMP) whose cages include `cage`. */
+  async function cliRunDir(cage: string): Promise<string> {
+    const runs = path.join(env.RUNNER_TEMP ?? '', 'fleet-worker')
+    const dirs = (await readdir(runs)).map(d => path.join(runs, d, 'workers'))
+    const mine = dirs.filter(d => existsSync(path.join(d, cage)))
+    expect(mine).toHaveLength(1)
+    return mine[0] ?? ''
+  }
 
   beforeAll(async () => {
     stack = await startStack()
@@ -179,18 +189,17 @@ describe('the fleet-worker CLI', () => {
       stack.git.requests.filter(r => r.service === 'git-receive-pack').every(r => r.authorized)
     ).toBe(true)
     // The CLI exits as its last task ends: its cages' teardowns had ended before it did.
-    const runs = path.join(env.RUNNER_TEMP ?? '', 'fleet-worker')
-    const workers = await Promise.all(
-      (await readdir(runs)).map(d => readdir(path.join(runs, d, 'workers')).catch(() => []))
-    )
-    expect(workers.flat().length).toBeGreaterThanOrEqual(IDS.length)
-    expect(workers.flat().filter(c => c.includes('fleet-sbx-'))).toEqual([])
+    const { cages, left } = await clonesLeft(await cliRunDir('c1.1'))
+    expect(cages).toBeGreaterThanOrEqual(IDS.length)
+    expect(left).toEqual([])
 
     await scanForLeaks(run)
   })
 
   it('exits once its cages are removed, even the clone a worker made heavy to remove', async () => {
-    // 60,000 files in the worker's own clone: their removal outlasts the CLI's other last steps.
+    // 60,000 files in the worker's own clone, removed by its cage's teardown beside the push. The
+    // removal fills the thread pool the CLI's own last steps wait on, so without the CLI's wait for
+    // it the two race: this caught that regression in two of six tries, not every time.
     const heavy = [
       'echo heavy > heavy.txt',
       'd="$(git rev-parse --absolute-git-dir)/junk" && mkdir -p "$d" && cd "$d" && seq 1 60000 | xargs touch && echo HEAVY-OK'
@@ -209,17 +218,7 @@ describe('the fleet-worker CLI', () => {
     expect(await stack.git.readFile(FULL, 'fleet/heavy', 'heavy.txt')).toBe('heavy\n')
     const said = stack.model.requestsFor('heavy').flatMap(r => r.toolResults)
     expect(said.join('\n')).toContain('HEAVY-OK')
-    const runs = path.join(env.RUNNER_TEMP ?? '', 'fleet-worker')
-    const dirs = await Promise.all(
-      (await readdir(runs)).map(async d => ({
-        d,
-        workers: await readdir(path.join(runs, d, 'workers')).catch(() => [] as string[])
-      }))
-    )
-    const mine = dirs.filter(r => r.workers.includes('heavy.1'))
-    expect(mine).toHaveLength(1)
-    expect(mine[0]?.workers.filter(c => c.includes('fleet-sbx-'))).toEqual([])
-    expect(existsSync(path.join(runs, mine[0]?.d ?? '', 'workers', 'heavy.1', 'git'))).toBe(false)
+    expect((await clonesLeft(await cliRunDir('heavy.1'))).left).toEqual([])
     expect(run.stdout + run.stderr).not.toContain("a cage's teardown failed")
   })
 

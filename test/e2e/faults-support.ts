@@ -2,6 +2,7 @@
 // the orphan check, and waiting on what the servers have seen.
 import { execFile } from 'node:child_process'
 import { randomInt } from 'node:crypto'
+import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
@@ -101,6 +102,19 @@ export async function fleetDir(run: RunActionResult): Promise<string> {
   if (entries.length !== 1 || !entries[0])
     throw new Error(`expected one run dir in ${base}: ${entries.join(', ')}`)
   return path.join(base, entries[0])
+}
+
+/**
+ * What a run's sandbox cages left of their clones under its `workers` dir: a clone moved aside
+ * for its teardown (`<cage>.fleet-sbx-*`), or one still in its cage dir. None once every teardown
+ * ended. Also how many cage dirs were read, so a check cannot pass on an empty dir.
+ */
+export async function clonesLeft(workers: string): Promise<{ cages: number; left: string[] }> {
+  const entries = await readdir(workers)
+  const left = entries.filter(
+    c => c.includes('fleet-sbx-') || existsSync(path.join(workers, c, 'git'))
+  )
+  return { cages: entries.length, left }
 }
 
 export async function waitFor(what: string, ok: () => boolean, timeoutMs = 180_000): Promise<void> {

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs'
-import { readdir } from 'node:fs/promises'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { expectOk, useStack } from '../support/scenario.js'
 import { script } from '../../demo/model-server.js'
 import { byId, OWNER, REPO, results } from '../../demo/stack.js'
-import { fleetDir } from './faults-support.js'
+import { clonesLeft, fleetDir } from './faults-support.js'
 
 const writes = (key: string, file: string, content: string) =>
   `Write ${file}\n${script({ key, steps: [{ tool: 'Write', input: { file_path: file, content } }, { text: `Wrote ${file}.` }] })}`
@@ -61,11 +59,9 @@ describe('a fleet from the tasks input to pull requests', () => {
     // Its own git processes kept open between requests end as it does, not as ones it left running.
     expect(run.stdout).not.toContain('this run had left running')
     // Its cages' teardowns, left to run beside each task's push, all ended before the action did.
-    const workers = path.join(await fleetDir(run), 'workers')
-    const cages = await readdir(workers)
-    expect(cages.length).toBeGreaterThanOrEqual(3)
-    expect(cages.filter(c => c.includes('fleet-sbx-'))).toEqual([])
-    expect(cages.filter(c => existsSync(path.join(workers, c, 'git')))).toEqual([])
+    const { cages, left } = await clonesLeft(path.join(await fleetDir(run), 'workers'))
+    expect(cages).toBeGreaterThanOrEqual(3)
+    expect(left).toEqual([])
     expect(run.stdout).not.toContain("a cage's teardown failed")
   })
 

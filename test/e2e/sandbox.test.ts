@@ -4,8 +4,7 @@
 // service beside the model endpoint. A hostile worker and a hostile verify look for all of it.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync } from 'node:fs'
-import { chmod, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -24,7 +23,7 @@ import {
 import { secrets } from '../../demo/leaks.js'
 import { byId, GITHUB_TOKEN, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
 import { CLAUDE_CODE_VERSION } from '../../src/worker/install.js'
-import { fleetDir } from './faults-support.js'
+import { clonesLeft, fleetDir } from './faults-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
@@ -165,11 +164,9 @@ describe.skipIf(skipReason !== undefined)(
       expect(outputOf(requests, 2)).toContain('LOCKED-OK')
       // Its cage's teardown ran beside the push and ended before the action did, the locked
       // directory and all: nothing of its clone is left.
-      const workers = path.join(await fleetDir(run), 'workers')
-      const left = await readdir(workers)
-      expect(
-        left.filter(c => c.includes('fleet-sbx-') || existsSync(path.join(workers, c, 'git')))
-      ).toEqual([])
+      const { cages, left } = await clonesLeft(path.join(await fleetDir(run), 'workers'))
+      expect(cages).toBeGreaterThan(0)
+      expect(left).toEqual([])
       expect(run.stdout).not.toContain("a cage's teardown failed")
       await expectHostUntouched()
       expect(await stack.git.readFile(FULL, 'fleet/hostile', 'hostile.txt')).toBe('mine\n')
