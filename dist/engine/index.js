@@ -1679,12 +1679,21 @@ async function binaryDir(setup, binary) {
 }
 /**
  * The cage's clone renamed beside its cage dir (the same file system), with the host dir's name:
- * none to remove when the command's cage left none there.
+ * none to remove when the command's cage left none there. A cage may leave its dir, or the clone
+ * itself, one its owner may not write (a directory moved to another parent has its `..` written):
+ * both are made writable by their owner again, and the rename tried once more. The cage's
+ * processes are gone by now, so nothing swaps a directory for a link between the look and the chmod.
  */
 async function moveAside(git, dir) {
     const cloneDir = `${external_node_path_default().dirname(git.cloneDir)}.${external_node_path_default().basename(dir)}`;
+    const move = () => (0,promises_.rename)(git.cloneDir, cloneDir);
     try {
-        await (0,promises_.rename)(git.cloneDir, cloneDir);
+        await move().catch(async (error) => {
+            if (!isDenied(error))
+                throw error;
+            await Promise.all([external_node_path_default().dirname(git.cloneDir), git.cloneDir].map(ownerMayWrite));
+            await move();
+        });
     }
     catch (error) {
         if (error.code === 'ENOENT')
@@ -1692,6 +1701,13 @@ async function moveAside(git, dir) {
         throw error;
     }
     return { ...git, cloneDir };
+}
+const isDenied = (error) => ['EACCES', 'EPERM'].includes(error.code ?? '');
+/** A directory (never a link: chmod follows one) made writable by its owner. */
+async function ownerMayWrite(dir) {
+    const info = await (0,promises_.lstat)(dir).catch(() => undefined);
+    if (info?.isDirectory())
+        await (0,promises_.chmod)(dir, (info.mode & 0o7777) | 0o700);
 }
 async function prepare(c) {
     const dir = await hostDir();
@@ -1701,14 +1717,11 @@ async function prepare(c) {
     // Only the clone is moved out of the cage dir now (a task's next verify makes its cage there
     // again at once); removing it, the network's close and the host dir's removal run beside what
     // follows the command (teardown.ts).
-    const release = async () => {
-        const gone = git && (await moveAside(git, dir));
-        (0,teardown/* leaveBehind */.k)(async () => {
-            await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
-            await Promise.all(views.map(dropView));
-            await (0,promises_.rm)(dir, { recursive: true, force: true });
-        }, m => c.log(`[${c.taskId}] ${m}`));
-    };
+    const release = () => (0,teardown/* releaseCage */._r)(async () => git && (await moveAside(git, dir)), async (gone) => {
+        await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
+        await Promise.all(views.map(dropView));
+        await (0,promises_.rm)(dir, { recursive: true, force: true });
+    }, m => c.log(`[${c.taskId}] ${m}`));
     try {
         const layer = layerOf(c);
         // Independent steps, side by side: each worker start waits for the slowest, not the sum.
@@ -2387,9 +2400,10 @@ function specialKind(address, family) {
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
-/* harmony export */   H: () => (/* binding */ settleCages),
-/* harmony export */   k: () => (/* binding */ leaveBehind)
+/* harmony export */   HO: () => (/* binding */ settleCages),
+/* harmony export */   _r: () => (/* binding */ releaseCage)
 /* harmony export */ });
+/* unused harmony export leaveBehind */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(83916);
 /**
  * A cage's teardown, left to run beside what follows its command instead of before it: a task's
@@ -2406,6 +2420,20 @@ function leaveBehind(teardown, log) {
         .catch((error) => log(`a cage's teardown failed: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .describeError */ .U)(error)}`))
         .finally(() => pending.delete(done));
     pending.add(done);
+}
+/**
+ * A cage released: `moveAside` awaited (what its next cage could meet), then `teardown` begun
+ * beside what follows, given what was moved. Begun even when the move failed, whose error is then
+ * thrown: a cage's network left open would keep the action running past its end.
+ */
+async function releaseCage(moveAside, teardown, log) {
+    let moved;
+    try {
+        moved = await moveAside();
+    }
+    finally {
+        leaveBehind(() => teardown(moved), log);
+    }
 }
 /** Every teardown begun, ended: those begun while it waits too. */
 async function settleCages() {
@@ -37424,7 +37452,7 @@ async function run(env = process.env) {
         // Whatever the outcome, nothing this action started outlives it (a daemon a verify left). Its
         // cages' teardowns end first, and its own git processes kept open between requests are let go,
         // none counted as left.
-        await (0,teardown/* settleCages */.H)();
+        await (0,teardown/* settleCages */.HO)();
         await (0,kept/* letGoAll */.F)();
         const left = await (0,src_process/* huntAllChildren */.wJ)();
         if (left > 0)
@@ -37718,7 +37746,7 @@ function cli(argv) {
         // Whatever the outcome, nothing the run started outlives it; its cages' teardowns end and its
         // kept git processes are let go first.
         .finally(async () => {
-        await (0,teardown/* settleCages */.H)();
+        await (0,teardown/* settleCages */.HO)();
         await (0,kept/* letGoAll */.F)();
         await (0,src_process/* huntAllChildren */.wJ)();
     })

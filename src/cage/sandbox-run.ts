@@ -4,7 +4,7 @@
  * bwrap command line (sandbox.ts); all of it is taken down when the command ends, beside what
  * the task does next (teardown.ts).
  */
-import { copyFile, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises'
+import { chmod, copyFile, lstat, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { VerifyResult, View } from '../domain.js'
@@ -29,7 +29,7 @@ import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import type { Blocked } from './sandbox-proxy.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
-import { leaveBehind } from './teardown.js'
+import { releaseCage } from './teardown.js'
 import { cacheLayers, dropView } from './views.js'
 import { type Progress, spawnWorker } from '../worker/spawn.js'
 
@@ -109,17 +109,34 @@ async function binaryDir(setup: SandboxSetup, binary: string | undefined) {
 
 /**
  * The cage's clone renamed beside its cage dir (the same file system), with the host dir's name:
- * none to remove when the command's cage left none there.
+ * none to remove when the command's cage left none there. A cage may leave its dir, or the clone
+ * itself, one its owner may not write (a directory moved to another parent has its `..` written):
+ * both are made writable by their owner again, and the rename tried once more. The cage's
+ * processes are gone by now, so nothing swaps a directory for a link between the look and the chmod.
  */
 async function moveAside(git: CageGit, dir: string): Promise<CageGit | undefined> {
   const cloneDir = `${path.dirname(git.cloneDir)}.${path.basename(dir)}`
+  const move = () => rename(git.cloneDir, cloneDir)
   try {
-    await rename(git.cloneDir, cloneDir)
+    await move().catch(async (error: unknown) => {
+      if (!isDenied(error)) throw error
+      await Promise.all([path.dirname(git.cloneDir), git.cloneDir].map(ownerMayWrite))
+      await move()
+    })
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
     throw error
   }
   return { ...git, cloneDir }
+}
+
+const isDenied = (error: unknown) =>
+  ['EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')
+
+/** A directory (never a link: chmod follows one) made writable by its owner. */
+async function ownerMayWrite(dir: string): Promise<void> {
+  const info = await lstat(dir).catch(() => undefined)
+  if (info?.isDirectory()) await chmod(dir, (info.mode & 0o7777) | 0o700)
 }
 
 async function prepare(c: Caged): Promise<Prepared> {
@@ -130,17 +147,16 @@ async function prepare(c: Caged): Promise<Prepared> {
   // Only the clone is moved out of the cage dir now (a task's next verify makes its cage there
   // again at once); removing it, the network's close and the host dir's removal run beside what
   // follows the command (teardown.ts).
-  const release = async () => {
-    const gone = git && (await moveAside(git, dir))
-    leaveBehind(
-      async () => {
+  const release = () =>
+    releaseCage(
+      async () => git && (await moveAside(git, dir)),
+      async gone => {
         await Promise.all([network?.close(), gone && finishGit(gone)])
         await Promise.all(views.map(dropView))
         await rm(dir, { recursive: true, force: true })
       },
       m => c.log(`[${c.taskId}] ${m}`)
     )
-  }
   try {
     const layer = layerOf(c)
     // Independent steps, side by side: each worker start waits for the slowest, not the sum.

@@ -17,6 +17,24 @@ export function leaveBehind(teardown: () => Promise<void>, log: (message: string
   pending.add(done)
 }
 
+/**
+ * A cage released: `moveAside` awaited (what its next cage could meet), then `teardown` begun
+ * beside what follows, given what was moved. Begun even when the move failed, whose error is then
+ * thrown: a cage's network left open would keep the action running past its end.
+ */
+export async function releaseCage<T>(
+  moveAside: () => Promise<T>,
+  teardown: (moved: T | undefined) => Promise<void>,
+  log: (message: string) => void
+): Promise<void> {
+  let moved: T | undefined
+  try {
+    moved = await moveAside()
+  } finally {
+    leaveBehind(() => teardown(moved), log)
+  }
+}
+
 /** Every teardown begun, ended: those begun while it waits too. */
 export async function settleCages(): Promise<void> {
   while (pending.size > 0) await Promise.all(pending)

@@ -145,7 +145,9 @@ describe.skipIf(skipReason !== undefined)(
         probe(),
         'echo mine > hostile.txt && git add hostile.txt && git commit -qm "hostile: own work" && git status --short && echo COMMIT-OK',
         // A directory in its own clone that its owner may not empty: the clone must go all the same.
-        'd="$(git rev-parse --absolute-git-dir)/locked/in" && mkdir -p "$d" && touch "$d/f" && chmod 500 "$d" "${d%/in}" && echo LOCKED-OK'
+        'd="$(git rev-parse --absolute-git-dir)/locked/in" && mkdir -p "$d" && touch "$d/f" && chmod 500 "$d" "${d%/in}" && echo LOCKED-OK',
+        // The cage dir its home and its clone live in, made one its owner may not write.
+        'chmod 500 "$HOME/.." && echo HOME-LOCKED-OK'
       ])
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },
@@ -162,8 +164,9 @@ describe.skipIf(skipReason !== undefined)(
       expectNothingFound(outputOf(requests, 0))
       expect(outputOf(requests, 1)).toContain('COMMIT-OK')
       expect(outputOf(requests, 2)).toContain('LOCKED-OK')
+      expect(outputOf(requests, 3)).toContain('HOME-LOCKED-OK')
       // Its cage's teardown ran beside the push and ended before the action did, the locked
-      // directory and all: nothing of its clone is left.
+      // directories and all: nothing of its clone is left.
       const { cages, left } = await clonesLeft(path.join(await fleetDir(run), 'workers'))
       expect(cages).toBeGreaterThan(0)
       expect(left).toEqual([])
@@ -175,7 +178,12 @@ describe.skipIf(skipReason !== undefined)(
     })
 
     it('a hostile verify finds nothing either', async () => {
-      const task = bashTask('hostile-verify', ['echo v > verified.txt'], { verify: probe() })
+      // It also makes its clone one its owner may not write, which the clone's move out of its
+      // cage dir (a directory's `..` rewritten) needs: the run must still end, nothing left.
+      const lock = 'chmod 500 "$(git rev-parse --absolute-git-dir)/.." && echo CLONE-LOCKED-OK'
+      const task = bashTask('hostile-verify', ['echo v > verified.txt'], {
+        verify: `${probe()}\n${lock}`
+      })
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },
         env: { GITHUB_TOKEN },
@@ -188,6 +196,11 @@ describe.skipIf(skipReason !== undefined)(
       const pr = stack.github.state.pulls.find(p => p.pull.head === 'fleet/hostile-verify')
       expect(pr?.body).toContain('### Verify: passed')
       expectNothingFound(pr?.body ?? '')
+      expect(pr?.body).toContain('CLONE-LOCKED-OK')
+      const { cages, left } = await clonesLeft(path.join(await fleetDir(run), 'workers'))
+      expect(cages).toBeGreaterThan(0)
+      expect(left).toEqual([])
+      expect(run.stdout).not.toContain("a cage's teardown failed")
       await expectHostUntouched()
     })
   }

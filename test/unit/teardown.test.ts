@@ -1,8 +1,8 @@
 // A cage's teardown left to run beside what follows its command (cage/teardown.ts): begun without
 // being awaited, its failure logged, and every one (those begun while the run's end waits too)
-// ended by settleCages.
+// ended by settleCages; a cage's release begins its teardown even when moving its clone aside failed.
 import { describe, expect, it } from 'vitest'
-import { leaveBehind, settleCages } from '../../src/cage/teardown.js'
+import { leaveBehind, releaseCage, settleCages } from '../../src/cage/teardown.js'
 
 /** A teardown held until the test lets it end. */
 function held() {
@@ -52,5 +52,35 @@ describe('leaveBehind and settleCages', () => {
     t.end(new Error('EBUSY: the cache view is busy'))
     await settleCages()
     expect(logged).toEqual(["a cage's teardown failed: EBUSY: the cache view is busy"])
+  })
+})
+
+describe('releaseCage', () => {
+  it('awaits the move, then begins the teardown with what was moved, not awaited', async () => {
+    const t = held()
+    const given: unknown[] = []
+    await releaseCage(
+      () => Promise.resolve('moved-clone'),
+      async moved => {
+        given.push(moved)
+        await t.run()
+      },
+      () => undefined
+    )
+    expect(given).toEqual(['moved-clone'])
+    t.end()
+    await settleCages()
+  })
+
+  it("begins the teardown when the move fails, and throws the move's error", async () => {
+    const torn: unknown[] = []
+    const released = releaseCage(
+      () => Promise.reject(new Error('EACCES: permission denied, rename')),
+      moved => Promise.resolve(void torn.push(moved)),
+      () => undefined
+    )
+    await expect(released).rejects.toThrow('EACCES: permission denied, rename')
+    await settleCages()
+    expect(torn).toEqual([undefined])
   })
 })
