@@ -4,7 +4,7 @@
  * Every action run goes through `stack.run()`, which ends with the leak scan (demo/leaks.ts):
  * a scenario cannot run the action without it.
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import {
@@ -20,6 +20,7 @@ import { startModelServer, type ModelServer, type ModelServerOptions } from './m
 import { runAction, type RunActionResult } from './run-action.js'
 import { sandboxSupport } from './sandbox.js'
 import { assertNoLeaks } from './leaks.js'
+import { removeTree } from '../src/process/remove-tree.js'
 
 export const GITHUB_TOKEN = 'ghs_FleetE2eToken0123456789abcdef'
 /**
@@ -157,9 +158,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
     async close() {
       await Promise.allSettled([model.close(), git.close(), github.close()])
-      await rm(home, { recursive: true, force: true })
-      await rm(workspace, { recursive: true, force: true })
-      for (const r of runs) await rm(r.runnerTemp, { recursive: true, force: true })
+      // The runs' temp dirs hold what their workers left in their cages (a hostile one's too).
+      await removeTree(home)
+      await removeTree(workspace)
+      for (const r of runs) await removeTree(r.runnerTemp)
     }
   }
   return stack

@@ -19,7 +19,8 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 /* harmony import */ var _git_git_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(10308);
 /* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(80863);
 /* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(21181);
-/* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(24576);
+/* harmony import */ var _process_remove_tree_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(68138);
+/* harmony import */ var _worker_exit_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(24576);
 
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
@@ -33,6 +34,7 @@ import { createRequire as __WEBPACK_EXTERNAL_createRequire } from "module";
 
 
 
+
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
 const SETUP_EXCLUDE = 'fleet-setup-exclude';
 /** Where the clone's HEAD and index come from: the task's git as the action holds it. */
@@ -40,9 +42,9 @@ async function sourceOf(t, named) {
     if (typeof t !== 'string') {
         const git = t.repo;
         const [head, refs] = await Promise.all([
-            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_6__/* .acceptedHead */ .gi)(t),
+            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_7__/* .acceptedHead */ .gi)(t),
             git.out(['for-each-ref', '--format=%(objectname) %(refname)', 'refs/remotes/origin/']),
-            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_6__/* .readyIndex */ .kX)(t)
+            (0,_worker_exit_js__WEBPACK_IMPORTED_MODULE_7__/* .readyIndex */ .kX)(t)
         ]);
         return {
             head,
@@ -109,7 +111,7 @@ layer = false) {
     const { head, branch, common, gitDir, refs } = await sourceOf(source, named);
     const cloneDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cageDir, 'git');
     const cloneGit = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneDir, '.git');
-    await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(cloneDir, { recursive: true, force: true });
+    await (0,_process_remove_tree_js__WEBPACK_IMPORTED_MODULE_6__/* .removeTree */ .d)(cloneDir);
     await initRepo(cloneGit, branch, layer ? (0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_4__/* .layerConfig */ .mU)() : '');
     const objectsDir = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(common, 'objects');
     await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.writeFile)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`);
@@ -149,24 +151,7 @@ async function chownTree(owner, dirs) {
 async function finishGit(state, owner) {
     if (owner)
         await chownTree(owner.user, owner.dirs);
-    await removeTree(state.cloneDir);
-}
-/**
- * A tree the cage wrote, removed: where the cage left a directory its owner may not empty (mode
- * 500), the tree's directories are made writable by their owner first. Only a directory is
- * chmod'ed (`chmod -R` follows a link named on its command line, never one inside the tree).
- */
-async function removeTree(dir) {
-    try {
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(dir, { recursive: true, force: true });
-    }
-    catch (error) {
-        const code = error.code;
-        if ((code !== 'EACCES' && code !== 'EPERM') || !(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(dir).isDirectory())
-            throw error;
-        await (0,_process_js__WEBPACK_IMPORTED_MODULE_5__/* .runOk */ .uO)('chmod', ['-R', 'u+rwX', '--', dir], { env: { PATH: '/usr/bin:/bin' } });
-        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(dir, { recursive: true, force: true });
-    }
+    await (0,_process_remove_tree_js__WEBPACK_IMPORTED_MODULE_6__/* .removeTree */ .d)(state.cloneDir);
 }
 
 
@@ -806,6 +791,8 @@ async function containerGatewayHost(container, env) {
 var external_node_fs_ = __nccwpck_require__(73024);
 // EXTERNAL MODULE: external "node:os"
 var external_node_os_ = __nccwpck_require__(48161);
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 ;// CONCATENATED MODULE: ./src/cage/views.ts
 /**
  * Copy-on-write views: a directory shown at a path through an overlay whose upper layer is private
@@ -821,6 +808,7 @@ var external_node_os_ = __nccwpck_require__(48161);
  * the host: the views vanish with the namespace. fuse-overlayfs would need /dev/fuse open to the
  * runner user, which is not so on every host.
  */
+
 
 
 
@@ -960,8 +948,8 @@ async function makeView(dir, lower, at = lower) {
  */
 async function dropView(view) {
     await (0,promises_.chmod)(external_node_path_default().join(view.work, 'work'), 0o700).catch(() => undefined);
-    await (0,promises_.rm)(view.upper, { recursive: true, force: true });
-    await (0,promises_.rm)(view.work, { recursive: true, force: true });
+    await (0,remove_tree/* removeTree */.d)(view.upper);
+    await (0,remove_tree/* removeTree */.d)(view.work);
 }
 /**
  * Whether views can be mounted here: one view of an empty directory, mounted and written through
@@ -1648,6 +1636,7 @@ var teardown = __nccwpck_require__(80426);
 
 
 
+
 /** The task's view, mounted at its worktree path: only where views can be mounted. */
 function taskView(c) {
     const view = (c.sealing ?? c.task)?.view;
@@ -1720,7 +1709,7 @@ async function prepare(c) {
     const release = () => (0,teardown/* releaseCage */._r)(async () => git && (await moveAside(git, dir)), async (gone) => {
         await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
         await Promise.all(views.map(dropView));
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
+        await (0,remove_tree/* removeTree */.d)(dir);
     }, m => c.log(`[${c.taskId}] ${m}`));
     try {
         const layer = layerOf(c);
@@ -1853,7 +1842,7 @@ async function exitThrough(c, prepared, seal, killed) {
     const ran = killed ? undefined : (0,worker_exit/* sealedAfter */.Z6)(seal);
     if (ran)
         return (0,worker_exit/* acceptSeal */.gj)(c.sealing, seal, ran);
-    await (0,promises_.rm)(seal.dir, { recursive: true, force: true });
+    await (0,remove_tree/* removeTree */.d)(seal.dir);
     await sealIn(c, prepared);
 }
 /** One worker attempt in its sandbox; the prompt goes on stdin as ever. */
@@ -3342,7 +3331,10 @@ var exit = __nccwpck_require__(24576);
 var inert_text = __nccwpck_require__(92899);
 // EXTERNAL MODULE: ./src/fleet/setup.ts + 2 modules
 var fleet_setup = __nccwpck_require__(62344);
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 ;// CONCATENATED MODULE: ./src/fleet/task.ts
+
 
 
 
@@ -3465,7 +3457,7 @@ async function freshEnv(ctx, task, base, label) {
         TMPDIR: external_node_path_default().join(dir, 'tmp'),
         CLAUDE_CONFIG_DIR: external_node_path_default().join(dir, 'config')
     };
-    await (0,promises_.rm)(dir, { recursive: true, force: true });
+    await (0,remove_tree/* removeTree */.d)(dir);
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     return { ...base, ...paths };
 }
@@ -3714,8 +3706,9 @@ async function runTask(ctx, task, slot = fn => fn()) {
     const worked = await slot(() => work(ctx, task, now()));
     const startedAt = worked.outcome.startedAt ?? now();
     const landed = await landWorked(ctx, task, worked);
-    // The worktree's removal, begun when the slot was left, ran beside the landing.
-    await worked.removed;
+    // The worktree's removal, begun when the slot was left, ran beside the landing. Its failure is
+    // said in the log and changes nothing of the outcome: the work has landed, or been kept, by now.
+    await worked.removed.catch((error) => ctx.worker.log(`[${task.id}] its files could not all be removed: ${(0,errors/* describeError */.U)(error)}`));
     const endedAt = now();
     return { ...worked.outcome, ...landed, endedAt, durationMs: endedAt - startedAt };
 }
@@ -4734,7 +4727,10 @@ function isUnknown(e) {
 var cage_git = __nccwpck_require__(18711);
 // EXTERNAL MODULE: ./src/worker/env.ts
 var worker_env = __nccwpck_require__(97705);
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 ;// CONCATENATED MODULE: ./src/fleet/setup.ts
+
 
 
 
@@ -4845,7 +4841,7 @@ async function runSetup(config, s) {
         tmp: external_node_path_default().join(s.cageDir, 'tmp'),
         config: external_node_path_default().join(s.cageDir, 'config')
     };
-    await (0,promises_.rm)(s.cageDir, { recursive: true, force: true });
+    await (0,remove_tree/* removeTree */.d)(s.cageDir);
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     s.log(`[${s.taskId}] setup: ${s.command}`);
     const env = setupEnv(s.isolation, s.host, paths);
@@ -4914,7 +4910,7 @@ async function viewCheck(s, env) {
 async function leftoversOfLayer(view, out, env, again, log) {
     const check = async (args) => {
         // Anything setup's cage left at the listing's path is gone before the check writes it.
-        await (0,promises_.rm)(out, { recursive: true, force: true });
+        await (0,remove_tree/* removeTree */.d)(out);
         await (0,promises_.mkdir)(out, { recursive: true });
         const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env);
         if (ran.exitCode !== 0)
@@ -7329,6 +7325,8 @@ function validateConcurrency(concurrency) {
 
 // EXTERNAL MODULE: ./src/process.ts + 2 modules
 var src_process = __nccwpck_require__(21181);
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 // EXTERNAL MODULE: ./src/errors.ts
 var errors = __nccwpck_require__(83916);
 ;// CONCATENATED MODULE: ./src/git/lock.ts
@@ -8009,6 +8007,7 @@ class RefReader {
 
 
 
+
 /** The checkout's HEAD, named in the fleet's clone while its first fetch runs (see borrow). */
 const BORROWED_REF = 'refs/fleet-borrowed/checkout';
 /**
@@ -8355,9 +8354,7 @@ class FleetRepo {
         const startSha = await this.startOf(startRef);
         // What an earlier run left at these paths goes through the thread pool (it may be a whole
         // tree); the few small files are written at once, not a trip through the pool each.
-        await Promise.all([dir, making]
-            .filter(d => (0,external_node_fs_.lstatSync)(d, { throwIfNoEntry: false }))
-            .map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+        await Promise.all([dir, making].filter(d => (0,external_node_fs_.lstatSync)(d, { throwIfNoEntry: false })).map(remove_tree/* removeTree */.d));
         for (const d of [dir, making, external_node_path_default().dirname(gitDir)])
             (0,external_node_fs_.mkdirSync)(d, { recursive: true });
         (0,external_node_fs_.writeFileSync)(external_node_path_default().join(making, 'HEAD'), `ref: refs/heads/${branch}\n`);
@@ -8533,7 +8530,7 @@ class FleetRepo {
             ...(base.fsmonitor ? { fsmonitor: true } : {})
         };
         const gitDir = external_node_path_default().join(root, 'admin');
-        await Promise.all([root, dir].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+        await Promise.all([root, dir].map(remove_tree/* removeTree */.d));
         await Promise.all([dir, view.upper, view.work, gitDir].map(d => (0,promises_.mkdir)(d, { recursive: true })));
         await (0,promises_.copyFile)(base.index, external_node_path_default().join(gitDir, 'index'));
         await this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }]);
@@ -8556,7 +8553,7 @@ class FleetRepo {
                     return;
                 // overlayfs leaves work/work with mode 000: opened first so it can be removed.
                 await (0,promises_.chmod)(external_node_path_default().join(view.work, 'work'), 0o700).catch(() => undefined);
-                await Promise.all([root, dir].map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+                await Promise.all([root, dir].map(remove_tree/* removeTree */.d));
             }
         };
     }
@@ -8673,9 +8670,9 @@ async function removeWorktree(serial, dir, gitDir) {
         [dir, `${dir}${away}`],
         [gitDir, external_node_path_default().join(staging, `${external_node_path_default().basename(gitDir)}${away}`)]
     ];
-    const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,promises_.rm)(from, { recursive: true, force: true }).then(() => undefined)))));
+    const gone = await serial(() => Promise.all(moves.map(([from, to]) => (0,promises_.rename)(from, to).then(() => to, () => (0,remove_tree/* removeTree */.d)(from).then(() => undefined)))));
     const renamed = gone.filter((d) => d !== undefined);
-    await Promise.all(renamed.map(d => (0,promises_.rm)(d, { recursive: true, force: true })));
+    await Promise.all(renamed.map(remove_tree/* removeTree */.d));
 }
 /**
  * A linked worktree's admin dir, from the `.git` file git writes in it (`gitdir: <path>`, relative
@@ -10781,6 +10778,47 @@ function belowInCage(command) {
 
 /***/ }),
 
+/***/ 68138:
+/***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   d: () => (/* binding */ removeTree)
+/* harmony export */ });
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
+/* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
+/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _process_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(21181);
+/**
+ * A tree a cage wrote (its clone, its home, a view's private layer, a seal's directory), removed
+ * whatever the cage left in it. Node's `rm` stops at a directory its owner may not empty (mode 500)
+ * and at a path longer than the kernel takes (ENAMETOOLONG: a tree some 2,000 directories deep);
+ * there GNU `chmod -R u+rwX` and `rm -rf`, which walk the tree by directory handle at any depth,
+ * finish it. `rm` stays on the tree's file system. Only a directory is chmod'ed: `chmod -R`
+ * follows a link named on its command line (never one inside the tree).
+ */
+
+
+
+/** What Node's rm meets in a tree a cage made hard to remove. */
+const STOPPED = new Set(['EACCES', 'EPERM', 'ENAMETOOLONG']);
+async function removeTree(dir) {
+    try {
+        await (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(dir, { recursive: true, force: true });
+    }
+    catch (error) {
+        const code = error.code ?? '';
+        if (!STOPPED.has(code) || !(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(dir, { throwIfNoEntry: false })?.isDirectory())
+            throw error;
+        const opts = { env: { PATH: '/usr/bin:/bin' } };
+        await (0,_process_js__WEBPACK_IMPORTED_MODULE_2__/* .runOk */ .uO)('chmod', ['-R', 'u+rwX', '--', dir], opts);
+        await (0,_process_js__WEBPACK_IMPORTED_MODULE_2__/* .runOk */ .uO)('rm', ['-rf', '--one-file-system', '--', dir], opts);
+    }
+}
+
+
+/***/ }),
+
 /***/ 5825:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
@@ -11523,17 +11561,16 @@ function workerEnv({ config, apiKey, baseUrl, model, paths, host, isRoot }) {
 /* unused harmony exports SEALED_FILE, LAYER_STATE, SEAL_SCRIPT, SEAL_STATUS, SEAL_LOG, SEAL_AFTER */
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(73024);
 /* harmony import */ var node_fs__WEBPACK_IMPORTED_MODULE_0___default = /*#__PURE__*/__nccwpck_require__.n(node_fs__WEBPACK_IMPORTED_MODULE_0__);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(51455);
-/* harmony import */ var node_fs_promises__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_fs_promises__WEBPACK_IMPORTED_MODULE_1__);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(76760);
-/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_2___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_2__);
-/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(83366);
-/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(82638);
-/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(92899);
-/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(80863);
-/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83916);
-/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(83057);
-/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(69243);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(76760);
+/* harmony import */ var node_path__WEBPACK_IMPORTED_MODULE_1___default = /*#__PURE__*/__nccwpck_require__.n(node_path__WEBPACK_IMPORTED_MODULE_1__);
+/* harmony import */ var _git_messages_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(83366);
+/* harmony import */ var _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__ = __nccwpck_require__(82638);
+/* harmony import */ var _inert_text_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(92899);
+/* harmony import */ var _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(80863);
+/* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(83916);
+/* harmony import */ var _verify_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(83057);
+/* harmony import */ var _cage_file_js__WEBPACK_IMPORTED_MODULE_8__ = __nccwpck_require__(69243);
+/* harmony import */ var _process_remove_tree_js__WEBPACK_IMPORTED_MODULE_9__ = __nccwpck_require__(68138);
 /**
  * The one exit of a task's cage (docs/sandbox.md, "The exit"), shared by every isolation that runs
  * it: what crosses from a cage to the action is data. After each caged run that can change the
@@ -11590,8 +11627,8 @@ const SEAL_SCRIPT = [
     // A state file the caged command left must not stand for the seal's (no rm when there is none).
     `fsm=false now=; st=\${out%/*}/${LAYER_STATE}`,
     'if [ -e "$st" ] || [ -L "$st" ]; then rm -f "$st"; fi',
-    `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .layerHook */ .bR)())}`,
-    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
+    `if [ -n "$layer" ]; then fsm=${(0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .shellQuote */ .ZL)((0,_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .layerHook */ .bR)())}`,
+    `  if list=$(cd ${_git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .LAYER_DIR */ .Ao} && find . -printf '%P %y %i %s %C@\\n'); then now=$(printf '%s' "$list" | cksum); fi`,
     'fi',
     // Every way out with nothing left to seal, or sealed: the layer's state recorded for the next.
     'fin() { if [ -n "$now" ]; then printf "%s\\n" "$now" > "$st"; fi; exit 0; }',
@@ -11657,9 +11694,9 @@ const SEAL_SCRIPT = [
 async function openSeal(t, under, { inside, layer = false } = {}) {
     // At once, not through the thread pool: one small directory of the action's.
     (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdirSync)(under, { recursive: true });
-    const dir = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdtempSync)(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(under, 'seal-'));
-    const file = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(dir, SEALED_FILE);
-    const out = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(inside ?? dir, SEALED_FILE);
+    const dir = (0,node_fs__WEBPACK_IMPORTED_MODULE_0__.mkdtempSync)(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(under, 'seal-'));
+    const file = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(dir, SEALED_FILE);
+    const out = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(inside ?? dir, SEALED_FILE);
     const { name, email } = t.author;
     return {
         dir,
@@ -11764,7 +11801,7 @@ function sealAfter(seal, home, command) {
 /** A small file of the seal's directory (cage-file.ts), its tail past `max`; undefined if unreadable. */
 function readSmall(file, max) {
     try {
-        return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_9__/* .readCageFile */ .R)(file, max, { tail: true });
+        return (0,_cage_file_js__WEBPACK_IMPORTED_MODULE_8__/* .readCageFile */ .R)(file, max, { tail: true });
     }
     catch {
         return undefined;
@@ -11772,7 +11809,7 @@ function readSmall(file, max) {
 }
 /** The layer's state the seal left (a `cksum` line), or undefined. */
 function layerStateOf(seal) {
-    const state = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, LAYER_STATE), 64)?.trim();
+    const state = readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, LAYER_STATE), 64)?.trim();
     return state && /^\d+ \d+$/.test(state) ? state : undefined;
 }
 /**
@@ -11780,11 +11817,11 @@ function layerStateOf(seal) {
  * it left no status: it never ran, and the task is sealed in a second cage start instead.
  */
 function sealedAfter(seal) {
-    const status = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_STATUS), 16);
+    const status = readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_STATUS), 16);
     const code = /^(\d{1,3})\n?$/.exec(status ?? '')?.[1];
     if (code === undefined)
         return undefined;
-    const tail = readSmall(node_path__WEBPACK_IMPORTED_MODULE_2___default().join(seal.dir, SEAL_LOG), 2000) ?? '';
+    const tail = readSmall(node_path__WEBPACK_IMPORTED_MODULE_1___default().join(seal.dir, SEAL_LOG), 2000) ?? '';
     return { exitCode: Number(code), tail };
 }
 /** A seal is a few git commands on one task's files: minutes mean something is wrong. */
@@ -11802,9 +11839,9 @@ async function sealAsChild(t, cwd) {
         ...seal.env,
         GIT_DIR: t.adminDir,
         GIT_WORK_TREE: cwd,
-        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_2___default().dirname(cwd)
+        GIT_CEILING_DIRECTORIES: node_path__WEBPACK_IMPORTED_MODULE_1___default().dirname(cwd)
     };
-    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_8__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
+    const ran = await (0,_verify_js__WEBPACK_IMPORTED_MODULE_7__/* .runVerify */ .R)('seal', cwd, env, SEAL_TIMEOUT_MS, { file, args });
     await acceptSeal(t, seal, ran, { ownIndex: true });
 }
 function refuse(t, reason, kept) {
@@ -11825,17 +11862,17 @@ async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
     // itself: read again unless the ref is written below.
     t.head = undefined;
     // The seal's directory goes once its files are read: beside the check, not after it.
-    const clear = once(() => (0,node_fs_promises__WEBPACK_IMPORTED_MODULE_1__.rm)(seal.dir, { recursive: true, force: true }));
+    const clear = once(() => (0,_process_remove_tree_js__WEBPACK_IMPORTED_MODULE_9__/* .removeTree */ .d)(seal.dir));
     try {
         if (ran.exitCode !== 0) {
             const tail = ran.tail.trim().split('\n').slice(-3).join(' ');
             return refuse(t, `the task's work could not be sealed in its cage (exit ${ran.exitCode}${tail ? `: ${tail}` : ''})`);
         }
-        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .DEFAULT_CAPS */ .g_;
+        const caps = t.caps ?? _git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .DEFAULT_CAPS */ .g_;
         t.seals = (t.seals ?? 0) + 1;
-        const copy = node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
-        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
-            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_7__/* .describeError */ .U)(error));
+        const copy = node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.keepDir, `${t.id}.${t.seals}.bundle`);
+        const file = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .readSealed */ .Tb)(seal.file, copy, caps.maxBytes).catch((error) => {
+            refuse(t, (0,_errors_js__WEBPACK_IMPORTED_MODULE_6__/* .describeError */ .U)(error));
             return undefined;
         });
         const state = layerStateOf(seal);
@@ -11845,7 +11882,7 @@ async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
                 t.layerState = state;
             return;
         }
-        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .checkSealed */ .jY)(t.repo, file, {
+        const checked = await (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .checkSealed */ .jY)(t.repo, file, {
             branch: t.branch,
             start: t.start,
             merge: t.merge,
@@ -11855,9 +11892,9 @@ async function acceptSeal(t, seal, ran, { ownIndex = false } = {}) {
             return refuse(t, checked.reason, file);
         const head = t.merge
             ? await remadeMerge(t, t.merge, checked.head)
-            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_3__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_5__/* .inertCommitMessage */ .vd, checked.history);
+            : await (0,_git_messages_js__WEBPACK_IMPORTED_MODULE_2__/* .rewriteMessages */ .fG)(t.repo, t.start, checked.head, _inert_text_js__WEBPACK_IMPORTED_MODULE_4__/* .inertCommitMessage */ .vd, checked.history);
         await moveBranch(t, head, ownIndex);
-        (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_4__/* .discardSealed */ .j9)(file);
+        (0,_git_sealed_js__WEBPACK_IMPORTED_MODULE_3__/* .discardSealed */ .j9)(file);
         t.layerState = state;
     }
     finally {
@@ -11887,7 +11924,7 @@ async function readyIndex(t) {
         return;
     await t.repo.exec(
     // A view's index keeps its fsmonitor marks for the entries the commit did not change.
-    [...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_6__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], { env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_2___default().join(t.adminDir, 'index') } });
+    [...(t.view?.fsmonitor ? _git_fsmonitor_js__WEBPACK_IMPORTED_MODULE_5__/* .HOST_FSMONITOR */ .Bf : []), 'read-tree', '--reset', '-i', head], { env: { GIT_INDEX_FILE: node_path__WEBPACK_IMPORTED_MODULE_1___default().join(t.adminDir, 'index') } });
     if (t.indexAt === head)
         t.indexAt = undefined;
 }
@@ -12180,7 +12217,10 @@ function nextStep(attempt, verdict, policy, random = Math.random) {
     return { retry: true, delayMs: Math.round(cap / 2 + random() * (cap / 2)), overflow };
 }
 
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 ;// CONCATENATED MODULE: ./src/worker/run.ts
+
 
 
 
@@ -12220,7 +12260,7 @@ function noteSandbox(ctx) {
 async function cage(ctx, task, attempt, round) {
     const dir = external_node_path_default().join(ctx.root, 'workers', `${task.id}${round}.${attempt}`);
     if ((0,external_node_fs_.lstatSync)(dir, { throwIfNoEntry: false }))
-        await (0,promises_.rm)(dir, { recursive: true, force: true });
+        await (0,remove_tree/* removeTree */.d)(dir);
     const paths = {
         configDir: external_node_path_default().join(dir, 'config'),
         home: external_node_path_default().join(dir, 'home'),
@@ -34340,6 +34380,8 @@ async function abandonMerge(tree, sha) {
     await tree.git.exec(['reset', '--quiet', '--hard', sha]);
 }
 
+// EXTERNAL MODULE: ./src/process/remove-tree.ts
+var remove_tree = __nccwpck_require__(68138);
 ;// CONCATENATED MODULE: ./src/fleet/refresh.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -34393,6 +34435,7 @@ var __disposeResources = (undefined && undefined.__disposeResources) || (functio
     var e = new Error(message);
     return e.name = "SuppressedError", e.error = error, e.suppressed = suppressed, e;
 });
+
 
 
 
@@ -34503,7 +34546,7 @@ async function cageEnv(ctx, id) {
         tmp: external_node_path_default().join(dir, 'tmp'),
         config: external_node_path_default().join(dir, 'config')
     };
-    await (0,promises_.rm)(dir, { recursive: true, force: true });
+    await (0,remove_tree/* removeTree */.d)(dir);
     await Promise.all(Object.values(paths).map(p => (0,promises_.mkdir)(p, { recursive: true })));
     const env = (0,fleet_setup/* setupEnv */.nL)(ctx.isolation, ctx.host, paths);
     for (const name of Object.keys((0,fleet_setup/* sharedCaches */.vW)(ctx.host)))

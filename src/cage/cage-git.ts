@@ -1,15 +1,16 @@
-import { existsSync, lstatSync } from 'node:fs'
+import { existsSync } from 'node:fs'
 /**
  * The worker's own git, shared by the sandbox and the container (docs/sandbox.md, "Git"): a
  * credential-free shared clone (objects borrowed read-only) of the fleet's repository on the task's branch, which the
  * worker may write as it likes, and the action's way back from it. The fleet's clone (its config,
  * hooks and every other task's refs) is never visible to a worker; its objects are, read-only.
  */
-import { copyFile, mkdir, rm, writeFile } from 'node:fs/promises'
+import { copyFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { Git } from '../git/git.js'
 import { layerConfig } from '../git/fsmonitor.js'
 import { runOk } from '../process.js'
+import { removeTree } from '../process/remove-tree.js'
 import { acceptedHead, readyIndex, type TaskGit } from '../worker/exit.js'
 
 /** The per-worktree exclude file setup writes into the worktree's git dir (fleet/setup.ts). */
@@ -107,7 +108,7 @@ export async function prepareGit(
   const { head, branch, common, gitDir, refs } = await sourceOf(source, named)
   const cloneDir = path.join(cageDir, 'git')
   const cloneGit = path.join(cloneDir, '.git')
-  await rm(cloneDir, { recursive: true, force: true })
+  await removeTree(cloneDir)
   await initRepo(cloneGit, branch, layer ? layerConfig() : '')
   const objectsDir = path.join(common, 'objects')
   await writeFile(path.join(cloneGit, 'objects', 'info', 'alternates'), `${objectsDir}\n`)
@@ -156,20 +157,4 @@ export async function finishGit(
 ): Promise<void> {
   if (owner) await chownTree(owner.user, owner.dirs)
   await removeTree(state.cloneDir)
-}
-
-/**
- * A tree the cage wrote, removed: where the cage left a directory its owner may not empty (mode
- * 500), the tree's directories are made writable by their owner first. Only a directory is
- * chmod'ed (`chmod -R` follows a link named on its command line, never one inside the tree).
- */
-async function removeTree(dir: string): Promise<void> {
-  try {
-    await rm(dir, { recursive: true, force: true })
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if ((code !== 'EACCES' && code !== 'EPERM') || !lstatSync(dir).isDirectory()) throw error
-    await runOk('chmod', ['-R', 'u+rwX', '--', dir], { env: { PATH: '/usr/bin:/bin' } })
-    await rm(dir, { recursive: true, force: true })
-  }
 }

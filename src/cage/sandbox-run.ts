@@ -32,6 +32,7 @@ import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
 import { releaseCage } from './teardown.js'
 import { cacheLayers, dropView } from './views.js'
 import { type Progress, spawnWorker } from '../worker/spawn.js'
+import { removeTree } from '../process/remove-tree.js'
 
 /** Everything a sandbox needs that is the same for the whole run. */
 export interface SandboxSetup {
@@ -153,7 +154,7 @@ async function prepare(c: Caged): Promise<Prepared> {
       async gone => {
         await Promise.all([network?.close(), gone && finishGit(gone)])
         await Promise.all(views.map(dropView))
-        await rm(dir, { recursive: true, force: true })
+        await removeTree(dir)
       },
       m => c.log(`[${c.taskId}] ${m}`)
     )
@@ -304,7 +305,7 @@ async function exitThrough(
   if (!c.sealing || !seal) return
   const ran = killed ? undefined : sealedAfter(seal)
   if (ran) return acceptSeal(c.sealing, seal, ran)
-  await rm(seal.dir, { recursive: true, force: true })
+  await removeTree(seal.dir)
   await sealIn(c, prepared)
 }
 

@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { View } from '../domain.js'
 import { run, startChild } from '../process.js'
+import { removeTree } from '../process/remove-tree.js'
 
 export class ViewError extends Error {}
 
@@ -187,8 +188,8 @@ export async function makeView(dir: string, lower: string, at = lower): Promise<
  */
 export async function dropView(view: View): Promise<void> {
   await chmod(path.join(view.work, 'work'), 0o700).catch(() => undefined)
-  await rm(view.upper, { recursive: true, force: true })
-  await rm(view.work, { recursive: true, force: true })
+  await removeTree(view.upper)
+  await removeTree(view.work)
 }
 
 /**

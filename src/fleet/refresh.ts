@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { addUsage, type Outcome, type Task, type VerifyResult, ZERO_USAGE } from '../domain.js'
 import { describeError } from '../errors.js'
@@ -31,6 +31,7 @@ import {
   tryRebase,
   unmergedFiles
 } from './refresh-git.js'
+import { removeTree } from '../process/remove-tree.js'
 
 /**
  * One open fleet PR brought up to date with its base, when the base moved (a push to it, or
@@ -165,7 +166,7 @@ async function cageEnv(ctx: RefreshContext, id: string): Promise<Record<string, 
     tmp: path.join(dir, 'tmp'),
     config: path.join(dir, 'config')
   }
-  await rm(dir, { recursive: true, force: true })
+  await removeTree(dir)
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   const env = setupEnv(ctx.isolation, ctx.host, paths)
   for (const name of Object.keys(sharedCaches(ctx.host))) delete env[name]

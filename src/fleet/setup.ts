@@ -1,4 +1,4 @@
-import { mkdir, realpath, rm, writeFile } from 'node:fs/promises'
+import { mkdir, realpath, writeFile } from 'node:fs/promises'
 import {
   type Leftovers,
   LEFTOVERS_CHECK,
@@ -18,6 +18,7 @@ import { PASS_THROUGH } from '../worker/env.js'
 import type { Isolation } from '../cage/isolation.js'
 import type { TaskGit } from '../worker/exit.js'
 import type { VerifyResult } from '../domain.js'
+import { removeTree } from '../process/remove-tree.js'
 
 /** What a package manager needs to reach its registry on a self-hosted runner; no secrets. */
 const NETWORK = [
@@ -149,7 +150,7 @@ export async function runSetup(
     tmp: path.join(s.cageDir, 'tmp'),
     config: path.join(s.cageDir, 'config')
   }
-  await rm(s.cageDir, { recursive: true, force: true })
+  await removeTree(s.cageDir)
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   s.log(`[${s.taskId}] setup: ${s.command}`)
   const env = setupEnv(s.isolation, s.host, paths)
@@ -235,7 +236,7 @@ async function leftoversOfLayer(
 ): Promise<Leftovers> {
   const check = async (args: string[]) => {
     // Anything setup's cage left at the listing's path is gone before the check writes it.
-    await rm(out, { recursive: true, force: true })
+    await removeTree(out)
     await mkdir(out, { recursive: true })
     const ran = await again(['sh', '-c', LEFTOVERS_CHECK, 'fleet-check', ...args], env)
     if (ran.exitCode !== 0)

@@ -1,4 +1,4 @@
-import { mkdir, rm } from 'node:fs/promises'
+import { mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import type { Worktree } from '../git/repo.js'
 import type { Task } from '../domain.js'
@@ -16,6 +16,7 @@ import type { Slot } from './pool.js'
 import { describeError } from '../errors.js'
 import { runSetup } from './setup.js'
 import type { HeldView } from '../cage/views.js'
+import { removeTree } from '../process/remove-tree.js'
 
 export interface TaskContext {
   worker: WorkerContext
@@ -165,7 +166,7 @@ async function freshEnv(
     TMPDIR: path.join(dir, 'tmp'),
     CLAUDE_CONFIG_DIR: path.join(dir, 'config')
   }
-  await rm(dir, { recursive: true, force: true })
+  await removeTree(dir)
   await Promise.all(Object.values(paths).map(p => mkdir(p, { recursive: true })))
   return { ...base, ...paths }
 }
@@ -453,8 +454,11 @@ export async function runTask(
   const worked = await slot(() => work(ctx, task, now()))
   const startedAt = worked.outcome.startedAt ?? now()
   const landed = await landWorked(ctx, task, worked)
-  // The worktree's removal, begun when the slot was left, ran beside the landing.
-  await worked.removed
+  // The worktree's removal, begun when the slot was left, ran beside the landing. Its failure is
+  // said in the log and changes nothing of the outcome: the work has landed, or been kept, by now.
+  await worked.removed.catch((error: unknown) =>
+    ctx.worker.log(`[${task.id}] its files could not all be removed: ${describeError(error)}`)
+  )
   const endedAt = now()
   return { ...worked.outcome, ...landed, endedAt, durationMs: endedAt - startedAt }
 }

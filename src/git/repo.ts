@@ -4,6 +4,7 @@ import path from 'node:path'
 import pLimit from 'p-limit'
 import type { View } from '../domain.js'
 import { runOk } from '../process.js'
+import { removeTree } from '../process/remove-tree.js'
 import { describeError } from '../errors.js'
 import { serialIn } from './lock.js'
 import { type Borrowed, borrowObjects } from './borrow.js'
@@ -479,9 +480,7 @@ export class FleetRepo {
     // What an earlier run left at these paths goes through the thread pool (it may be a whole
     // tree); the few small files are written at once, not a trip through the pool each.
     await Promise.all(
-      [dir, making]
-        .filter(d => lstatSync(d, { throwIfNoEntry: false }))
-        .map(d => rm(d, { recursive: true, force: true }))
+      [dir, making].filter(d => lstatSync(d, { throwIfNoEntry: false })).map(removeTree)
     )
     for (const d of [dir, making, path.dirname(gitDir)]) mkdirSync(d, { recursive: true })
     writeFileSync(path.join(making, 'HEAD'), `ref: refs/heads/${branch}\n`)
@@ -683,7 +682,7 @@ export class FleetRepo {
       ...(base.fsmonitor ? { fsmonitor: true } : {})
     }
     const gitDir = path.join(root, 'admin')
-    await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))
+    await Promise.all([root, dir].map(removeTree))
     await Promise.all([dir, view.upper, view.work, gitDir].map(d => mkdir(d, { recursive: true })))
     await copyFile(base.index, path.join(gitDir, 'index'))
     await this.refs.set([{ ref: `refs/heads/${branch}`, sha: startSha }])
@@ -705,7 +704,7 @@ export class FleetRepo {
         if (kept) return
         // overlayfs leaves work/work with mode 000: opened first so it can be removed.
         await chmod(path.join(view.work, 'work'), 0o700).catch(() => undefined)
-        await Promise.all([root, dir].map(d => rm(d, { recursive: true, force: true })))
+        await Promise.all([root, dir].map(removeTree))
       }
     }
   }
@@ -838,13 +837,13 @@ async function removeWorktree(
       moves.map(([from, to]) =>
         rename(from, to).then(
           () => to,
-          () => rm(from, { recursive: true, force: true }).then(() => undefined)
+          () => removeTree(from).then(() => undefined)
         )
       )
     )
   )
   const renamed = gone.filter((d): d is string => d !== undefined)
-  await Promise.all(renamed.map(d => rm(d, { recursive: true, force: true })))
+  await Promise.all(renamed.map(removeTree))
 }
 
 /**

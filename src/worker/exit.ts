@@ -9,7 +9,6 @@
  * change.
  */
 import { mkdirSync, mkdtempSync } from 'node:fs'
-import { rm } from 'node:fs/promises'
 import path from 'node:path'
 import type { Git } from '../git/git.js'
 import type { RefWriter } from '../git/ref-writer.js'
@@ -28,6 +27,7 @@ import { runVerify } from './verify.js'
 import type { HeldView } from '../cage/views.js'
 import type { View } from '../domain.js'
 import { readCageFile } from './cage-file.js'
+import { removeTree } from '../process/remove-tree.js'
 
 /** The name of the bundle file the seal writes in its output directory. */
 export const SEALED_FILE = 'task.bundle'
@@ -409,7 +409,7 @@ export async function acceptSeal(
   // itself: read again unless the ref is written below.
   t.head = undefined
   // The seal's directory goes once its files are read: beside the check, not after it.
-  const clear = once(() => rm(seal.dir, { recursive: true, force: true }))
+  const clear = once(() => removeTree(seal.dir))
   try {
     if (ran.exitCode !== 0) {
       const tail = ran.tail.trim().split('\n').slice(-3).join(' ')

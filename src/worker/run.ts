@@ -1,5 +1,5 @@
 import { lstatSync, mkdirSync, writeFileSync } from 'node:fs'
-import { cp, rm } from 'node:fs/promises'
+import { cp } from 'node:fs/promises'
 import path from 'node:path'
 import { setTimeout as wait } from 'node:timers/promises'
 import type { Task } from '../domain.js'
@@ -13,6 +13,7 @@ import { addUsage, type Usage, ZERO_USAGE } from '../domain.js'
 import { judge, type Verdict, type WorkerExit } from './result.js'
 import { nextStep } from './retry.js'
 import type { Progress } from './spawn.js'
+import { removeTree } from '../process/remove-tree.js'
 
 /** The model gateway as workers reach it: the key they hold is a token of this gateway. */
 export interface WorkerGateway {
@@ -98,7 +99,7 @@ function noteSandbox(ctx: WorkerContext): void {
  */
 async function cage(ctx: WorkerContext, task: Task, attempt: number, round: string) {
   const dir = path.join(ctx.root, 'workers', `${task.id}${round}.${attempt}`)
-  if (lstatSync(dir, { throwIfNoEntry: false })) await rm(dir, { recursive: true, force: true })
+  if (lstatSync(dir, { throwIfNoEntry: false })) await removeTree(dir)
   const paths = {
     configDir: path.join(dir, 'config'),
     home: path.join(dir, 'home'),

@@ -147,7 +147,10 @@ describe.skipIf(skipReason !== undefined)(
         // A directory in its own clone that its owner may not empty: the clone must go all the same.
         'd="$(git rev-parse --absolute-git-dir)/locked/in" && mkdir -p "$d" && touch "$d/f" && chmod 500 "$d" "${d%/in}" && echo LOCKED-OK',
         // The cage dir its home and its clone live in, made one its owner may not write.
-        'chmod 500 "$HOME/.." && echo HOME-LOCKED-OK'
+        'chmod 500 "$HOME/.." && echo HOME-LOCKED-OK',
+        // Trees deeper than a path may be long (600 × 9 bytes), which Node's rm cannot remove: in
+        // its home, in its clone's git dir and in its files.
+        `for d in "$HOME" "$(git rev-parse --absolute-git-dir)" "$PWD/deep"; do perl -e 'mkdir $ARGV[0]; chdir $ARGV[0] or die; for (1..600) { mkdir "dddddddd" or die; chdir "dddddddd" or die }' "$d" && echo DEEP-OK; done`
       ])
       const run = await stack.run({
         inputs: { tasks: JSON.stringify([task]) },
@@ -165,8 +168,9 @@ describe.skipIf(skipReason !== undefined)(
       expect(outputOf(requests, 1)).toContain('COMMIT-OK')
       expect(outputOf(requests, 2)).toContain('LOCKED-OK')
       expect(outputOf(requests, 3)).toContain('HOME-LOCKED-OK')
+      expect(outputOf(requests, 4).match(/DEEP-OK/g)).toHaveLength(3)
       // Its cage's teardown ran beside the push and ended before the action did, the locked
-      // directories and all: nothing of its clone is left.
+      // directories and the deep trees and all: nothing of its clone is left.
       const { cages, left } = await clonesLeft(path.join(await fleetDir(run), 'workers'))
       expect(cages).toBeGreaterThan(0)
       expect(left).toEqual([])
