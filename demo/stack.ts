@@ -153,6 +153,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         user: r.user
       })
       runs.push(result)
+      // The action's last step (main.ts exitIfHeld) says so when something kept it running after
+      // its run: a handle left open, which would hang a real job until its timeout.
+      const held = /^::warning::the run was over, yet .*$/m.exec(result.stdout)
+      if (held) throw new Error(`the action was held after its run: ${held[0]}`)
       await assertNoLeaks(stack, result)
       return result
     },

@@ -1,3 +1,4 @@
-import { run } from './main.js'
+import { exitIfHeld, run } from './main.js'
 
 await run()
+exitIfHeld()

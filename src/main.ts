@@ -139,3 +139,20 @@ export async function run(env: NodeJS.ProcessEnv = process.env): Promise<void> {
     if (left > 0) commands.info(`Stopped ${left} processes this run had left running.`)
   }
 }
+
+/**
+ * The action's last step, after run(): nothing the run began should keep node running past it.
+ * Were something to (a socket or a timer a bug left open), the step would hang until the job's
+ * timeout, six hours by default; so after `graceMs` it says what still held it, and exits with the
+ * step's code. The e2e stack fails any run that says so.
+ */
+export function exitIfHeld(graceMs = 10_000): void {
+  setTimeout(() => {
+    // While it runs, this timer is no longer listed: what is, is what kept node running.
+    const held = process.getActiveResourcesInfo()
+    commands.warning(
+      `the run was over, yet ${held.join(', ') || 'something'} kept the action running ${graceMs / 1000} s later: it exits now`
+    )
+    process.exit()
+  }, graceMs).unref()
+}

@@ -31561,8 +31561,9 @@ var __webpack_exports__ = {};
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
-  x: () => (/* reexport */ cli),
-  e: () => (/* reexport */ run)
+  xw: () => (/* reexport */ cli),
+  Pz: () => (/* reexport */ exitIfHeld),
+  eF: () => (/* reexport */ run)
 });
 
 // EXTERNAL MODULE: ./src/errors.ts
@@ -37502,6 +37503,20 @@ async function run(env = process.env) {
             info(`Stopped ${left} processes this run had left running.`);
     }
 }
+/**
+ * The action's last step, after run(): nothing the run began should keep node running past it.
+ * Were something to (a socket or a timer a bug left open), the step would hang until the job's
+ * timeout, six hours by default; so after `graceMs` it says what still held it, and exits with the
+ * step's code. The e2e stack fails any run that says so.
+ */
+function exitIfHeld(graceMs = 10_000) {
+    setTimeout(() => {
+        // While it runs, this timer is no longer listed: what is, is what kept node running.
+        const held = process.getActiveResourcesInfo();
+        warning(`the run was over, yet ${held.join(', ') || 'something'} kept the action running ${graceMs / 1000} s later: it exits now`);
+        process.exit();
+    }, graceMs).unref();
+}
 
 // EXTERNAL MODULE: external "node:util"
 var external_node_util_ = __nccwpck_require__(57975);
@@ -37808,6 +37823,7 @@ function cli(argv) {
 
 
 
-var __webpack_exports__cli = __webpack_exports__.x;
-var __webpack_exports__run = __webpack_exports__.e;
-export { __webpack_exports__cli as cli, __webpack_exports__run as run };
+var __webpack_exports__cli = __webpack_exports__.xw;
+var __webpack_exports__exitIfHeld = __webpack_exports__.Pz;
+var __webpack_exports__run = __webpack_exports__.eF;
+export { __webpack_exports__cli as cli, __webpack_exports__exitIfHeld as exitIfHeld, __webpack_exports__run as run };
