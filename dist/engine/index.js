@@ -10792,10 +10792,11 @@ function belowInCage(command) {
 /**
  * A tree a cage wrote (its clone, its home, a view's private layer, a seal's directory), removed
  * whatever the cage left in it. Node's `rm` stops at a directory its owner may not empty (mode 500)
- * and at a path longer than the kernel takes (ENAMETOOLONG: a tree some 2,000 directories deep);
- * there GNU `chmod -R u+rwX` and `rm -rf`, which walk the tree by directory handle at any depth,
- * finish it. `rm` stays on the tree's file system. Only a directory is chmod'ed: `chmod -R`
- * follows a link named on its command line (never one inside the tree).
+ * and at a path longer than the kernel takes (ENAMETOOLONG: over 4,096 bytes, such as 600
+ * directories of eight letters); there GNU `chmod -R u+rwX` and `rm -rf`, which walk the tree by
+ * directory handle at any depth, finish it (what `chmod` cannot change, `rm` still tries). `rm`
+ * stays on the tree's file system. Only a directory is chmod'ed: `chmod -R` follows a link named
+ * on its command line (never one inside the tree).
  */
 
 
@@ -10811,7 +10812,7 @@ async function removeTree(dir) {
         if (!STOPPED.has(code) || !(0,node_fs__WEBPACK_IMPORTED_MODULE_0__.lstatSync)(dir, { throwIfNoEntry: false })?.isDirectory())
             throw error;
         const opts = { env: { PATH: '/usr/bin:/bin' } };
-        await (0,_process_js__WEBPACK_IMPORTED_MODULE_2__/* .runOk */ .uO)('chmod', ['-R', 'u+rwX', '--', dir], opts);
+        await (0,_process_js__WEBPACK_IMPORTED_MODULE_2__/* .run */ .eF)('chmod', ['-R', 'u+rwX', '--', dir], opts);
         await (0,_process_js__WEBPACK_IMPORTED_MODULE_2__/* .runOk */ .uO)('rm', ['-rf', '--one-file-system', '--', dir], opts);
     }
 }
