@@ -1706,11 +1706,11 @@ async function prepare(c) {
     // Only the clone is moved out of the cage dir now (a task's next verify makes its cage there
     // again at once); removing it, the network's close and the host dir's removal run beside what
     // follows the command (teardown.ts).
-    const release = () => (0,teardown/* releaseCage */._r)(async () => git && (await moveAside(git, dir)), async (gone) => {
-        await Promise.all([network?.close(), gone && (0,cage_git/* finishGit */.AI)(gone)]);
-        await Promise.all(views.map(dropView));
-        await (0,remove_tree/* removeTree */.d)(dir);
-    }, m => c.log(`[${c.taskId}] ${m}`));
+    const release = () => (0,teardown/* releaseCage */._r)(async () => git && (await moveAside(git, dir)), gone => (0,teardown/* inTurn */.lo)([
+        [async () => network?.close(), async () => gone && (0,cage_git/* finishGit */.AI)(gone)],
+        views.map(view => () => dropView(view)),
+        [() => (0,remove_tree/* removeTree */.d)(dir)]
+    ]), m => c.log(`[${c.taskId}] ${m}`));
     try {
         const layer = layerOf(c);
         // Independent steps, side by side: each worker start waits for the slowest, not the sum.
@@ -2390,7 +2390,8 @@ function specialKind(address, family) {
 
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   HO: () => (/* binding */ settleCages),
-/* harmony export */   _r: () => (/* binding */ releaseCage)
+/* harmony export */   _r: () => (/* binding */ releaseCage),
+/* harmony export */   lo: () => (/* binding */ inTurn)
 /* harmony export */ });
 /* unused harmony export leaveBehind */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(83916);
@@ -2398,8 +2399,9 @@ function specialKind(address, family) {
  * A cage's teardown, left to run beside what follows its command instead of before it: a task's
  * last cage ends on its way out, and the check and push that follow need nothing the teardown
  * removes (docs/performance.md). What a next cage could meet is moved out of the way first, by
- * the caller, before its command returns; the rest is begun here. The run's end awaits every one
- * (settleCages) before it looks for processes left running.
+ * the caller, before its command returns; the rest is begun here, even when that move failed
+ * (releaseCage), and its steps run in turn past any one that fails (inTurn). The run's end awaits
+ * every one (settleCages) before it looks for processes left running.
  */
 
 const pending = new Set();
@@ -2423,6 +2425,20 @@ async function releaseCage(moveAside, teardown, log) {
     finally {
         leaveBehind(() => teardown(moved), log);
     }
+}
+/**
+ * A teardown's steps in order, each step's parts side by side; a part that fails stops neither the
+ * rest of its step nor the steps after it (a clone that would not go still lets the host dir
+ * go), and the first failure is thrown once all have run.
+ */
+async function inTurn(steps) {
+    const failed = [];
+    for (const step of steps)
+        for (const part of await Promise.allSettled(step.map(run => run())))
+            if (part.status === 'rejected')
+                failed.push(part.reason);
+    if (failed.length > 0)
+        throw failed[0];
 }
 /** Every teardown begun, ended: those begun while it waits too. */
 async function settleCages() {

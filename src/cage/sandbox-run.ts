@@ -29,7 +29,7 @@ import type { AllowRule } from './sandbox-allow.js'
 import { type SandboxHost, SandboxUnavailable } from './sandbox-host.js'
 import type { Blocked } from './sandbox-proxy.js'
 import { openSandboxNetwork, type SandboxNetwork } from './sandbox-net.js'
-import { releaseCage } from './teardown.js'
+import { inTurn, releaseCage } from './teardown.js'
 import { cacheLayers, dropView } from './views.js'
 import { type Progress, spawnWorker } from '../worker/spawn.js'
 import { removeTree } from '../process/remove-tree.js'
@@ -151,11 +151,12 @@ async function prepare(c: Caged): Promise<Prepared> {
   const release = () =>
     releaseCage(
       async () => git && (await moveAside(git, dir)),
-      async gone => {
-        await Promise.all([network?.close(), gone && finishGit(gone)])
-        await Promise.all(views.map(dropView))
-        await removeTree(dir)
-      },
+      gone =>
+        inTurn([
+          [async () => network?.close(), async () => gone && finishGit(gone)],
+          views.map(view => () => dropView(view)),
+          [() => removeTree(dir)]
+        ]),
       m => c.log(`[${c.taskId}] ${m}`)
     )
   try {

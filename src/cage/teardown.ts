@@ -2,8 +2,9 @@
  * A cage's teardown, left to run beside what follows its command instead of before it: a task's
  * last cage ends on its way out, and the check and push that follow need nothing the teardown
  * removes (docs/performance.md). What a next cage could meet is moved out of the way first, by
- * the caller, before its command returns; the rest is begun here. The run's end awaits every one
- * (settleCages) before it looks for processes left running.
+ * the caller, before its command returns; the rest is begun here, even when that move failed
+ * (releaseCage), and its steps run in turn past any one that fails (inTurn). The run's end awaits
+ * every one (settleCages) before it looks for processes left running.
  */
 import { describeError } from '../errors.js'
 
@@ -33,6 +34,19 @@ export async function releaseCage<T>(
   } finally {
     leaveBehind(() => teardown(moved), log)
   }
+}
+
+/**
+ * A teardown's steps in order, each step's parts side by side; a part that fails stops neither the
+ * rest of its step nor the steps after it (a clone that would not go still lets the host dir
+ * go), and the first failure is thrown once all have run.
+ */
+export async function inTurn(steps: (() => Promise<unknown>)[][]): Promise<void> {
+  const failed: unknown[] = []
+  for (const step of steps)
+    for (const part of await Promise.allSettled(step.map(run => run())))
+      if (part.status === 'rejected') failed.push(part.reason)
+  if (failed.length > 0) throw failed[0]
 }
 
 /** Every teardown begun, ended: those begun while it waits too. */

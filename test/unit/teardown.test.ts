@@ -1,8 +1,9 @@
 // A cage's teardown left to run beside what follows its command (cage/teardown.ts): begun without
 // being awaited, its failure logged, and every one (those begun while the run's end waits too)
-// ended by settleCages; a cage's release begins its teardown even when moving its clone aside failed.
+// ended by settleCages; a cage's release begins its teardown even when moving its clone aside failed,
+// and the teardown's steps run in turn past a part that failed.
 import { describe, expect, it } from 'vitest'
-import { leaveBehind, releaseCage, settleCages } from '../../src/cage/teardown.js'
+import { inTurn, leaveBehind, releaseCage, settleCages } from '../../src/cage/teardown.js'
 
 /** A teardown held until the test lets it end. */
 function held() {
@@ -82,5 +83,36 @@ describe('releaseCage', () => {
     await expect(released).rejects.toThrow('EACCES: permission denied, rename')
     await settleCages()
     expect(torn).toEqual([undefined])
+  })
+})
+
+describe('inTurn', () => {
+  it('runs every step after a part that failed, and throws the first failure at the end', async () => {
+    const ran: string[] = []
+    const part = (name: string, fail?: string) => () => {
+      ran.push(name)
+      return fail ? Promise.reject(new Error(fail)) : Promise.resolve()
+    }
+    const teardown = inTurn([
+      [part('network'), part('clone', 'EBUSY: the clone')],
+      [part('view', 'EBUSY: a view')],
+      [part('host dir')]
+    ])
+    await expect(teardown).rejects.toThrow('EBUSY: the clone')
+    expect(ran).toEqual(['network', 'clone', 'view', 'host dir'])
+  })
+
+  it('runs a step only once the step before has ended', async () => {
+    const t = held()
+    const ran: string[] = []
+    const teardown = inTurn([
+      [() => t.run().then(() => void ran.push('first'))],
+      [() => Promise.resolve(void ran.push('second'))]
+    ])
+    await new Promise(r => setTimeout(r, 20))
+    expect(ran).toEqual([])
+    t.end()
+    await teardown
+    expect(ran).toEqual(['first', 'second'])
   })
 })
