@@ -221,10 +221,10 @@ export const INPUTS = {
   'allowed-domains': {
     contract: true,
     description:
-      'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
+      'With isolation: sandbox (or container with network: allowed-domains), hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
   },
   container: {
-    description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none or a named network, default bridge; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
+    description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none, allowed-domains or a named network, default bridge; allowed-domains: the run's own internal network, with only the model gateway and, through a proxy, the allowed-domains hosts; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
   },
   'container-image': {
     deprecated: { input: 'container', key: 'image' },

@@ -168,6 +168,7 @@ async function finishGit(state, owner) {
 /* harmony export */   Z7: () => (/* binding */ CONTAINER_OUT_DIR),
 /* harmony export */   Zz: () => (/* binding */ CONTAINER_GIT_DIR),
 /* harmony export */   jF: () => (/* binding */ containerCommand),
+/* harmony export */   tT: () => (/* binding */ EGRESS_NETWORK),
 /* harmony export */   vK: () => (/* binding */ containerPath)
 /* harmony export */ });
 /* unused harmony exports CONTAINER_WORKSPACE, CONTAINER_HOME, CONTAINER_CONFIG_DIR, CONTAINER_GITFILE, DEFAULT_LIMITS */
@@ -185,6 +186,8 @@ const CONTAINER_SEAL_DIR = '/fleet/seal';
 const CONTAINER_OUT_DIR = '/fleet/out';
 const DEFAULT_USER = '1001:1001';
 const DEFAULT_LIMITS = { cpus: '2', memory: '4g', pidsLimit: 1024 };
+/** The `network` value that gives the run's containers only the model and `allowed-domains`. */
+const EGRESS_NETWORK = 'allowed-domains';
 /** A container command refused; `setting` names the container setting at fault, when one is. */
 class ContainerSpecError extends Error {
     setting;
@@ -275,7 +278,7 @@ function checkUser(user) {
 }
 function checkNetwork(network) {
     if (network === 'host' || !NETWORK.test(network)) {
-        fail(`Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`, 'network');
+        fail(`Invalid network '${network}'. Expected 'bridge', 'none', '${EGRESS_NETWORK}' or a named network; 'host' shares the runner's.`, 'network');
     }
     return network;
 }
@@ -292,17 +295,33 @@ function limits(spec) {
     // memory-swap equal to memory: no swap on top, so the limit is the limit.
     return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)];
 }
-/** Variables set inside the container to container paths; constants, never caller data. */
+const PROXY_NAMES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY'];
+const PROXY_URL = /^http:\/\/\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}$/;
+const NO_PROXY = /^[0-9A-Za-z.:,-]+$/;
+/** The proxy variables, both cases, as argv entries: an address and a port, never a credential. */
+function egressEnv(egress) {
+    if (!PROXY_URL.test(egress.proxy) || !NO_PROXY.test(egress.noProxy))
+        fail(`Invalid egress proxy '${egress.proxy}' (no proxy '${egress.noProxy}').`, 'network');
+    return PROXY_NAMES.flatMap(name => {
+        const value = name === 'NO_PROXY' ? egress.noProxy : egress.proxy;
+        return [`${name}=${value}`, `${name.toLowerCase()}=${value}`];
+    });
+}
+/** Variables set inside the container to container paths and the run's proxy; never caller data. */
 function pinnedEnv(spec) {
     const pinned = [`HOME=${CONTAINER_HOME}`, `CLAUDE_CONFIG_DIR=${CONTAINER_CONFIG_DIR}`];
     if (spec.git)
         pinned.push(`GIT_DIR=${CONTAINER_GIT_DIR}`, `GIT_WORK_TREE=${CONTAINER_WORKSPACE}`);
+    if (spec.egress)
+        pinned.push(...egressEnv(spec.egress));
     return pinned.flatMap(entry => ['--env', entry]);
 }
-function forwardedEnv(env) {
+/** The environment passed by name; with the run's proxy, no proxy variable of the host's. */
+function forwardedEnv(env, egress) {
     return Object.keys(env)
         .map(name => ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`))
         .filter(name => !HOST_ONLY.has(name))
+        .filter(name => !egress || !PROXY_NAMES.includes(name.toUpperCase()))
         .sort()
         .flatMap(name => ['--env', name]);
 }
@@ -367,7 +386,7 @@ function containerCommand(spec) {
         '--cap-drop',
         'ALL',
         ...pinnedEnv(spec),
-        ...forwardedEnv(spec.env),
+        ...forwardedEnv(spec.env, spec.egress !== undefined),
         spec.image,
         ...(spec.command ?? ['claude', ...spec.claudeArgs])
     ];
@@ -402,7 +421,7 @@ function containerPath(spec, hostPath) {
 
 /***/ }),
 
-/***/ 19478:
+/***/ 93036:
 /***/ ((__unused_webpack_module, __webpack_exports__, __nccwpck_require__) => {
 
 
@@ -564,6 +583,7 @@ function containerSpecFor(c, w, opts) {
         memory: c.memory,
         pidsLimit: c.pidsLimit,
         network: c.network,
+        egress: c.egress,
         user: opts.user,
         claudeArgs: w.args(settings)
     };
@@ -634,6 +654,7 @@ async function sealInContainer(c, w, o) {
         }),
         env: seal.env,
         network: 'none',
+        egress: undefined,
         sealDir: seal.dir,
         command: seal.command
     });
@@ -688,6 +709,7 @@ async function verifyInContainer(c, v) {
         memory: c.memory,
         pidsLimit: c.pidsLimit,
         network: c.network,
+        egress: c.egress,
         user,
         claudeArgs: [],
         command: ['sh', '-c', v.command]
@@ -784,6 +806,221 @@ async function containerGatewayHost(container, env) {
     }
     catch (error) {
         throw new Error(`isolation: container needs the model gateway on network '${name}''s gateway address, and '${runtime} network inspect ${name}' did not give one: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+}
+
+;// CONCATENATED MODULE: external "node:dns/promises"
+const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns/promises");
+// EXTERNAL MODULE: external "node:http"
+var external_node_http_ = __nccwpck_require__(37067);
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
+// EXTERNAL MODULE: external "node:net"
+var external_node_net_ = __nccwpck_require__(77030);
+var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
+// EXTERNAL MODULE: ./src/cage/sandbox-allow.ts
+var sandbox_allow = __nccwpck_require__(66891);
+;// CONCATENATED MODULE: ./src/cage/sandbox-proxy.ts
+/**
+ * The sandbox's allowlisting HTTP proxy: CONNECT host:port for TLS, absolute-URI requests for plain
+ * HTTP. Each target is judged (sandbox-allow.ts), a name resolved once, and the connection made to
+ * that very address, so a second lookup cannot point it elsewhere.
+ */
+
+
+
+
+/** The address to connect to, or why not. */
+async function decide(rules, host, port) {
+    const target = (0,sandbox_allow/* judgeTarget */.dM)(rules, host, port);
+    if (!target.ok)
+        return { refused: { says: target.says, allow: target.allow } };
+    if ('ip' in target)
+        return { ip: target.ip };
+    let addresses;
+    try {
+        addresses = (await (0,external_node_dns_promises_namespaceObject.lookup)(target.name, { all: true, verbatim: true })).map(a => a.address);
+    }
+    catch (error) {
+        return { failed: `cannot resolve ${target.name}: ${error.message}` };
+    }
+    if (target.anyAddress && addresses[0])
+        return { ip: addresses[0] };
+    const judged = (0,sandbox_allow/* judgeAddresses */.ec)(rules, port, addresses);
+    if (!judged.ok)
+        return { refused: { says: judged.says, allow: judged.allow } };
+    return 'ip' in judged ? { ip: judged.ip } : { failed: `cannot resolve ${target.name}` };
+}
+/** A target as a worker wrote it, safe for a log line and a summary's code span. */
+function shown(target) {
+    return target.replace(/[^\w.:%[\]-]/g, '?').slice(0, 200);
+}
+function forbidden(target, why) {
+    return why.says === sandbox_allow/* NOT_ALLOWED */.fX
+        ? `fleet sandbox: ${target} is not in allowed-domains\n`
+        : `fleet sandbox: ${target} ${why.says}\n`;
+}
+function pipeBoth(a, b) {
+    a.on('close', () => b.destroy());
+    b.on('close', () => a.destroy());
+    a.on('error', () => b.destroy());
+    b.on('error', () => a.destroy());
+    a.pipe(b);
+    b.pipe(a);
+}
+function plainHttp(o, deny) {
+    return async (req, res) => {
+        const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
+        if (url?.protocol !== 'http:') {
+            res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n');
+            return;
+        }
+        const port = url.port ? Number(url.port) : 80;
+        const target = `${url.hostname}:${port}`;
+        const to = await decide(o.rules, url.hostname, port);
+        if (!('ip' in to)) {
+            if ('refused' in to)
+                deny(target, to.refused);
+            const body = 'refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`;
+            res.writeHead('refused' in to ? 403 : 502, {
+                'content-type': 'text/plain',
+                'content-length': Buffer.byteLength(body),
+                connection: 'close'
+            });
+            res.end(body);
+            return;
+        }
+        const headers = { ...req.headers, host: url.host };
+        delete headers['proxy-connection'];
+        delete headers['proxy-authorization'];
+        const upstream = external_node_http_default().request({ host: to.ip, port, method: req.method, path: url.pathname + url.search, headers }, reply => {
+            res.writeHead(reply.statusCode ?? 502, reply.headers);
+            reply.pipe(res);
+        });
+        upstream.on('error', error => {
+            if (!res.headersSent)
+                res.writeHead(502);
+            res.end(`fleet sandbox: ${target}: ${error.message}\n`);
+        });
+        req.pipe(upstream);
+    };
+}
+function tunnel(o, deny) {
+    return async (req, client, head) => {
+        const target = shown(req.url ?? '?');
+        const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
+        const port = Number(m?.[2] ?? 0);
+        const to = m
+            ? await decide(o.rules, m[1] ?? '', port)
+            : { refused: { says: 'is not host:port' } };
+        if (!('ip' in to)) {
+            if ('refused' in to)
+                deny(target, to.refused);
+            const [status, body] = 'refused' in to
+                ? ['403 Forbidden', forbidden(target, to.refused)]
+                : ['502 Bad Gateway', `fleet sandbox: ${to.failed}\n`];
+            client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+            return;
+        }
+        const upstream = external_node_net_default().connect({ host: to.ip, port }, () => {
+            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+            if (head.length)
+                upstream.write(head);
+            pipeBoth(client, upstream);
+        });
+        upstream.once('error', error => {
+            if (client.writable)
+                client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);
+        });
+    };
+}
+function allowProxy(o) {
+    const logged = new Set();
+    const deny = (target, why) => {
+        if (!logged.has(target))
+            o.log(`sandbox network: refused ${target}: it ${why.says}`);
+        logged.add(target);
+        o.blocked?.set(target, why);
+    };
+    const server = external_node_http_default().createServer((req, res) => void plainHttp(o, deny)(req, res));
+    server.on('connect', (req, client, head) => {
+        client.on('error', () => client.destroy());
+        void tunnel(o, deny)(req, client, head);
+    });
+    return server;
+}
+/** The summary's lines for the run's refused targets, with the entry that would allow each. */
+function blockedLines(blocked) {
+    return [...(blocked ?? [])].map(([target, why]) => `\`${target}\` ${why.says}` +
+        (why.allow ? `; to allow it, add \`${why.allow}\` to \`allowed-domains\`` : ''));
+}
+
+;// CONCATENATED MODULE: ./src/cage/container-egress.ts
+
+
+
+
+
+
+/** The anchor container: idle, unprivileged and small. */
+const ANCHOR = [
+    ...['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
+    ...['--memory', '64m', '--pids-limit', '8', '--user', container/* DEFAULT_USER */.Az]
+];
+/** The allowlisting proxy on `host`, any free port; its close ends every connection it has. */
+async function listenProxy(host, o) {
+    const proxy = allowProxy({ rules: o.allowed, blocked: o.blocked, log: o.log });
+    const open = new Set();
+    proxy.on('connection', (socket) => {
+        open.add(socket);
+        socket.once('close', () => open.delete(socket));
+    });
+    await new Promise((resolve, reject) => proxy.once('error', reject).listen(0, host, resolve));
+    return {
+        port: proxy.address().port,
+        close: async () => {
+            for (const socket of open)
+                socket.destroy();
+            await new Promise(resolve => proxy.close(resolve));
+        }
+    };
+}
+/**
+ * Creates the run's internal network, an idle anchor container on it (podman makes a network's
+ * bridge, and so its gateway address, only while a container is attached; the action listens on
+ * that address before any worker starts) and the proxy on its gateway address.
+ */
+async function openEgressNetwork(c, o) {
+    const network = `fleet-${RUN_TOKEN}`;
+    const anchor = `${network}-anchor`;
+    // Long enough for the first start to pull the image, as a worker's would.
+    const opts = { env: (0,child_env/* systemEnv */.NF)(o.host, RUNTIME_VARS), timeoutMs: 600_000 };
+    const runtime = (args) => (0,src_process/* runOk */.uO)(c.runtime, args, opts);
+    const removeAll = async () => {
+        await runtime(['rm', '--force', '--time', '0', anchor]).catch(() => undefined);
+        await runtime(['network', 'rm', '--force', network]);
+    };
+    await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network]);
+    try {
+        await runtime([
+            ...['run', '--detach', '--rm', '--name', anchor, '--label', 'fleet-worker=1'],
+            ...['--network', network, ...ANCHOR, c.image, 'sleep', 'infinity']
+        ]);
+        const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host);
+        const proxy = await listenProxy(host, o);
+        const port = proxy.port;
+        o.log(`container network: ${network}, internal; its proxy at ${host}:${port}`);
+        return {
+            network,
+            egress: { proxy: `http://${host}:${port}`, noProxy: `${host},localhost,127.0.0.1,::1` },
+            async close() {
+                await proxy.close();
+                await removeAll();
+            }
+        };
+    }
+    catch (error) {
+        await removeAll().catch(() => undefined);
+        throw new Error(`container: network: allowed-domains could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
 }
 
@@ -1377,153 +1614,8 @@ async function viewsHere(env) {
 var priority = __nccwpck_require__(61673);
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
-// EXTERNAL MODULE: external "node:net"
-var external_node_net_ = __nccwpck_require__(77030);
-var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_);
-// EXTERNAL MODULE: ./src/cage/sandbox-allow.ts
-var sandbox_allow = __nccwpck_require__(66891);
 // EXTERNAL MODULE: ./src/cage/sandbox-ip.ts
 var sandbox_ip = __nccwpck_require__(28989);
-;// CONCATENATED MODULE: external "node:dns/promises"
-const external_node_dns_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dns/promises");
-// EXTERNAL MODULE: external "node:http"
-var external_node_http_ = __nccwpck_require__(37067);
-var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
-;// CONCATENATED MODULE: ./src/cage/sandbox-proxy.ts
-/**
- * The sandbox's allowlisting HTTP proxy: CONNECT host:port for TLS, absolute-URI requests for plain
- * HTTP. Each target is judged (sandbox-allow.ts), a name resolved once, and the connection made to
- * that very address, so a second lookup cannot point it elsewhere.
- */
-
-
-
-
-/** The address to connect to, or why not. */
-async function decide(rules, host, port) {
-    const target = (0,sandbox_allow/* judgeTarget */.dM)(rules, host, port);
-    if (!target.ok)
-        return { refused: { says: target.says, allow: target.allow } };
-    if ('ip' in target)
-        return { ip: target.ip };
-    let addresses;
-    try {
-        addresses = (await (0,external_node_dns_promises_namespaceObject.lookup)(target.name, { all: true, verbatim: true })).map(a => a.address);
-    }
-    catch (error) {
-        return { failed: `cannot resolve ${target.name}: ${error.message}` };
-    }
-    if (target.anyAddress && addresses[0])
-        return { ip: addresses[0] };
-    const judged = (0,sandbox_allow/* judgeAddresses */.ec)(rules, port, addresses);
-    if (!judged.ok)
-        return { refused: { says: judged.says, allow: judged.allow } };
-    return 'ip' in judged ? { ip: judged.ip } : { failed: `cannot resolve ${target.name}` };
-}
-/** A target as a worker wrote it, safe for a log line and a summary's code span. */
-function shown(target) {
-    return target.replace(/[^\w.:%[\]-]/g, '?').slice(0, 200);
-}
-function forbidden(target, why) {
-    return why.says === sandbox_allow/* NOT_ALLOWED */.fX
-        ? `fleet sandbox: ${target} is not in allowed-domains\n`
-        : `fleet sandbox: ${target} ${why.says}\n`;
-}
-function pipeBoth(a, b) {
-    a.on('close', () => b.destroy());
-    b.on('close', () => a.destroy());
-    a.on('error', () => b.destroy());
-    b.on('error', () => a.destroy());
-    a.pipe(b);
-    b.pipe(a);
-}
-function plainHttp(o, deny) {
-    return async (req, res) => {
-        const url = URL.canParse(req.url ?? '') ? new URL(req.url ?? '') : undefined;
-        if (url?.protocol !== 'http:') {
-            res.writeHead(400).end('fleet sandbox: the proxy takes absolute http:// URLs\n');
-            return;
-        }
-        const port = url.port ? Number(url.port) : 80;
-        const target = `${url.hostname}:${port}`;
-        const to = await decide(o.rules, url.hostname, port);
-        if (!('ip' in to)) {
-            if ('refused' in to)
-                deny(target, to.refused);
-            const body = 'refused' in to ? forbidden(target, to.refused) : `fleet sandbox: ${to.failed}\n`;
-            res.writeHead('refused' in to ? 403 : 502, {
-                'content-type': 'text/plain',
-                'content-length': Buffer.byteLength(body),
-                connection: 'close'
-            });
-            res.end(body);
-            return;
-        }
-        const headers = { ...req.headers, host: url.host };
-        delete headers['proxy-connection'];
-        delete headers['proxy-authorization'];
-        const upstream = external_node_http_default().request({ host: to.ip, port, method: req.method, path: url.pathname + url.search, headers }, reply => {
-            res.writeHead(reply.statusCode ?? 502, reply.headers);
-            reply.pipe(res);
-        });
-        upstream.on('error', error => {
-            if (!res.headersSent)
-                res.writeHead(502);
-            res.end(`fleet sandbox: ${target}: ${error.message}\n`);
-        });
-        req.pipe(upstream);
-    };
-}
-function tunnel(o, deny) {
-    return async (req, client, head) => {
-        const target = shown(req.url ?? '?');
-        const m = /^(\[[^\]]+\]|[^:]+):(\d{1,5})$/.exec(req.url ?? '');
-        const port = Number(m?.[2] ?? 0);
-        const to = m
-            ? await decide(o.rules, m[1] ?? '', port)
-            : { refused: { says: 'is not host:port' } };
-        if (!('ip' in to)) {
-            if ('refused' in to)
-                deny(target, to.refused);
-            const [status, body] = 'refused' in to
-                ? ['403 Forbidden', forbidden(target, to.refused)]
-                : ['502 Bad Gateway', `fleet sandbox: ${to.failed}\n`];
-            client.end(`HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
-            return;
-        }
-        const upstream = external_node_net_default().connect({ host: to.ip, port }, () => {
-            client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-            if (head.length)
-                upstream.write(head);
-            pipeBoth(client, upstream);
-        });
-        upstream.once('error', error => {
-            if (client.writable)
-                client.end(`HTTP/1.1 502 Bad Gateway\r\n\r\n${error.message}\n`);
-        });
-    };
-}
-function allowProxy(o) {
-    const logged = new Set();
-    const deny = (target, why) => {
-        if (!logged.has(target))
-            o.log(`sandbox network: refused ${target}: it ${why.says}`);
-        logged.add(target);
-        o.blocked?.set(target, why);
-    };
-    const server = external_node_http_default().createServer((req, res) => void plainHttp(o, deny)(req, res));
-    server.on('connect', (req, client, head) => {
-        client.on('error', () => client.destroy());
-        void tunnel(o, deny)(req, client, head);
-    });
-    return server;
-}
-/** The summary's lines for the run's refused targets, with the entry that would allow each. */
-function blockedLines(blocked) {
-    return [...(blocked ?? [])].map(([target, why]) => `\`${target}\` ${why.says}` +
-        (why.allow ? `; to allow it, add \`${why.allow}\` to \`allowed-domains\`` : ''));
-}
-
 ;// CONCATENATED MODULE: ./src/cage/sandbox-net.ts
 /**
  * The host side of a sandbox's network. Inside, the network namespace has only its own loopback;
@@ -2001,6 +2093,9 @@ function runSandboxedCommand(c, env, setup) {
 
 
 
+
+
+
 const PROCESS_WARNING = "isolation: process gives workers no boundary: a worker can read the runner's secrets (the GitHub token in the action's environment), use sudo and reach every host. Use isolation: sandbox (the default) unless you trust every task's text.";
 const LOOPBACK = () => Promise.resolve('127.0.0.1');
 /** The runner's claude, its version logged. */
@@ -2029,24 +2124,24 @@ function sandboxKind(setup, early) {
             : {})
     };
 }
-function containerKind(config) {
+function containerKind(container, blocked) {
     return {
-        launch: w => launchContainer(config.container, w),
+        launch: w => launchContainer(container, w),
         run: (c, env) => {
             const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd;
-            return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env });
+            return verifyInContainer(container, { ...c, worktree: c.cwd, configDir, env });
         },
         keepsRunnerUser: false,
         seesRunnerPaths: false,
         bindsCaches: false,
-        gatewayHost: env => containerGatewayHost(config.container, env),
+        gatewayHost: env => containerGatewayHost(container, env),
         claude: (_resolve, log) => {
-            const claude = { file: 'claude', version: `the one in ${config.container.image}` };
+            const claude = { file: 'claude', version: `the one in ${container.image}` };
             log(`claude: ${claude.version} (${claude.file})`);
             return Promise.resolve(claude);
         },
-        refused: () => [],
-        views: config.container.runtime === 'podman',
+        refused: () => blockedLines(blocked),
+        views: container.runtime === 'podman',
         viewOwner: rootAction() ? containerUser(0, 0) : undefined
     };
 }
@@ -2131,8 +2226,20 @@ async function prepareIsolation(config, at) {
             const setup = { host, allowed: config.allowedDomains, blocked: new Map() };
             return isolationOf(sandboxKind(setup, early));
         }
-        case 'container':
-            return isolationOf(containerKind(config));
+        case 'container': {
+            if (config.container.network !== container/* EGRESS_NETWORK */.tT)
+                return isolationOf(containerKind(config.container));
+            const blocked = new Map();
+            const opened = await openEgressNetwork(config.container, {
+                host: at.host,
+                allowed: config.allowedDomains,
+                blocked,
+                log: at.log
+            });
+            (0,teardown/* closeAtEnd */.rS)(() => opened.close(), at.log);
+            const { network, egress } = opened;
+            return isolationOf(containerKind({ ...config.container, network, egress }, blocked));
+        }
         case 'process':
             return isolationOf(processKind);
     }
@@ -2391,7 +2498,8 @@ function specialKind(address, family) {
 /* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
 /* harmony export */   HO: () => (/* binding */ settleCages),
 /* harmony export */   _r: () => (/* binding */ releaseCage),
-/* harmony export */   lo: () => (/* binding */ inTurn)
+/* harmony export */   lo: () => (/* binding */ inTurn),
+/* harmony export */   rS: () => (/* binding */ closeAtEnd)
 /* harmony export */ });
 /* unused harmony export leaveBehind */
 /* harmony import */ var _errors_js__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(83916);
@@ -2440,10 +2548,19 @@ async function inTurn(steps) {
     if (failed.length > 0)
         throw failed[0];
 }
-/** Every teardown begun, ended: those begun while it waits too. */
+const atEnd = [];
+/**
+ * Something the run's cages share (a container network and its proxy), closed by settleCages once
+ * every cage's teardown has ended; its failure is logged, never thrown.
+ */
+function closeAtEnd(close, log) {
+    atEnd.push(() => close().catch((error) => log(`closing the run's cages failed: ${(0,_errors_js__WEBPACK_IMPORTED_MODULE_0__/* .describeError */ .U)(error)}`)));
+}
+/** Every teardown begun, ended: those begun while it waits too; then what the cages shared. */
 async function settleCages() {
     while (pending.size > 0)
         await Promise.all(pending);
+    await Promise.all(atEnd.splice(0).map(close => close()));
 }
 
 
@@ -2514,7 +2631,7 @@ function npmEnv(host) {
 /* harmony import */ var _tasks_ids_js__WEBPACK_IMPORTED_MODULE_4__ = __nccwpck_require__(43356);
 /* harmony import */ var _cage_container_js__WEBPACK_IMPORTED_MODULE_5__ = __nccwpck_require__(49115);
 /* harmony import */ var _cage_sandbox_allow_js__WEBPACK_IMPORTED_MODULE_6__ = __nccwpck_require__(66891);
-/* harmony import */ var _cage_isolation_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(19478);
+/* harmony import */ var _cage_isolation_js__WEBPACK_IMPORTED_MODULE_7__ = __nccwpck_require__(93036);
 
 
 
@@ -3761,8 +3878,8 @@ var budgets = __nccwpck_require__(49676);
 var gateway_gateway = __nccwpck_require__(36955);
 // EXTERNAL MODULE: ./src/worker/env.ts
 var env = __nccwpck_require__(97705);
-// EXTERNAL MODULE: ./src/cage/isolation.ts + 10 modules
-var isolation = __nccwpck_require__(19478);
+// EXTERNAL MODULE: ./src/cage/isolation.ts + 11 modules
+var isolation = __nccwpck_require__(93036);
 ;// CONCATENATED MODULE: ./src/fleet/engine.ts
 var __addDisposableResource = (undefined && undefined.__addDisposableResource) || function (env, value, async) {
     if (value !== null && value !== void 0) {
@@ -9662,10 +9779,10 @@ const INPUTS = {
     },
     'allowed-domains': {
         contract: true,
-        description: 'With isolation: sandbox, hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
+        description: 'With isolation: sandbox (or container with network: allowed-domains), hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
     },
     container: {
-        description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none or a named network, default bridge; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
+        description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none, allowed-domains or a named network, default bridge; allowed-domains: the run's own internal network, with only the model gateway and, through a proxy, the allowed-domains hosts; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
     },
     'container-image': {
         deprecated: { input: 'container', key: 'image' },
@@ -33434,8 +33551,8 @@ function artifactStore(tempDir) {
 
 // EXTERNAL MODULE: ./src/worker/install.ts
 var install = __nccwpck_require__(67901);
-// EXTERNAL MODULE: ./src/cage/isolation.ts + 10 modules
-var cage_isolation = __nccwpck_require__(19478);
+// EXTERNAL MODULE: ./src/cage/isolation.ts + 11 modules
+var cage_isolation = __nccwpck_require__(93036);
 ;// CONCATENATED MODULE: ./src/workspace.ts
 
 

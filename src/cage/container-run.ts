@@ -55,7 +55,7 @@ export const RUNTIME_VARS = [
 ] as const
 
 // One per action process: container names of concurrent runs on one machine never collide.
-const RUN_TOKEN = randomBytes(4).toString('hex')
+export const RUN_TOKEN = randomBytes(4).toString('hex')
 
 export function containerName(token: string, taskId: string, attempt: number): string {
   return `fleet-${token}-${taskId}-${attempt}`
@@ -170,6 +170,7 @@ export function containerSpecFor(
     memory: c.memory,
     pidsLimit: c.pidsLimit,
     network: c.network,
+    egress: c.egress,
     user: opts.user,
     claudeArgs: w.args(settings)
   }
@@ -246,6 +247,7 @@ async function sealInContainer(
     }),
     env: seal.env,
     network: 'none',
+    egress: undefined,
     sealDir: seal.dir,
     command: seal.command
   })
@@ -327,6 +329,7 @@ export async function verifyInContainer(
     memory: c.memory,
     pidsLimit: c.pidsLimit,
     network: c.network,
+    egress: c.egress,
     user,
     claudeArgs: [],
     command: ['sh', '-c', v.command]

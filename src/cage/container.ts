@@ -21,7 +21,21 @@ export interface ContainerConfig {
   cpus: string
   memory: string
   pidsLimit: number
+  /** 'bridge', 'none', EGRESS_NETWORK (the run's own, made by the action) or a named network. */
   network: string
+  /** With EGRESS_NETWORK: its proxy, set by the run (container-egress.ts), never by an input. */
+  egress?: ContainerEgress
+}
+
+/** The `network` value that gives the run's containers only the model and `allowed-domains`. */
+export const EGRESS_NETWORK = 'allowed-domains'
+
+/** The proxy a container's HTTP(S)_PROXY names, and what bypasses it (the model gateway). */
+export interface ContainerEgress {
+  /** http://<the network's gateway address>:<port> */
+  proxy: string
+  /** Comma-separated hosts: the gateway's address and loopback. */
+  noProxy: string
 }
 
 /**
@@ -60,6 +74,8 @@ export interface ContainerSpec {
   pidsLimit?: number
   /** 'bridge', 'none' or a named network; 'host' and 'container:<id>' are refused. */
   network?: string
+  /** The proxy its HTTP(S)_PROXY variables name, over any the environment holds. */
+  egress?: ContainerEgress
   /** uid[:gid], never root: bypassPermissions refuses root, and root defeats the cage. */
   user?: string
   claudeArgs: string[]
@@ -203,7 +219,7 @@ function checkUser(user: string): string {
 function checkNetwork(network: string): string {
   if (network === 'host' || !NETWORK.test(network)) {
     fail(
-      `Invalid network '${network}'. Expected 'bridge', 'none' or a named network; 'host' shares the runner's.`,
+      `Invalid network '${network}'. Expected 'bridge', 'none', '${EGRESS_NETWORK}' or a named network; 'host' shares the runner's.`,
       'network'
     )
   }
@@ -224,19 +240,36 @@ function limits(spec: ContainerSpec): string[] {
   return ['--cpus', cpus, '--memory', memory, '--memory-swap', memory, '--pids-limit', String(pids)]
 }
 
-/** Variables set inside the container to container paths; constants, never caller data. */
+const PROXY_NAMES = ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY']
+const PROXY_URL = /^http:\/\/\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}$/
+const NO_PROXY = /^[0-9A-Za-z.:,-]+$/
+
+/** The proxy variables, both cases, as argv entries: an address and a port, never a credential. */
+function egressEnv(egress: ContainerEgress): string[] {
+  if (!PROXY_URL.test(egress.proxy) || !NO_PROXY.test(egress.noProxy))
+    fail(`Invalid egress proxy '${egress.proxy}' (no proxy '${egress.noProxy}').`, 'network')
+  return PROXY_NAMES.flatMap(name => {
+    const value = name === 'NO_PROXY' ? egress.noProxy : egress.proxy
+    return [`${name}=${value}`, `${name.toLowerCase()}=${value}`]
+  })
+}
+
+/** Variables set inside the container to container paths and the run's proxy; never caller data. */
 function pinnedEnv(spec: ContainerSpec): string[] {
   const pinned = [`HOME=${CONTAINER_HOME}`, `CLAUDE_CONFIG_DIR=${CONTAINER_CONFIG_DIR}`]
   if (spec.git) pinned.push(`GIT_DIR=${CONTAINER_GIT_DIR}`, `GIT_WORK_TREE=${CONTAINER_WORKSPACE}`)
+  if (spec.egress) pinned.push(...egressEnv(spec.egress))
   return pinned.flatMap(entry => ['--env', entry])
 }
 
-function forwardedEnv(env: Record<string, string>): string[] {
+/** The environment passed by name; with the run's proxy, no proxy variable of the host's. */
+function forwardedEnv(env: Record<string, string>, egress: boolean): string[] {
   return Object.keys(env)
     .map(name =>
       ENV_NAME.test(name) ? name : fail(`Invalid environment variable name '${name}'.`)
     )
     .filter(name => !HOST_ONLY.has(name))
+    .filter(name => !egress || !PROXY_NAMES.includes(name.toUpperCase()))
     .sort()
     .flatMap(name => ['--env', name])
 }
@@ -306,7 +339,7 @@ export function containerCommand(spec: ContainerSpec): ContainerCommand {
     '--cap-drop',
     'ALL',
     ...pinnedEnv(spec),
-    ...forwardedEnv(spec.env),
+    ...forwardedEnv(spec.env, spec.egress !== undefined),
     spec.image,
     ...(spec.command ?? ['claude', ...spec.claudeArgs])
   ]

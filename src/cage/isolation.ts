@@ -10,6 +10,8 @@
  */
 import type { VerifyResult, View } from '../domain.js'
 import { containerUser, launchContainer, verifyInContainer } from './container-run.js'
+import { EGRESS_NETWORK, type ContainerConfig } from './container.js'
+import { openEgressNetwork } from './container-egress.js'
 import { containerGatewayHost } from './container-net.js'
 import { sealAsChild } from '../worker/exit.js'
 import type { Claude, VersionProbe } from '../worker/install.js'
@@ -19,10 +21,11 @@ import type { WorkerExit } from '../worker/result.js'
 import type { AllowRule } from './sandbox-allow.js'
 import { preflightSandbox, type SandboxHost } from './sandbox-host.js'
 import { launchSandboxed, runSandboxedCommand } from './sandbox-launch.js'
-import { blockedLines } from './sandbox-proxy.js'
+import { type Blocked, blockedLines } from './sandbox-proxy.js'
 import { checkBinaryInSandbox, type SandboxSetup } from './sandbox-run.js'
 import { spawnWorker } from '../worker/spawn.js'
 import { runVerify } from '../worker/verify.js'
+import { closeAtEnd } from './teardown.js'
 import { type HeldView, holdView } from './views.js'
 
 export type { CageCommand } from '../worker/launch.js'
@@ -151,24 +154,24 @@ function sandboxKind(setup: SandboxSetup, early?: EarlyCheck): Kind {
   }
 }
 
-function containerKind(config: IsolationOptions): Kind {
+function containerKind(container: ContainerConfig, blocked?: Map<string, Blocked>): Kind {
   return {
-    launch: w => launchContainer(config.container, w),
+    launch: w => launchContainer(container, w),
     run: (c, env) => {
       const configDir = env.CLAUDE_CONFIG_DIR ?? c.cwd
-      return verifyInContainer(config.container, { ...c, worktree: c.cwd, configDir, env })
+      return verifyInContainer(container, { ...c, worktree: c.cwd, configDir, env })
     },
     keepsRunnerUser: false,
     seesRunnerPaths: false,
     bindsCaches: false,
-    gatewayHost: env => containerGatewayHost(config.container, env),
+    gatewayHost: env => containerGatewayHost(container, env),
     claude: (_resolve, log) => {
-      const claude = { file: 'claude', version: `the one in ${config.container.image}` }
+      const claude = { file: 'claude', version: `the one in ${container.image}` }
       log(`claude: ${claude.version} (${claude.file})`)
       return Promise.resolve(claude)
     },
-    refused: () => [],
-    views: config.container.runtime === 'podman',
+    refused: () => blockedLines(blocked),
+    views: container.runtime === 'podman',
     viewOwner: rootAction() ? containerUser(0, 0) : undefined
   }
 }
@@ -269,8 +272,20 @@ export async function prepareIsolation(
       const setup = { host, allowed: config.allowedDomains, blocked: new Map() }
       return isolationOf(sandboxKind(setup, early))
     }
-    case 'container':
-      return isolationOf(containerKind(config))
+    case 'container': {
+      if (config.container.network !== EGRESS_NETWORK)
+        return isolationOf(containerKind(config.container))
+      const blocked = new Map<string, Blocked>()
+      const opened = await openEgressNetwork(config.container, {
+        host: at.host,
+        allowed: config.allowedDomains,
+        blocked,
+        log: at.log
+      })
+      closeAtEnd(() => opened.close(), at.log)
+      const { network, egress } = opened
+      return isolationOf(containerKind({ ...config.container, network, egress }, blocked))
+    }
     case 'process':
       return isolationOf(processKind)
   }

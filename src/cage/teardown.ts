@@ -49,7 +49,22 @@ export async function inTurn(steps: (() => Promise<unknown>)[][]): Promise<void>
   if (failed.length > 0) throw failed[0]
 }
 
-/** Every teardown begun, ended: those begun while it waits too. */
+const atEnd: (() => Promise<void>)[] = []
+
+/**
+ * Something the run's cages share (a container network and its proxy), closed by settleCages once
+ * every cage's teardown has ended; its failure is logged, never thrown.
+ */
+export function closeAtEnd(close: () => Promise<void>, log: (message: string) => void): void {
+  atEnd.push(() =>
+    close().catch((error: unknown) =>
+      log(`closing the run's cages failed: ${describeError(error)}`)
+    )
+  )
+}
+
+/** Every teardown begun, ended: those begun while it waits too; then what the cages shared. */
 export async function settleCages(): Promise<void> {
   while (pending.size > 0) await Promise.all(pending)
+  await Promise.all(atEnd.splice(0).map(close => close()))
 }

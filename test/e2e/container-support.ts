@@ -54,6 +54,19 @@ export function podmanUnavailable(p: Podman): string | undefined {
     : `podman cannot start a container here: ${String(smoke.stderr || smoke.error?.message).slice(-400)}`
 }
 
+/** A test file's podman, and why its tests skip if they do: said once, and podman closed at once. */
+export async function podmanForFile(
+  what: string
+): Promise<{ podman: Podman; skipReason?: string }> {
+  const podman = await podmanHere()
+  const skipReason = podmanUnavailable(podman)
+  if (skipReason) {
+    console.warn(`${what} skipped: ${skipReason}`)
+    await podman.close()
+  }
+  return { podman, skipReason }
+}
+
 /**
  * The model server at `modelUrl` relayed onto the podman bridge's gateway address, which exists
  * while a container is attached: an idle anchor container keeps it up until `close`.

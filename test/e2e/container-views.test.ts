@@ -14,22 +14,11 @@ import { expectOk } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { bigRepoFiles, oneFilePrompt, seesAllFiles } from '../../demo/big-repo.js'
 import { byId, OWNER, REPO, type Stack, startStack } from '../../demo/stack.js'
-import {
-  IMAGE,
-  podmanHere,
-  podmanUnavailable,
-  relayToBridge,
-  containerInputs
-} from './container-support.js'
+import { IMAGE, podmanForFile, relayToBridge, containerInputs } from './container-support.js'
 
 const exec = promisify(execFile)
 const FULL = `${OWNER}/${REPO}`
-const podman = await podmanHere()
-const skipReason = podmanUnavailable(podman)
-if (skipReason) {
-  console.warn(`container views e2e skipped: ${skipReason}`)
-  await podman.close()
-}
+const { podman, skipReason } = await podmanForFile('container views e2e')
 
 /** A one-file task; its verify (in its own container) sees the whole repository and its file alone. */
 const oneFile = (files: number) => (id: string) => ({

@@ -17,23 +17,12 @@ import {
   uniqueSleep,
   waitForAsync
 } from './faults-support.js'
-import {
-  IMAGE,
-  podmanHere,
-  podmanUnavailable,
-  relayToBridge,
-  containerInputs
-} from './container-support.js'
+import { IMAGE, podmanForFile, relayToBridge, containerInputs } from './container-support.js'
 
 const exec = promisify(execFile)
-const podman = await podmanHere()
+const { podman, skipReason } = await podmanForFile('container e2e')
 const { conf: CONTAINERS_CONF } = podman
 const podmanEnv = { ...process.env, CONTAINERS_CONF }
-const skipReason = podmanUnavailable(podman)
-if (skipReason) {
-  console.warn(`container e2e skipped: ${skipReason}`)
-  await podman.close()
-}
 
 /** A task whose worker runs each command with Bash, one turn each, then says it is done. */
 const bashTask = (id: string, commands: string[], extra: object = {}) => ({

@@ -7,13 +7,12 @@
 // The test's services listen on 127.0.0.1, which is exactly what the proxy refuses for a name. So
 // the allowed service is named twice in allowed-domains: `localhost:P` (the name the worker uses)
 // and `127.0.0.1:P` / `[::1]:P` (the addresses it resolves to, named as a rule must name them).
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectOk } from '../support/scenario.js'
 import { type RecordedRequest, script } from '../../demo/model-server.js'
 import { sandboxSupport } from '../../demo/sandbox.js'
 import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { raw, type Service, service } from './proxy-support.js'
 
 const support = await sandboxSupport()
 
@@ -26,45 +25,6 @@ function outputOf(requests: RecordedRequest[]): string {
   const text = requests.find(r => r.outcome === 'reply' && r.step === 1)?.toolResults.join('\n')
   if (text === undefined) throw new Error('no tool result')
   return text
-}
-
-interface Service {
-  port: number
-  hosts: string[]
-  close(): void
-}
-
-/** A loopback HTTP service that records the Host header of every request it answers. */
-function service(name: string): Promise<Service> {
-  const hosts: string[] = []
-  const server = http.createServer((req, res) => {
-    hosts.push(req.headers.host ?? '')
-    res.end(`${name} host=${req.headers.host ?? ''}`)
-  })
-  return new Promise(resolve =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        port: (server.address() as AddressInfo).port,
-        hosts,
-        close: () => server.close()
-      })
-    )
-  )
-}
-
-/**
- * A raw request to the proxy over /dev/tcp, no client in between to tidy the target: prints
- * `<label> => <status line> | <last line of the body>`.
- */
-function raw(label: string, request: string): string {
-  const send = request.replaceAll('%', '%%')
-  return [
-    `p=\${HTTP_PROXY#http://}; p=\${p%/}`,
-    `exec 3<>/dev/tcp/\${p%:*}/\${p##*:}`,
-    `printf '${send}\\r\\nHost: x\\r\\n\\r\\n' >&3`,
-    `echo "${label} => $(timeout 10 cat <&3 | tr -d '\\r' | sed -n '1p;$p' | paste -sd'|')"`,
-    'exec 3<&-'
-  ].join('; ')
 }
 
 describe.skipIf(!support.ok)(

@@ -164,6 +164,24 @@ describe('containerCommand', () => {
     ])
   })
 
+  it("with the run's egress, names its proxy inside and forwards none of the host's proxy variables", () => {
+    const egress = { proxy: 'http://10.89.0.1:46211', noProxy: '10.89.0.1,localhost,127.0.0.1,::1' }
+    const hostProxy = { HTTPS_PROXY: 'http://corp:3128', no_proxy: '.corp' }
+    const { args } = containerCommand(spec({ egress, env: { ...spec().env, ...hostProxy } }))
+    const envFlags = flagValues(args, '--env')
+    for (const name of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY']) {
+      expect(envFlags).toContain(`${name}=${egress.proxy}`)
+      expect(envFlags).toContain(`${name.toLowerCase()}=${egress.proxy}`)
+    }
+    expect(envFlags).toContain(`NO_PROXY=${egress.noProxy}`)
+    expect(envFlags).toContain(`no_proxy=${egress.noProxy}`)
+    expect(envFlags.filter(e => /proxy/i.test(e) && !e.includes('='))).toEqual([])
+    // Without it, the host's proxy variables go by name, as any other.
+    expect(flagValues(containerCommand(spec({ env: hostProxy })).args, '--env')).toEqual(
+      expect.arrayContaining(['HTTPS_PROXY', 'no_proxy'])
+    )
+  })
+
   it('uses podman when asked', () => {
     expect(containerCommand(spec({ runtime: 'podman' })).file).toBe('podman')
   })
@@ -183,6 +201,11 @@ describe('containerCommand', () => {
     ['a user name', { user: 'root' }],
     ['the host network', { network: 'host' }],
     ["another container's network", { network: 'container:abc' }],
+    [
+      'a proxy that is not an address and port',
+      { egress: { proxy: 'http://x@evil:1', noProxy: 'a' } }
+    ],
+    ['a no-proxy list with a space', { egress: { proxy: 'http://10.0.0.1:1', noProxy: 'a b' } }],
     ['zero cpus', { cpus: '0' }],
     ['a bad memory size', { memory: 'lots' }],
     ['a negative pids limit', { pidsLimit: -1 }],

@@ -49,6 +49,8 @@ describe('container', () => {
   it('takes the flow form a workflow writes on one line', () => {
     const c = parseConfig(env({ container: '{pids-limit: 64, network: none}' })).container
     expect(c).toMatchObject({ pidsLimit: 64, network: 'none' })
+    const egress = parseConfig(env({ container: '{network: allowed-domains}' })).container
+    expect(egress.network).toBe('allowed-domains')
   })
 
   it('names the mapping and its key when a value is wrong', () => {

@@ -3,7 +3,13 @@
 // ended by settleCages; a cage's release begins its teardown even when moving its clone aside failed,
 // and the teardown's steps run in turn past a part that failed.
 import { describe, expect, it } from 'vitest'
-import { inTurn, leaveBehind, releaseCage, settleCages } from '../../src/cage/teardown.js'
+import {
+  closeAtEnd,
+  inTurn,
+  leaveBehind,
+  releaseCage,
+  settleCages
+} from '../../src/cage/teardown.js'
 
 /** A teardown held until the test lets it end. */
 function held() {
@@ -53,6 +59,35 @@ describe('leaveBehind and settleCages', () => {
     t.end(new Error('EBUSY: the cache view is busy'))
     await settleCages()
     expect(logged).toEqual(["a cage's teardown failed: EBUSY: the cache view is busy"])
+  })
+})
+
+describe('closeAtEnd', () => {
+  it('closes what the cages shared once every teardown has ended, once, its failure logged', async () => {
+    const t = held()
+    const order: string[] = []
+    const logged: string[] = []
+    leaveBehind(
+      () => t.run().then(() => void order.push('teardown')),
+      () => undefined
+    )
+    closeAtEnd(
+      () => Promise.resolve(void order.push('network')),
+      () => undefined
+    )
+    closeAtEnd(
+      () => Promise.reject(new Error('network is in use')),
+      m => logged.push(m)
+    )
+    const settling = settleCages()
+    await new Promise(r => setTimeout(r, 20))
+    expect(order).toEqual([])
+    t.end()
+    await settling
+    expect(order).toEqual(['teardown', 'network'])
+    expect(logged).toEqual(["closing the run's cages failed: network is in use"])
+    await settleCages()
+    expect(order).toEqual(['teardown', 'network'])
   })
 })
 

@@ -1,0 +1,123 @@
+// isolation: container with `network: allowed-domains`, through dist/ with podman and the real
+// claude CLI: the run makes its own internal network, whose containers have no route out. A worker
+// still reaches the model (the gateway on the network's gateway address) and, through the proxy,
+// exactly the allowed-domains hosts; verify does too; a host not listed is refused and the summary
+// says so; a direct connection, to the runner or beyond, finds no route. The network, its anchor
+// container and the proxy are gone when the run ends. Skipped where podman cannot run here.
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RecordedRequest, script } from '../../demo/model-server.js'
+import { byId, type Stack, startStack } from '../../demo/stack.js'
+import { expectOk } from '../support/scenario.js'
+import { IMAGE, containerInputs, podmanForFile, relayToBridge } from './container-support.js'
+import { raw, type Service, service } from './proxy-support.js'
+
+const exec = promisify(execFile)
+const { podman, skipReason } = await podmanForFile('container egress e2e')
+const { conf: CONTAINERS_CONF } = podman
+
+function outputOf(requests: RecordedRequest[]): string {
+  const text = requests.find(r => r.outcome === 'reply' && r.step === 1)?.toolResults.join('\n')
+  if (text === undefined) throw new Error('no tool result')
+  return text
+}
+
+/** What podman still has by `name`: an exit code of 0 means it is there. */
+async function podmanHas(kind: 'network' | 'container', name: string): Promise<boolean> {
+  const args = kind === 'network' ? ['network', 'exists', name] : ['container', 'exists', name]
+  const env = { ...process.env, CONTAINERS_CONF }
+  return exec('podman', args, { env }).then(
+    () => true,
+    () => false
+  )
+}
+
+describe.skipIf(skipReason !== undefined)(
+  `isolation: container, network: allowed-domains (podman, ${IMAGE})${skipReason ? ` skipped: ${skipReason}` : ''}`,
+  () => {
+    let stack: Stack
+    let relay: Awaited<ReturnType<typeof relayToBridge>>
+    let allowed: Service
+    let other: Service
+    let host: string
+
+    beforeAll(async () => {
+      stack = await startStack()
+      relay = await relayToBridge(podman, stack.model.url)
+      // Both services on the podman bridge's address: the runner's, and off the run's network.
+      host = new URL(relay.baseUrl).hostname
+      allowed = await service('allowed-service', host)
+      other = await service('other-service', host)
+    }, 300_000)
+
+    afterAll(async () => {
+      allowed?.close()
+      other?.close()
+      relay?.close()
+      await stack?.close()
+      await podman.close()
+    })
+
+    it('reaches the model and allowed-domains only; a direct connection finds no route; nothing is left', async () => {
+      const [P, Q] = [allowed.port, other.port]
+      const gitPort = new URL(stack.git.url).port
+      const direct = (label: string, to: string) =>
+        `timeout 5 bash -c "exec 3<>/dev/tcp/${to}" 2>/dev/null; echo "${label} => $?"`
+      const command = [
+        'echo "proxy=${HTTP_PROXY} https=${https_proxy} no=${NO_PROXY}"',
+        raw('allowed', `GET http://${host}:${P}/ HTTP/1.1`),
+        raw('other', `CONNECT ${host}:${Q} HTTP/1.1`),
+        'g=${HTTP_PROXY#http://}; g=${g%:*}',
+        direct('direct allowed', `${host}/${P}`),
+        direct(
+          'direct runner git',
+          `$(echo "$HTTP_PROXY" | sed 's#http://##; s#:.*##')/${gitPort}`
+        ),
+        direct('direct outside', '1.1.1.1/443'),
+        'echo probed > probed.txt'
+      ].join('\n')
+      const task = {
+        id: 'egress',
+        prompt: `Probe.\n${script({ key: 'egress', steps: [{ tool: 'Bash', input: { command } }, { text: 'Done.' }] })}`
+      }
+      // Verify reaches the allowed host through the proxy its environment names, or fails.
+      const verify = `python3 -c "import urllib.request as u; b = u.urlopen('http://${host}:${P}/verify', timeout=10).read().decode(); assert b.startswith('allowed-service'), b"`
+      const run = await stack.run({
+        inputs: containerInputs(relay.baseUrl, {
+          tasks: JSON.stringify([task]),
+          'container-network': 'allowed-domains',
+          'allowed-domains': `${host}:${P}`,
+          verify
+        }),
+        env: { CONTAINERS_CONF }
+      })
+      expectOk(run)
+      expect(byId(run).get('egress')?.status, run.stdout).toBe('pr-opened')
+
+      const network =
+        /container network: (fleet-[0-9a-f]+), internal; its proxy at ([\d.]+):(\d+)/.exec(
+          run.stdout
+        )
+      expect(network, run.stdout).not.toBeNull()
+      const [, name, gateway, proxyPort] = network ?? []
+      expect(gateway).not.toBe(host)
+      const lines = outputOf(stack.model.requestsFor('egress')).trim().split('\n')
+      const proxy = `http://${gateway}:${proxyPort}`
+      expect(lines[0]).toBe(`proxy=${proxy} https=${proxy} no=${gateway},localhost,127.0.0.1,::1`)
+      expect(lines[1]).toBe(`allowed => HTTP/1.1 200 OK|allowed-service host=${host}:${P}`)
+      expect(lines[2]).toMatch(
+        /^other => HTTP\/1\.1 403 Forbidden\|fleet sandbox: .* is not in allowed-domains$/
+      )
+      for (const line of lines.slice(3)) expect(line).toMatch(/ => [1-9]\d*$/)
+      expect(lines).toHaveLength(6)
+      // The worker's request and verify's: each through the proxy, which set the Host header.
+      expect(allowed.hosts).toEqual([`${host}:${P}`, `${host}:${P}`])
+      expect(other.hosts).toEqual([])
+      expect(run.summary).toContain(`\`${host}:${Q}\` is not in allowed-domains`)
+
+      expect(await podmanHas('network', name ?? '')).toBe(false)
+      expect(await podmanHas('container', `${name}-anchor`)).toBe(false)
+    }, 300_000)
+  }
+)
