@@ -782,11 +782,10 @@ var child_env = __nccwpck_require__(5387);
 
 
 
-/** The gateway's address for container workers: the bridge's gateway, or loopback on network none. */
+
+/** The gateway's address for container workers: the gateway address of their network. */
 async function containerGatewayHost(container, env) {
     const { runtime, network } = container;
-    if (network === 'none')
-        return '127.0.0.1';
     const name = network === 'bridge' ? (runtime === 'podman' ? 'podman' : 'bridge') : network;
     const format = runtime === 'podman'
         ? '{{range .Subnets}}{{.Gateway}} {{end}}'
@@ -807,6 +806,35 @@ async function containerGatewayHost(container, env) {
     catch (error) {
         throw new Error(`isolation: container needs the model gateway on network '${name}''s gateway address, and '${runtime} network inspect ${name}' did not give one: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
+}
+/** The anchor container: idle, unprivileged and small. */
+const ANCHOR = [
+    ...['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
+    ...['--memory', '64m', '--pids-limit', '8', '--user', container/* DEFAULT_USER */.Az]
+];
+/**
+ * Podman makes a network's bridge, and so its gateway address where the model gateway listens,
+ * only while a container is attached: on a fresh runner none is. One idle anchor container holds
+ * it up for the run; docker's bridges exist without one. Returns its removal.
+ */
+async function holdNetwork(c, network, o) {
+    const name = network === 'bridge' ? 'podman' : network;
+    if (c.runtime !== 'podman')
+        return () => Promise.resolve();
+    const anchor = `fleet-${RUN_TOKEN}-anchor`;
+    // Long enough for the first start to pull the image, as a worker's would.
+    const opts = { env: (0,child_env/* systemEnv */.NF)(o.host, RUNTIME_VARS), timeoutMs: 600_000 };
+    const args = [
+        ...['run', '--detach', '--rm', '--name', anchor, '--label', 'fleet-worker=1'],
+        ...['--network', name, ...ANCHOR, c.image, 'sleep', 'infinity']
+    ];
+    await (0,src_process/* runOk */.uO)(c.runtime, args, opts).catch((error) => {
+        throw new Error(`isolation: container could not start the container that holds network '${name}' up for the model gateway: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
+    o.log(`container network: ${name} held up by ${anchor}`);
+    return async () => {
+        await (0,src_process/* runOk */.uO)(c.runtime, ['rm', '--force', '--time', '0', anchor], opts);
+    };
 }
 
 ;// CONCATENATED MODULE: external "node:dns/promises"
@@ -961,11 +989,6 @@ function blockedLines(blocked) {
 
 
 
-/** The anchor container: idle, unprivileged and small. */
-const ANCHOR = [
-    ...['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
-    ...['--memory', '64m', '--pids-limit', '8', '--user', container/* DEFAULT_USER */.Az]
-];
 /** The allowlisting proxy on `host`, any free port; its close ends every connection it has. */
 async function listenProxy(host, o) {
     const proxy = allowProxy({ rules: o.allowed, blocked: o.blocked, log: o.log });
@@ -985,33 +1008,35 @@ async function listenProxy(host, o) {
     };
 }
 /**
- * Creates the run's internal network, an idle anchor container on it (podman makes a network's
- * bridge, and so its gateway address, only while a container is attached; the action listens on
- * that address before any worker starts) and the proxy on its gateway address.
+ * Creates the run's internal network, held up (holdNetwork) for the gateway to listen on its
+ * gateway address before any worker starts, and the proxy on that address.
  */
 async function openEgressNetwork(c, o) {
     const network = `fleet-${RUN_TOKEN}`;
-    const anchor = `${network}-anchor`;
-    // Long enough for the first start to pull the image, as a worker's would.
-    const opts = { env: (0,child_env/* systemEnv */.NF)(o.host, RUNTIME_VARS), timeoutMs: 600_000 };
+    const opts = { env: (0,child_env/* systemEnv */.NF)(o.host, RUNTIME_VARS), timeoutMs: 120_000 };
     const runtime = (args) => (0,src_process/* runOk */.uO)(c.runtime, args, opts);
+    let letGo = () => Promise.resolve();
     const removeAll = async () => {
-        await runtime(['rm', '--force', '--time', '0', anchor]).catch(() => undefined);
+        await letGo().catch(() => undefined);
         await runtime(['network', 'rm', '--force', network]);
     };
     await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network]);
     try {
-        await runtime([
-            ...['run', '--detach', '--rm', '--name', anchor, '--label', 'fleet-worker=1'],
-            ...['--network', network, ...ANCHOR, c.image, 'sleep', 'infinity']
-        ]);
+        letGo = await holdNetwork(c, network, o);
         const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host);
-        const proxy = await listenProxy(host, o);
-        const port = proxy.port;
-        o.log(`container network: ${network}, internal; its proxy at ${host}:${port}`);
+        const allowed = o.allowed;
+        if (!allowed) {
+            o.log(`container network: ${network}, internal; the model gateway alone (network: none)`);
+            return { network, close: removeAll };
+        }
+        const proxy = await listenProxy(host, { ...o, allowed });
+        o.log(`container network: ${network}, internal; its proxy at ${host}:${proxy.port}`);
         return {
             network,
-            egress: { proxy: `http://${host}:${port}`, noProxy: `${host},localhost,127.0.0.1,::1` },
+            egress: {
+                proxy: `http://${host}:${proxy.port}`,
+                noProxy: `${host},localhost,127.0.0.1,::1`
+            },
             async close() {
                 await proxy.close();
                 await removeAll();
@@ -1020,7 +1045,7 @@ async function openEgressNetwork(c, o) {
     }
     catch (error) {
         await removeAll().catch(() => undefined);
-        throw new Error(`container: network: allowed-domains could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(`container: network: ${o.allowed ? container/* EGRESS_NETWORK */.tT : 'none'} could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
 }
 
@@ -2124,7 +2149,8 @@ function sandboxKind(setup, early) {
             : {})
     };
 }
-function containerKind(container, blocked) {
+function containerKind(container, run = {}) {
+    const { blocked, hold } = run;
     return {
         launch: w => launchContainer(container, w),
         run: (c, env) => {
@@ -2134,7 +2160,10 @@ function containerKind(container, blocked) {
         keepsRunnerUser: false,
         seesRunnerPaths: false,
         bindsCaches: false,
-        gatewayHost: env => containerGatewayHost(container, env),
+        gatewayHost: async (env) => {
+            await hold?.();
+            return containerGatewayHost(container, env);
+        },
         claude: (_resolve, log) => {
             const claude = { file: 'claude', version: `the one in ${container.image}` };
             log(`claude: ${claude.version} (${claude.file})`);
@@ -2227,18 +2256,24 @@ async function prepareIsolation(config, at) {
             return isolationOf(sandboxKind(setup, early));
         }
         case 'container': {
-            if (config.container.network !== container/* EGRESS_NETWORK */.tT)
-                return isolationOf(containerKind(config.container));
+            // A worker must reach the model: none is the run's own network with the gateway alone.
+            const { network: asked } = config.container;
+            if (asked !== container/* EGRESS_NETWORK */.tT && asked !== 'none') {
+                // Held when the gateway first asks for the address, not before: preparing starts nothing.
+                let held;
+                const hold = () => (held ??= holdNetwork(config.container, asked, at).then(letGo => (0,teardown/* closeAtEnd */.rS)(letGo, at.log)));
+                return isolationOf(containerKind(config.container, { hold }));
+            }
             const blocked = new Map();
             const opened = await openEgressNetwork(config.container, {
                 host: at.host,
-                allowed: config.allowedDomains,
+                allowed: asked === container/* EGRESS_NETWORK */.tT ? config.allowedDomains : undefined,
                 blocked,
                 log: at.log
             });
             (0,teardown/* closeAtEnd */.rS)(() => opened.close(), at.log);
             const { network, egress } = opened;
-            return isolationOf(containerKind({ ...config.container, network, egress }, blocked));
+            return isolationOf(containerKind({ ...config.container, network, egress }, { blocked }));
         }
         case 'process':
             return isolationOf(processKind);
@@ -9782,7 +9817,7 @@ const INPUTS = {
         description: 'With isolation: sandbox (or container with network: allowed-domains), hosts a worker, verify and setup may reach besides the model endpoint (comma or newline separated): host (ports 80 and 443), *.host (its subdomains), an IP address (10.0.0.5, [fd00::5]), any of them with :port. An IP literal or a name resolving to a loopback or private address is refused unless its address is listed too (localhost:8080, 127.0.0.1:8080). E.g. registry.npmjs.org for npm ci.'
     },
     container: {
-        description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none, allowed-domains or a named network, default bridge; allowed-domains: the run's own internal network, with only the model gateway and, through a proxy, the allowed-domains hosts; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
+        description: `With isolation: container, a YAML mapping: image (default ${WORKER_IMAGE}, this release's image from the repository's Dockerfile, or your own built from it), runtime (docker or podman, default docker), and each worker's cpus (--cpus, default 2), memory (--memory, no swap on top, e.g. 2g or 512m, default 4g), pids-limit (--pids-limit, default 1024) and network (bridge, none, allowed-domains or a named network, default bridge; allowed-domains: the run's own internal network, with only the model gateway and, through a proxy, the allowed-domains hosts; none: that network with the model gateway alone; host is refused: it would give a worker the runner's loopback services). E.g. '{runtime: podman, memory: 8g}'.`
     },
     'container-image': {
         deprecated: { input: 'container', key: 'image' },

@@ -1,15 +1,16 @@
 /**
- * isolation: container with `network: allowed-domains` (docs/container.md): the run's own internal
- * network, with no route out. Its containers reach the runner at the network's gateway address
- * only, where the action listens twice: the model gateway (engine.ts) and the same allowlisting
- * proxy the sandbox uses (sandbox-proxy.ts), which lets through the hosts of `allowed-domains`.
+ * isolation: container with `network: allowed-domains` or `none` (docs/container.md): the run's
+ * own internal network, with no route out. Its containers reach the runner at the network's
+ * gateway address only, where the action listens: the model gateway (engine.ts) and, with
+ * allowed-domains, the same allowlisting proxy the sandbox uses (sandbox-proxy.ts), which lets
+ * through the hosts of `allowed-domains`.
  * Made once per run and removed at its end (teardown.ts closeAtEnd).
  */
 import type { AddressInfo, Socket } from 'node:net'
 import { systemEnv } from '../child-env.js'
 import { runOk } from '../process.js'
-import { type ContainerConfig, type ContainerEgress, DEFAULT_USER } from './container.js'
-import { containerGatewayHost } from './container-net.js'
+import { type ContainerConfig, type ContainerEgress, EGRESS_NETWORK } from './container.js'
+import { containerGatewayHost, holdNetwork } from './container-net.js'
 import { RUNTIME_VARS, RUN_TOKEN } from './container-run.js'
 import type { AllowRule } from './sandbox-allow.js'
 import { allowProxy, type Blocked } from './sandbox-proxy.js'
@@ -17,16 +18,10 @@ import { allowProxy, type Blocked } from './sandbox-proxy.js'
 export interface EgressNetwork {
   /** The network's name, for `--network`. */
   network: string
-  /** The proxy's URL and what bypasses it, for every container of the run but a seal. */
-  egress: ContainerEgress
+  /** The proxy's URL and what bypasses it, for every container of the run but a seal; none without one. */
+  egress?: ContainerEgress
   close(): Promise<void>
 }
-
-/** The anchor container: idle, unprivileged and small. */
-const ANCHOR = [
-  ...['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
-  ...['--memory', '64m', '--pids-limit', '8', '--user', DEFAULT_USER]
-]
 
 /** The allowlisting proxy on `host`, any free port; its close ends every connection it has. */
 async function listenProxy(
@@ -50,41 +45,44 @@ async function listenProxy(
 }
 
 /**
- * Creates the run's internal network, an idle anchor container on it (podman makes a network's
- * bridge, and so its gateway address, only while a container is attached; the action listens on
- * that address before any worker starts) and the proxy on its gateway address.
+ * Creates the run's internal network, held up (holdNetwork) for the gateway to listen on its
+ * gateway address before any worker starts, and the proxy on that address.
  */
 export async function openEgressNetwork(
   c: Pick<ContainerConfig, 'runtime' | 'image'>,
   o: {
     host: NodeJS.ProcessEnv
-    allowed: readonly AllowRule[]
+    /** The proxy's rules; none: no proxy, the model gateway alone (network: none). */
+    allowed?: readonly AllowRule[]
     blocked: Map<string, Blocked>
     log: (m: string) => void
   }
 ): Promise<EgressNetwork> {
   const network = `fleet-${RUN_TOKEN}`
-  const anchor = `${network}-anchor`
-  // Long enough for the first start to pull the image, as a worker's would.
-  const opts = { env: systemEnv(o.host, RUNTIME_VARS), timeoutMs: 600_000 }
+  const opts = { env: systemEnv(o.host, RUNTIME_VARS), timeoutMs: 120_000 }
   const runtime = (args: string[]) => runOk(c.runtime, args, opts)
+  let letGo = () => Promise.resolve()
   const removeAll = async () => {
-    await runtime(['rm', '--force', '--time', '0', anchor]).catch(() => undefined)
+    await letGo().catch(() => undefined)
     await runtime(['network', 'rm', '--force', network])
   }
   await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network])
   try {
-    await runtime([
-      ...['run', '--detach', '--rm', '--name', anchor, '--label', 'fleet-worker=1'],
-      ...['--network', network, ...ANCHOR, c.image, 'sleep', 'infinity']
-    ])
+    letGo = await holdNetwork(c, network, o)
     const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host)
-    const proxy = await listenProxy(host, o)
-    const port = proxy.port
-    o.log(`container network: ${network}, internal; its proxy at ${host}:${port}`)
+    const allowed = o.allowed
+    if (!allowed) {
+      o.log(`container network: ${network}, internal; the model gateway alone (network: none)`)
+      return { network, close: removeAll }
+    }
+    const proxy = await listenProxy(host, { ...o, allowed })
+    o.log(`container network: ${network}, internal; its proxy at ${host}:${proxy.port}`)
     return {
       network,
-      egress: { proxy: `http://${host}:${port}`, noProxy: `${host},localhost,127.0.0.1,::1` },
+      egress: {
+        proxy: `http://${host}:${proxy.port}`,
+        noProxy: `${host},localhost,127.0.0.1,::1`
+      },
       async close() {
         await proxy.close()
         await removeAll()
@@ -93,7 +91,7 @@ export async function openEgressNetwork(
   } catch (error) {
     await removeAll().catch(() => undefined)
     throw new Error(
-      `container: network: allowed-domains could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`,
+      `container: network: ${o.allowed ? EGRESS_NETWORK : 'none'} could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error }
     )
   }

@@ -12,7 +12,7 @@ import type { VerifyResult, View } from '../domain.js'
 import { containerUser, launchContainer, verifyInContainer } from './container-run.js'
 import { EGRESS_NETWORK, type ContainerConfig } from './container.js'
 import { openEgressNetwork } from './container-egress.js'
-import { containerGatewayHost } from './container-net.js'
+import { containerGatewayHost, holdNetwork } from './container-net.js'
 import { sealAsChild } from '../worker/exit.js'
 import type { Claude, VersionProbe } from '../worker/install.js'
 import type { CageCommand, WorkerLaunch } from '../worker/launch.js'
@@ -154,7 +154,16 @@ function sandboxKind(setup: SandboxSetup, early?: EarlyCheck): Kind {
   }
 }
 
-function containerKind(container: ContainerConfig, blocked?: Map<string, Blocked>): Kind {
+function containerKind(
+  container: ContainerConfig,
+  run: {
+    /** What the run's proxy refused (network: allowed-domains). */
+    blocked?: Map<string, Blocked>
+    /** Makes sure the network's gateway address exists (container-net.ts holdNetwork). */
+    hold?: () => Promise<void>
+  } = {}
+): Kind {
+  const { blocked, hold } = run
   return {
     launch: w => launchContainer(container, w),
     run: (c, env) => {
@@ -164,7 +173,10 @@ function containerKind(container: ContainerConfig, blocked?: Map<string, Blocked
     keepsRunnerUser: false,
     seesRunnerPaths: false,
     bindsCaches: false,
-    gatewayHost: env => containerGatewayHost(container, env),
+    gatewayHost: async env => {
+      await hold?.()
+      return containerGatewayHost(container, env)
+    },
     claude: (_resolve, log) => {
       const claude = { file: 'claude', version: `the one in ${container.image}` }
       log(`claude: ${claude.version} (${claude.file})`)
@@ -273,18 +285,27 @@ export async function prepareIsolation(
       return isolationOf(sandboxKind(setup, early))
     }
     case 'container': {
-      if (config.container.network !== EGRESS_NETWORK)
-        return isolationOf(containerKind(config.container))
+      // A worker must reach the model: none is the run's own network with the gateway alone.
+      const { network: asked } = config.container
+      if (asked !== EGRESS_NETWORK && asked !== 'none') {
+        // Held when the gateway first asks for the address, not before: preparing starts nothing.
+        let held: Promise<void> | undefined
+        const hold = () =>
+          (held ??= holdNetwork(config.container, asked, at).then(letGo =>
+            closeAtEnd(letGo, at.log)
+          ))
+        return isolationOf(containerKind(config.container, { hold }))
+      }
       const blocked = new Map<string, Blocked>()
       const opened = await openEgressNetwork(config.container, {
         host: at.host,
-        allowed: config.allowedDomains,
+        allowed: asked === EGRESS_NETWORK ? config.allowedDomains : undefined,
         blocked,
         log: at.log
       })
       closeAtEnd(() => opened.close(), at.log)
       const { network, egress } = opened
-      return isolationOf(containerKind({ ...config.container, network, egress }, blocked))
+      return isolationOf(containerKind({ ...config.container, network, egress }, { blocked }))
     }
     case 'process':
       return isolationOf(processKind)

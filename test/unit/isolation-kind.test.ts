@@ -119,15 +119,13 @@ describe('what callers ask the Isolation instead of its name', () => {
   })
 
   it("container: its own user and paths, the image's binary (the runner's never resolved)", async () => {
-    const iso = await prepared({ isolation: 'container', 'container-network': 'none' })
+    const iso = await prepared({ isolation: 'container' })
     expect([iso.keepsRunnerUser, iso.seesRunnerPaths, iso.bindsCaches]).toEqual([
       false,
       false,
       false
     ])
     expect(iso.warning).toBeUndefined()
-    // On network none no bridge is asked for its address: the workers have no network at all.
-    expect(await iso.gatewayHost({})).toBe('127.0.0.1')
     const resolve = () => Promise.reject(new Error('the runner binary was resolved'))
     const claude = await iso.claude(resolve, () => undefined)
     expect(claude.file).toBe('claude')

@@ -3,7 +3,8 @@
 // still reaches the model (the gateway on the network's gateway address) and, through the proxy,
 // exactly the allowed-domains hosts; verify does too; a host not listed is refused and the summary
 // says so; a direct connection, to the runner or beyond, finds no route. The network, its anchor
-// container and the proxy are gone when the run ends. Skipped where podman cannot run here.
+// container and the proxy are gone when the run ends. `network: none` is the same network with
+// the model gateway alone. Skipped where podman cannot run here.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -14,7 +15,7 @@ import { IMAGE, containerInputs, podmanForFile, relayToBridge } from './containe
 import { raw, type Service, service } from './proxy-support.js'
 
 const exec = promisify(execFile)
-const { podman, skipReason } = await podmanForFile('container egress e2e')
+const { podman, skipReason } = await podmanForFile('container networks e2e')
 const { conf: CONTAINERS_CONF } = podman
 
 function outputOf(requests: RecordedRequest[]): string {
@@ -34,7 +35,7 @@ async function podmanHas(kind: 'network' | 'container', name: string): Promise<b
 }
 
 describe.skipIf(skipReason !== undefined)(
-  `isolation: container, network: allowed-domains (podman, ${IMAGE})${skipReason ? ` skipped: ${skipReason}` : ''}`,
+  `isolation: container on the run's own network: allowed-domains, none (podman, ${IMAGE})${skipReason ? ` skipped: ${skipReason}` : ''}`,
   () => {
     let stack: Stack
     let relay: Awaited<ReturnType<typeof relayToBridge>>
@@ -118,6 +119,68 @@ describe.skipIf(skipReason !== undefined)(
 
       expect(await podmanHas('network', name ?? '')).toBe(false)
       expect(await podmanHas('container', `${name}-anchor`)).toBe(false)
+    }, 300_000)
+
+    it("network: none is the run's own network with the model gateway alone: no proxy, no route out", async () => {
+      const command = [
+        'echo "proxy=${HTTP_PROXY:-unset} no=${NO_PROXY:-unset}"',
+        `timeout 5 bash -c "exec 3<>/dev/tcp/${host}/${allowed.port}" 2>/dev/null; echo "direct runner => $?"`,
+        'echo walled > walled.txt'
+      ].join('\n')
+      const task = {
+        id: 'walled',
+        prompt: `Probe.\n${script({ key: 'walled', steps: [{ tool: 'Bash', input: { command } }, { text: 'Done.' }] })}`
+      }
+      const run = await stack.run({
+        inputs: containerInputs(relay.baseUrl, {
+          tasks: JSON.stringify([task]),
+          'container-network': 'none'
+        }),
+        env: { CONTAINERS_CONF }
+      })
+      expectOk(run)
+      // Before, a worker on network none was given the gateway at its own loopback: every
+      // attempt failed, "the model endpoint did not answer".
+      expect(byId(run).get('walled')?.status, run.stdout).toBe('pr-opened')
+      const named = /container network: (fleet-[0-9a-f]+), internal; the model gateway alone/.exec(
+        run.stdout
+      )
+      expect(named, run.stdout).not.toBeNull()
+      expect(outputOf(stack.model.requestsFor('walled')).trim().split('\n')).toEqual([
+        'proxy=unset no=unset',
+        expect.stringMatching(/^direct runner => [1-9]\d*$/)
+      ])
+      expect(await podmanHas('network', named?.[1] ?? '')).toBe(false)
+    }, 300_000)
+
+    it('a named podman network with no container on it yet: the run holds its bridge up for the gateway, and leaves the network', async () => {
+      // Podman makes a network's bridge, and its gateway address, only while a container is
+      // attached; a fresh runner has none attached, and the gateway must listen there first.
+      const named = `fleet-e2e-named-${process.pid}`
+      expect(podman.run('network', 'create', named).status).toBe(0)
+      try {
+        const task = {
+          id: 'named',
+          prompt: `Write.\n${script({ key: 'named', steps: [{ tool: 'Bash', input: { command: 'echo named > named.txt' } }, { text: 'Done.' }] })}`
+        }
+        const run = await stack.run({
+          inputs: containerInputs(relay.baseUrl, {
+            tasks: JSON.stringify([task]),
+            'container-network': named
+          }),
+          env: { CONTAINERS_CONF }
+        })
+        expectOk(run)
+        expect(byId(run).get('named')?.status, run.stdout).toBe('pr-opened')
+        const anchor = /container network: (\S+) held up by (fleet-[0-9a-f]+-anchor)/.exec(
+          run.stdout
+        )
+        expect(anchor?.[1], run.stdout).toBe(named)
+        expect(await podmanHas('container', anchor?.[2] ?? '')).toBe(false)
+        expect(await podmanHas('network', named)).toBe(true)
+      } finally {
+        podman.run('network', 'rm', '--force', named)
+      }
     }, 300_000)
   }
 )
