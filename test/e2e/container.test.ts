@@ -40,10 +40,13 @@ function outputOf(requests: RecordedRequest[], k: number): string {
   return text
 }
 
-/** Every container the run's log names (workers', setup's, verify's): none may be left. */
+/** Every container the run's log names (workers', setup's, verify's, its network's anchor): none may be left. */
 async function expectNoContainers(stdout: string): Promise<void> {
   const names = [...stdout.matchAll(/ container (fleet-[a-z0-9._-]+)/g)].map(m => m[1] ?? '')
   expect(names.length, stdout).toBeGreaterThan(0)
+  const anchor = / held up by (fleet-[a-z0-9-]+-anchor)$/m.exec(stdout)?.[1]
+  expect(anchor, stdout).toBeDefined()
+  names.push(anchor ?? '')
   for (const name of new Set(names)) {
     const left = await exec(
       'podman',
