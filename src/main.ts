@@ -63,7 +63,13 @@ async function runPlan(run: Run, plan: SavedPlan, planNote?: string): Promise<Ou
   const { start, deferred } = spend
     ? deferOverCaps(run, spend, tasks)
     : { start: tasks, deferred: [] }
-  const ran = await runTasks(run, plan, start, deferred)
+  // Workers that could not be prepared (the cage, the binary, the key): each task says why.
+  const ran = await runTasks(run, plan, start, deferred, error =>
+    io.report([
+      ...refused,
+      ...inOrder(tasks, [...planned(start, `not started: ${failureMessage(error)}`), ...deferred])
+    ])
+  )
   const outcomes = [...refused, ...inOrder(tasks, [...ran.outcomes, ...deferred])]
   const spent = spend && (await settleSpend(run, spend, outcomes, config.land))
   if (isShard || !config.land)

@@ -1020,8 +1020,8 @@ async function openEgressNetwork(c, o) {
         await letGo().catch(() => undefined);
         await runtime(['network', 'rm', '--force', network]);
     };
-    await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network]);
     try {
+        await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network]);
         letGo = await holdNetwork(c, network, o);
         const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host);
         const allowed = o.allowed;
@@ -33889,7 +33889,9 @@ function taskOf(o) {
     return { id: o.id, title: o.title, prompt: '', branch: o.branch ?? '', source: o.source };
 }
 /** Runs the tasks' workers and lands their work; issues are tracked unless this is one shard. */
-async function runTasks(run, plan, tasks, deferred = []) {
+async function runTasks(run, plan, tasks, deferred = [], 
+/** Told why, before it is thrown, when the workers could not be prepared: no task started. */
+unprepared) {
     const { config, ctx, io } = run;
     const root = external_node_path_default().join(ctx.runnerTemp, 'fleet-worker', `${ctx.runId ?? process.pid}-${config.shard}`);
     // No worker needs preparing when every task was deferred. The fleet's clone is begun while the
@@ -33901,7 +33903,12 @@ async function runTasks(run, plan, tasks, deferred = []) {
         cloning.catch(() => undefined);
         return cloning;
     };
-    const setup = tasks.length > 0 ? await run.prepare.workers(beside) : undefined;
+    const setup = tasks.length > 0
+        ? await run.prepare.workers(beside).catch(async (error) => {
+            await unprepared?.(error);
+            throw error;
+        })
+        : undefined;
     const tracking = run.github && config.mode === 'all' && config.land
         ? trackingFor(run, run.github, [...tasks, ...deferred.map(taskOf)], plan.queue)
         : undefined;
@@ -37590,7 +37597,11 @@ async function runPlan(run, plan, planNote) {
     const { start, deferred } = spend
         ? deferOverCaps(run, spend, tasks)
         : { start: tasks, deferred: [] };
-    const ran = await runTasks(run, plan, start, deferred);
+    // Workers that could not be prepared (the cage, the binary, the key): each task says why.
+    const ran = await runTasks(run, plan, start, deferred, error => io.report([
+        ...refused,
+        ...inOrder(tasks, [...planned(start, `not started: ${failureMessage(error)}`), ...deferred])
+    ]));
     const outcomes = [...refused, ...inOrder(tasks, [...ran.outcomes, ...deferred])];
     const spent = spend && (await settleSpend(run, spend, outcomes, config.land));
     if (isShard || !config.land)

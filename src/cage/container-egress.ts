@@ -66,8 +66,8 @@ export async function openEgressNetwork(
     await letGo().catch(() => undefined)
     await runtime(['network', 'rm', '--force', network])
   }
-  await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network])
   try {
+    await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network])
     letGo = await holdNetwork(c, network, o)
     const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host)
     const allowed = o.allowed

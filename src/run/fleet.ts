@@ -107,7 +107,9 @@ export async function runTasks(
   run: Run,
   plan: SavedPlan,
   tasks: Task[],
-  deferred: Outcome[] = []
+  deferred: Outcome[] = [],
+  /** Told why, before it is thrown, when the workers could not be prepared: no task started. */
+  unprepared?: (error: unknown) => Promise<void>
 ): Promise<{ outcomes: Outcome[]; note?: string }> {
   const { config, ctx, io } = run
   const root = path.join(
@@ -124,7 +126,13 @@ export async function runTasks(
     cloning.catch(() => undefined)
     return cloning
   }
-  const setup = tasks.length > 0 ? await run.prepare.workers(beside) : undefined
+  const setup =
+    tasks.length > 0
+      ? await run.prepare.workers(beside).catch(async (error: unknown) => {
+          await unprepared?.(error)
+          throw error
+        })
+      : undefined
   const tracking =
     run.github && config.mode === 'all' && config.land
       ? trackingFor(run, run.github, [...tasks, ...deferred.map(taskOf)], plan.queue)

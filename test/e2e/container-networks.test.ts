@@ -182,5 +182,32 @@ describe.skipIf(skipReason !== undefined)(
         podman.run('network', 'rm', '--force', named)
       }
     }, 300_000)
+
+    it('a network that cannot be set up: each task not started, saying why, and nothing left', async () => {
+      const task = {
+        id: 'unset',
+        prompt: `Write.\n${script({ key: 'unset', steps: [{ text: 'Done.' }] })}`
+      }
+      const before = stack.model.requests.length
+      const run = await stack.run({
+        inputs: {
+          ...containerInputs(relay.baseUrl, { tasks: JSON.stringify([task]) }),
+          'container-network': 'allowed-domains',
+          // The anchor cannot start: no such image, and no registry to pull it from.
+          'container-image': 'localhost/fleet-no-such-image:none'
+        },
+        env: { CONTAINERS_CONF }
+      })
+      expect(run.exitCode).toBe(1)
+      const out = byId(run).get('unset')
+      expect(out?.status, run.stdout).toBe('not-started')
+      expect(out?.error).toMatch(
+        /^not started: container: network: allowed-domains could not set up the run's internal network fleet-[0-9a-f]+: isolation: container could not start the container that holds network 'fleet-[0-9a-f]+' up for the model gateway: /
+      )
+      expect(stack.model.requests.length).toBe(before)
+      const name = /internal network (fleet-[0-9a-f]+)/.exec(out?.error ?? '')?.[1] ?? ''
+      expect(name).not.toBe('')
+      expect(await podmanHas('network', name)).toBe(false)
+    }, 300_000)
   }
 )
