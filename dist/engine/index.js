@@ -450,7 +450,7 @@ var cage_git = __nccwpck_require__(18711);
 // EXTERNAL MODULE: ./src/worker/exit.ts
 var worker_exit = __nccwpck_require__(24576);
 // EXTERNAL MODULE: ./src/cage/container.ts
-var container = __nccwpck_require__(49115);
+var cage_container = __nccwpck_require__(49115);
 // EXTERNAL MODULE: ./src/worker/spawn.ts + 1 modules
 var spawn = __nccwpck_require__(13282);
 // EXTERNAL MODULE: ./src/worker/verify.ts
@@ -504,7 +504,7 @@ function containerName(token, taskId, attempt) {
  * runner's (1001 on GitHub-hosted runners); the image's user (1001) when the action is root.
  */
 function containerUser(uid, gid) {
-    return uid === undefined || uid === 0 || gid === undefined ? container/* DEFAULT_USER */.Az : `${uid}:${gid}`;
+    return uid === undefined || uid === 0 || gid === undefined ? cage_container/* DEFAULT_USER */.Az : `${uid}:${gid}`;
 }
 /**
  * The runtime CLI's environment: the worker's allowlist (what `--env NAME` reads) plus the host's
@@ -538,7 +538,7 @@ async function runRuntime(file, args, env) {
  * `--rm` removes it.
  */
 function killContainer(name, runtime, env, log) {
-    const kill = (0,container/* containerKillCommand */.Be)(name, runtime);
+    const kill = (0,cage_container/* containerKillCommand */.Be)(name, runtime);
     return why => void runRuntime(kill.file, kill.args, env).then(async (code) => {
         if (code === 0)
             return log(`${why}: ${kill.file} kill ${name} done`);
@@ -562,13 +562,13 @@ async function isRunning(runtime, name, env) {
  */
 async function containerGit(git) {
     const gitFile = external_node_path_default().join(git.cloneDir, 'fleet-gitfile');
-    await (0,promises_.writeFile)(gitFile, `gitdir: ${container/* CONTAINER_GIT_DIR */.Zz}\n`);
+    await (0,promises_.writeFile)(gitFile, `gitdir: ${cage_container/* CONTAINER_GIT_DIR */.Zz}\n`);
     return { gitDir: git.gitDir, objectsDir: git.objectsDir, gitFile };
 }
 /** The spec of one attempt's container; pure apart from the names it is given. */
 function containerSpecFor(c, w, opts) {
     const base = { worktree: w.cwd, configDir: w.paths.configDir };
-    const settings = (0,container/* containerPath */.vK)(base, w.settings);
+    const settings = (0,cage_container/* containerPath */.vK)(base, w.settings);
     if (!settings)
         throw new Error(`settings file ${w.settings} is outside the container's mounts`);
     return {
@@ -596,7 +596,7 @@ async function launchContainer(c, w) {
     const user = containerUser(uid, process.getgid?.());
     const git = await (0,cage_git/* prepareGit */.UL)(w.sealing ?? w.cwd, cageDir);
     const mounted = [w.cwd, w.paths.configDir, git.cloneDir];
-    const cmd = (0,container/* containerCommand */.jF)(containerSpecFor(c, w, {
+    const cmd = (0,cage_container/* containerCommand */.jF)(containerSpecFor(c, w, {
         name,
         user,
         git: await containerGit(git),
@@ -641,11 +641,11 @@ async function sealInContainer(c, w, o) {
     const t = w.sealing;
     if (!t)
         return;
-    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, { inside: container/* CONTAINER_SEAL_DIR */.AV });
+    const seal = await (0,worker_exit/* openSeal */.Ip)(t, t.keepDir, { inside: cage_container/* CONTAINER_SEAL_DIR */.AV });
     const uid = process.getuid?.();
     if (uid === 0)
         await (0,cage_git/* chownTree */.kM)(o.user, [seal.dir]);
-    const cmd = (0,container/* containerCommand */.jF)({
+    const cmd = (0,cage_container/* containerCommand */.jF)({
         ...containerSpecFor(c, w, {
             name: o.name,
             user: o.user,
@@ -678,7 +678,7 @@ async function commandCage(v) {
     for (const hostOnly of ['CLAUDE_CONFIG_DIR', 'HOME', 'TMPDIR', 'IS_SANDBOX'])
         delete env[hostOnly];
     if (v.outDir)
-        env[v.outDir.variable] = container/* CONTAINER_OUT_DIR */.Z7;
+        env[v.outDir.variable] = cage_container/* CONTAINER_OUT_DIR */.Z7;
     const owned = [v.worktree, v.configDir, clone.cloneDir];
     if (v.outDir)
         owned.push(v.outDir.path);
@@ -695,7 +695,7 @@ async function verifyInContainer(c, v) {
     const uid = process.getuid?.();
     const user = containerUser(uid, process.getgid?.());
     const cage = await commandCage(v);
-    const cmd = (0,container/* containerCommand */.jF)({
+    const cmd = (0,cage_container/* containerCommand */.jF)({
         runtime: c.runtime,
         image: c.image,
         name,
@@ -810,7 +810,7 @@ async function containerGatewayHost(container, env) {
 /** The anchor container: idle, unprivileged and small. */
 const ANCHOR = [
     ...['--cap-drop', 'ALL', '--security-opt', 'no-new-privileges'],
-    ...['--memory', '64m', '--pids-limit', '8', '--user', container/* DEFAULT_USER */.Az]
+    ...['--memory', '64m', '--pids-limit', '8', '--user', cage_container/* DEFAULT_USER */.Az]
 ];
 /**
  * Podman makes a network's bridge, and so its gateway address where the model gateway listens,
@@ -1045,7 +1045,7 @@ async function openEgressNetwork(c, o) {
     }
     catch (error) {
         await removeAll().catch(() => undefined);
-        throw new Error(`container: network: ${o.allowed ? container/* EGRESS_NETWORK */.tT : 'none'} could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        throw new Error(`container: network: ${o.allowed ? cage_container/* EGRESS_NETWORK */.tT : 'none'} could not set up the run's internal network ${network}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
 }
 
@@ -2174,6 +2174,31 @@ function containerKind(container, run = {}) {
         viewOwner: rootAction() ? containerUser(0, 0) : undefined
     };
 }
+/**
+ * The container's kind on the network it asks for. A worker must reach the model, so `none` and
+ * `allowed-domains` are the run's own internal network (container-egress.ts), made now; any other
+ * network is held up for the gateway (podman) when the gateway first asks for its address, so
+ * preparing starts nothing.
+ */
+async function containerIsolation(config, at) {
+    const { container } = config;
+    const asked = container.network;
+    if (asked !== cage_container/* EGRESS_NETWORK */.tT && asked !== 'none') {
+        let held;
+        const hold = () => (held ??= holdNetwork(container, asked, at).then(letGo => (0,teardown/* closeAtEnd */.rS)(letGo, at.log)));
+        return containerKind(container, { hold });
+    }
+    const blocked = new Map();
+    const opened = await openEgressNetwork(container, {
+        host: at.host,
+        allowed: asked === cage_container/* EGRESS_NETWORK */.tT ? config.allowedDomains : undefined,
+        blocked,
+        log: at.log
+    });
+    (0,teardown/* closeAtEnd */.rS)(() => opened.close(), at.log);
+    const { network, egress } = opened;
+    return containerKind({ ...container, network, egress }, { blocked });
+}
 /** The action runs as root: a container's user is then the image's own, not the action's. */
 const rootAction = () => process.getuid?.() === 0;
 const processKind = {
@@ -2255,26 +2280,8 @@ async function prepareIsolation(config, at) {
             const setup = { host, allowed: config.allowedDomains, blocked: new Map() };
             return isolationOf(sandboxKind(setup, early));
         }
-        case 'container': {
-            // A worker must reach the model: none is the run's own network with the gateway alone.
-            const { network: asked } = config.container;
-            if (asked !== container/* EGRESS_NETWORK */.tT && asked !== 'none') {
-                // Held when the gateway first asks for the address, not before: preparing starts nothing.
-                let held;
-                const hold = () => (held ??= holdNetwork(config.container, asked, at).then(letGo => (0,teardown/* closeAtEnd */.rS)(letGo, at.log)));
-                return isolationOf(containerKind(config.container, { hold }));
-            }
-            const blocked = new Map();
-            const opened = await openEgressNetwork(config.container, {
-                host: at.host,
-                allowed: asked === container/* EGRESS_NETWORK */.tT ? config.allowedDomains : undefined,
-                blocked,
-                log: at.log
-            });
-            (0,teardown/* closeAtEnd */.rS)(() => opened.close(), at.log);
-            const { network, egress } = opened;
-            return isolationOf(containerKind({ ...config.container, network, egress }, { blocked }));
-        }
+        case 'container':
+            return isolationOf(await containerIsolation(config, at));
         case 'process':
             return isolationOf(processKind);
     }

@@ -188,6 +188,36 @@ function containerKind(
   }
 }
 
+/**
+ * The container's kind on the network it asks for. A worker must reach the model, so `none` and
+ * `allowed-domains` are the run's own internal network (container-egress.ts), made now; any other
+ * network is held up for the gateway (podman) when the gateway first asks for its address, so
+ * preparing starts nothing.
+ */
+async function containerIsolation(
+  config: IsolationOptions,
+  at: { host: NodeJS.ProcessEnv; log: (m: string) => void }
+): Promise<Kind> {
+  const { container } = config
+  const asked = container.network
+  if (asked !== EGRESS_NETWORK && asked !== 'none') {
+    let held: Promise<void> | undefined
+    const hold = () =>
+      (held ??= holdNetwork(container, asked, at).then(letGo => closeAtEnd(letGo, at.log)))
+    return containerKind(container, { hold })
+  }
+  const blocked = new Map<string, Blocked>()
+  const opened = await openEgressNetwork(container, {
+    host: at.host,
+    allowed: asked === EGRESS_NETWORK ? config.allowedDomains : undefined,
+    blocked,
+    log: at.log
+  })
+  closeAtEnd(() => opened.close(), at.log)
+  const { network, egress } = opened
+  return containerKind({ ...container, network, egress }, { blocked })
+}
+
 /** The action runs as root: a container's user is then the image's own, not the action's. */
 const rootAction = () => process.getuid?.() === 0
 
@@ -284,29 +314,8 @@ export async function prepareIsolation(
       const setup = { host, allowed: config.allowedDomains, blocked: new Map() }
       return isolationOf(sandboxKind(setup, early))
     }
-    case 'container': {
-      // A worker must reach the model: none is the run's own network with the gateway alone.
-      const { network: asked } = config.container
-      if (asked !== EGRESS_NETWORK && asked !== 'none') {
-        // Held when the gateway first asks for the address, not before: preparing starts nothing.
-        let held: Promise<void> | undefined
-        const hold = () =>
-          (held ??= holdNetwork(config.container, asked, at).then(letGo =>
-            closeAtEnd(letGo, at.log)
-          ))
-        return isolationOf(containerKind(config.container, { hold }))
-      }
-      const blocked = new Map<string, Blocked>()
-      const opened = await openEgressNetwork(config.container, {
-        host: at.host,
-        allowed: asked === EGRESS_NETWORK ? config.allowedDomains : undefined,
-        blocked,
-        log: at.log
-      })
-      closeAtEnd(() => opened.close(), at.log)
-      const { network, egress } = opened
-      return isolationOf(containerKind({ ...config.container, network, egress }, { blocked }))
-    }
+    case 'container':
+      return isolationOf(await containerIsolation(config, at))
     case 'process':
       return isolationOf(processKind)
   }
