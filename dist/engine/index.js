@@ -965,7 +965,7 @@ function allowProxy(o) {
     const logged = new Set();
     const deny = (target, why) => {
         if (!logged.has(target))
-            o.log(`sandbox network: refused ${target}: it ${why.says}`);
+            o.log(`allowed-domains proxy: refused ${target}: it ${why.says}`);
         logged.add(target);
         o.blocked?.set(target, why);
     };
@@ -1007,6 +1007,26 @@ async function listenProxy(host, o) {
         }
     };
 }
+const CREATE = ['network', 'create', '--internal', '--label', 'fleet-worker=1'];
+const SUBNET = /^(\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}) (\d{1,3}(?:\.\d{1,3}){3})$/;
+/**
+ * An `--internal` network. On podman also with no DNS server: podman's would answer any name from
+ * inside (a covert channel), and an internal network without one gets no gateway address unless
+ * one is named, with its subnet. So the network is made once as podman chooses a free subnet,
+ * read, and made again on that subnet without DNS. Docker has no such switch.
+ */
+async function createInternal(runtime, network, run) {
+    await run([...CREATE, network]);
+    if (runtime !== 'podman')
+        return;
+    const format = '{{range .Subnets}}{{.Subnet}} {{.Gateway}}{{end}}';
+    const { stdout } = await run(['network', 'inspect', network, '--format', format]);
+    const [, subnet, gateway] = SUBNET.exec(stdout.trim()) ?? [];
+    if (!subnet || !gateway)
+        throw new Error(`no IPv4 subnet and gateway in '${stdout.trim()}'`);
+    await run(['network', 'rm', '--force', network]);
+    await run([...CREATE, '--disable-dns', '--subnet', subnet, '--gateway', gateway, network]);
+}
 /**
  * Creates the run's internal network, held up (holdNetwork) for the gateway to listen on its
  * gateway address before any worker starts, and the proxy on that address.
@@ -1021,7 +1041,7 @@ async function openEgressNetwork(c, o) {
         await runtime(['network', 'rm', '--force', network]);
     };
     try {
-        await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network]);
+        await createInternal(c.runtime, network, runtime);
         letGo = await holdNetwork(c, network, o);
         const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host);
         const allowed = o.allowed;
@@ -33859,7 +33879,7 @@ async function fleetNotes(run, root, fleet, isolation) {
     const warned = isolation.warning ? `> [!WARNING]\n> ${isolation.warning}` : '';
     const spend = fleet.budgets.length > 0 ? `Budgets: ${fleet.budgets.join('; ')}.` : undefined;
     const blocked = fleet.blocked?.length
-        ? `The sandbox's proxy refused:\n${fleet.blocked.map(line => `- ${line}`).join('\n')}`
+        ? `The allowed-domains proxy refused:\n${fleet.blocked.map(line => `- ${line}`).join('\n')}`
         : undefined;
     return [warned, peak, spend, blocked, note].filter(Boolean).join('\n\n');
 }

@@ -44,6 +44,30 @@ async function listenProxy(
   }
 }
 
+const CREATE = ['network', 'create', '--internal', '--label', 'fleet-worker=1']
+const SUBNET = /^(\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2}) (\d{1,3}(?:\.\d{1,3}){3})$/
+
+/**
+ * An `--internal` network. On podman also with no DNS server: podman's would answer any name from
+ * inside (a covert channel), and an internal network without one gets no gateway address unless
+ * one is named, with its subnet. So the network is made once as podman chooses a free subnet,
+ * read, and made again on that subnet without DNS. Docker has no such switch.
+ */
+async function createInternal(
+  runtime: ContainerConfig['runtime'],
+  network: string,
+  run: (args: string[]) => Promise<{ stdout: string }>
+): Promise<void> {
+  await run([...CREATE, network])
+  if (runtime !== 'podman') return
+  const format = '{{range .Subnets}}{{.Subnet}} {{.Gateway}}{{end}}'
+  const { stdout } = await run(['network', 'inspect', network, '--format', format])
+  const [, subnet, gateway] = SUBNET.exec(stdout.trim()) ?? []
+  if (!subnet || !gateway) throw new Error(`no IPv4 subnet and gateway in '${stdout.trim()}'`)
+  await run(['network', 'rm', '--force', network])
+  await run([...CREATE, '--disable-dns', '--subnet', subnet, '--gateway', gateway, network])
+}
+
 /**
  * Creates the run's internal network, held up (holdNetwork) for the gateway to listen on its
  * gateway address before any worker starts, and the proxy on that address.
@@ -67,7 +91,7 @@ export async function openEgressNetwork(
     await runtime(['network', 'rm', '--force', network])
   }
   try {
-    await runtime(['network', 'create', '--internal', '--label', 'fleet-worker=1', network])
+    await createInternal(c.runtime, network, runtime)
     letGo = await holdNetwork(c, network, o)
     const host = await containerGatewayHost({ runtime: c.runtime, network }, o.host)
     const allowed = o.allowed

@@ -70,7 +70,7 @@ export interface Isolation {
     resolve: (version?: VersionProbe) => Promise<Claude>,
     log: (m: string) => void
   ): Promise<Claude>
-  /** What the sandbox's proxy refused in this run, one line each with what would allow it. */
+  /** What the allowed-domains proxy refused in this run, one line each with what would allow it. */
   refused(): string[]
   /**
    * Whether a task's files may be a copy-on-write view of the run's shared checkout (views.ts)

@@ -134,7 +134,7 @@ function tunnel(o: ProxyOptions, deny: (t: string, w: Blocked) => void) {
 export function allowProxy(o: ProxyOptions): http.Server {
   const logged = new Set<string>()
   const deny = (target: string, why: Blocked) => {
-    if (!logged.has(target)) o.log(`sandbox network: refused ${target}: it ${why.says}`)
+    if (!logged.has(target)) o.log(`allowed-domains proxy: refused ${target}: it ${why.says}`)
     logged.add(target)
     o.blocked?.set(target, why)
   }

@@ -60,7 +60,7 @@ export interface FleetRun {
   budgets: string[]
   /** How many workers ran at once at most, and what held it there. */
   parallelism: Parallelism
-  /** What the sandbox's proxy refused, one line each with the entry that would allow it. */
+  /** What the allowed-domains proxy refused, one line each with the entry that would allow it. */
   blocked: string[]
 }
 

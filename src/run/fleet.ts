@@ -57,7 +57,7 @@ async function fleetNotes(
   const warned = isolation.warning ? `> [!WARNING]\n> ${isolation.warning}` : ''
   const spend = fleet.budgets.length > 0 ? `Budgets: ${fleet.budgets.join('; ')}.` : undefined
   const blocked = fleet.blocked?.length
-    ? `The sandbox's proxy refused:\n${fleet.blocked.map(line => `- ${line}`).join('\n')}`
+    ? `The allowed-domains proxy refused:\n${fleet.blocked.map(line => `- ${line}`).join('\n')}`
     : undefined
   return [warned, peak, spend, blocked, note].filter(Boolean).join('\n\n')
 }

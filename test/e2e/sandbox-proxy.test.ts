@@ -96,7 +96,7 @@ describe.skipIf(!support.ok)(
         `localhost:${Q} resolves to 127.0.0.1, a loopback address not in allowed-domains`
       )
       // The summary lists each refused target once, with the entry that would allow it.
-      expect(run.summary).toContain("The sandbox's proxy refused:")
+      expect(run.summary).toContain('The allowed-domains proxy refused:')
       expect(run.summary).toContain(
         `\`[::ffff:127.0.0.1%x.example.com]:${Q}\` is not in allowed-domains; to allow it, add \`127.0.0.1:${Q}\` to \`allowed-domains\``
       )
@@ -107,7 +107,7 @@ describe.skipIf(!support.ok)(
         `\`localhost:${Q}\` resolves to 127.0.0.1, a loopback address not in allowed-domains; to allow it, add \`127.0.0.1:${Q}\``
       )
       expect(run.stdout).toContain(
-        `sandbox network: refused localhost:${Q}: it resolves to 127.0.0.1`
+        `allowed-domains proxy: refused localhost:${Q}: it resolves to 127.0.0.1`
       )
     })
   }
